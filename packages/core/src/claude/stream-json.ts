@@ -1,0 +1,186 @@
+import { MAIN_AGENT, type Run } from "../run.js";
+import { RunBuilder } from "../run-builder.js";
+
+/**
+ * Translates Claude Code's `--output-format stream-json --verbose` lines into a Run.
+ * Subagent lines carry `agent_id` and `parent_tool_use_id`; `system/task_started` and
+ * `system/task_notification` mark a subagent's start and end.
+ */
+export interface StreamJsonOptions {
+  /** The prompt(s) given on the command line: -p prompts are not echoed in the stream. */
+  prompts?: string[];
+  runId?: string;
+}
+
+type Json = Record<string, unknown>;
+
+export function runFromStreamJson(lines: Iterable<unknown>, options: StreamJsonOptions = {}): Run {
+  const builder = new RunBuilder(["stream"]);
+  if (options.runId) builder.meta.id = options.runId;
+  for (const prompt of options.prompts ?? []) builder.push({ type: "user_message", agent: MAIN_AGENT, text: prompt });
+  /** tool_use_id -> agent that made the call (to place subagents under the right parent). */
+  const callAgent = new Map<string, string>();
+  /** Agent/Task tool_use_id -> the subagent it started. */
+  const agentByParentCall = new Map<string, string>();
+  const stopped = new Set<string>();
+
+  const agentOf = (line: Json): string => {
+    if (typeof line.agent_id === "string") return line.agent_id;
+    const parent = line.parent_tool_use_id;
+    if (typeof parent === "string") return agentByParentCall.get(parent) ?? `task:${parent}`;
+    return MAIN_AGENT;
+  };
+
+  const startSubagent = (agentId: string, parentCall: string | undefined, type?: string, prompt?: string) => {
+    if (builder.hasAgent(agentId)) return;
+    const parentAgent = parentCall ? (callAgent.get(parentCall) ?? MAIN_AGENT) : MAIN_AGENT;
+    if (parentCall) agentByParentCall.set(parentCall, agentId);
+    builder.agent({
+      id: agentId,
+      type: type ?? "subagent",
+      parent: parentAgent,
+      ...(parentCall ? { parent_tool_use_id: parentCall } : {}),
+    });
+    builder.push({
+      type: "subagent_start",
+      agent: parentAgent,
+      agent_id: agentId,
+      ...(type ? { agent_type: type } : {}),
+      ...(parentCall ? { parent_tool_use_id: parentCall } : {}),
+      ...(prompt ? { prompt } : {}),
+    });
+  };
+
+  for (const raw of lines) {
+    if (!raw || typeof raw !== "object") continue;
+    const line = raw as Json;
+    const timestamp = typeof line.timestamp === "string" ? { timestamp: line.timestamp } : {};
+    switch (line.type) {
+      case "system": {
+        if (line.subtype === "init") {
+          builder.meta.session_id = str(line.session_id);
+          builder.meta.cwd = str(line.cwd);
+          builder.meta.model = str(line.model);
+          builder.meta.claude_version = str(line.claude_code_version);
+        } else if (line.subtype === "task_started" && typeof line.task_id === "string") {
+          startSubagent(line.task_id, str(line.tool_use_id), str(line.subagent_type), str(line.prompt));
+        } else if (line.subtype === "task_notification" && typeof line.task_id === "string") {
+          if (!stopped.has(line.task_id) && builder.hasAgent(line.task_id)) {
+            stopped.add(line.task_id);
+            builder.push({
+              type: "subagent_stop",
+              agent: line.task_id,
+              agent_id: line.task_id,
+              ...(typeof line.summary === "string" ? { last_message: line.summary } : {}),
+            });
+          }
+        } else if (line.subtype === "permission_denied" && typeof line.tool_name === "string") {
+          builder.push({
+            type: "permission_denied",
+            agent: agentOf(line),
+            tool_name: line.tool_name,
+            ...(typeof line.tool_use_id === "string" ? { id: line.tool_use_id } : {}),
+            ...(typeof line.message === "string" ? { message: line.message } : {}),
+          });
+        }
+        break;
+      }
+      case "assistant": {
+        const agent = agentOf(line);
+        if (agent !== MAIN_AGENT && typeof line.agent_id === "string") {
+          startSubagent(agent, str(line.parent_tool_use_id));
+        }
+        const message = (line.message ?? {}) as Json;
+        for (const block of asArray(message.content)) {
+          if (block.type === "text" && typeof block.text === "string") {
+            builder.push({
+              type: "assistant_text",
+              agent,
+              text: block.text,
+              ...(typeof message.id === "string" ? { message_id: message.id } : {}),
+              ...timestamp,
+            });
+          } else if (block.type === "tool_use" && typeof block.id === "string") {
+            callAgent.set(block.id, agent);
+            builder.push({
+              type: "tool_call",
+              agent,
+              id: block.id,
+              name: String(block.name),
+              input: (block.input ?? {}) as Record<string, unknown>,
+              ...timestamp,
+            });
+          }
+        }
+        break;
+      }
+      case "user": {
+        const agent = agentOf(line);
+        const message = (line.message ?? {}) as Json;
+        const content = message.content;
+        if (typeof content === "string") {
+          builder.push({ type: "user_message", agent, text: content, ...timestamp });
+          break;
+        }
+        for (const block of asArray(content)) {
+          if (block.type === "tool_result" && typeof block.tool_use_id === "string") {
+            const isError = block.is_error === true;
+            builder.push({
+              type: "tool_result",
+              agent: callAgent.get(block.tool_use_id) ?? agent,
+              id: block.tool_use_id,
+              output: block.content,
+              is_error: isError,
+              ...(isError ? { error: textOf(block.content) } : {}),
+              ...timestamp,
+            });
+          } else if (block.type === "text" && typeof block.text === "string") {
+            builder.push({ type: "user_message", agent, text: block.text, ...timestamp });
+          }
+        }
+        break;
+      }
+      case "result": {
+        builder.push({
+          type: "final_result",
+          agent: MAIN_AGENT,
+          subtype: String(line.subtype ?? "unknown"),
+          is_error: line.is_error === true,
+          ...pick(line, ["num_turns", "total_cost_usd", "duration_ms", "session_id", "result", "stop_reason"]),
+          ...(typeof line.terminal_reason === "string" ? { terminal_reason: line.terminal_reason } : {}),
+          ...(Array.isArray(line.permission_denials)
+            ? { permission_denials: line.permission_denials as never }
+            : {}),
+          ...(line.usage && typeof line.usage === "object" ? { usage: line.usage as never } : {}),
+        });
+        break;
+      }
+    }
+  }
+  return builder.build();
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+function asArray(value: unknown): Json[] {
+  return Array.isArray(value) ? (value.filter((item) => item && typeof item === "object") as Json[]) : [];
+}
+
+/** The text of a tool_result's content (a string or a list of blocks). */
+export function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((block) => (block && typeof block === "object" && "text" in block ? String(block.text) : ""))
+      .join("");
+  }
+  return content === undefined ? "" : JSON.stringify(content);
+}
+
+function pick(line: Json, keys: string[]): Json {
+  const out: Json = {};
+  for (const key of keys) if (line[key] !== undefined) out[key] = line[key];
+  return out;
+}

@@ -1,0 +1,57 @@
+import { z } from "zod";
+import { CapturedEventSchema, ToolCallEntrySchema } from "./captured-event.js";
+import { EvaluatorResultSchema } from "./evaluator-result.js";
+import {
+  GenericHookInputSchema,
+  MessageDisplayInputSchema,
+  NotificationInputSchema,
+  PermissionRequestInputSchema,
+  PostToolBatchInputSchema,
+  PostToolUseFailureInputSchema,
+  PostToolUseInputSchema,
+  PreToolUseInputSchema,
+  SessionEndInputSchema,
+  SessionStartInputSchema,
+  StopInputSchema,
+  SubagentStartInputSchema,
+  SubagentStopInputSchema,
+  UserPromptSubmitInputSchema,
+} from "./hook-input.js";
+import { RunSchema } from "./run.js";
+
+/** The hook input as a plain union: what JSON Schema can say (parsing dispatches by event name). */
+const HookInputUnionSchema = z.union([
+  SessionStartInputSchema,
+  UserPromptSubmitInputSchema,
+  PreToolUseInputSchema,
+  PostToolUseInputSchema,
+  PostToolUseFailureInputSchema,
+  PostToolBatchInputSchema,
+  PermissionRequestInputSchema,
+  SubagentStartInputSchema,
+  SubagentStopInputSchema,
+  StopInputSchema,
+  SessionEndInputSchema,
+  NotificationInputSchema,
+  MessageDisplayInputSchema,
+  GenericHookInputSchema,
+]);
+
+/** The file formats of @evals/core, by name, as zod schemas. */
+export const fileFormats = {
+  "captured-event": CapturedEventSchema.extend({ event: HookInputUnionSchema }),
+  "tool-call-entry": ToolCallEntrySchema,
+  "hook-input": HookInputUnionSchema,
+  run: RunSchema,
+  "evaluator-result": EvaluatorResultSchema,
+} as const;
+export type FileFormatName = keyof typeof fileFormats;
+
+/** A JSON Schema (draft 2020-12) for one of the file formats, generated from its zod schema. */
+export function jsonSchemaFor(name: FileFormatName): Record<string, unknown> {
+  const schema = z.toJSONSchema(fileFormats[name], { io: "input", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
+  return { $id: `urn:evals:core:${name}`, title: name, ...schema };
+}

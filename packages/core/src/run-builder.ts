@@ -1,0 +1,48 @@
+import { type AgentInfo, MAIN_AGENT, type Run, type RunEventInput, type RunNote, type RunSource } from "./run.js";
+import { RUN_VERSION } from "./format-version.js";
+
+/**
+ * Collects events and agents while a source is being read, then numbers the events into a Run.
+ * Every edge translator (stream-json, hooks, transcripts, cassettes) builds its Run through this.
+ */
+export class RunBuilder {
+  readonly events: RunEventInput[] = [];
+  readonly notes: RunNote[] = [];
+  private readonly agents = new Map<string, AgentInfo>([[MAIN_AGENT, { id: MAIN_AGENT, type: "main" }]]);
+  meta: Pick<Run, "id" | "session_id" | "cwd" | "model" | "claude_version"> = {};
+
+  constructor(readonly sources: RunSource[]) {}
+
+  push(event: RunEventInput): void {
+    this.events.push(event);
+  }
+
+  note(note: RunNote): void {
+    this.notes.push(note);
+  }
+
+  /** Registers an agent, keeping what was known before and adding what is new. */
+  agent(info: AgentInfo): void {
+    const known = this.agents.get(info.id);
+    this.agents.set(info.id, { ...info, ...known, ...definedOnly(info) });
+  }
+
+  hasAgent(id: string): boolean {
+    return this.agents.has(id);
+  }
+
+  build(): Run {
+    return {
+      version: RUN_VERSION,
+      ...definedOnly(this.meta),
+      sources: this.sources,
+      agents: [...this.agents.values()],
+      events: this.events.map((event, index) => ({ ...event, index }) as Run["events"][number]),
+      notes: this.notes,
+    };
+  }
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

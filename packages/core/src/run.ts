@@ -1,0 +1,186 @@
+import { z } from "zod";
+import { RUN_VERSION } from "./format-version.js";
+
+/**
+ * The normalized Run: everything that happened in one agent run, in order, whatever it was built
+ * from (stream-json, hook events, a transcript, a cassette). Evaluators, reports and cassettes read
+ * only this.
+ */
+
+/** The agent an event belongs to: "main", or a subagent's `agent_id`. */
+export const MAIN_AGENT = "main" as const;
+
+export const RunSourceSchema = z.enum(["stream", "hooks", "transcript", "cassette", "synthetic"]);
+export type RunSource = z.infer<typeof RunSourceSchema>;
+
+const eventBase = {
+  /** Position in `run.events`, starting at 0. */
+  index: z.number().int().nonnegative(),
+  /** "main" or the subagent's agent id. */
+  agent: z.string(),
+  /** ISO time when known. */
+  timestamp: z.string().optional(),
+  /** Which sources saw this event. Reconciled runs flag events seen in only one of them. */
+  sources: z.array(RunSourceSchema).optional(),
+};
+
+export const UserMessageEventSchema = z.object({
+  ...eventBase,
+  type: z.literal("user_message"),
+  text: z.string(),
+});
+
+export const AssistantTextEventSchema = z.object({
+  ...eventBase,
+  type: z.literal("assistant_text"),
+  text: z.string(),
+  /** The model message id; several blocks of one message share it. */
+  message_id: z.string().optional(),
+});
+
+export const ToolCallEventSchema = z.object({
+  ...eventBase,
+  type: z.literal("tool_call"),
+  /** The tool_use_id. Synthetic ids start with "missing:" when no source had one. */
+  id: z.string(),
+  name: z.string(),
+  input: z.record(z.string(), z.unknown()),
+});
+
+export const ToolResultEventSchema = z.object({
+  ...eventBase,
+  type: z.literal("tool_result"),
+  /** The tool_use_id of the call this answers. */
+  id: z.string(),
+  output: z.unknown(),
+  is_error: z.boolean(),
+  /** The error text when the tool failed (PostToolUseFailure, hook block, denial). */
+  error: z.string().optional(),
+  duration_ms: z.number().nonnegative().optional(),
+});
+
+export const PermissionRequestEventSchema = z.object({
+  ...eventBase,
+  type: z.literal("permission_request"),
+  /** tool_use_id when known (the hook payload lacks it; reconciliation fills it in). */
+  id: z.string().optional(),
+  tool_name: z.string(),
+  input: z.record(z.string(), z.unknown()),
+});
+
+export const PermissionDeniedEventSchema = z.object({
+  ...eventBase,
+  type: z.literal("permission_denied"),
+  id: z.string().optional(),
+  tool_name: z.string(),
+  message: z.string().optional(),
+});
+
+export const SubagentStartEventSchema = z.object({
+  ...eventBase,
+  type: z.literal("subagent_start"),
+  /** The new subagent's id; `agent` is the agent that delegated. */
+  agent_id: z.string(),
+  agent_type: z.string().optional(),
+  /** The Agent/Task tool call that started it. */
+  parent_tool_use_id: z.string().optional(),
+  prompt: z.string().optional(),
+});
+
+export const SubagentStopEventSchema = z.object({
+  ...eventBase,
+  type: z.literal("subagent_stop"),
+  agent_id: z.string(),
+  agent_type: z.string().optional(),
+  last_message: z.string().optional(),
+});
+
+export const UsageSchema = z.looseObject({
+  input_tokens: z.number().optional(),
+  output_tokens: z.number().optional(),
+  cache_creation_input_tokens: z.number().optional(),
+  cache_read_input_tokens: z.number().optional(),
+});
+
+export const FinalResultEventSchema = z.object({
+  ...eventBase,
+  type: z.literal("final_result"),
+  /** success, error_max_turns, error_during_execution, ... */
+  subtype: z.string(),
+  is_error: z.boolean(),
+  num_turns: z.number().int().nonnegative().optional(),
+  total_cost_usd: z.number().nonnegative().optional(),
+  duration_ms: z.number().nonnegative().optional(),
+  session_id: z.string().optional(),
+  result: z.string().optional(),
+  permission_denials: z
+    .array(z.looseObject({ tool_name: z.string(), tool_use_id: z.string().optional(), tool_input: z.unknown() }))
+    .optional(),
+  usage: UsageSchema.optional(),
+  stop_reason: z.string().nullable().optional(),
+  terminal_reason: z.string().optional(),
+});
+
+export const RunEventSchema = z.discriminatedUnion("type", [
+  UserMessageEventSchema,
+  AssistantTextEventSchema,
+  ToolCallEventSchema,
+  ToolResultEventSchema,
+  PermissionRequestEventSchema,
+  PermissionDeniedEventSchema,
+  SubagentStartEventSchema,
+  SubagentStopEventSchema,
+  FinalResultEventSchema,
+]);
+
+export const AgentInfoSchema = z.object({
+  /** "main" or the subagent's agent id. */
+  id: z.string(),
+  /** "main" for the main agent, else the subagent type (general-purpose, Explore, ...). */
+  type: z.string(),
+  /** The agent that started this one (absent for main). */
+  parent: z.string().optional(),
+  parent_tool_use_id: z.string().optional(),
+});
+
+/** Something a builder noticed about its sources: an event seen in only one, a back-filled id. */
+export const RunNoteSchema = z.object({
+  kind: z.enum(["only_in_stream", "only_in_hooks", "id_backfilled", "dropped_event", "parse_error", "other"]),
+  message: z.string(),
+  event_index: z.number().int().nonnegative().optional(),
+  tool_use_id: z.string().optional(),
+});
+
+export const RunSchema = z.object({
+  version: z.literal(RUN_VERSION),
+  /** The run id (TEST_RUN_ID) when the run was captured by the harness. */
+  id: z.string().optional(),
+  session_id: z.string().optional(),
+  cwd: z.string().optional(),
+  model: z.string().optional(),
+  claude_version: z.string().optional(),
+  /** What the run was built from. */
+  sources: z.array(RunSourceSchema),
+  agents: z.array(AgentInfoSchema),
+  events: z.array(RunEventSchema),
+  notes: z.array(RunNoteSchema).default([]),
+});
+
+export type UserMessageEvent = z.infer<typeof UserMessageEventSchema>;
+export type AssistantTextEvent = z.infer<typeof AssistantTextEventSchema>;
+export type ToolCallEvent = z.infer<typeof ToolCallEventSchema>;
+export type ToolResultEvent = z.infer<typeof ToolResultEventSchema>;
+export type PermissionRequestEvent = z.infer<typeof PermissionRequestEventSchema>;
+export type PermissionDeniedEvent = z.infer<typeof PermissionDeniedEventSchema>;
+export type SubagentStartEvent = z.infer<typeof SubagentStartEventSchema>;
+export type SubagentStopEvent = z.infer<typeof SubagentStopEventSchema>;
+export type FinalResultEvent = z.infer<typeof FinalResultEventSchema>;
+export type RunEvent = z.infer<typeof RunEventSchema>;
+export type RunEventType = RunEvent["type"];
+export type AgentInfo = z.infer<typeof AgentInfoSchema>;
+export type RunNote = z.infer<typeof RunNoteSchema>;
+export type Run = z.infer<typeof RunSchema>;
+export type Usage = z.infer<typeof UsageSchema>;
+
+/** An event without its index: what builders push before `finishRun` numbers them. */
+export type RunEventInput = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, "index"> : never) : never;
