@@ -4,7 +4,9 @@ import type { Options } from "tsup";
  * The one tsup setup every publishable package uses: ESM + CJS + .d.ts from src/index.ts.
  * Packages that import execa (ESM only) pass `esmOnly: true`.
  */
-export function packageBuild(options: { entry?: Options["entry"]; esmOnly?: boolean } & Partial<Options> = {}) {
+export function packageBuild(
+  options: { entry?: Options["entry"]; esmOnly?: boolean } & Partial<Options> = {},
+) {
   const { esmOnly, entry, ...rest } = options;
   return {
     entry: entry ?? ["src/index.ts"],

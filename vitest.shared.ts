@@ -5,7 +5,9 @@ import { defineConfig } from "vitest/config";
  * test-results/vitest.json, which the root test command sums up at the end of a run
  * (and which Nx caches as the test target's output).
  */
-export function packageTests(options: { include?: string[]; testTimeout?: number; reportName?: string } = {}) {
+export function packageTests(
+  options: { include?: string[]; testTimeout?: number; reportName?: string } = {},
+) {
   return defineConfig({
     test: {
       include: options.include ?? ["src/**/*.test.ts", "test/**/*.test.ts"],

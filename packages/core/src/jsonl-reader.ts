@@ -63,14 +63,21 @@ export async function* readJsonl<T = unknown>(
 }
 
 /** Reads a whole JSONL file into an array (use readJsonl for large files). */
-export async function readJsonlFile<T = unknown>(file: string, options: JsonlReadOptions<T> = {}): Promise<T[]> {
+export async function readJsonlFile<T = unknown>(
+  file: string,
+  options: JsonlReadOptions<T> = {},
+): Promise<T[]> {
   const values: T[] = [];
   for await (const record of readJsonl(file, options)) values.push(record.value);
   return values;
 }
 
 /** Parses JSONL text already in memory, with the same errors as readJsonl. */
-export function parseJsonl<T = unknown>(text: string, source: string, options: JsonlReadOptions<T> = {}): T[] {
+export function parseJsonl<T = unknown>(
+  text: string,
+  source: string,
+  options: JsonlReadOptions<T> = {},
+): T[] {
   const values: T[] = [];
   const lines = text.split(/\r?\n/);
   for (let index = 0; index < lines.length; index++) {

@@ -1,5 +1,12 @@
-import { type AgentInfo, MAIN_AGENT, type Run, type RunEventInput, type RunNote, type RunSource } from "./run.js";
 import { RUN_VERSION } from "./format-version.js";
+import {
+  type AgentInfo,
+  MAIN_AGENT,
+  type Run,
+  type RunEventInput,
+  type RunNote,
+  type RunSource,
+} from "./run.js";
 
 /**
  * Collects events and agents while a source is being read, then numbers the events into a Run.

@@ -114,7 +114,9 @@ export const FinalResultEventSchema = z.object({
   session_id: z.string().optional(),
   result: z.string().optional(),
   permission_denials: z
-    .array(z.looseObject({ tool_name: z.string(), tool_use_id: z.string().optional(), tool_input: z.unknown() }))
+    .array(
+      z.looseObject({ tool_name: z.string(), tool_use_id: z.string().optional(), tool_input: z.unknown() }),
+    )
     .optional(),
   usage: UsageSchema.optional(),
   stop_reason: z.string().nullable().optional(),
@@ -183,4 +185,8 @@ export type Run = z.infer<typeof RunSchema>;
 export type Usage = z.infer<typeof UsageSchema>;
 
 /** An event without its index: what builders push before `finishRun` numbers them. */
-export type RunEventInput = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, "index"> : never) : never;
+export type RunEventInput = RunEvent extends infer E
+  ? E extends RunEvent
+    ? Omit<E, "index">
+    : never
+  : never;

@@ -83,7 +83,9 @@ export function runFromHookEvents(events: Iterable<HookInput>, options: HookEven
       case "SubagentStart": {
         const agentId = String(record.agent_id);
         // The Agent/Task call still waiting for its result is the one that started this subagent.
-        const parentCall = [...pending].reverse().find((call) => call.name === "Agent" || call.name === "Task");
+        const parentCall = [...pending]
+          .reverse()
+          .find((call) => call.name === "Agent" || call.name === "Task");
         const parentAgent = parentCall?.agent ?? MAIN_AGENT;
         builder.agent({
           id: agentId,
@@ -123,7 +125,13 @@ export function runFromHookEvents(events: Iterable<HookInput>, options: HookEven
           open.text += delta;
           break;
         }
-        const text = { type: "assistant_text" as const, agent, message_id: messageId, text: delta, ...timestamp };
+        const text = {
+          type: "assistant_text" as const,
+          agent,
+          message_id: messageId,
+          text: delta,
+          ...timestamp,
+        };
         textByMessage.set(messageId, text);
         builder.push(text);
         break;
@@ -146,7 +154,8 @@ function resolveCallId(
   const inputJson = JSON.stringify(record.tool_input ?? {});
   const match =
     pending.find(
-      (call) => call.agent === agent && call.name === record.tool_name && JSON.stringify(call.input) === inputJson,
+      (call) =>
+        call.agent === agent && call.name === record.tool_name && JSON.stringify(call.input) === inputJson,
     ) ?? pending.find((call) => call.agent === agent && call.name === record.tool_name);
   if (!match) return `missing:${record.hook_event_name}:${record.tool_name}`;
   if (record.hook_event_name !== "PermissionRequest") {

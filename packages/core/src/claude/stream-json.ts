@@ -17,7 +17,8 @@ type Json = Record<string, unknown>;
 export function runFromStreamJson(lines: Iterable<unknown>, options: StreamJsonOptions = {}): Run {
   const builder = new RunBuilder(["stream"]);
   if (options.runId) builder.meta.id = options.runId;
-  for (const prompt of options.prompts ?? []) builder.push({ type: "user_message", agent: MAIN_AGENT, text: prompt });
+  for (const prompt of options.prompts ?? [])
+    builder.push({ type: "user_message", agent: MAIN_AGENT, text: prompt });
   /** tool_use_id -> agent that made the call (to place subagents under the right parent). */
   const callAgent = new Map<string, string>();
   /** Agent/Task tool_use_id -> the subagent it started. */
@@ -146,7 +147,14 @@ export function runFromStreamJson(lines: Iterable<unknown>, options: StreamJsonO
           agent: MAIN_AGENT,
           subtype: String(line.subtype ?? "unknown"),
           is_error: line.is_error === true,
-          ...pick(line, ["num_turns", "total_cost_usd", "duration_ms", "session_id", "result", "stop_reason"]),
+          ...pick(line, [
+            "num_turns",
+            "total_cost_usd",
+            "duration_ms",
+            "session_id",
+            "result",
+            "stop_reason",
+          ]),
           ...(typeof line.terminal_reason === "string" ? { terminal_reason: line.terminal_reason } : {}),
           ...(Array.isArray(line.permission_denials)
             ? { permission_denials: line.permission_denials as never }

@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import {
+  finalResponse,
+  finalResult,
+  listToolCalls,
+  parseHookInput,
+  RunSchema,
+  runFromHookEvents,
+  runFromStreamJson,
+  toolSequence,
+} from "../src/index.js";
+import { fixtureHookInputs, fixtureStream } from "./fixtures.js";
+
+describe("runFromStreamJson on real runs", () => {
+  it("builds the multi-tool run: calls, results, the denial and the final result", () => {
+    const run = runFromStreamJson(fixtureStream("multi-tool"), { prompts: ["do the steps"] });
+    expect(RunSchema.parse(run)).toEqual(run);
+    expect(run.claude_version).toBe("2.1.330");
+    expect(run.cwd).toBe("/home/dev/project");
+    expect(toolSequence(run)).toEqual(["Bash", "Read", "Bash", "Read", "Write"]);
+    const calls = listToolCalls(run);
+    expect(calls.map((call) => call.status)).toEqual(["ok", "ok", "error", "error", "denied"]);
+    expect(calls[2]?.result?.error).toContain("BLOCKME");
+    expect(calls[4]?.input).toMatchObject({ file_path: "/home/dev/project/out.txt" });
+    expect(run.events[0]).toMatchObject({ type: "user_message", text: "do the steps" });
+    const result = finalResult(run);
+    expect(result).toMatchObject({ subtype: "success", is_error: false });
+    expect(result?.permission_denials?.map((denial) => denial.tool_name)).toEqual(["Bash", "Write"]);
+    expect(finalResponse(run)).toBe("All steps done.");
+  });
+
+  it("attributes the subagent's calls to its agent id and links it to the Agent call", () => {
+    const run = runFromStreamJson(fixtureStream("subagent"));
+    const calls = listToolCalls(run);
+    expect(calls.map((call) => [call.name, call.agent])).toEqual([
+      ["Agent", "main"],
+      ["Bash", "a03261a2b1bf87fc6"],
+    ]);
+    expect(run.agents).toContainEqual({
+      id: "a03261a2b1bf87fc6",
+      type: "general-purpose",
+      parent: "main",
+      parent_tool_use_id: "toolu_fake0002",
+    });
+    const start = run.events.find((event) => event.type === "subagent_start");
+    expect(start).toMatchObject({ agent: "main", prompt: expect.stringContaining("SUBTASK-MARKER") });
+    expect(run.events.some((event) => event.type === "subagent_stop")).toBe(true);
+    expect(toolSequence(run, { agent: "main" })).toEqual(["Agent"]);
+  });
+});
+
+describe("runFromHookEvents on real runs", () => {
+  it("builds the same tool trajectory as the stream, without double-counting PostToolBatch", () => {
+    const hooks = runFromHookEvents(fixtureHookInputs("multi-tool").map(parseHookInput));
+    const stream = runFromStreamJson(fixtureStream("multi-tool"));
+    expect(toolSequence(hooks)).toEqual(toolSequence(stream));
+    expect(listToolCalls(hooks).map((call) => call.id)).toEqual(listToolCalls(stream).map((call) => call.id));
+    const calls = listToolCalls(hooks);
+    // The hook-blocked Bash and the denied Write never got a PostToolUse: hooks see them as incomplete.
+    expect(calls.map((call) => call.status)).toEqual(["ok", "ok", "incomplete", "error", "incomplete"]);
+    expect(calls[4]?.permissionRequested).toBe(true);
+    expect(calls[0]?.result?.duration_ms).toBeTypeOf("number");
+    expect(
+      hooks.events.filter((event) => event.type === "assistant_text").map((event) => event.text),
+    ).toEqual(["Step 1: list.", "All steps done."]);
+  });
+
+  it("places the subagent under the Agent call that started it", () => {
+    const run = runFromHookEvents(fixtureHookInputs("subagent").map(parseHookInput));
+    expect(listToolCalls(run).map((call) => [call.name, call.agent])).toEqual([
+      ["Agent", "main"],
+      ["Bash", "a03261a2b1bf87fc6"],
+    ]);
+    expect(run.agents.find((agent) => agent.id === "a03261a2b1bf87fc6")).toMatchObject({
+      type: "general-purpose",
+      parent_tool_use_id: "toolu_fake0002",
+    });
+  });
+
+  it("back-fills a missing tool_use_id on PostToolUse from the pending call and notes it", () => {
+    const base = { session_id: "s", cwd: "/p" };
+    const run = runFromHookEvents([
+      parseHookInput({
+        ...base,
+        hook_event_name: "PreToolUse",
+        tool_name: "Read",
+        tool_input: { file_path: "a" },
+        tool_use_id: "t1",
+      }),
+      parseHookInput({
+        ...base,
+        hook_event_name: "PostToolUse",
+        tool_name: "Read",
+        tool_input: { file_path: "a" },
+        tool_response: "x",
+      }),
+    ]);
+    expect(listToolCalls(run)[0]?.status).toBe("ok");
+    expect(run.notes).toContainEqual(expect.objectContaining({ kind: "id_backfilled", tool_use_id: "t1" }));
+  });
+});
