@@ -1,3 +1,4 @@
+export * from "./agent-run.js";
 export * from "./captured-event.js";
 export * from "./claude/hook-events.js";
 export * from "./claude/stream-json.js";
