@@ -41,7 +41,7 @@ export async function* readJsonl<T = unknown>(
   file: string,
   options: JsonlReadOptions<T> = {},
 ): AsyncGenerator<JsonlRecord<T>> {
-  const input = createReadStream(file, { encoding: "utf8", highWaterMark: 256 * 1024 });
+  const input = createReadStream(file, { encoding: "utf8", highWaterMark: 64 * 1024 });
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let lineNumber = 0;
   try {
