@@ -1,0 +1,180 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { errorBody } from "./messages-api.js";
+import {
+  type Interaction,
+  jsonResponse,
+  type ModelSource,
+  type SourceContext,
+  type SourceResponse,
+  type WireRequest,
+} from "./wire.js";
+
+export interface ModelServerOptions {
+  /** What answers the requests: `scripted(fn)`, `replaying(recording)` or `recording(upstream)`. */
+  source: ModelSource;
+  /** Only loopback is allowed: the server is for the CLI running on this machine. */
+  host?: "127.0.0.1";
+  /** 0 (the default) picks a free port. */
+  port?: number;
+}
+
+/** A loopback Anthropic Messages API, for `ANTHROPIC_BASE_URL`. */
+export interface ModelServer {
+  /** `http://127.0.0.1:PORT`, the value for ANTHROPIC_BASE_URL. */
+  url: string;
+  port: number;
+  source: ModelSource;
+  /** Every request/response pair, in the order the requests arrived. */
+  interactions: Interaction[];
+  /** The env a CLI needs to talk to this server (ANTHROPIC_BASE_URL and a dummy ANTHROPIC_API_KEY). */
+  env(): Record<string, string>;
+  /** Stops accepting requests, drops open connections, and lets the source finish (write its file). */
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+function headersOf(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return headers;
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new Error(`request body larger than ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function toWireRequest(request: IncomingMessage, text: string): WireRequest {
+  const wire: WireRequest = {
+    method: request.method ?? "GET",
+    path: request.url ?? "/",
+    headers: headersOf(request),
+  };
+  if (text.length === 0) return wire;
+  try {
+    wire.body = JSON.parse(text);
+  } catch {
+    wire.raw_body = text;
+  }
+  return wire;
+}
+
+function pad(value: number): string {
+  return String(value).padStart(4, "0");
+}
+
+/**
+ * Starts an Anthropic Messages API on 127.0.0.1 that answers from `source`. Point the claude CLI at
+ * it with `ANTHROPIC_BASE_URL=server.url` (see `server.env()`), and close it when the run is over.
+ */
+export async function startModelServer(options: ModelServerOptions): Promise<ModelServer> {
+  const host = options.host ?? "127.0.0.1";
+  if (host !== "127.0.0.1") throw new Error(`startModelServer: host must be 127.0.0.1, got ${String(host)}`);
+  const { source } = options;
+  const interactions: Interaction[] = [];
+  let toolUseCounter = 0;
+  let messageCounter = 0;
+  // Requests are answered one after another, so interaction indexes follow arrival order and a
+  // script sees every earlier interaction.
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const answer = async (
+    wire: WireRequest,
+  ): Promise<{ response: SourceResponse; interaction: Interaction }> => {
+    const index = interactions.length;
+    const context: SourceContext = {
+      index,
+      interactions,
+      nextToolUseId: () => `toolu_vcr_${pad(++toolUseCounter)}`,
+      nextMessageId: () => `msg_vcr_${pad(++messageCounter)}`,
+    };
+    const started = performance.now();
+    let response: SourceResponse;
+    try {
+      response = await source.respond(wire, context);
+    } catch (error) {
+      const message = `the ${source.name} model source failed: ${error instanceof Error ? error.message : String(error)}`;
+      response = { ...jsonResponse(500, errorBody(500, message)), error: message };
+    }
+    const { error, ...plain } = response;
+    const interaction: Interaction = {
+      index,
+      request: wire,
+      response: plain,
+      source: source.name,
+      duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+      ...(error ? { error } : {}),
+    };
+    interactions.push(interaction);
+    return { response, interaction };
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    let text: string;
+    try {
+      text = await readBody(request);
+    } catch (error) {
+      const body = JSON.stringify(errorBody(413, error instanceof Error ? error.message : String(error)));
+      response.writeHead(413, { "content-type": "application/json" }).end(body);
+      return;
+    }
+    const wire = toWireRequest(request, text);
+    const turn = queue.then(() => answer(wire));
+    queue = turn.catch(() => undefined);
+    const { response: answerOf } = await turn;
+    const headers = { ...answerOf.headers, "content-length": String(Buffer.byteLength(answerOf.body)) };
+    response.writeHead(answerOf.status, headers);
+    response.end(request.method === "HEAD" ? undefined : answerOf.body);
+  };
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error) => {
+      if (!response.headersSent) {
+        response.writeHead(500, { "content-type": "application/json" });
+      }
+      response.end(JSON.stringify(errorBody(500, error instanceof Error ? error.message : String(error))));
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${host}:${port}`;
+  let closing: Promise<void> | undefined;
+
+  return {
+    url,
+    port,
+    source,
+    interactions,
+    env: () => ({ ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: "sk-test-dummy" }),
+    close() {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await queue;
+        await source.close?.(interactions);
+      })();
+      return closing;
+    },
+  };
+}
