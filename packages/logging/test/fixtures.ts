@@ -1,0 +1,18 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parseJsonl, type Run, runFromStreamJson } from "@evals/core";
+
+/** Real Claude Code 2.1.330 runs, kept in the repo's fixtures/ folder. */
+export const fixturesDir = fileURLToPath(new URL("../../../fixtures/claude-code-2.1.330/", import.meta.url));
+
+export function fixtureStream(name: "multi-tool" | "subagent"): unknown[] {
+  const file = `${fixturesDir}${name}/stream.jsonl`;
+  return parseJsonl(readFileSync(file, "utf8"), file);
+}
+
+/** The fixture's stream-json translated into a Run, as the harness would. */
+export function fixtureRun(name: "multi-tool" | "subagent"): Run {
+  const prompt =
+    name === "subagent" ? "Delegate the echo to a general-purpose subagent" : "Do the five steps in order";
+  return runFromStreamJson(fixtureStream(name), { prompts: [prompt], runId: `fixture-${name}` });
+}

@@ -1,0 +1,5 @@
+import { defineConfig } from "tsup";
+import { packageBuild } from "../../tsup.shared";
+
+// Two entries: the library, and `@evals/logging/reporter` (a default export vitest can load by name).
+export default defineConfig(packageBuild({ entry: ["src/index.ts", "src/reporter.ts"] }));
