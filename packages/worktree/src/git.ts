@@ -1,0 +1,81 @@
+import { spawnSync } from "node:child_process";
+import { WorktreeError } from "./errors.js";
+import { type ProcessResult, runProcess } from "./process.js";
+
+/**
+ * Variables that would point git at another repository, index or work tree than the one named by
+ * `-C` (they are set, for example, while a git hook runs). Our git commands never inherit them.
+ */
+const REPOSITORY_VARIABLES = [
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_COMMON_DIR",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_NAMESPACE",
+  "GIT_PREFIX",
+];
+
+/**
+ * The environment for our git commands: the caller's, without repository overrides, never prompting,
+ * and with optional locks off so that `git status` does not rewrite the user's index.
+ */
+export function gitEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of REPOSITORY_VARIABLES) delete env[name];
+  return { ...env, GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", ...extra };
+}
+
+export interface GitOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Send stdout to this file descriptor (for large diffs). */
+  stdoutFd?: number;
+  /** Resolve with the result instead of throwing when git exits non-zero. */
+  allowFailure?: boolean;
+}
+
+/** Runs `git -C <cwd> <args>`; throws a WorktreeError naming the command and git's message on failure. */
+export async function git(cwd: string, args: readonly string[], options: GitOptions = {}) {
+  const result = await runProcess("git", ["-C", cwd, ...args], {
+    env: gitEnv(options.env),
+    ...(options.stdoutFd !== undefined ? { stdoutFd: options.stdoutFd } : {}),
+  });
+  if (result.spawnError) throw gitNotFound(result.spawnError);
+  if (result.exitCode !== 0 && !options.allowFailure) throw gitFailed(cwd, args, result);
+  return result;
+}
+
+/** The trimmed stdout of a git command that must succeed. */
+export async function gitText(cwd: string, args: readonly string[], options: GitOptions = {}) {
+  return (await git(cwd, args, options)).stdout.trim();
+}
+
+/** Synchronous git for clean-up inside signal handlers; never throws, returns whether it succeeded. */
+export function gitSync(cwd: string, args: readonly string[]): boolean {
+  const result = spawnSync("git", ["-C", cwd, ...args], {
+    env: gitEnv(),
+    stdio: "ignore",
+    timeout: 30_000,
+  });
+  return result.status === 0;
+}
+
+function gitNotFound(cause: Error): WorktreeError {
+  return new WorktreeError(
+    "GIT_NOT_FOUND",
+    `Could not run git (${cause.message}). @evals/worktree needs git 2.17 or newer on the PATH.`,
+    {},
+    { cause },
+  );
+}
+
+function gitFailed(cwd: string, args: readonly string[], result: ProcessResult): WorktreeError {
+  const message = result.stderr.trim() || result.stdout.trim() || `exit code ${result.exitCode}`;
+  return new WorktreeError("GIT_FAILED", `git ${args.join(" ")} failed in ${cwd}: ${message}`, {
+    cwd,
+    args,
+    exitCode: result.exitCode,
+    stderr: result.stderr,
+  });
+}

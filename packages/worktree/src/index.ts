@@ -1,0 +1,13 @@
+export * from "./command-grader.js";
+export * from "./errors.js";
+export { pendingExitCleanups } from "./exit-cleanup.js";
+export * from "./json-schemas.js";
+export * from "./outcome.js";
+export * from "./pool.js";
+export * from "./repo.js";
+export * from "./run-id.js";
+export * from "./stale.js";
+export * from "./test-env.js";
+export * from "./trial.js";
+export * from "./trial-metadata.js";
+export * from "./worktrees.js";

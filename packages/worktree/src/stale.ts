@@ -1,0 +1,135 @@
+import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { hostname } from "node:os";
+import { join, resolve } from "node:path";
+import { git } from "./git.js";
+import { resolveRepo } from "./repo.js";
+import { isSafeRunId } from "./run-id.js";
+import { TEST_OUTPUT_FOLDER } from "./test-env.js";
+import type { TrialMetadata } from "./trial-metadata.js";
+import { defaultTreesDir, isLiveWorktree, listWorktrees, removeWorktree } from "./worktrees.js";
+
+export interface CleanupStaleOptions {
+  /** Remove what is at least this old (ms). 0 removes every leftover that is not in use. */
+  olderThanMs: number;
+  /** The trees folder to sweep for half-made folders (default `defaultTreesDir(repo)`). */
+  treesDir?: string;
+  /** Root of the test-output/ folder to sweep (default: the repository's top folder). */
+  outputRoot?: string;
+  /** Also remove old run output folders (default true). */
+  outputs?: boolean;
+  /** Report what would be removed without removing it. */
+  dryRun?: boolean;
+}
+
+export interface CleanupReport {
+  /** Trial worktrees removed (git worktree remove --force). */
+  worktrees: string[];
+  /** Leftover folders and metadata files in the trees folder that git did not know (half-made). */
+  folders: string[];
+  /** Run output folders removed (test-output/<id>). */
+  outputDirs: string[];
+  /** What was old enough but left alone, and why. */
+  skipped: { path: string; reason: string }[];
+}
+
+/**
+ * Removes trial worktrees made by this package, leftover trial folders and run output folders that are
+ * older than `olderThanMs`, then prunes git's worktree list. Never touches the main worktree, worktrees
+ * this package did not make, or trials still in use (by this process, or by a live process on this host).
+ */
+export async function cleanupStale(repo: string, options: CleanupStaleOptions): Promise<CleanupReport> {
+  const { root } = await resolveRepo(repo);
+  const cutoff = Date.now() - options.olderThanMs;
+  const report: CleanupReport = { worktrees: [], folders: [], outputDirs: [], skipped: [] };
+  const worktrees = await listWorktrees(root);
+  const busyIds = new Set<string>();
+
+  for (const worktree of worktrees) {
+    const trial = worktree.trial;
+    if (!trial || worktree.isMain) continue;
+    const busy = inUse(worktree.path, trial);
+    if (busy) {
+      busyIds.add(trial.test_id);
+      report.skipped.push({ path: worktree.path, reason: busy });
+      continue;
+    }
+    if (Date.parse(trial.created_at) > cutoff) {
+      busyIds.add(trial.test_id);
+      continue;
+    }
+    if (!options.dryRun) await removeWorktree(root, worktree.path);
+    report.worktrees.push(worktree.path);
+  }
+
+  const known = new Set(worktrees.map((worktree) => worktree.path));
+  const treesFolder = resolve(options.treesDir ?? defaultTreesDir(root));
+  const treesDir = existsSync(treesFolder) ? realpathSync(treesFolder) : treesFolder;
+  for (const entry of listFolder(treesDir)) {
+    const path = join(treesDir, entry);
+    if (entry === ".gitignore" || known.has(path) || isLiveWorktree(path)) continue;
+    if (entry.endsWith(".trial.json") && known.has(path.slice(0, -".trial.json".length))) continue;
+    if (newestChange(path) > cutoff) continue;
+    if (!options.dryRun) await rm(path, { recursive: true, force: true });
+    report.folders.push(path);
+  }
+
+  if (options.outputs !== false) {
+    const outputs = join(resolve(options.outputRoot ?? root), TEST_OUTPUT_FOLDER);
+    for (const entry of listFolder(outputs)) {
+      const path = join(outputs, entry);
+      if (!isSafeRunId(entry) || !statSync(path).isDirectory()) continue;
+      if (busyIds.has(entry) || isLiveWorktree(join(treesDir, entry))) {
+        report.skipped.push({ path, reason: "its trial is still running" });
+        continue;
+      }
+      if (newestChange(path) > cutoff) continue;
+      if (!options.dryRun) await rm(path, { recursive: true, force: true });
+      report.outputDirs.push(path);
+    }
+  }
+
+  if (!options.dryRun) await git(root, ["worktree", "prune"], { allowFailure: true });
+  return report;
+}
+
+/** Why a trial worktree must not be removed, or undefined when it may be. */
+function inUse(path: string, trial: TrialMetadata): string | undefined {
+  if (isLiveWorktree(path)) return "in use by this process";
+  if (trial.hostname !== hostname() || trial.pid === process.pid) return undefined;
+  return isAlive(trial.pid) ? `in use by process ${trial.pid}` : undefined;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function listFolder(folder: string): string[] {
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder);
+}
+
+/** The latest modification time of a folder and its direct entries (appends to a file count). */
+function newestChange(path: string): number {
+  try {
+    const stat = statSync(path);
+    let newest = stat.mtimeMs;
+    if (stat.isDirectory()) {
+      for (const entry of readdirSync(path)) {
+        try {
+          newest = Math.max(newest, statSync(join(path, entry)).mtimeMs);
+        } catch {
+          // Vanished meanwhile.
+        }
+      }
+    }
+    return newest;
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,91 @@
+import { existsSync, statSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { WorktreeError } from "./errors.js";
+import { assertSafeRunId } from "./run-id.js";
+
+/** The folder, under an output root, that holds one folder per run. */
+export const TEST_OUTPUT_FOLDER = "test-output";
+
+/** The default cassette folder, relative to a project root. */
+export const CASSETTE_FOLDER = "cassettes";
+
+/**
+ * The environment a run needs. The capture hook writes to
+ * `$EVALS_OUTPUT_DIR/test-output/$TEST_RUN_ID/events.jsonl`; the vcr package reads and writes cassettes
+ * in `$EVALS_CASSETTE_DIR`.
+ */
+export interface WorktreeTestEnv {
+  /** Turns the capture hook on. */
+  TEST_MODE: "true";
+  /** The run id: names the run's output folder. */
+  TEST_RUN_ID: string;
+  /** The project the agent works in (the worktree). */
+  CLAUDE_PROJECT_DIR: string;
+  /** The root under which test-output/<TEST_RUN_ID>/ lives. */
+  EVALS_OUTPUT_DIR: string;
+  /** Where cassettes are read from and recorded to. */
+  EVALS_CASSETTE_DIR: string;
+  [name: string]: string;
+}
+
+export interface SetupWorktreeTestEnvOptions {
+  /** Root of test-output/ (default: the worktree itself). */
+  outputRoot?: string;
+  /** Cassette folder (default: `<worktree>/cassettes`). */
+  cassetteDir?: string;
+}
+
+/** `<outputRoot>/test-output/<testId>`: where a run's captured files live. */
+export function runOutputDir(outputRoot: string, testId: string): string {
+  assertSafeRunId(testId, "test id");
+  return join(resolve(outputRoot), TEST_OUTPUT_FOLDER, testId);
+}
+
+/**
+ * Creates the run's output folder (`<outputRoot>/test-output/<testId>/`, outputRoot defaulting to the
+ * worktree) and returns the environment to give the agent. The test-output folder gets a `.gitignore`
+ * of `*`, so run outputs never show up in `git status` or in a trial's outcome.
+ */
+export async function setupWorktreeTestEnv(
+  worktreePath: string,
+  testId: string,
+  options: SetupWorktreeTestEnvOptions = {},
+): Promise<WorktreeTestEnv> {
+  assertSafeRunId(testId, "test id");
+  const project = resolve(worktreePath);
+  if (!existsSync(project) || !statSync(project).isDirectory()) {
+    throw new WorktreeError("INVALID_PATH", `Worktree ${project} does not exist or is not a folder.`, {
+      path: project,
+    });
+  }
+  const outputRoot = resolve(options.outputRoot ?? project);
+  await ensureSelfIgnoredFolder(join(outputRoot, TEST_OUTPUT_FOLDER));
+  await mkdir(runOutputDir(outputRoot, testId), { recursive: true });
+  return {
+    TEST_MODE: "true",
+    TEST_RUN_ID: testId,
+    CLAUDE_PROJECT_DIR: project,
+    EVALS_OUTPUT_DIR: outputRoot,
+    EVALS_CASSETTE_DIR: resolve(options.cassetteDir ?? join(project, CASSETTE_FOLDER)),
+  };
+}
+
+/**
+ * Creates `folder` with a `.gitignore` of `*` in it (unless it has one): git then ignores the folder and
+ * everything in it, without any change to the user's own .gitignore.
+ */
+export async function ensureSelfIgnoredFolder(folder: string): Promise<void> {
+  await mkdir(folder, { recursive: true });
+  try {
+    await writeFile(
+      join(folder, ".gitignore"),
+      "# Written by @evals/worktree: nothing here is committed.\n*\n",
+      {
+        flag: "wx",
+      },
+    );
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+}
