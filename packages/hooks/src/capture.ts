@@ -1,0 +1,237 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { appendJsonlLine, CAPTURED_EVENT_VERSION, type CapturedEvent, type ToolCallEntry } from "@evals/core";
+import type { HookLimits } from "./config.js";
+import { type HookErrorEntry, logHookError } from "./hook-errors.js";
+import {
+  EVENTS_FILE,
+  HOOK_ERRORS_FILE,
+  isSafeRunId,
+  OUTPUT_FOLDER,
+  outputRoot,
+  runIdProblem,
+  TOOL_CALLS_FILE,
+} from "./paths.js";
+import { truncateLargeFields } from "./truncate.js";
+
+/**
+ * What one hook call does with the JSON Claude Code sent it: append it to events.jsonl as a
+ * CapturedEvent, append the tool-call view to tool-calls.jsonl, and log its own problems to
+ * hook-errors.log. It throws nothing. No zod here: this runs once per tool call.
+ */
+
+export interface CaptureContext {
+  env: Record<string, string | undefined>;
+  cwd: string;
+  pid: number;
+  /** Orders the lines of a run; see `hookSeq`. */
+  seq: number;
+  limits: HookLimits;
+  /** Problems reading stdin, logged with the run. */
+  stdinProblems?: Pick<HookErrorEntry, "kind" | "message">[];
+}
+
+export interface CaptureOutcome {
+  runId: string;
+  runDir: string;
+  /** Whether a line was appended to events.jsonl. */
+  captured: boolean;
+  /** Whether a line was appended to tool-calls.jsonl. */
+  toolCallWritten: boolean;
+  /** Kinds of the problems logged to hook-errors.log. */
+  problems: HookErrorEntry["kind"][];
+}
+
+type HookPayload = Record<string, unknown> & { hook_event_name: string };
+
+export function captureHookInput(text: string, context: CaptureContext): CaptureOutcome {
+  const parsed = parsePayload(text);
+  const payload = parsed.ok ? parsed.payload : undefined;
+  const run = chooseRunId(context.env.TEST_RUN_ID, payload?.session_id);
+  const runDir = join(outputRoot(context.env, context.cwd), OUTPUT_FOLDER, run.id);
+  const outcome: CaptureOutcome = {
+    runId: run.id,
+    runDir,
+    captured: false,
+    toolCallWritten: false,
+    problems: [],
+  };
+  const eventName = payload?.hook_event_name;
+  const report = (kind: HookErrorEntry["kind"], message: string, extra: Partial<HookErrorEntry> = {}) => {
+    outcome.problems.push(kind);
+    logHookError(join(runDir, HOOK_ERRORS_FILE), {
+      run_id: run.id,
+      pid: context.pid,
+      kind,
+      message,
+      ...(eventName ? { hook_event_name: eventName } : {}),
+      ...extra,
+    });
+  };
+
+  try {
+    // Said once per run folder (when it has no events yet), not on every call.
+    if (run.problem && !existsSync(join(runDir, EVENTS_FILE))) report("run_id", run.problem);
+    for (const problem of context.stdinProblems ?? []) report(problem.kind, problem.message);
+    if (!parsed.ok) {
+      report("bad_input", parsed.problem, { input_head: text.slice(0, 200) });
+      return outcome;
+    }
+    const line = capturedLine(parsed.payload, run.id, context);
+    if (!line) {
+      report(
+        "line_too_large",
+        `the event stays over ${context.limits.maxLineBytes} bytes even with every field cut`,
+      );
+      return outcome;
+    }
+    try {
+      appendJsonlLine(join(runDir, EVENTS_FILE), line);
+      outcome.captured = true;
+    } catch (error) {
+      report("write_failed", `could not append to ${EVENTS_FILE}: ${describe(error)}`);
+      return outcome;
+    }
+    const entry = toolCallEntry(line);
+    if (entry === undefined) return outcome;
+    if (typeof entry === "string") {
+      report("tool_call_skipped", entry);
+      return outcome;
+    }
+    try {
+      appendJsonlLine(join(runDir, TOOL_CALLS_FILE), entry);
+      outcome.toolCallWritten = true;
+    } catch (error) {
+      report("write_failed", `could not append to ${TOOL_CALLS_FILE}: ${describe(error)}`);
+    }
+  } catch (error) {
+    report("internal", describe(error));
+  }
+  return outcome;
+}
+
+function parsePayload(text: string): { ok: true; payload: HookPayload } | { ok: false; problem: string } {
+  if (text.trim() === "") return { ok: false, problem: "stdin was empty" };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, problem: `stdin is not JSON: ${describe(error)}` };
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return {
+      ok: false,
+      problem: `stdin is JSON but not an object (${value === null ? "null" : Array.isArray(value) ? "array" : typeof value})`,
+    };
+  }
+  const name = (value as Record<string, unknown>).hook_event_name;
+  if (typeof name !== "string" || name === "") {
+    return { ok: false, problem: "stdin is not a hook input: it has no hook_event_name" };
+  }
+  return { ok: true, payload: value as HookPayload };
+}
+
+/**
+ * The run folder's name. A safe TEST_RUN_ID is used as is; an unsafe one is never used as a path
+ * but replaced by `invalid-<hash of it>` (so one run's calls still share a folder); an unset or
+ * empty one by `session-<session_id>`, else `no-run-id`.
+ */
+export function chooseRunId(raw: string | undefined, sessionId: unknown): { id: string; problem?: string } {
+  const problem = runIdProblem(raw);
+  if (!problem) return { id: raw as string };
+  if (raw) {
+    const id = `invalid-${fnv1a(raw)}`;
+    return {
+      id,
+      problem: `TEST_RUN_ID ${JSON.stringify(raw.slice(0, 200))} ${problem}; captured to ${id} instead`,
+    };
+  }
+  const bySession = `session-${sessionId}`;
+  const id = typeof sessionId === "string" && isSafeRunId(bySession) ? bySession : "no-run-id";
+  return { id, problem: `TEST_RUN_ID ${problem}; captured to ${id} instead` };
+}
+
+/** Builds the events.jsonl line, cutting large fields; undefined when it cannot fit the line limit. */
+function capturedLine(
+  payload: HookPayload,
+  runId: string,
+  context: CaptureContext,
+): CapturedEvent | undefined {
+  const { maxFieldBytes, maxLineBytes } = context.limits;
+  const base = {
+    version: CAPTURED_EVENT_VERSION,
+    captured_at: new Date().toISOString(),
+    run_id: runId,
+    seq: context.seq,
+    pid: context.pid,
+  };
+  // Fast path: a payload no bigger than the field limit cannot have a field over it.
+  const json = JSON.stringify(payload);
+  const envelope = 200 + runId.length;
+  const bytes = json.length * 3 <= maxFieldBytes ? json.length * 3 : Buffer.byteLength(json, "utf8");
+  if (bytes <= maxFieldBytes && bytes + envelope <= maxLineBytes) {
+    return { ...base, event: payload as CapturedEvent["event"] };
+  }
+  // Cut fields at the limit; while the line is still too long, cut harder.
+  for (let limit = maxFieldBytes; limit >= 256; limit = Math.floor(limit / 4)) {
+    const cut = truncateLargeFields(payload, limit);
+    const line = {
+      ...base,
+      ...(cut.truncated.length > 0 ? { truncated: cut.truncated } : {}),
+      event: cut.value as CapturedEvent["event"],
+    };
+    if (cut.bytes + envelope + JSON.stringify(cut.truncated).length <= maxLineBytes) return line;
+  }
+  return undefined;
+}
+
+const PHASES: Record<string, ToolCallEntry["phase"]> = {
+  PreToolUse: "pre",
+  PostToolUse: "post",
+  PostToolUseFailure: "post",
+};
+
+/**
+ * The tool-calls.jsonl view of a Pre/Post/PostFailure event (the seeds' ToolCallEntry): undefined
+ * for other events, a problem when the payload lacks what the entry needs.
+ */
+function toolCallEntry(line: CapturedEvent): ToolCallEntry | string | undefined {
+  const event = line.event as Record<string, unknown>;
+  const name = String(event.hook_event_name);
+  const phase = PHASES[name];
+  if (!phase) return undefined;
+  const input = event.tool_input;
+  if (typeof event.tool_name !== "string")
+    return `${name} without a tool_name: not written to ${TOOL_CALLS_FILE}`;
+  if (input === null || typeof input !== "object" || Array.isArray(input)) {
+    return `${name} of ${event.tool_name} without an object tool_input: not written to ${TOOL_CALLS_FILE}`;
+  }
+  const entry: ToolCallEntry = {
+    timestamp: line.captured_at,
+    phase,
+    tool_name: event.tool_name,
+    tool_input: input as Record<string, unknown>,
+  };
+  if (typeof event.tool_use_id === "string") entry.tool_use_id = event.tool_use_id;
+  if (typeof event.session_id === "string") entry.session_id = event.session_id;
+  if (typeof event.cwd === "string") entry.cwd = event.cwd;
+  if (typeof event.agent_id === "string") entry.agent_id = event.agent_id;
+  if (name === "PostToolUse" && event.tool_response !== undefined) entry.tool_output = event.tool_response;
+  if (name === "PostToolUseFailure")
+    entry.error = typeof event.error === "string" ? event.error : "tool failed";
+  return entry;
+}
+
+/** 32-bit FNV-1a of a string, as 8 hex digits (no crypto module to load). */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0).toString(16).padStart(8, "0");
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,136 @@
+import { existsSync } from "node:fs";
+import { basename, join } from "node:path";
+import {
+  type CapturedEvent,
+  CapturedEventSchema,
+  type JsonlLineError,
+  listToolCalls,
+  type Run,
+  type RunNote,
+  readJsonlFile,
+  runFromHookEvents,
+  type ToolCallEntry,
+  ToolCallEntrySchema,
+  type ToolCallView,
+  toolSequence,
+} from "@evals/core";
+import type { HookErrorEntry } from "./hook-errors.js";
+import { inferPermissionDenials } from "./infer-denials.js";
+import { EVENTS_FILE, HOOK_ERRORS_FILE, runDirFor, TOOL_CALLS_FILE } from "./paths.js";
+import { HookErrorEntrySchema } from "./schemas.js";
+
+/** Reading a captured run back: the files under `<root>/test-output/<run id>/`. */
+
+export interface ReadOptions {
+  /**
+   * "throw" (default): a bad line throws a JsonlLineError naming file, line and field.
+   * "skip": bad lines are left out and passed to `onBadLine`.
+   */
+  onError?: "throw" | "skip";
+  onBadLine?: (error: JsonlLineError) => void;
+}
+
+/** The run folder exists but the hook never wrote to it, or it does not exist. */
+export class CaptureNotFoundError extends Error {
+  override readonly name = "CaptureNotFoundError";
+  constructor(readonly file: string) {
+    super(
+      `No captured events at ${file}. The capture hook did not run for this run: check that claude got ` +
+        "TEST_MODE=true and this TEST_RUN_ID in its environment, that the hooks are registered " +
+        "(claude --settings <file from writeHookSettings>, or the plugin) and not skipped (--bare skips them), " +
+        "and that EVALS_OUTPUT_DIR/CLAUDE_PROJECT_DIR point at the same root; see hook-errors.log if it exists.",
+    );
+  }
+}
+
+/**
+ * Every line of `<runDir>/events.jsonl`, validated against @evals/core's CapturedEventSchema,
+ * in `seq` order (ties keep file order).
+ */
+export async function readEvents(runDir: string, options: ReadOptions = {}): Promise<CapturedEvent[]> {
+  const file = join(runDir, EVENTS_FILE);
+  if (!existsSync(file)) throw new CaptureNotFoundError(file);
+  const events = await readJsonlFile(file, { ...options, schema: CapturedEventSchema });
+  // Array.prototype.sort is stable, so lines with the same seq keep their file order.
+  return events.sort((a, b) => a.seq - b.seq);
+}
+
+export interface ReadRunOptions extends ReadOptions {
+  /**
+   * Mark a call that asked for permission, got no result, and after which its agent went on, as
+   * `denied` (hooks never report a denial itself). Default true.
+   */
+  inferDenials?: boolean;
+}
+
+/**
+ * The captured run as a @evals/core Run (built by `runFromHookEvents`). Lines skipped with
+ * `onError: "skip"` and the hook's own problems (hook-errors.log) become notes.
+ */
+export async function readRun(runDir: string, options: ReadRunOptions = {}): Promise<Run> {
+  const skipped: JsonlLineError[] = [];
+  const events = await readEvents(runDir, {
+    ...options,
+    onBadLine: (error) => {
+      skipped.push(error);
+      options.onBadLine?.(error);
+    },
+  });
+  const inputs = events.map((line) => line.event);
+  let run = runFromHookEvents(inputs, {
+    runId: events[0]?.run_id ?? basename(runDir),
+    timestamps: events.map((line) => line.captured_at),
+  });
+  if (options.inferDenials ?? true) run = inferPermissionDenials(run, inputs);
+  const notes: RunNote[] = skipped.map((error) => ({ kind: "parse_error", message: error.message }));
+  for (const entry of await readHookErrors(runDir, { onError: "skip" })) {
+    notes.push({
+      kind: "other",
+      message: `capture hook ${entry.kind}${entry.hook_event_name ? ` (${entry.hook_event_name})` : ""}: ${entry.message}`,
+    });
+  }
+  return notes.length > 0 ? { ...run, notes: [...run.notes, ...notes] } : run;
+}
+
+/** The lines of `<runDir>/tool-calls.jsonl` (the seeds' ToolCallEntry), in file order. */
+export async function readToolCallEntries(
+  runDir: string,
+  options: ReadOptions = {},
+): Promise<ToolCallEntry[]> {
+  const file = join(runDir, TOOL_CALLS_FILE);
+  if (!existsSync(file)) {
+    if (existsSync(join(runDir, EVENTS_FILE))) return [];
+    throw new CaptureNotFoundError(join(runDir, EVENTS_FILE));
+  }
+  return readJsonlFile(file, { ...options, schema: ToolCallEntrySchema });
+}
+
+/** The hook's own problems for this run (`hook-errors.log`); empty when it had none. */
+export async function readHookErrors(runDir: string, options: ReadOptions = {}): Promise<HookErrorEntry[]> {
+  const file = join(runDir, HOOK_ERRORS_FILE);
+  if (!existsSync(file)) return [];
+  return readJsonlFile(file, { ...options, schema: HookErrorEntrySchema });
+}
+
+export interface RunLookupOptions extends ReadRunOptions {
+  /** The output root. Default: EVALS_OUTPUT_DIR, else CLAUDE_PROJECT_DIR, else the cwd. */
+  root?: string;
+  /** Only this agent's calls ("main" or a subagent's agent_id). */
+  agent?: string;
+}
+
+/**
+ * The tool calls of run `testId` (its TEST_RUN_ID), in order, each joined with its result and a
+ * status: ok, error, denied (asked for permission and never ran) or incomplete (started and never
+ * finished). `testId` must be a safe run id; it never names a path outside the root.
+ */
+export async function getToolCalls(testId: string, options: RunLookupOptions = {}): Promise<ToolCallView[]> {
+  const run = await readRun(runDirFor(testId, options), options);
+  return listToolCalls(run, options.agent === undefined ? {} : { agent: options.agent });
+}
+
+/** The tool names of run `testId` in call order (`["Bash", "Read", ...]`). */
+export async function getToolSequence(testId: string, options: RunLookupOptions = {}): Promise<string[]> {
+  const run = await readRun(runDirFor(testId, options), options);
+  return toolSequence(run, options.agent === undefined ? {} : { agent: options.agent });
+}
