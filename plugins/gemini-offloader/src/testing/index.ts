@@ -1,0 +1,2 @@
+export * from "./fake-gemini.js";
+export * from "./offloader-env.js";
