@@ -1,0 +1,149 @@
+import { spawnSync } from "node:child_process";
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, dirname, join, resolve } from "node:path";
+
+/** The Claude Code version these packages were built and tested against. */
+export const SUPPORTED_CLAUDE_VERSION = "2.1.330";
+
+const INSTALL_HINT =
+  `Install it next to your tests with \`npm install -D @anthropic-ai/claude-code@${SUPPORTED_CLAUDE_VERSION}\` ` +
+  "(npm 11 may skip its install script: allow it, then check that `npx claude --version` prints a version), " +
+  "or point EVALS_CLAUDE_BIN (or runAgent's `claudeBin` option) at an existing `claude` executable.";
+
+/** Thrown when no `claude` executable can be found; the message lists where it looked. */
+export class ClaudeNotFoundError extends Error {
+  override readonly name = "ClaudeNotFoundError";
+  constructor(
+    readonly searched: string[],
+    detail?: string,
+  ) {
+    super(
+      `Claude Code CLI not found${detail ? ` (${detail})` : ""}. Looked in:\n` +
+        searched.map((place) => `  - ${place}`).join("\n") +
+        `\n${INSTALL_HINT}`,
+    );
+  }
+}
+
+export interface FindClaudeOptions {
+  /** An explicit path to the executable; when set, nothing else is tried. */
+  claudeBin?: string;
+  /** Where the node_modules/.bin walk starts (default: process.cwd()). */
+  from?: string;
+  /** The environment to read EVALS_CLAUDE_BIN and PATH from (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Finds the `claude` executable: the `claudeBin` option, then `EVALS_CLAUDE_BIN`, then
+ * `node_modules/.bin/claude` in the start directory and each parent, then PATH.
+ * Throws a ClaudeNotFoundError that says where it looked and how to install it.
+ */
+export function findClaude(options: FindClaudeOptions = {}): string {
+  const env = options.env ?? process.env;
+  if (options.claudeBin) {
+    const bin = resolve(options.claudeBin);
+    if (isExecutable(bin)) return bin;
+    throw new ClaudeNotFoundError([`claudeBin option: ${bin}`], "the claudeBin option names no executable");
+  }
+  if (env.EVALS_CLAUDE_BIN) {
+    const bin = resolve(env.EVALS_CLAUDE_BIN);
+    if (isExecutable(bin)) return bin;
+    throw new ClaudeNotFoundError([`EVALS_CLAUDE_BIN: ${bin}`], "EVALS_CLAUDE_BIN names no executable");
+  }
+  const searched: string[] = ["claudeBin option: not set", "EVALS_CLAUDE_BIN: not set"];
+  let dir = resolve(options.from ?? process.cwd());
+  for (;;) {
+    const candidate = join(dir, "node_modules", ".bin", "claude");
+    searched.push(candidate);
+    if (isExecutable(candidate)) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  const pathDirs = (env.PATH ?? "").split(delimiter).filter(Boolean);
+  for (const pathDir of pathDirs) {
+    const candidate = join(pathDir, "claude");
+    if (isExecutable(candidate)) return candidate;
+  }
+  searched.push(`PATH (${pathDirs.length} directories)`);
+  throw new ClaudeNotFoundError(searched);
+}
+
+export type ClaudeAvailability =
+  | { available: true; bin: string; version: string }
+  | { available: false; reason: string };
+
+const availabilityCache = new Map<string, ClaudeAvailability>();
+
+/**
+ * Whether a working `claude` can be run: found (see findClaude) and answering `--version`.
+ * The answer is cached per process and lookup; suites use it to skip themselves with a reason:
+ *
+ *     const claude = claudeAvailable();
+ *     describe.skipIf(!claude.available)("my agent", () => { ... });
+ */
+export function claudeAvailable(options: FindClaudeOptions = {}): ClaudeAvailability {
+  const key = JSON.stringify([
+    options.claudeBin,
+    options.from ?? process.cwd(),
+    (options.env ?? process.env).EVALS_CLAUDE_BIN,
+  ]);
+  const cached = availabilityCache.get(key);
+  if (cached) return cached;
+  let answer: ClaudeAvailability;
+  try {
+    const bin = findClaude(options);
+    const probe = spawnSync(bin, ["--version"], {
+      encoding: "utf8",
+      timeout: 30_000,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { PATH: process.env.PATH ?? "", FORCE_COLOR: "0", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" },
+    });
+    const version = /\d+\.\d+\.\d+/.exec(probe.stdout ?? "")?.[0];
+    answer =
+      probe.status === 0 && version
+        ? { available: true, bin, version }
+        : {
+            available: false,
+            reason: `${bin} --version failed (${probe.error?.message ?? `exit ${probe.status}`}${
+              probe.stderr ? `: ${probe.stderr.trim().slice(0, 300)}` : ""
+            }). ${INSTALL_HINT}`,
+          };
+  } catch (error) {
+    answer = { available: false, reason: (error as Error).message };
+  }
+  availabilityCache.set(key, answer);
+  return answer;
+}
+
+/** What a suite needs from vitest's test context to skip itself. */
+export interface SkippableContext {
+  skip(note?: string): void;
+}
+
+/**
+ * Skips the current vitest test with the reason when no working `claude` is available, and
+ * returns the reason (or undefined when claude is there). Use it at the top of a live test:
+ *
+ *     test("lists files", async (ctx) => { skipIfNoClaude(ctx); ... });
+ */
+export function skipIfNoClaude(
+  context?: SkippableContext,
+  options: FindClaudeOptions = {},
+): string | undefined {
+  const claude = claudeAvailable(options);
+  if (claude.available) return undefined;
+  context?.skip(`claude is not available: ${claude.reason}`);
+  return claude.reason;
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    if (!statSync(file).isFile()) return false;
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

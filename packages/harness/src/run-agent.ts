@@ -1,0 +1,347 @@
+import { randomUUID } from "node:crypto";
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { type AgentRunResult, finalResult, type Run, type RunNote } from "@evals/core";
+import { execa } from "execa";
+import { readCapturedEvents } from "./captured-events.js";
+import { type ClaudeFlags, claudeArgs, userMessageLine } from "./claude-args.js";
+import { findClaude } from "./claude-bin.js";
+import { killProcessTree, runProcesses } from "./process-tree.js";
+import { reconcileRun } from "./reconcile.js";
+import { createSandbox, hermeticEnv, newRunId } from "./sandbox.js";
+
+/** Everything runAgent accepts: what to ask, how to run the CLI, and where things go. */
+export interface RunAgentOptions extends ClaudeFlags {
+  /** The prompt, or several prompts for a multi-turn conversation (one user turn each). */
+  prompt: string | string[];
+  /** The agent's working directory (default: process.cwd()). */
+  cwd?: string;
+  /** The run's TEST_RUN_ID (default: a fresh unique id). Letters, digits, ".", "_" and "-". */
+  runId?: string;
+  /** Where `test-output/<runId>/` goes (default: EVALS_OUTPUT_DIR, else process.cwd()). */
+  outputRoot?: string;
+  /** The `claude` executable (default: EVALS_CLAUDE_BIN, node_modules/.bin, PATH). */
+  claudeBin?: string;
+  /** ANTHROPIC_BASE_URL, e.g. a loopback model server's url. */
+  baseUrl?: string;
+  /** ANTHROPIC_API_KEY (default: the caller's, else a dummy key when baseUrl is set). */
+  apiKey?: string;
+  /** Extra environment for the CLI; it wins over everything runAgent sets. `undefined` removes. */
+  env?: Record<string, string | undefined>;
+  /** Claude Code settings for the run: an object or a JSON file (hooks are merged with ours). */
+  settings?: string | Record<string, unknown>;
+  /** Kill the run after this long (default 300000 ms). The result then says `timed_out`. */
+  timeoutMs?: number;
+  /** How long processes get between SIGTERM and SIGKILL when a run is stopped (default 2000 ms). */
+  killGraceMs?: number;
+  /** Aborting stops the run like a timeout does (vitest's `context.signal` fits here). */
+  signal?: AbortSignal;
+  /**
+   * Keep the run's private CLAUDE_CONFIG_DIR / HOME / TMPDIR: "on-failure" (default), "always",
+   * or "never". A kept sandbox is named in the result's `sandbox_dir`.
+   */
+  keepSandbox?: "on-failure" | "always" | "never";
+  /** Called with each stream-json line as it arrives. */
+  onStreamLine?: (line: Record<string, unknown>) => void;
+}
+
+/** A @evals/core AgentRunResult, plus what helps to reproduce or debug the run. */
+export interface RunAgentResult extends AgentRunResult {
+  /** The command that ran: the executable and its arguments. */
+  command: string[];
+  /** The CLI's process id, which is also its process group id (it ran detached). */
+  pid?: number;
+  /** The run's private config/home/tmp folder, when it was kept. */
+  sandbox_dir?: string;
+  /** One sentence on what went wrong (timeout, exit code, error result), when something did. */
+  error?: string;
+}
+
+const DEFAULT_TIMEOUT_MS = 300_000;
+const STDERR_LIMIT = 20_000;
+
+/**
+ * Runs the real `claude` CLI headless on one prompt (or conversation) and returns what happened as
+ * a normalized Run. The run is hermetic: its own TEST_RUN_ID and output folder, a fresh config
+ * dir, HOME and TMPDIR, no inherited environment beyond PATH/locale/proxy/certs, no telemetry
+ * traffic, stdin closed. A timeout or abort ends the CLI and every process it started.
+ *
+ * Throws only when the run could not start (no claude executable, bad options); everything that
+ * goes wrong once the CLI runs is reported in the result.
+ */
+export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult> {
+  const prompts = Array.isArray(options.prompt) ? options.prompt : [options.prompt];
+  const runId = options.runId ?? newRunId("run");
+  if (!/^[A-Za-z0-9._-]{1,128}$/.test(runId) || runId.includes("..")) {
+    throw new Error(
+      `runAgent: runId ${JSON.stringify(runId)} may only hold letters, digits, ".", "_" and "-"`,
+    );
+  }
+  const bin = findClaude({ ...(options.claudeBin ? { claudeBin: options.claudeBin } : {}) });
+  const outputRootDir = resolve(options.outputRoot ?? process.env.EVALS_OUTPUT_DIR ?? process.cwd());
+  const outputDir = join(outputRootDir, "test-output", runId);
+  mkdirSync(outputDir, { recursive: true });
+  const cwd = resolve(options.cwd ?? process.cwd());
+
+  const sandbox = createSandbox(runId);
+  const marker = randomUUID();
+  const settingsFile = writeSettings(sandbox.root, options.settings);
+  const args = claudeArgs({ ...options, prompts, ...(settingsFile ? { settingsFile } : {}) });
+  const env = hermeticEnv({
+    sandbox,
+    runId,
+    outputRoot: outputRootDir,
+    marker,
+    ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+    isSandbox: needsIsSandbox(options),
+    ...(options.env ? { env: options.env } : {}),
+  });
+
+  const started = performance.now();
+  const multiTurn = prompts.length > 1;
+  const child = execa(bin, args, {
+    cwd,
+    env,
+    extendEnv: false,
+    // Its own process group, so it can be ended as a whole; never tied to our terminal.
+    detached: true,
+    stdin: multiTurn ? "pipe" : "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    buffer: { stdout: false, stderr: true },
+    maxBuffer: { stderr: 10 * 1024 * 1024 },
+    reject: false,
+    stripFinalNewline: false,
+  });
+  const pid = child.pid;
+  const active = { pid, marker };
+  trackRun(active);
+
+  let timedOut = false;
+  let aborted = false;
+  let stopping: Promise<unknown> | undefined;
+  const stop = () => {
+    stopping ??= killProcessTree(pid, { marker, graceMs: options.killGraceMs ?? 2000 });
+    return stopping;
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void stop();
+  }, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const onAbort = () => {
+    aborted = true;
+    void stop();
+  };
+  if (options.signal?.aborted) onAbort();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+
+  // Multi-turn: the first prompt now, each next one when the previous turn's result arrives,
+  // then stdin is closed so the CLI ends after the last turn.
+  let nextPrompt = 0;
+  const feedNext = () => {
+    if (!multiTurn || !child.stdin || child.stdin.destroyed) return;
+    if (nextPrompt < prompts.length) child.stdin.write(userMessageLine(prompts[nextPrompt++]!));
+    if (nextPrompt >= prompts.length) child.stdin.end();
+  };
+  child.stdin?.on("error", () => {
+    // The CLI exited before reading everything; its exit is reported below.
+  });
+  feedNext();
+
+  const lines: unknown[] = [];
+  const parseNotes: RunNote[] = [];
+  const streamFile = createWriteStream(join(outputDir, "stream.jsonl"));
+  let pendingText = "";
+  const takeLine = (text: string) => {
+    if (text.trim() === "") return;
+    let line: unknown;
+    try {
+      line = JSON.parse(text);
+    } catch {
+      parseNotes.push({ kind: "parse_error", message: `stdout line is not JSON: ${text.slice(0, 200)}` });
+      return;
+    }
+    lines.push(line);
+    if (line && typeof line === "object") {
+      options.onStreamLine?.(line as Record<string, unknown>);
+      if ((line as { type?: unknown }).type === "result") feedNext();
+    }
+  };
+  child.stdout?.on("data", (chunk: Buffer) => {
+    streamFile.write(chunk);
+    pendingText += chunk.toString("utf8");
+    let newline = pendingText.indexOf("\n");
+    while (newline >= 0) {
+      takeLine(pendingText.slice(0, newline));
+      pendingText = pendingText.slice(newline + 1);
+      newline = pendingText.indexOf("\n");
+    }
+  });
+
+  const outcome = await child;
+  clearTimeout(timer);
+  options.signal?.removeEventListener("abort", onAbort);
+  takeLine(pendingText);
+  await new Promise<void>((done) => streamFile.end(done));
+  if (stopping) await stopping;
+  // Whatever the CLI left running (background shells, servers) goes too: nothing outlives a run.
+  const leftovers = runProcesses(undefined, marker);
+  if (leftovers.length > 0) await killProcessTree(undefined, { marker, graceMs: 500 });
+  activeRuns.delete(active);
+  const duration_ms = Math.round(performance.now() - started);
+
+  const captured = await readCapturedEvents(outputDir);
+  const run: Run = reconcileRun({
+    streamLines: lines,
+    hookEvents: captured.events,
+    hookTimestamps: captured.timestamps,
+    prompts: multiTurn ? [] : prompts,
+    runId,
+  });
+  run.notes.push(...parseNotes, ...captured.notes);
+  if (leftovers.length > 0) {
+    run.notes.push({
+      kind: "other",
+      message: `the CLI left ${leftovers.length} process(es) running after it exited; they were killed (pids ${leftovers.map((proc) => proc.pid).join(", ")})`,
+    });
+  }
+
+  const exitCode = typeof outcome.exitCode === "number" ? outcome.exitCode : null;
+  const stderr = String(outcome.stderr ?? "").trim();
+  const error = describeFailure({
+    run,
+    timedOut,
+    aborted,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    exitCode,
+    signal: outcome.signal,
+    spawnError:
+      outcome.failed && exitCode === null && !timedOut && !aborted ? outcome.shortMessage : undefined,
+    stderr,
+  });
+  const keep = options.keepSandbox ?? "on-failure";
+  const keepSandbox = keep === "always" || (keep === "on-failure" && error !== undefined);
+  if (!keepSandbox) sandbox.remove();
+
+  const result: RunAgentResult = {
+    run_id: runId,
+    output_dir: outputDir,
+    run,
+    exit_code: exitCode,
+    timed_out: timedOut,
+    duration_ms,
+    ...(stderr ? { stderr: stderr.length > STDERR_LIMIT ? `…${stderr.slice(-STDERR_LIMIT)}` : stderr } : {}),
+    origin: "live",
+    command: [bin, ...args],
+    ...(pid !== undefined ? { pid } : {}),
+    ...(keepSandbox ? { sandbox_dir: sandbox.root } : {}),
+    ...(error ? { error } : {}),
+  };
+  writeFileSync(join(outputDir, "result.json"), `${JSON.stringify(result, null, 2)}\n`);
+  return result;
+}
+
+function describeFailure(input: {
+  run: Run;
+  timedOut: boolean;
+  aborted: boolean;
+  timeoutMs: number;
+  exitCode: number | null;
+  signal: string | undefined;
+  spawnError: string | undefined;
+  stderr: string;
+}): string | undefined {
+  if (input.timedOut) return `the run timed out after ${input.timeoutMs} ms and was killed`;
+  if (input.aborted) return "the run was aborted and killed";
+  if (input.spawnError) return `claude could not be started: ${input.spawnError}`;
+  const final = finalResult(input.run);
+  if (final?.is_error) {
+    return `claude ended with an error result: ${final.subtype}${final.result ? ` (${final.result.slice(0, 300)})` : ""}`;
+  }
+  if (input.exitCode !== 0) {
+    const how =
+      input.exitCode === null
+        ? `was killed by ${input.signal ?? "a signal"}`
+        : `exited with code ${input.exitCode}`;
+    const lastLine = input.stderr.split("\n").filter(Boolean).pop();
+    return `claude ${how}${lastLine ? `: ${lastLine.slice(0, 300)}` : ""}`;
+  }
+  if (!final) return "claude exited without a result line";
+  return undefined;
+}
+
+/** As root, the CLI refuses bypassPermissions unless IS_SANDBOX=1; the run is sandboxed anyway. */
+function needsIsSandbox(options: RunAgentOptions): boolean {
+  const bypass =
+    options.permissionMode === "bypassPermissions" || options.dangerouslySkipPermissions === true;
+  return bypass && typeof process.getuid === "function" && process.getuid() === 0;
+}
+
+/** Writes the run's settings file (the user's settings), or returns undefined when there are none. */
+function writeSettings(dir: string, settings: RunAgentOptions["settings"]): string | undefined {
+  if (settings === undefined) return undefined;
+  const base = typeof settings === "string" ? readSettingsFile(settings) : settings;
+  const file = join(dir, "settings.json");
+  writeFileSync(file, `${JSON.stringify(base, null, 2)}\n`);
+  return file;
+}
+
+function readSettingsFile(file: string): Record<string, unknown> {
+  const path = isAbsolute(file) ? file : resolve(file);
+  if (!existsSync(path)) throw new Error(`runAgent: settings file ${path} does not exist`);
+  try {
+    const value = JSON.parse(readFileSync(path, "utf8")) as unknown;
+    if (!value || typeof value !== "object" || Array.isArray(value)) throw new Error("not a JSON object");
+    return value as Record<string, unknown>;
+  } catch (error) {
+    throw new Error(`runAgent: settings file ${path} is not a JSON object: ${(error as Error).message}`);
+  }
+}
+
+/* Runs in flight: if the test process exits or is told to stop, their process trees go with it. */
+
+const activeRuns = new Set<{ pid: number | undefined; marker: string }>();
+let exitHooksInstalled = false;
+
+function killActiveRunsNow(): void {
+  for (const { pid, marker } of activeRuns) {
+    for (const proc of runProcesses(pid, marker)) {
+      try {
+        process.kill(proc.pid, "SIGKILL");
+      } catch {
+        // Gone already.
+      }
+    }
+    if (pid !== undefined) {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        // Gone already.
+      }
+    }
+  }
+  activeRuns.clear();
+}
+
+function installExitHooks(): void {
+  if (exitHooksInstalled) return;
+  exitHooksInstalled = true;
+  process.on("exit", killActiveRunsNow);
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    const onSignal = () => {
+      killActiveRunsNow();
+      // Without other listeners Node would have exited on this signal: do what it would have done.
+      if (process.listenerCount(signal) === 1) {
+        process.removeListener(signal, onSignal);
+        process.kill(process.pid, signal);
+      }
+    };
+    process.on(signal, onSignal);
+  }
+}
+
+function trackRun(run: { pid: number | undefined; marker: string }): void {
+  installExitHooks();
+  activeRuns.add(run);
+}

@@ -1,0 +1,238 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { finalResult, listToolCalls, toolSequence } from "@evals/core";
+import { countToolResults, reply, text, toolUse } from "@evals/vcr";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ClaudeNotFoundError, isAlive, listProcesses, runAgent, skipIfNoClaude } from "../src/index.js";
+import { delegate, listThenRead, neverDone, withModel } from "./models.js";
+
+/** The real claude CLI installed at the workspace root (2.1.330). */
+const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");
+
+let root: string;
+let project: string;
+let outputRoot: string;
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "harness-live-"));
+  project = join(root, "project");
+  outputRoot = join(root, "out");
+  mkdirSync(project);
+  writeFileSync(join(project, "a.txt"), "hello from a\n");
+  writeFileSync(join(project, "b.txt"), "b\n");
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe("runAgent with the real claude CLI and a scripted loopback model", () => {
+  it("runs the tool calls and returns the normalized run, its files and nothing left behind", async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    process.env.EVALS_HARNESS_TEST_SECRET = "must-not-leak";
+    const result = await withModel(listThenRead(project), (server) =>
+      runAgent({
+        prompt: "list and read",
+        claudeBin,
+        baseUrl: server.url,
+        cwd: project,
+        outputRoot,
+        timeoutMs: 60_000,
+      }),
+    );
+    delete process.env.EVALS_HARNESS_TEST_SECRET;
+    expect(result.error, result.stderr).toBeUndefined();
+    expect(result.exit_code).toBe(0);
+    expect(result.timed_out).toBe(false);
+    expect(result.origin).toBe("live");
+    expect(toolSequence(result.run)).toEqual(["Bash", "Read"]);
+    const [bash, read] = listToolCalls(result.run);
+    expect(bash?.status).toBe("ok");
+    expect(JSON.stringify(bash?.result?.output)).toContain("a.txt");
+    expect(JSON.stringify(read?.result?.output)).toContain("hello from a");
+    expect(result.run.events[0]).toMatchObject({ type: "user_message", text: "list and read" });
+    const final = finalResult(result.run);
+    expect(final).toMatchObject({
+      subtype: "success",
+      is_error: false,
+      result: "Done: 1\thello from a\n2\t",
+    });
+    expect(final?.total_cost_usd).toBeGreaterThan(0);
+    expect(result.run.cwd).toBe(project);
+    expect(result.run.claude_version).toBe("2.1.330");
+
+    expect(result.output_dir).toBe(join(outputRoot, "test-output", result.run_id));
+    const stored = JSON.parse(readFileSync(join(result.output_dir!, "result.json"), "utf8"));
+    expect(stored.run.events).toHaveLength(result.run.events.length);
+    expect(readFileSync(join(result.output_dir!, "stream.jsonl"), "utf8")).toContain('"type":"result"');
+    expect(result.sandbox_dir).toBeUndefined(); // removed after a successful run
+    expect(isAlive(result.pid!)).toBe(false);
+  });
+
+  it("isolates the run: its own HOME, config dir, TMPDIR and run id, and none of the caller's env", async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    process.env.EVALS_HARNESS_TEST_SECRET = "must-not-leak";
+    const command = "env";
+    const result = await withModel(
+      (request) =>
+        countToolResults(request) === 0
+          ? reply(toolUse("Bash", { command, description: "show env" }))
+          : reply(text("ok")),
+      (server) =>
+        runAgent({
+          prompt: "show env",
+          claudeBin,
+          baseUrl: server.url,
+          cwd: project,
+          outputRoot,
+          runId: "isolation-check",
+          keepSandbox: "always",
+          allowedTools: ["Bash(env)"],
+        }),
+    );
+    delete process.env.EVALS_HARNESS_TEST_SECRET;
+    const output = String(listToolCalls(result.run)[0]?.result?.output);
+    const env = new Map(
+      output.split("\n").map((line) => [line.split("=")[0], line.slice(line.indexOf("=") + 1)]),
+    );
+    const sandbox = result.sandbox_dir!;
+    expect(sandbox).toBeDefined();
+    expect(env.get("HOME")).toBe(join(sandbox, "home"));
+    expect(env.get("CLAUDE_CONFIG_DIR")).toBe(join(sandbox, "claude-config"));
+    expect(env.get("TMPDIR")).toBe(join(sandbox, "tmp"));
+    expect(env.get("TEST_RUN_ID")).toBe("isolation-check");
+    expect(env.get("TEST_MODE")).toBe("true");
+    expect(env.get("FORCE_COLOR")).toBe("0");
+    expect(env.get("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC")).toBe("1");
+    expect(env.has("EVALS_HARNESS_TEST_SECRET")).toBe(false);
+    // The CLI wrote its transcript into the private config dir, not the user's.
+    expect(readdirSync(join(sandbox, "claude-config", "projects")).length).toBeGreaterThan(0);
+    rmSync(sandbox, { recursive: true, force: true });
+  });
+
+  it("kills the whole process tree when the run times out, and says so", async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    const token = `evals-timeout-${Date.now()}`;
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const started = Date.now();
+    const result = await withModel(
+      async (request) => {
+        if (countToolResults(request) === 0) {
+          // A long command in the Bash tool's own session, then a model that never answers.
+          return reply(
+            toolUse("Bash", { command: `node -e "setInterval(()=>{},1000)" ${token}`, description: "wait" }),
+          );
+        }
+        await gate;
+        return reply(text("too late"));
+      },
+      async (server) => {
+        try {
+          return await runAgent({
+            prompt: "hang",
+            claudeBin,
+            baseUrl: server.url,
+            cwd: project,
+            outputRoot,
+            timeoutMs: 4000,
+            killGraceMs: 500,
+          });
+        } finally {
+          release();
+        }
+      },
+    );
+    expect(result.timed_out).toBe(true);
+    expect(result.error).toBe("the run timed out after 4000 ms and was killed");
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(toolSequence(result.run)).toEqual(["Bash"]);
+    // No process of the run is left: not the CLI, not its group, not the Bash command's session.
+    expect(isAlive(result.pid!)).toBe(false);
+    expect(listProcesses().filter((proc) => proc.pgid === result.pid)).toEqual([]);
+    const survivors = listProcesses().filter((proc) => {
+      try {
+        return readFileSync(`/proc/${proc.pid}/cmdline`, "utf8").includes(token);
+      } catch {
+        return false;
+      }
+    });
+    expect(survivors).toEqual([]);
+    // The failed run's sandbox is kept for inspection.
+    expect(result.sandbox_dir && existsSync(result.sandbox_dir)).toBe(true);
+    rmSync(result.sandbox_dir!, { recursive: true, force: true });
+  });
+
+  it("stops at max turns with the CLI's error_max_turns result", async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    const result = await withModel(neverDone, (server) =>
+      runAgent({ prompt: "loop", claudeBin, baseUrl: server.url, cwd: project, outputRoot, maxTurns: 2 }),
+    );
+    expect(finalResult(result.run)).toMatchObject({ subtype: "error_max_turns", is_error: true });
+    expect(result.exit_code).toBe(1);
+    expect(result.error).toMatch(/^claude ended with an error result: error_max_turns/);
+    expect(toolSequence(result.run)).toEqual(["Bash", "Bash"]);
+    expect(result.sandbox_dir && existsSync(result.sandbox_dir)).toBe(true);
+    rmSync(result.sandbox_dir!, { recursive: true, force: true });
+  });
+
+  it("attributes a subagent's tool calls to the subagent", async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    const result = await withModel(delegate, (server) =>
+      runAgent({ prompt: "delegate", claudeBin, baseUrl: server.url, cwd: project, outputRoot }),
+    );
+    expect(result.error, result.stderr).toBeUndefined();
+    expect(toolSequence(result.run)).toEqual(["Agent", "Bash"]);
+    const child = result.run.agents.find((agent) => agent.id !== "main")!;
+    expect(child).toMatchObject({ type: "general-purpose", parent: "main" });
+    const agentCall = listToolCalls(result.run, { agent: "main" })[0]!;
+    expect(child.parent_tool_use_id).toBe(agentCall.id);
+    expect(
+      listToolCalls(result.run, { agent: child.id }).map((call) => [call.name, call.input.command]),
+    ).toEqual([["Bash", "echo from-child"]]);
+    expect(finalResult(result.run)?.result).toBe("parent done");
+  });
+
+  it("holds a multi-turn conversation, one user turn per prompt, in order", async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    const result = await withModel(
+      (request) => {
+        const users = request.messages.filter(
+          (message) => message.role === "user" && JSON.stringify(message.content).includes("turn-"),
+        );
+        return reply(text(`answer ${users.length}`));
+      },
+      (server) =>
+        runAgent({
+          prompt: ["turn-one", "turn-two", "turn-three"],
+          claudeBin,
+          baseUrl: server.url,
+          cwd: project,
+          outputRoot,
+        }),
+    );
+    expect(result.error, result.stderr).toBeUndefined();
+    const story = result.run.events
+      .filter((event) => event.type === "user_message" || event.type === "assistant_text")
+      .map((event) => ("text" in event ? event.text : ""));
+    expect(story).toEqual(["turn-one", "answer 1", "turn-two", "answer 2", "turn-three", "answer 3"]);
+    expect(result.run.events.filter((event) => event.type === "final_result")).toHaveLength(3);
+  });
+
+  it("fails to start with an install hint when the claude executable is missing", async () => {
+    const missing = join(root, "no-such-claude");
+    await expect(runAgent({ prompt: "hi", claudeBin: missing, outputRoot })).rejects.toThrow(
+      ClaudeNotFoundError,
+    );
+    await expect(runAgent({ prompt: "hi", claudeBin: missing, outputRoot })).rejects.toThrow(
+      /npm install -D @anthropic-ai\/claude-code@2\.1\.330/,
+    );
+  });
+});

@@ -1,0 +1,74 @@
+import { existsSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { newRunId, RUN_MARKER_ENV } from "../src/index.js";
+import { createSandbox, hermeticEnv, safeName } from "../src/sandbox.js";
+
+describe("hermeticEnv", () => {
+  const sandbox = createSandbox("env-test");
+  const parentEnv = {
+    PATH: "/usr/bin",
+    LANG: "C.UTF-8",
+    HOME: "/home/real",
+    CLAUDE_CONFIG_DIR: "/home/real/.claude",
+    ANTHROPIC_BASE_URL: "https://example.invalid",
+    CLAUDE_CODE_USE_BEDROCK: "1",
+    AWS_SECRET_ACCESS_KEY: "secret",
+    FORCE_COLOR: "3",
+    XDG_CONFIG_HOME: "/home/real/.config",
+  };
+
+  it("keeps only PATH, locale and the like from the caller, and isolates config, home and tmp", () => {
+    const env = hermeticEnv({ sandbox, runId: "r1", outputRoot: "/out", marker: "m1", parentEnv });
+    expect(env.PATH).toBe("/usr/bin");
+    expect(env.LANG).toBe("C.UTF-8");
+    expect(env.HOME).toBe(sandbox.home);
+    expect(env.CLAUDE_CONFIG_DIR).toBe(sandbox.configDir);
+    expect(env.TMPDIR).toBe(sandbox.tmpDir);
+    expect(env.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC).toBe("1");
+    expect(env.FORCE_COLOR).toBe("0");
+    expect(env.TEST_MODE).toBe("true");
+    expect(env.TEST_RUN_ID).toBe("r1");
+    expect(env.EVALS_OUTPUT_DIR).toBe("/out");
+    expect(env[RUN_MARKER_ENV]).toBe("m1");
+    for (const leaked of [
+      "ANTHROPIC_BASE_URL",
+      "CLAUDE_CODE_USE_BEDROCK",
+      "AWS_SECRET_ACCESS_KEY",
+      "XDG_CONFIG_HOME",
+    ]) {
+      expect(env[leaked], leaked).toBeUndefined();
+    }
+    expect(existsSync(sandbox.configDir) && existsSync(sandbox.home) && existsSync(sandbox.tmpDir)).toBe(
+      true,
+    );
+  });
+
+  it("points the CLI at a base url with a dummy key, and lets the caller's env have the last word", () => {
+    const env = hermeticEnv({
+      sandbox,
+      runId: "r1",
+      outputRoot: "/out",
+      marker: "m1",
+      parentEnv,
+      baseUrl: "http://127.0.0.1:9",
+      isSandbox: true,
+      env: { CLAUDE_CODE_MAX_RETRIES: "1", FORCE_COLOR: undefined },
+    });
+    expect(env.ANTHROPIC_BASE_URL).toBe("http://127.0.0.1:9");
+    expect(env.ANTHROPIC_API_KEY).toBe("sk-evals-offline");
+    expect(env.IS_SANDBOX).toBe("1");
+    expect(env.CLAUDE_CODE_MAX_RETRIES).toBe("1");
+    expect("FORCE_COLOR" in env).toBe(false);
+    sandbox.remove();
+    expect(existsSync(sandbox.root)).toBe(false);
+  });
+});
+
+describe("run ids", () => {
+  it("are unique, readable and safe as folder names", () => {
+    const ids = new Set(Array.from({ length: 50 }, () => newRunId("Lists Files / case #1")));
+    expect(ids.size).toBe(50);
+    for (const id of ids) expect(id).toMatch(/^lists-files-case-1-[a-z0-9]+-[0-9a-f]{6}$/);
+    expect(safeName("../../etc")).toBe("etc");
+  });
+});
