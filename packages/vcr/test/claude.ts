@@ -22,6 +22,8 @@ export interface ClaudeRunOptions {
   args?: string[];
   /** Prepare the project folder before the run. */
   setup?: (cwd: string) => void;
+  /** Look at the project folder after the run (it is deleted afterwards). */
+  inspect?: (cwd: string) => void;
   timeoutMs?: number;
 }
 
@@ -66,6 +68,10 @@ export async function runClaude(options: ClaudeRunOptions): Promise<ClaudeRun> {
     .filter((line) => line.trim() !== "")
     .map((line) => JSON.parse(line) as Record<string, unknown>);
   const run = runFromStreamJson(lines, { prompts: [options.prompt] });
-  rmSync(home, { recursive: true, force: true });
+  try {
+    options.inspect?.(cwd);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
   return { exitCode, stdout, stderr, lines, run };
 }

@@ -1,0 +1,218 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { type AgentRunResult, AgentRunResultSchema, listToolCalls, type Run, RunSchema } from "@evals/core";
+import { z } from "zod";
+import { writeSecretFreeFile } from "./recording.js";
+import { createRedactor, type RedactOptions } from "./redact.js";
+import { canonicalJson, stableHash, stableStringify } from "./stable-json.js";
+
+/**
+ * A tool-level cassette: what one agent run did (its Run and result), with the facts needed to find
+ * it again (suite, case, prompt, options) and a list of its tool calls for reviewers. Replaying it
+ * never starts the agent.
+ */
+
+export const CASSETTE_VERSION = 1 as const;
+
+export const CassetteToolCallSchema = z.object({
+  agent: z.string(),
+  id: z.string(),
+  name: z.string(),
+  input: z.record(z.string(), z.unknown()),
+  status: z.enum(["ok", "error", "denied", "incomplete"]),
+  output: z.unknown().optional(),
+  error: z.string().optional(),
+});
+
+export const CassetteMetadataSchema = z.object({
+  suite: z.string(),
+  case_id: z.string(),
+  /** The case's human name, when it has one. */
+  case_name: z.string().optional(),
+  /** ISO time of the recording. */
+  recorded_at: z.string(),
+  prompt: z.string(),
+  /** The run options that shape the run (model, tools, permission mode, ...), as given. */
+  options: z.record(z.string(), z.unknown()).default({}),
+  /** Hash of prompt + options: part of the file name, so a changed case is recorded anew. */
+  key: z.string(),
+  claude_version: z.string().optional(),
+  model: z.string().optional(),
+});
+
+export const CassetteSchema = z.object({
+  version: z.literal(CASSETTE_VERSION),
+  format: z.literal("evals-vcr-cassette"),
+  /** "suite/case-id". */
+  name: z.string(),
+  metadata: CassetteMetadataSchema,
+  /** The run's tool calls, for reading in a review: derived from `run`, checked on load. */
+  tool_calls: z.array(CassetteToolCallSchema),
+  /** The agent's result, without its run (which is `run`). */
+  result: AgentRunResultSchema.omit({ run: true }),
+  run: RunSchema,
+});
+
+export type CassetteToolCall = z.infer<typeof CassetteToolCallSchema>;
+export type CassetteMetadata = z.infer<typeof CassetteMetadataSchema>;
+export type Cassette = z.infer<typeof CassetteSchema>;
+
+export interface CassetteIdentity {
+  suite: string;
+  caseId: string;
+  prompt: string;
+  /** JSON-able run options; functions and undefined values are left out of the key. */
+  options?: Record<string, unknown>;
+}
+
+/** A name safe in any file system: letters, digits, ".", "_" and "-". */
+export function slug(value: string): string {
+  const cleaned = value
+    .normalize("NFKD")
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/-+/g, "-")
+    .replace(/^[-.]+|-+$/g, "")
+    .slice(0, 80);
+  return cleaned || "unnamed";
+}
+
+/** The options as stored and hashed: JSON values only, keys sorted. */
+export function jsonOptions(options: Record<string, unknown> = {}): Record<string, unknown> {
+  return JSON.parse(canonicalJson(options)) as Record<string, unknown>;
+}
+
+/** The hash of prompt + options that goes into a cassette's name. */
+export function cassetteKey(identity: Pick<CassetteIdentity, "prompt" | "options">): string {
+  return stableHash({ prompt: identity.prompt, options: jsonOptions(identity.options) });
+}
+
+/**
+ * Where a case's cassette lives: `<dir>/<suite>/<case-id>.<hash>.<extension>`. Stable across runs
+ * (never a timestamp); the hash changes when the prompt or the options change.
+ */
+export function cassettePath(
+  identity: CassetteIdentity & { dir?: string },
+  extension = "cassette.json",
+): string {
+  const dir = resolve(identity.dir ?? "cassettes");
+  return join(dir, slug(identity.suite), `${slug(identity.caseId)}.${cassetteKey(identity)}.${extension}`);
+}
+
+/** Other cassettes of the same case (recorded for another prompt or options), for error messages. */
+export function siblingCassettes(file: string): string[] {
+  const folder = dirname(file);
+  const name = basename(file);
+  const match = /^(.*)\.[0-9a-f]{8}\.(.+)$/.exec(name);
+  if (!match || !existsSync(folder)) return [];
+  const [, caseSlug, extension] = match;
+  return readdirSync(folder)
+    .filter((entry) => entry !== name && entry.startsWith(`${caseSlug}.`) && entry.endsWith(`.${extension}`))
+    .filter((entry) => /^[0-9a-f]{8}$/.test(entry.slice(caseSlug!.length + 1, -(extension!.length + 1))))
+    .map((entry) => join(folder, entry));
+}
+
+function toolCallsOf(run: Run): CassetteToolCall[] {
+  return listToolCalls(run).map((call) => ({
+    agent: call.agent,
+    id: call.id,
+    name: call.name,
+    input: call.input,
+    status: call.status,
+    ...(call.result?.output !== undefined ? { output: call.result.output } : {}),
+    ...(call.result?.error !== undefined ? { error: call.result.error } : {}),
+  }));
+}
+
+export interface BuildCassetteOptions extends CassetteIdentity {
+  caseName?: string;
+  result: AgentRunResult;
+  recordedAt?: string;
+}
+
+/** A cassette for a finished run. */
+export function buildCassette(options: BuildCassetteOptions): Cassette {
+  const { run, output_dir: _outputDir, ...result } = options.result;
+  return {
+    version: CASSETTE_VERSION,
+    format: "evals-vcr-cassette",
+    name: `${options.suite}/${options.caseId}`,
+    metadata: {
+      suite: options.suite,
+      case_id: options.caseId,
+      ...(options.caseName ? { case_name: options.caseName } : {}),
+      recorded_at: options.recordedAt ?? new Date().toISOString(),
+      prompt: options.prompt,
+      options: jsonOptions(options.options),
+      key: cassetteKey(options),
+      ...(run.claude_version ? { claude_version: run.claude_version } : {}),
+      ...(run.model ? { model: run.model } : {}),
+    },
+    tool_calls: toolCallsOf(run),
+    result,
+    run,
+  };
+}
+
+/** Parses and validates a cassette; errors name the source and the field. */
+export function parseCassette(value: unknown, source = "cassette"): Cassette {
+  const version = (value as { version?: unknown } | null)?.version;
+  if (typeof version === "number" && version > CASSETTE_VERSION) {
+    throw new Error(
+      `${source}: cassette format version ${version} is newer than this @evals/vcr understands (${CASSETTE_VERSION}); upgrade @evals/vcr`,
+    );
+  }
+  const parsed = CassetteSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`${source} (field ${issue.path.join(".") || "(root)"}): ${issue.message}`);
+  }
+  const cassette = parsed.data;
+  const derived = toolCallsOf(cassette.run);
+  if (canonicalJson(derived) !== canonicalJson(cassette.tool_calls)) {
+    const at = derived.findIndex(
+      (call, index) => canonicalJson(call) !== canonicalJson(cassette.tool_calls[index]),
+    );
+    const index = at === -1 ? Math.min(derived.length, cassette.tool_calls.length) : at;
+    throw new Error(
+      `${source} (field tool_calls.${index}): tool_calls does not match run.events (they list ${cassette.tool_calls.length} calls, the run has ${derived.length}); tool_calls is a summary of the run: edit run.events, or record the case again`,
+    );
+  }
+  return cassette;
+}
+
+export function readCassette(file: string): Cassette {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new Error(`cannot read cassette ${file}: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${file}: not valid JSON: ${(error as Error).message}`);
+  }
+  return parseCassette(value, file);
+}
+
+/** Writes a cassette as pretty, key-sorted JSON, secrets redacted, atomically. */
+export function writeCassette(file: string, cassette: Cassette, redact?: RedactOptions): void {
+  const redactor = createRedactor(redact);
+  const checked = parseCassette(redactor.value(cassette), file);
+  const text = stableStringify(checked, [
+    "version",
+    "format",
+    "name",
+    "metadata",
+    "tool_calls",
+    "result",
+    "run",
+  ]);
+  writeSecretFreeFile(file, text, redactor);
+}
+
+/** The AgentRunResult a cassette replays (origin "cassette"). */
+export function cassetteResult(cassette: Cassette): AgentRunResult {
+  return { ...structuredClone(cassette.result), run: structuredClone(cassette.run), origin: "cassette" };
+}

@@ -1,0 +1,215 @@
+import { canonicalJson } from "./stable-json.js";
+import type { WireRequest } from "./wire.js";
+
+/**
+ * The normalized form of a request: what a replay matches on. It drops or masks everything that
+ * differs between two runs of the same scenario (observed with Claude Code 2.1.330):
+ *
+ * - `metadata.user_id` (device id, session id) and every `cache_control` marker;
+ * - the hex suffix of `cc_version=2.1.330.b55` in the billing header line of the system prompt;
+ * - the environment lines (Platform, Shell, OS Version, Is a git repository) and "Today's date is …";
+ * - the `# gitStatus` context (branch, status, recent commits), and the whole context block when
+ *   that is all it carries (a git repository has it, a plain folder does not);
+ * - the working directory and the config directory (and the dash-escaped cwd in project paths),
+ *   found in the request itself, wherever they appear (tool inputs and outputs too);
+ * - subagent ids (`agentId: a21b…`) and the `duration_ms` and `subagent_tokens` of subagent hand-backs;
+ * - the order of the tool list, and string vs. `[{type: "text"}]` message content;
+ * - the query string (`?beta=true`) and all headers.
+ */
+
+export interface NormalizeOptions {
+  /** More rewrites applied to every string after the built-in ones: `[pattern, replacement]`. */
+  replace?: Array<[RegExp | string, string]>;
+  /**
+   * Body fields to leave out of the match, as dotted paths where `*` matches any key or index:
+   * `"max_tokens"`, `"thinking"`, `"messages.*.content.*.citations"`.
+   */
+  ignore?: string[];
+  /** Keep the tool list in the order it was sent (default: sorted by name). */
+  keepToolOrder?: boolean;
+}
+
+export interface NormalizedRequest {
+  method: string;
+  /** The path without its query string. */
+  path: string;
+  body: unknown;
+}
+
+/** Paths the CLI puts into requests that differ from run to run, found in the request itself. */
+export interface RequestEnvironment {
+  cwd?: string;
+  configDir?: string;
+  agentIds: string[];
+}
+
+const CWD_LINE = /Primary working directory: (.+)/;
+const CONFIG_DIR = /persistent file-based memory at `(.+?)\/projects\//;
+const AGENT_ID = /agentId: ([A-Za-z0-9_-]+)/g;
+
+function forEachString(value: unknown, visit: (text: string) => void): void {
+  if (typeof value === "string") visit(value);
+  else if (Array.isArray(value)) for (const item of value) forEachString(item, visit);
+  else if (value !== null && typeof value === "object")
+    for (const item of Object.values(value)) forEachString(item, visit);
+}
+
+/** The working directory, config directory and subagent ids a request mentions. */
+export function requestEnvironment(body: unknown): RequestEnvironment {
+  const environment: RequestEnvironment = { agentIds: [] };
+  forEachString(body, (text) => {
+    if (!environment.cwd) environment.cwd = CWD_LINE.exec(text)?.[1]?.trim();
+    if (!environment.configDir) environment.configDir = CONFIG_DIR.exec(text)?.[1];
+    for (const match of text.matchAll(AGENT_ID)) {
+      if (!environment.agentIds.includes(match[1]!)) environment.agentIds.push(match[1]!);
+    }
+  });
+  return environment;
+}
+
+/** Claude Code's encoding of a path in `projects/<path>`: every non-alphanumeric becomes "-". */
+export function escapedProjectPath(path: string): string {
+  return path.replace(/[^A-Za-z0-9]/g, "-");
+}
+
+const LINE_RULES: Array<[RegExp, string]> = [
+  [/(cc_version=\d+\.\d+\.\d+)\.[0-9a-f]+;/g, "$1;"],
+  [/( - Platform: ).*/g, "$1<platform>"],
+  [/( - Shell: ).*/g, "$1<shell>"],
+  [/( - OS Version: ).*/g, "$1<os-version>"],
+  [/( - Is a git repository: ).*/g, "$1<is-git-repo>"],
+  [/(Today's date is )\d{4}-\d{2}-\d{2}/g, "$1<date>"],
+  [
+    /# gitStatus\n[\s\S]*?(?=\n# |\n\nClaude Code attached|\n?<\/system-reminder>|$)/g,
+    "# gitStatus\n<git-status>",
+  ],
+  [/(<usage>[\s\S]*?duration_ms: )\d+/g, "$1<duration>"],
+  [/(<usage>[\s\S]*?subagent_tokens: )\d+/g, "$1<tokens>"],
+];
+
+function escapeRegExp(value: string): string {
+  return value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** The string rewrites for one request: built-in rules, its own paths and ids, then the user's. */
+function rewritesFor(environment: RequestEnvironment, options: NormalizeOptions): Array<[RegExp, string]> {
+  const rules: Array<[RegExp, string]> = [...LINE_RULES];
+  const paths: Array<[string, string]> = [];
+  if (environment.configDir) paths.push([environment.configDir, "<config-dir>"]);
+  if (environment.cwd) {
+    paths.push([environment.cwd, "<cwd>"]);
+    paths.push([escapedProjectPath(environment.cwd), "<cwd-escaped>"]);
+  }
+  // Longest first, so a path inside another is not cut in two.
+  paths.sort((a, b) => b[0].length - a[0].length);
+  for (const [path, label] of paths) rules.push([new RegExp(escapeRegExp(path), "g"), label]);
+  environment.agentIds.forEach((id, index) => {
+    rules.push([new RegExp(`\\b${escapeRegExp(id)}\\b`, "g"), `<agent-${index + 1}>`]);
+  });
+  for (const [pattern, replacement] of options.replace ?? []) {
+    rules.push([
+      typeof pattern === "string"
+        ? new RegExp(escapeRegExp(pattern), "g")
+        : new RegExp(pattern.source, pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`),
+      replacement,
+    ]);
+  }
+  return rules;
+}
+
+function rewriteStrings(value: unknown, rules: Array<[RegExp, string]>): unknown {
+  if (typeof value === "string") {
+    let out = value;
+    for (const [pattern, replacement] of rules) {
+      pattern.lastIndex = 0;
+      out = out.replace(pattern, replacement);
+    }
+    return out;
+  }
+  if (Array.isArray(value)) return value.map((item) => rewriteStrings(item, rules));
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      if (key === "cache_control") continue;
+      out[key] = rewriteStrings(item, rules);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** The CLI's context reminder when all it carries is the (masked) git status. */
+const GIT_STATUS_ONLY =
+  /^<system-reminder>\nAs you answer the user's questions, you can use the following context:\n# gitStatus\n<git-status>\n\nClaude Code attached this context automatically[^\n]*\n<\/system-reminder>\s*$/;
+
+function isGitStatusOnly(block: unknown): boolean {
+  const { type, text } = (block ?? {}) as { type?: unknown; text?: unknown };
+  return type === "text" && typeof text === "string" && GIT_STATUS_ONLY.test(text);
+}
+
+function dropPath(value: unknown, segments: string[]): void {
+  if (segments.length === 0 || value === null || typeof value !== "object") return;
+  const [head, ...rest] = segments;
+  const keys = head === "*" ? Object.keys(value) : [head!];
+  for (const key of keys) {
+    if (!(key in value)) continue;
+    if (rest.length === 0) {
+      if (Array.isArray(value)) (value as unknown[])[Number(key)] = "<ignored>";
+      else delete (value as Record<string, unknown>)[key];
+    } else {
+      dropPath((value as Record<string, unknown>)[key], rest);
+    }
+  }
+}
+
+/** The normalized body of a Messages API request (see the module comment for what is masked). */
+export function normalizeBody(body: unknown, options: NormalizeOptions = {}): unknown {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return body;
+  const environment = requestEnvironment(body);
+  const normalized = rewriteStrings(body, rewritesFor(environment, options)) as Record<string, unknown>;
+
+  const metadata = normalized.metadata as Record<string, unknown> | undefined;
+  if (metadata && typeof metadata === "object") {
+    delete metadata.user_id;
+    if (Object.keys(metadata).length === 0) delete normalized.metadata;
+  }
+  if (Array.isArray(normalized.messages)) {
+    normalized.messages = normalized.messages.map((message) => {
+      if (!message || typeof message !== "object") return message;
+      const { content } = message as { content?: unknown };
+      if (typeof content === "string") return { ...message, content: [{ type: "text", text: content }] };
+      // A git repository adds a context block that a plain folder does not have.
+      if (Array.isArray(content))
+        return { ...message, content: content.filter((block) => !isGitStatusOnly(block)) };
+      return message;
+    });
+  }
+  if (typeof normalized.system === "string") normalized.system = [{ type: "text", text: normalized.system }];
+  if (Array.isArray(normalized.tools) && !options.keepToolOrder) {
+    normalized.tools = [...normalized.tools].sort((a, b) =>
+      String((a as { name?: unknown }).name ?? "").localeCompare(
+        String((b as { name?: unknown }).name ?? ""),
+      ),
+    );
+  }
+  for (const path of options.ignore ?? []) dropPath(normalized, path.split("."));
+  return normalized;
+}
+
+export function normalizeRequest(request: WireRequest, options: NormalizeOptions = {}): NormalizedRequest {
+  return {
+    method: request.method.toUpperCase(),
+    path: request.path.split("?")[0] ?? request.path,
+    body: request.body !== undefined ? normalizeBody(request.body, options) : (request.raw_body ?? null),
+  };
+}
+
+/** The match key of a normalized request: its canonical JSON. */
+export function canonicalKey(normalized: NormalizedRequest): string {
+  return canonicalJson(normalized);
+}
+
+/** The match key of a request: the canonical JSON of its normalized form. */
+export function requestKey(request: WireRequest, options: NormalizeOptions = {}): string {
+  return canonicalKey(normalizeRequest(request, options));
+}

@@ -1,0 +1,132 @@
+import { errorBody } from "./messages-api.js";
+import { type Recording, recordingFromInteractions, writeRecording } from "./recording.js";
+import type { RedactOptions } from "./redact.js";
+import type { Interaction, ModelSource, SourceResponse, WireRequest } from "./wire.js";
+import { jsonResponse } from "./wire.js";
+
+/** The Anthropic API, the upstream of a live recording when none is given. */
+export const ANTHROPIC_API_URL = "https://api.anthropic.com";
+
+export interface PassthroughOptions {
+  /** Where to forward requests: the real API by default, or another model server. */
+  upstream?: string;
+  /**
+   * The API key to send upstream instead of the CLI's own (so the CLI can run with a dummy key).
+   * Defaults to ANTHROPIC_API_KEY for a non-loopback upstream.
+   */
+  apiKey?: string;
+  /** Per-request timeout in ms (default 10 minutes, like the CLI's). */
+  timeoutMs?: number;
+}
+
+export interface RecordingSourceOptions extends PassthroughOptions {
+  /** Write the recording there when the server closes. */
+  file?: string;
+  /** Extra secrets and patterns to redact (API keys and sk-ant- tokens always are). */
+  redact?: RedactOptions;
+  /** Stored in the recording's `metadata` (suite, case, prompt, ...). */
+  metadata?: Record<string, unknown>;
+}
+
+/** A source that forwards to an upstream and keeps what it saw. */
+export interface RecordingSource extends ModelSource {
+  /** The recording of everything so far (redacted). */
+  recording(interactions: readonly Interaction[]): Recording;
+}
+
+const DROPPED_FORWARD_HEADERS = new Set([
+  "host",
+  "content-length",
+  "connection",
+  "accept-encoding",
+  "keep-alive",
+]);
+const DROPPED_RESPONSE_HEADERS = new Set([
+  "content-length",
+  "content-encoding",
+  "transfer-encoding",
+  "connection",
+]);
+
+/** Whether a URL points at this machine's loopback interface. */
+export function isLoopbackUrl(url: string): boolean {
+  const { hostname } = new URL(url);
+  return hostname === "127.0.0.1" || hostname === "localhost" || hostname === "[::1]" || hostname === "::1";
+}
+
+function forwarder(options: PassthroughOptions) {
+  const upstream = (options.upstream ?? ANTHROPIC_API_URL).replace(/\/+$/, "");
+  const loopback = isLoopbackUrl(upstream);
+  const apiKey = options.apiKey ?? (loopback ? undefined : process.env.ANTHROPIC_API_KEY);
+  if (!loopback && !apiKey) {
+    throw new Error(
+      `forwarding to ${upstream} needs an API key: set ANTHROPIC_API_KEY (or pass apiKey) to record a live run`,
+    );
+  }
+  const forward = async (request: WireRequest): Promise<SourceResponse> => {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (!DROPPED_FORWARD_HEADERS.has(name)) headers[name] = value;
+    }
+    if (apiKey) {
+      headers["x-api-key"] = apiKey;
+      delete headers.authorization;
+    }
+    const hasBody = request.method !== "GET" && request.method !== "HEAD";
+    const body = request.raw_body ?? (request.body !== undefined ? JSON.stringify(request.body) : undefined);
+    let response: Response;
+    try {
+      response = await fetch(`${upstream}${request.path}`, {
+        method: request.method,
+        headers,
+        ...(hasBody && body !== undefined ? { body } : {}),
+        signal: AbortSignal.timeout(options.timeoutMs ?? 600_000),
+      });
+    } catch (error) {
+      const message = `the upstream ${upstream} did not answer: ${(error as Error).message}`;
+      return { ...jsonResponse(502, errorBody(502, message)), error: message };
+    }
+    const text = await response.text();
+    const responseHeaders: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      if (!DROPPED_RESPONSE_HEADERS.has(name)) responseHeaders[name] = value;
+    });
+    return { status: response.status, headers: responseHeaders, body: text };
+  };
+  return { forward, apiKey };
+}
+
+/** Forwards every request to the upstream and stores nothing (the `off` mode of the wire level). */
+export function passthrough(options: PassthroughOptions = {}): ModelSource {
+  const { forward } = forwarder(options);
+  return { name: "passthrough", respond: (request) => forward(request) };
+}
+
+/**
+ * Forwards every request to the upstream (the real API, or another model server) and records
+ * every request/response pair; with `file`, writes the redacted recording when the server closes.
+ * Responses are passed on once complete (not streamed through chunk by chunk).
+ */
+export function recording(options: RecordingSourceOptions = {}): RecordingSource {
+  const { forward, apiKey } = forwarder(options);
+  const redact: RedactOptions = {
+    ...options.redact,
+    secrets: [...(options.redact?.secrets ?? []), ...(apiKey ? [apiKey] : [])],
+  };
+  const toRecording = (interactions: readonly Interaction[]) =>
+    recordingFromInteractions(interactions, {
+      redact,
+      metadata: {
+        ...(options.metadata ?? {}),
+        upstream: isLoopbackUrl(options.upstream ?? ANTHROPIC_API_URL) ? "loopback" : "api",
+      },
+    });
+  return {
+    name: "record",
+    respond: (request) => forward(request),
+    recording: toRecording,
+    async close(interactions) {
+      if (options.file) writeRecording(options.file, toRecording(interactions), redact);
+    },
+  };
+}

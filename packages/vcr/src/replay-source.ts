@@ -1,0 +1,220 @@
+import { type Difference, diffValues, formatDifferences } from "./diff.js";
+import { errorBody } from "./messages-api.js";
+import {
+  canonicalKey,
+  escapedProjectPath,
+  type NormalizedRequest,
+  type NormalizeOptions,
+  normalizeRequest,
+  requestEnvironment,
+} from "./normalize.js";
+import { type Recording, readRecording, recordedRequest, recordedResponse } from "./recording.js";
+import { createRedactor, type RedactOptions } from "./redact.js";
+import { estimateTokens } from "./scripted-source.js";
+import {
+  isCountTokensPath,
+  isMessagesPath,
+  jsonResponse,
+  type ModelSource,
+  type SourceResponse,
+  type WireRequest,
+} from "./wire.js";
+
+/**
+ * Answers from a recording. Each request is matched by its normalized form (see normalize.ts), not
+ * by position, so requests of concurrent subagents may arrive in any order. A request that matches
+ * nothing gets an API error naming the closest recorded request and how it differs.
+ */
+
+/** The status of the divergence error: one the CLI neither retries (with x-should-retry) nor rewords. */
+export const DIVERGENCE_STATUS = 409;
+
+export interface ReplayOptions extends NormalizeOptions {
+  /**
+   * Put the current working directory (and config directory) in place of the recorded ones in
+   * replayed responses, so tool calls with absolute paths land in this run's folder. Default true.
+   */
+  rewritePaths?: boolean;
+  /** How the recording is called in messages (defaults to its file name). */
+  label?: string;
+  /**
+   * The redaction the recording was made with: incoming requests are redacted the same way before
+   * matching, so a secret in a prompt still matches its [REDACTED] recorded form.
+   */
+  redact?: RedactOptions;
+}
+
+/** Where a replay left the recording, and how. */
+export interface Divergence {
+  /** The server's interaction index of the request that matched nothing. */
+  interaction: number;
+  /** Its position among the Messages requests of this replay (1-based: "request 3"). */
+  request: number;
+  method: string;
+  path: string;
+  /** The closest recorded interaction and how the request differs from it. */
+  closest?: { index: number; differences: Difference[] };
+  /** The explanation sent to the CLI and shown in reports. */
+  message: string;
+}
+
+export interface ReplaySource extends ModelSource {
+  readonly recording: Recording;
+  /** Requests that matched nothing, in order. */
+  readonly divergences: Divergence[];
+  /** Recorded interaction indexes that were replayed, in the order they were used. */
+  readonly played: number[];
+  /** Recorded Messages interactions never replayed (the run stopped early or went elsewhere). */
+  unplayed(): number[];
+  /** A readable summary: what was replayed, where it diverged, what was left. */
+  report(): string;
+  /** Throws the first divergence (or an incomplete replay) as an Error with the report. */
+  assertComplete(): void;
+}
+
+interface Entry {
+  index: number;
+  request: WireRequest;
+  normalized: NormalizedRequest;
+  key: string;
+}
+
+function replacePaths(text: string, pairs: Array<[string, string]>): string {
+  let out = text;
+  for (const [from, to] of pairs) {
+    if (!from || from === to) continue;
+    out = out.split(from).join(to);
+    const jsonFrom = JSON.stringify(from).slice(1, -1);
+    const jsonTo = JSON.stringify(to).slice(1, -1);
+    if (jsonFrom !== from) out = out.split(jsonFrom).join(jsonTo);
+  }
+  return out;
+}
+
+/** Replays `recording` (a Recording or the path of its file). */
+export function replaying(recordingOrFile: Recording | string, options: ReplayOptions = {}): ReplaySource {
+  const recording = typeof recordingOrFile === "string" ? readRecording(recordingOrFile) : recordingOrFile;
+  const label = options.label ?? (typeof recordingOrFile === "string" ? recordingOrFile : "the recording");
+  const entries: Entry[] = recording.interactions.map((interaction, position) => {
+    const request = recordedRequest(recording, interaction);
+    const normalized = normalizeRequest(request, options);
+    return { index: position, request, normalized, key: canonicalKey(normalized) };
+  });
+  const redactor = createRedactor(options.redact);
+  const normalize = (request: WireRequest) =>
+    normalizeRequest(
+      request.body === undefined ? request : { ...request, body: redactor.value(request.body) },
+      options,
+    );
+  const used = new Set<number>();
+  const played: number[] = [];
+  const divergences: Divergence[] = [];
+  let messageRequests = 0;
+
+  const closestTo = (normalized: NormalizedRequest): Divergence["closest"] => {
+    const sameEndpoint = entries.filter(
+      (entry) => entry.normalized.method === normalized.method && entry.normalized.path === normalized.path,
+    );
+    const unusedFirst = [...sameEndpoint.filter((entry) => !used.has(entry.index)), ...sameEndpoint];
+    let best: Divergence["closest"];
+    for (const entry of unusedFirst) {
+      const differences = diffValues(entry.normalized.body, normalized.body);
+      if (!best || differences.length < best.differences.length) best = { index: entry.index, differences };
+    }
+    return best;
+  };
+
+  const diverge = (
+    request: WireRequest,
+    normalized: NormalizedRequest,
+    interaction: number,
+  ): SourceResponse => {
+    const closest = closestTo(normalized);
+    const where = `request ${messageRequests} (interaction #${interaction}, ${request.method} ${normalized.path})`;
+    const lines = [`@evals/vcr replay diverged at ${where}: no recorded request in ${label} matches it.`];
+    if (closest) {
+      lines.push(`Closest recorded request: interaction #${closest.index}, which differs at:`);
+      lines.push(formatDifferences(closest.differences));
+    } else {
+      lines.push(`The recording has no ${normalized.method} ${normalized.path} request at all.`);
+    }
+    lines.push("If the change is intended, record the run again (VCR_MODE=record).");
+    const message = lines.join("\n");
+    divergences.push({
+      interaction,
+      request: messageRequests,
+      method: request.method,
+      path: normalized.path,
+      ...(closest ? { closest } : {}),
+      message,
+    });
+    return {
+      ...jsonResponse(DIVERGENCE_STATUS, errorBody(400, message, "invalid_request_error"), {
+        "x-should-retry": "false",
+      }),
+      error: message,
+    };
+  };
+
+  const pick = (key: string): Entry | undefined => {
+    const matches = entries.filter((entry) => entry.key === key);
+    // The first unused match; a request repeated more often than recorded (a retry) gets the last.
+    return matches.find((entry) => !used.has(entry.index)) ?? matches[matches.length - 1];
+  };
+
+  const source: ReplaySource = {
+    name: "replay",
+    recording,
+    divergences,
+    played,
+    async respond(request, context) {
+      const normalized = normalize(request);
+      const messages = isMessagesPath(request.path);
+      if (messages) messageRequests++;
+      const entry = pick(canonicalKey(normalized));
+      if (!entry) {
+        if (isCountTokensPath(request.path)) {
+          return jsonResponse(200, {
+            input_tokens: estimateTokens(request.raw_body ?? JSON.stringify(request.body ?? "")),
+          });
+        }
+        if (!messages) {
+          if (request.path.startsWith("/api/hello")) return jsonResponse(200, {});
+          return jsonResponse(404, errorBody(404, `${request.method} ${request.path} is not in ${label}`));
+        }
+        return diverge(request, normalized, context.index);
+      }
+      used.add(entry.index);
+      played.push(entry.index);
+      const response = recordedResponse(recording.interactions[entry.index]!);
+      if (options.rewritePaths === false) return response;
+      const recorded = requestEnvironment(entry.request.body);
+      const current = requestEnvironment(request.body);
+      const pairs: Array<[string, string]> = [];
+      if (recorded.configDir && current.configDir) pairs.push([recorded.configDir, current.configDir]);
+      if (recorded.cwd && current.cwd) {
+        pairs.push([recorded.cwd, current.cwd]);
+        pairs.push([escapedProjectPath(recorded.cwd), escapedProjectPath(current.cwd)]);
+      }
+      pairs.sort((a, b) => b[0].length - a[0].length);
+      return { ...response, body: replacePaths(response.body, pairs) };
+    },
+    unplayed() {
+      return entries
+        .filter((entry) => !used.has(entry.index) && isMessagesPath(entry.request.path))
+        .map((entry) => entry.index);
+    },
+    report() {
+      const lines = [`Replayed ${played.length} of ${entries.length} recorded interactions from ${label}.`];
+      for (const divergence of divergences) lines.push(divergence.message);
+      const left = source.unplayed();
+      if (left.length > 0)
+        lines.push(`Never replayed: interactions ${left.map((index) => `#${index}`).join(", ")}.`);
+      return lines.join("\n");
+    },
+    assertComplete() {
+      if (divergences.length > 0 || source.unplayed().length > 0) throw new Error(source.report());
+    },
+  };
+  return source;
+}
