@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { appendJsonlLine, CAPTURED_EVENT_VERSION, type CapturedEvent, type ToolCallEntry } from "@evals/core";
-import type { HookLimits } from "./config.js";
+import { type HookLimits, hookLimitsFromEnv } from "./config.js";
 import { type HookErrorEntry, logHookError } from "./hook-errors.js";
 import {
   EVENTS_FILE,
@@ -12,6 +12,7 @@ import {
   runIdProblem,
   TOOL_CALLS_FILE,
 } from "./paths.js";
+import { hookSeq } from "./seq.js";
 import { truncateLargeFields } from "./truncate.js";
 
 /**
@@ -21,6 +22,7 @@ import { truncateLargeFields } from "./truncate.js";
  */
 
 export interface CaptureContext {
+  /** Where TEST_RUN_ID, EVALS_OUTPUT_DIR and CLAUDE_PROJECT_DIR are read from. */
   env: Record<string, string | undefined>;
   cwd: string;
   pid: number;
@@ -43,6 +45,29 @@ export interface CaptureOutcome {
 }
 
 type HookPayload = Record<string, unknown> & { hook_event_name: string };
+
+/**
+ * Captures one hook input in this process, exactly as the `evals-hook` executable does (for
+ * in-process hooks such as the Agent SDK's). It does not look at TEST_MODE: calling it is the
+ * decision to capture. Options default to this process's env, cwd and pid, and the env's limits.
+ */
+export function captureHookEvent(input: unknown, options: Partial<CaptureContext> = {}): CaptureOutcome {
+  const env = options.env ?? process.env;
+  let text: string;
+  try {
+    text = JSON.stringify(input) ?? "";
+  } catch (error) {
+    text = `(not serializable: ${describe(error)})`;
+  }
+  return captureHookInput(text, {
+    env,
+    cwd: options.cwd ?? process.cwd(),
+    pid: options.pid ?? process.pid,
+    seq: options.seq ?? hookSeq(),
+    limits: options.limits ?? hookLimitsFromEnv(env),
+    ...(options.stdinProblems ? { stdinProblems: options.stdinProblems } : {}),
+  });
+}
 
 export function captureHookInput(text: string, context: CaptureContext): CaptureOutcome {
   const parsed = parsePayload(text);

@@ -1,5 +1,13 @@
 // @evals/hooks: capture every Claude Code hook event to JSONL, register the capture, read it back.
 
+export {
+  type CaptureContext,
+  type CaptureOutcome,
+  captureHookEvent,
+  captureHookInput,
+  chooseRunId,
+} from "./capture.js";
+
 export { DEFAULT_HOOK_LIMITS, type HookLimits, hookLimitsFromEnv } from "./config.js";
 export {
   CAPTURABLE_HOOK_EVENTS,
@@ -39,6 +47,7 @@ export {
   hookFileFormats,
   hookJsonSchemaFor,
 } from "./schemas.js";
+export { hookSeq } from "./seq.js";
 export {
   type ClaudeHookCommand,
   type ClaudeHookMatcher,

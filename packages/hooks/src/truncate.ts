@@ -1,9 +1,10 @@
 /**
  * Keeps captured lines bounded. A string longer than the limit (in UTF-8 bytes) is cut at a
- * character boundary and ends with a marker; an array or object whose JSON is still longer than
- * the limit once its members are cut keeps only the members that fit (an object also gets an
- * `evals_hook_truncated` key saying what was dropped). Every cut is reported as a path such as
- * `event.tool_response.file.content`. Plain Node, no zod: the hook executable imports this file.
+ * character boundary and ends with a marker. An array or object is cut only when its own members
+ * (not counting members that were cut themselves) add up past the limit: an array keeps its first
+ * items, an object its first members plus an `evals_hook_truncated` member saying what was
+ * dropped. Every cut is reported as a path such as `event.tool_response.file.content`.
+ * Plain Node, no zod: the hook executable imports this file.
  */
 
 export const DEFAULT_MAX_FIELD_BYTES = 256 * 1024;
@@ -11,7 +12,7 @@ export const DEFAULT_MAX_FIELD_BYTES = 256 * 1024;
 /** Starts the marker appended to a cut string: `…[truncated by evals-hook: kept 262144 of 1048576 bytes]`. */
 export const TRUNCATION_MARKER = "…[truncated by evals-hook: ";
 
-/** The key added to an object whose members were dropped. */
+/** The member added to an object whose members were dropped. */
 export const TRUNCATED_KEY = "evals_hook_truncated";
 
 export interface TruncateResult<T> {
@@ -38,7 +39,10 @@ export function truncateLargeFields<T>(
 
 interface Sized {
   value: unknown;
+  /** JSON size in UTF-8 bytes. */
   bytes: number;
+  /** JSON size not counting members that were cut (0 when this value was cut). */
+  ownBytes: number;
 }
 
 function cut(value: unknown, path: string, max: number, truncated: string[], isRoot = false): Sized {
@@ -48,36 +52,48 @@ function cut(value: unknown, path: string, max: number, truncated: string[], isR
     return cutObject(value as Record<string, unknown>, path, max, truncated, isRoot);
   }
   // Numbers, booleans, null (JSON.parse output has nothing else).
-  return { value, bytes: String(JSON.stringify(value) ?? "null").length };
+  const bytes = String(JSON.stringify(value) ?? "null").length;
+  return { value, bytes, ownBytes: bytes };
 }
 
 function cutString(value: string, path: string, max: number, truncated: string[]): Sized {
-  const bytes = Buffer.byteLength(value, "utf8");
-  if (bytes <= max) return { value, bytes: jsonBytes(value) };
+  const length = Buffer.byteLength(value, "utf8");
+  if (length <= max) {
+    const bytes = jsonBytes(value);
+    return { value, bytes, ownBytes: bytes };
+  }
   const buffer = Buffer.from(value, "utf8");
   let end = max;
   // Back up to the start of a UTF-8 sequence so no character is split.
   while (end > 0 && ((buffer[end] ?? 0) & 0xc0) === 0x80) end--;
-  const kept = `${buffer.toString("utf8", 0, end)}${TRUNCATION_MARKER}kept ${end} of ${bytes} bytes]`;
+  const kept = `${buffer.toString("utf8", 0, end)}${TRUNCATION_MARKER}kept ${end} of ${length} bytes]`;
   truncated.push(path);
-  return { value: kept, bytes: jsonBytes(kept) };
+  return { value: kept, bytes: jsonBytes(kept), ownBytes: 0 };
 }
 
 function cutArray(value: unknown[], path: string, max: number, truncated: string[], isRoot: boolean): Sized {
   const items = value.map((item, index) => cut(item, `${path}[${index}]`, max, truncated));
-  const changed = items.some((item, index) => item.value !== value[index]);
-  let bytes = 2 + Math.max(0, items.length - 1) + items.reduce((sum, item) => sum + item.bytes, 0);
-  if (bytes <= max || isRoot) return { value: changed ? items.map((item) => item.value) : value, bytes };
-  const kept: unknown[] = [];
-  bytes = 2;
+  const overhead = 2 + Math.max(0, items.length - 1);
+  const bytes = overhead + sum(items, (item) => item.bytes);
+  const ownBytes = overhead + sum(items, (item) => item.ownBytes);
+  if (ownBytes <= max || isRoot) {
+    const changed = items.some((item, index) => item.value !== value[index]);
+    return { value: changed ? items.map((item) => item.value) : value, bytes, ownBytes };
+  }
+  const kept: Sized[] = [];
+  let size = 2;
   for (const item of items) {
-    const next = bytes + item.bytes + (kept.length > 0 ? 1 : 0);
+    const next = size + item.ownBytes + (kept.length > 0 ? 1 : 0);
     if (next > max) break;
-    kept.push(item.value);
-    bytes = next;
+    kept.push(item);
+    size = next;
   }
   truncated.push(path);
-  return { value: kept, bytes };
+  return {
+    value: kept.map((item) => item.value),
+    bytes: 2 + Math.max(0, kept.length - 1) + sum(kept, (item) => item.bytes),
+    ownBytes: 0,
+  };
 }
 
 function cutObject(
@@ -94,25 +110,25 @@ function cutObject(
     if (item.value !== value[key]) changed = true;
     members.push({ key, keyBytes: jsonBytes(key) + 1, item });
   }
-  const total =
-    2 + Math.max(0, members.length - 1) + members.reduce((sum, m) => sum + m.keyBytes + m.item.bytes, 0);
-  if (total <= max || isRoot) {
-    return { value: changed ? objectOf(members) : value, bytes: total };
-  }
-  const marker = (count: number) => `kept ${count} of ${members.length} members of ${total} bytes`;
+  const overhead = 2 + Math.max(0, members.length - 1) + sum(members, (member) => member.keyBytes);
+  const bytes = overhead + sum(members, (member) => member.item.bytes);
+  const ownBytes = overhead + sum(members, (member) => member.item.ownBytes);
+  if (ownBytes <= max || isRoot) return { value: changed ? objectOf(members) : value, bytes, ownBytes };
+
+  const marker = (count: number) => `kept ${count} of ${members.length} members (${bytes} bytes)`;
   // Room for the marker member, sized for the longest count it can show.
-  let bytes = 2 + jsonBytes(TRUNCATED_KEY) + 1 + jsonBytes(marker(members.length)) + 1;
+  let size = 2 + jsonBytes(TRUNCATED_KEY) + 1 + jsonBytes(marker(members.length)) + 1;
   const kept: typeof members = [];
   for (const member of members) {
-    const next = bytes + member.keyBytes + member.item.bytes + (kept.length > 0 ? 1 : 0);
+    const next = size + member.keyBytes + member.item.ownBytes + (kept.length > 0 ? 1 : 0);
     if (next > max) break;
     kept.push(member);
-    bytes = next;
+    size = next;
   }
   const out = objectOf(kept);
   out[TRUNCATED_KEY] = marker(kept.length);
   truncated.push(path);
-  return { value: out, bytes: jsonBytes(out) };
+  return { value: out, bytes: jsonBytes(out), ownBytes: 0 };
 }
 
 /** A plain object from members; defineProperty keeps a "__proto__" key an ordinary member. */
@@ -127,6 +143,12 @@ function objectOf(members: { key: string; item: Sized }[]): Record<string, unkno
     });
   }
   return out;
+}
+
+function sum<T>(items: readonly T[], size: (item: T) => number): number {
+  let total = 0;
+  for (const item of items) total += size(item);
+  return total;
 }
 
 function jsonBytes(value: unknown): number {
