@@ -1,0 +1,207 @@
+import type { EvaluatorResult, Run, Violation } from "@evals/core";
+import { type EvaluatorId, RULE_IDS, type RuleId } from "../evaluator.js";
+import { type ApprovalGateOptions, approvalGate } from "../rules/approval-gate.js";
+import { behavior } from "../rules/behavior.js";
+import { cleanupConfirmation } from "../rules/cleanup-confirmation.js";
+import { type ContextLoadingOptions, contextLoading } from "../rules/context-loading.js";
+import { delegation } from "../rules/delegation.js";
+import { executionBalance } from "../rules/execution-balance.js";
+import { forbiddenCommands } from "../rules/forbidden-commands.js";
+import { performanceMetrics } from "../rules/performance-metrics.js";
+import { readBeforeWrite } from "../rules/read-before-write.js";
+import { stopOnFailure } from "../rules/stop-on-failure.js";
+import { toolUsage } from "../rules/tool-usage.js";
+import { trajectoryMatch, trajectoryOptionsFrom } from "../trajectory/trajectory-match.js";
+import { parseCase } from "./load.js";
+import type { EvalCase, EvalCaseInput, ExpectedViolation } from "./schema.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: each rule takes its own options type.
+type RuleFunction = (run: Run, options: any) => EvaluatorResult;
+
+/** The rule evaluators by id. */
+export const RULES: Record<RuleId, RuleFunction> = {
+  "approval-gate": approvalGate,
+  "context-loading": contextLoading,
+  "execution-balance": executionBalance,
+  "tool-usage": toolUsage,
+  delegation,
+  "stop-on-failure": stopOnFailure,
+  "cleanup-confirmation": cleanupConfirmation,
+  "read-before-write": readBeforeWrite,
+  "forbidden-commands": forbiddenCommands,
+  "performance-metrics": performanceMetrics,
+};
+
+/**
+ * A rule's options for a case: its `rules` entry, plus what the case says elsewhere (the permission
+ * mode and allowedTools pre-approve calls for approval-gate; behavior.expectedContextFiles and
+ * requiresContext drive context-loading). Undefined when the case turns the rule off.
+ */
+export function ruleOptionsFromCase(id: RuleId, evalCase: EvalCase): Record<string, unknown> | undefined {
+  const configured = evalCase.rules[id];
+  if (configured === false) return undefined;
+  const options = (typeof configured === "object" ? configured : {}) as Record<string, unknown>;
+  if (id === "approval-gate") {
+    const fromCase: ApprovalGateOptions = {
+      ...(evalCase.agent.permissionMode ? { permissionMode: evalCase.agent.permissionMode } : {}),
+      ...(evalCase.agent.allowedTools ? { allowedTools: evalCase.agent.allowedTools } : {}),
+    };
+    return { ...fromCase, ...options };
+  }
+  if (id === "context-loading") {
+    const fromCase: ContextLoadingOptions = {
+      ...(evalCase.behavior?.expectedContextFiles
+        ? { expectedContextFiles: evalCase.behavior.expectedContextFiles }
+        : {}),
+      ...(evalCase.behavior?.requiresContext ? { required: true } : {}),
+    };
+    return { ...fromCase, ...options };
+  }
+  return options;
+}
+
+/** The evaluators a case runs, in report order: behavior, trajectory (when expected), then the rules. */
+export function evaluatorsForCase(evalCase: EvalCase): EvaluatorId[] {
+  const ids: EvaluatorId[] = ["behavior"];
+  if (evalCase.expectedTrajectory !== undefined) ids.push("trajectory");
+  for (const id of RULE_IDS) if (evalCase.rules[id] !== false) ids.push(id);
+  return ids;
+}
+
+/** Runs one evaluator of a case on a run. */
+export async function runCaseEvaluator(
+  id: EvaluatorId,
+  run: Run,
+  evalCase: EvalCase,
+): Promise<EvaluatorResult> {
+  if (id === "behavior") return behavior(run, evalCase.behavior ?? {});
+  if (id === "trajectory") {
+    if (evalCase.expectedTrajectory === undefined)
+      throw new Error(`case ${evalCase.id} has no expectedTrajectory`);
+    return trajectoryMatch(run, trajectoryOptionsFrom(evalCase.expectedTrajectory));
+  }
+  return RULES[id](run, ruleOptionsFromCase(id, evalCase) ?? {});
+}
+
+/** How an expected violation turned out. */
+export interface ExpectedViolationOutcome extends ExpectedViolation {
+  /** How many matching violations the run produced. */
+  occurred: number;
+  passed: boolean;
+  message: string;
+}
+
+/** One evaluator's result judged in the light of the case. */
+export interface EvaluatorVerdict {
+  evaluator: EvaluatorId;
+  /** The case's rules: expected violations occurred, forbidden ones did not, no other error. */
+  passed: boolean;
+  /** 1 when passed, else the evaluator's own score (0 when that was 1). */
+  score: number;
+  /** The score this evaluator needs (the case's threshold; none for behavior, which must pass). */
+  threshold?: number;
+  /** Whether it counts as passing: score >= threshold when there is one, else `passed`. */
+  ok: boolean;
+  /** Why it failed, one line each. */
+  reasons: string[];
+  expectedViolations: ExpectedViolationOutcome[];
+  /** The evaluator's own result. */
+  result: EvaluatorResult;
+}
+
+/** A run judged against a case. */
+export interface CaseEvaluation {
+  caseId: string;
+  caseName?: string;
+  /** Every evaluator ok. */
+  passed: boolean;
+  /** The mean of the verdicts' scores (performance-metrics aside). */
+  score: number;
+  threshold?: number;
+  verdicts: EvaluatorVerdict[];
+  /** The evaluators' own results, in order. */
+  results: EvaluatorResult[];
+  expectedViolations: ExpectedViolationOutcome[];
+  /** Why the case failed (empty when it passed), each line prefixed with the evaluator id. */
+  reasons: string[];
+}
+
+/**
+ * Judges a run against a case: every evaluator the case runs, and one verdict. Behavior must pass;
+ * every expected violation (shouldViolate: true) must occur and no forbidden one (shouldViolate:
+ * false) may; any other error-severity violation fails. With a `threshold`, an evaluator other than
+ * behavior passes when its score reaches it.
+ */
+export async function evaluate(run: Run, input: EvalCase | EvalCaseInput): Promise<CaseEvaluation> {
+  const evalCase = parseCase(input, `case ${JSON.stringify((input as { id?: unknown })?.id ?? "?")}`);
+  const ids = evaluatorsForCase(evalCase);
+  const results = await Promise.all(ids.map((id) => runCaseEvaluator(id, run, evalCase)));
+  const verdicts = ids.map((id, position) => judge(id, results[position] as EvaluatorResult, evalCase));
+  const scored = verdicts.filter((verdict) => verdict.evaluator !== "performance-metrics");
+  const reasons = verdicts.flatMap((verdict) =>
+    verdict.ok ? [] : verdict.reasons.map((reason) => `${verdict.evaluator}: ${reason}`),
+  );
+  return {
+    caseId: evalCase.id,
+    ...(evalCase.name !== undefined ? { caseName: evalCase.name } : {}),
+    passed: verdicts.every((verdict) => verdict.ok),
+    score: scored.length === 0 ? 1 : scored.reduce((sum, verdict) => sum + verdict.score, 0) / scored.length,
+    ...(evalCase.threshold !== undefined ? { threshold: evalCase.threshold } : {}),
+    verdicts,
+    results,
+    expectedViolations: verdicts.flatMap((verdict) => verdict.expectedViolations),
+    reasons,
+  };
+}
+
+function describeExpected(expected: ExpectedViolation): string {
+  return [
+    `a ${expected.rule} violation`,
+    expected.type ? `of type ${expected.type}` : undefined,
+    expected.severity ? `with severity ${expected.severity}` : undefined,
+  ]
+    .filter(Boolean)
+    .join(" ");
+}
+
+function judge(id: EvaluatorId, result: EvaluatorResult, evalCase: EvalCase): EvaluatorVerdict {
+  const covered = new Set<Violation>();
+  const reasons: string[] = [];
+  const outcomes: ExpectedViolationOutcome[] = [];
+  for (const expected of evalCase.expectedViolations) {
+    if (expected.rule !== id) continue;
+    const matching = result.violations.filter(
+      (item) =>
+        item.rule === expected.rule &&
+        (expected.severity === undefined || item.severity === expected.severity) &&
+        (expected.type === undefined || item.type === expected.type),
+    );
+    for (const item of matching) covered.add(item);
+    const passed = expected.shouldViolate ? matching.length > 0 : matching.length === 0;
+    const message = expected.shouldViolate
+      ? passed
+        ? `${describeExpected(expected)} occurred ${matching.length}×, as expected`
+        : `expected ${describeExpected(expected)}, but none occurred`
+      : passed
+        ? `no ${describeExpected(expected).replace(/^a /, "")}, as expected`
+        : `${describeExpected(expected)} must not occur, but: ${matching[0]?.message}`;
+    outcomes.push({ ...expected, occurred: matching.length, passed, message });
+    if (!passed) reasons.push(message);
+  }
+  for (const item of result.violations) {
+    if (item.severity === "error" && !covered.has(item)) reasons.push(`${item.type}: ${item.message}`);
+  }
+  const passed = reasons.length === 0;
+  const score = passed ? 1 : result.score < 1 ? result.score : 0;
+  const threshold = id === "behavior" ? undefined : evalCase.threshold;
+  return {
+    evaluator: id,
+    passed,
+    score,
+    ...(threshold !== undefined ? { threshold } : {}),
+    ok: threshold === undefined ? passed : score >= threshold,
+    reasons,
+    expectedViolations: outcomes,
+    result,
+  };
+}

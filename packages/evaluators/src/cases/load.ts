@@ -1,0 +1,276 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, extname, isAbsolute, join, resolve } from "node:path";
+import { type Document, isMap, isNode, isPair, isScalar, LineCounter, parseAllDocuments } from "yaml";
+import type { z } from "zod";
+import { type EvalCase, EvalCaseSchema } from "./schema.js";
+
+/** One problem in a case file: where it is and what is wrong. */
+export interface CaseIssue {
+  file: string;
+  /** 1-based, when known. */
+  line?: number;
+  column?: number;
+  /** The dotted path of the field (`behavior.mustUseTools.0`). */
+  field?: string;
+  message: string;
+}
+
+/** A case file that cannot be used, with every problem found in it. */
+export class CaseFileError extends Error {
+  override readonly name = "CaseFileError";
+  constructor(
+    readonly file: string,
+    readonly issues: CaseIssue[],
+  ) {
+    super(issues.map(formatIssue).join("\n"));
+  }
+  get line(): number | undefined {
+    return this.issues[0]?.line;
+  }
+  get field(): string | undefined {
+    return this.issues[0]?.field;
+  }
+}
+
+export function formatIssue(issue: CaseIssue): string {
+  const at =
+    issue.line !== undefined ? `:${issue.line}${issue.column !== undefined ? `:${issue.column}` : ""}` : "";
+  return `${issue.file}${at}${issue.field ? ` (field ${issue.field})` : ""}: ${issue.message}`;
+}
+
+/** A case read from a file, with the file it came from (fixture paths are resolved against it). */
+export type LoadedCase = EvalCase & { file: string };
+
+const parsed = new WeakSet<object>();
+
+/** Validates a case given as an object. Errors name the field (no lines: there is no file). */
+export function parseCase(value: unknown, source = "<case>"): EvalCase {
+  if (value && typeof value === "object" && parsed.has(value)) return value as EvalCase;
+  const result = EvalCaseSchema.safeParse(value);
+  if (!result.success) {
+    throw new CaseFileError(
+      source,
+      result.error.issues.map((issue) => ({ file: source, ...fieldOf(issue), message: messageOf(issue) })),
+    );
+  }
+  parsed.add(result.data);
+  return result.data;
+}
+
+/** Writes a case in code with type checking; throws a CaseFileError when it is invalid. */
+export function defineCase(input: z.input<typeof EvalCaseSchema>): EvalCase {
+  return parseCase(input, `case ${JSON.stringify(input?.id ?? "?")}`);
+}
+
+/**
+ * Reads the cases in a YAML or JSON text: a YAML file may hold several documents (`---`), a JSON file
+ * an array of cases. Every problem is reported with its file, line and field.
+ */
+export function parseCaseText(text: string, file: string): LoadedCase[] {
+  const isJson = extname(file).toLowerCase() === ".json";
+  if (isJson) {
+    try {
+      JSON.parse(text);
+    } catch (error) {
+      throw new CaseFileError(file, [
+        {
+          file,
+          ...jsonErrorPosition(text, error as Error),
+          message: `invalid JSON: ${(error as Error).message}`,
+        },
+      ]);
+    }
+  }
+  const lineCounter = new LineCounter();
+  const documents = parseAllDocuments(text, { lineCounter, uniqueKeys: !isJson, prettyErrors: false });
+  const list = Array.isArray(documents) ? documents : [];
+  const syntax: CaseIssue[] = [];
+  for (const document of list) {
+    for (const error of document.errors) {
+      const position = lineCounter.linePos(error.pos[0]);
+      syntax.push({
+        file,
+        line: position.line,
+        column: position.col,
+        message: `invalid ${isJson ? "JSON" : "YAML"}: ${error.message.split("\n")[0]}`,
+      });
+    }
+  }
+  if (syntax.length > 0) throw new CaseFileError(file, syntax);
+
+  const entries: { document: Document; prefix: (string | number)[]; value: unknown }[] = [];
+  for (const document of list) {
+    const value = document.toJS({ maxAliasCount: 100 });
+    if (value === null || value === undefined) continue;
+    if (!Array.isArray(value)) entries.push({ document, prefix: [], value });
+    else
+      for (const [index, item] of value.entries()) entries.push({ document, prefix: [index], value: item });
+  }
+  if (entries.length === 0)
+    throw new CaseFileError(file, [{ file, line: 1, message: "the file holds no case" }]);
+
+  const issues: CaseIssue[] = [];
+  const cases: LoadedCase[] = [];
+  for (const entry of entries) {
+    const result = EvalCaseSchema.safeParse(entry.value);
+    if (!result.success) {
+      for (const issue of result.error.issues) {
+        const path = [
+          ...entry.prefix,
+          ...issue.path.map((part) => (typeof part === "symbol" ? String(part) : part)),
+        ];
+        const position = locate(entry.document, lineCounter, path, issue);
+        issues.push({ file, ...position, ...fieldOf(issue), message: messageOf(issue) });
+      }
+      continue;
+    }
+    const evalCase = result.data;
+    if (evalCase.agent.fixture && !isAbsolute(evalCase.agent.fixture)) {
+      evalCase.agent.fixture = resolve(dirname(file), evalCase.agent.fixture);
+    }
+    const loaded = { ...evalCase, file } as LoadedCase;
+    parsed.add(loaded);
+    cases.push(loaded);
+  }
+  const seen = new Map<string, LoadedCase>();
+  for (const evalCase of cases) {
+    if (seen.has(evalCase.id))
+      issues.push({ file, field: "id", message: `duplicate case id ${JSON.stringify(evalCase.id)}` });
+    seen.set(evalCase.id, evalCase);
+  }
+  if (issues.length > 0) throw new CaseFileError(file, issues);
+  return cases;
+}
+
+/** Every case in a file. */
+export function loadCases(file: string): LoadedCase[] {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new CaseFileError(file, [
+      { file, message: `cannot read the case file: ${(error as Error).message}` },
+    ]);
+  }
+  return parseCaseText(text, file);
+}
+
+/** The one case in a file (an error when it holds several). */
+export function loadCase(file: string): LoadedCase {
+  const cases = loadCases(file);
+  if (cases.length !== 1) {
+    throw new CaseFileError(file, [
+      { file, message: `expected one case, found ${cases.length} (use loadCases)` },
+    ]);
+  }
+  return cases[0] as LoadedCase;
+}
+
+const CASE_FILE = /\.(ya?ml|json)$/i;
+
+/**
+ * Every case under a folder (its .yaml, .yml and .json files, recursively, in path order). Ids must be
+ * unique across the folder. All files are checked before anything is returned.
+ */
+export function loadCaseDir(dir: string): LoadedCase[] {
+  const files: string[] = [];
+  const walk = (folder: string) => {
+    for (const name of readdirSync(folder).sort()) {
+      if (name === "node_modules" || name.startsWith(".")) continue;
+      const path = join(folder, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (CASE_FILE.test(name)) files.push(path);
+    }
+  };
+  walk(dir);
+  const issues: CaseIssue[] = [];
+  const cases: LoadedCase[] = [];
+  const ids = new Map<string, string>();
+  for (const file of files) {
+    try {
+      for (const evalCase of loadCases(file)) {
+        const other = ids.get(evalCase.id);
+        if (other)
+          issues.push({
+            file,
+            field: "id",
+            message: `case id ${JSON.stringify(evalCase.id)} is also used in ${other}`,
+          });
+        ids.set(evalCase.id, file);
+        cases.push(evalCase);
+      }
+    } catch (error) {
+      if (error instanceof CaseFileError) issues.push(...error.issues);
+      else throw error;
+    }
+  }
+  if (issues.length > 0) throw new CaseFileError(dir, issues);
+  return cases;
+}
+
+function fieldOf(issue: z.core.$ZodIssue): { field?: string } {
+  const path = issue.path.map(String);
+  if (issue.code === "unrecognized_keys" && issue.keys.length > 0) path.push(issue.keys[0] as string);
+  return path.length > 0 ? { field: path.join(".") } : {};
+}
+
+function messageOf(issue: z.core.$ZodIssue): string {
+  if (issue.code === "unrecognized_keys") {
+    return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((key) => JSON.stringify(key)).join(", ")}`;
+  }
+  if (issue.code === "invalid_union" && issue.errors.length > 0) {
+    // Say what the closest alternative wanted rather than "invalid input".
+    const closest = [...issue.errors].sort((a, b) => a.length - b.length)[0]?.[0];
+    if (closest) return messageOf(closest as z.core.$ZodIssue);
+  }
+  if (issue.code === "invalid_value" && issue.values.length > 1) {
+    return `expected one of ${issue.values.map((value) => JSON.stringify(value)).join(", ")}`;
+  }
+  return issue.message;
+}
+
+/**
+ * The line and column of the node a zod issue is about: the value at its path, the key of an unknown
+ * field, or, for a missing field, the nearest enclosing node that exists.
+ */
+function locate(
+  document: Document,
+  lineCounter: LineCounter,
+  path: (string | number)[],
+  issue: z.core.$ZodIssue,
+): { line?: number; column?: number } {
+  const at = (offset: number | undefined) => {
+    if (offset === undefined) return {};
+    const position = lineCounter.linePos(offset);
+    return { line: position.line, column: position.col };
+  };
+  for (let length = path.length; length >= 0; length--) {
+    const node = length === 0 ? document.contents : document.getIn(path.slice(0, length), true);
+    if (!isNode(node) || !node.range) continue;
+    if (length === path.length && issue.code === "unrecognized_keys" && isMap(node)) {
+      const pair = node.items.find(
+        (item) => isPair(item) && isScalar(item.key) && issue.keys.includes(String(item.key.value)),
+      );
+      if (pair && isPair(pair) && isNode(pair.key) && pair.key.range) return at(pair.key.range[0]);
+    }
+    if (length < path.length && isMap(node)) {
+      // The field is missing, or its value is empty: point at its key when it is there.
+      const key = path[length];
+      const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && item.key.value === key);
+      if (pair && isPair(pair) && isNode(pair.key) && pair.key.range) return at(pair.key.range[0]);
+    }
+    return at(node.range[0]);
+  }
+  return {};
+}
+
+function jsonErrorPosition(text: string, error: Error): { line?: number; column?: number } {
+  const lineColumn = /line (\d+) column (\d+)/.exec(error.message);
+  if (lineColumn) return { line: Number(lineColumn[1]), column: Number(lineColumn[2]) };
+  const position = /position (\d+)/.exec(error.message);
+  if (!position) return {};
+  const offset = Number(position[1]);
+  const before = text.slice(0, offset);
+  const line = before.split("\n").length;
+  return { line, column: offset - before.lastIndexOf("\n") };
+}

@@ -1,0 +1,170 @@
+import { SeveritySchema } from "@evals/core";
+import { z } from "zod";
+import { EVALUATOR_IDS } from "../evaluator.js";
+import { PermissionModeSchema } from "../permissions.js";
+import { ApprovalGateOptionsSchema } from "../rules/approval-gate.js";
+import { BehaviorSchema } from "../rules/behavior.js";
+import { CleanupConfirmationOptionsSchema } from "../rules/cleanup-confirmation.js";
+import { ContextLoadingOptionsSchema } from "../rules/context-loading.js";
+import { DelegationOptionsSchema } from "../rules/delegation.js";
+import { ExecutionBalanceOptionsSchema } from "../rules/execution-balance.js";
+import { ForbiddenCommandsOptionsSchema } from "../rules/forbidden-commands.js";
+import { PerformanceMetricsOptionsSchema } from "../rules/performance-metrics.js";
+import { ReadBeforeWriteOptionsSchema } from "../rules/read-before-write.js";
+import { StopOnFailureOptionsSchema } from "../rules/stop-on-failure.js";
+import { ToolUsageOptionsSchema } from "../rules/tool-usage.js";
+import { ExpectedTrajectorySchema } from "../trajectory/trajectory-match.js";
+
+/** The case file format's version. A reader accepts the versions it knows. */
+export const CASE_VERSION = 1 as const;
+
+/** A duration: milliseconds, or a string with a unit ("90s", "2m", "1500ms", "1h"). */
+export const DurationSchema = z
+  .union([
+    z.number().int().positive(),
+    z.string().regex(/^\d+(\.\d+)?\s*(ms|s|m|h)$/, 'a duration such as 30000, "90s", "2m" or "1h"'),
+  ])
+  .transform((value) => (typeof value === "number" ? value : durationMs(value)));
+
+function durationMs(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)$/.exec(text) as RegExpExecArray;
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as "ms" | "s" | "m" | "h"];
+  return Math.round(Number(match[1]) * unit);
+}
+
+/** How the harness runs the agent for this case (Claude Code's CLI options). */
+export const AgentOptionsSchema = z
+  .object({
+    model: z.string().optional(),
+    maxTurns: z.number().int().positive().optional(),
+    /** `--allowedTools` rules: `Read`, `Write`, `Bash(npm test:*)`. Also pre-approve calls for approval-gate. */
+    allowedTools: z.array(z.string()).optional(),
+    disallowedTools: z.array(z.string()).optional(),
+    permissionMode: PermissionModeSchema.optional(),
+    /** A folder copied into the run's working directory before it starts (relative to the case file). */
+    fixture: z.string().optional(),
+    appendSystemPrompt: z.string().optional(),
+    /** Extra environment variables for the agent. */
+    env: z.record(z.string(), z.string()).optional(),
+  })
+  .strict();
+
+/** An evaluator that must (or must not) report a violation. Matched by rule id, never by substring. */
+export const ExpectedViolationSchema = z
+  .object({
+    /** The evaluator id (approval-gate, read-before-write, trajectory, behavior, ...). */
+    rule: z.enum(EVALUATOR_IDS),
+    /** true (default): it must occur; false: it must not. */
+    shouldViolate: z.boolean().default(true),
+    /** Only violations of this severity count. */
+    severity: SeveritySchema.optional(),
+    /** Only violations of this type count (e.g. "missing-approval"). */
+    type: z.string().optional(),
+  })
+  .strict();
+
+const rule = <T extends z.ZodType>(options: T) => z.union([z.boolean(), options]).optional();
+
+/** Which rule evaluators run, and their options: `false` turns one off, an object configures it. */
+export const RulesSchema = z
+  .object({
+    "approval-gate": rule(ApprovalGateOptionsSchema),
+    "context-loading": rule(ContextLoadingOptionsSchema),
+    "execution-balance": rule(ExecutionBalanceOptionsSchema),
+    "tool-usage": rule(ToolUsageOptionsSchema),
+    delegation: rule(DelegationOptionsSchema),
+    "stop-on-failure": rule(StopOnFailureOptionsSchema),
+    "cleanup-confirmation": rule(CleanupConfirmationOptionsSchema),
+    "read-before-write": rule(ReadBeforeWriteOptionsSchema),
+    "forbidden-commands": rule(ForbiddenCommandsOptionsSchema),
+    "performance-metrics": rule(PerformanceMetricsOptionsSchema),
+  })
+  .strict();
+
+/** A test case for an agent: what to run, and how to judge the run. */
+export const EvalCaseSchema = z
+  .object({
+    /** Lets editors validate the file (`$schema: ../node_modules/@evals/evaluators/schemas/case.json`). */
+    $schema: z.string().optional(),
+    version: z
+      .literal(CASE_VERSION, {
+        error: (issue) =>
+          `unsupported case format version ${JSON.stringify(issue.input)}: this @evals/evaluators reads version ${CASE_VERSION}`,
+      })
+      .default(CASE_VERSION),
+    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, "letters, digits and . _ : / - (no spaces)"),
+    name: z.string().optional(),
+    description: z.string().optional(),
+    tags: z.array(z.string()).default([]),
+    /** The prompt (`claude -p`). */
+    prompt: z.string().min(1).optional(),
+    /** Several prompts, sent in turn (a multi-turn case). */
+    prompts: z.array(z.string().min(1)).min(1).optional(),
+    agent: AgentOptionsSchema.default({}),
+    behavior: BehaviorSchema.optional(),
+    expectedTrajectory: ExpectedTrajectorySchema.optional(),
+    expectedViolations: z.array(ExpectedViolationSchema).default([]),
+    rules: RulesSchema.default({}),
+    /** How many times the case runs (default 1). */
+    trials: z.number().int().positive().default(1),
+    /** The score (0..1) each of the case's scorers needs; without one, every scorer must pass. */
+    threshold: z.number().min(0).max(1).optional(),
+    /** How long one run may take: milliseconds or "90s", "2m". */
+    timeout: DurationSchema.optional(),
+  })
+  .strict()
+  .superRefine((value, ctx) => {
+    if (value.prompt !== undefined && value.prompts !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["prompts"],
+        message: "give either `prompt` or `prompts`, not both",
+      });
+    }
+    value.expectedViolations.forEach((expected, position) => {
+      if (expected.rule === "trajectory" && value.expectedTrajectory === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["expectedViolations", position, "rule"],
+          message: "a trajectory violation is expected but the case has no expectedTrajectory",
+        });
+      }
+      if ((value.rules as Record<string, unknown>)[expected.rule] === false) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["expectedViolations", position, "rule"],
+          message: `a ${expected.rule} violation is expected but rules.${expected.rule} is false`,
+        });
+      }
+    });
+    const { minToolCalls, maxToolCalls } = value.behavior ?? {};
+    if (minToolCalls !== undefined && maxToolCalls !== undefined && minToolCalls > maxToolCalls) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["behavior", "maxToolCalls"],
+        message: "maxToolCalls is below minToolCalls",
+      });
+    }
+  });
+
+/** A parsed case (defaults filled in). */
+export type EvalCase = z.output<typeof EvalCaseSchema>;
+/** A case as written in a file or in code. */
+export type EvalCaseInput = z.input<typeof EvalCaseSchema>;
+export type ExpectedViolation = z.output<typeof ExpectedViolationSchema>;
+export type AgentOptions = z.output<typeof AgentOptionsSchema>;
+export type RulesConfig = z.output<typeof RulesSchema>;
+
+/** The prompts of a case, in order. */
+export function casePrompts(evalCase: Pick<EvalCase, "prompt" | "prompts">): string[] {
+  return evalCase.prompts ?? (evalCase.prompt !== undefined ? [evalCase.prompt] : []);
+}
+
+/** The JSON Schema (draft 2020-12) of a case file, generated from the zod schema. */
+export function caseJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(EvalCaseSchema, { io: "input", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
+  return { $id: "urn:evals:evaluators:case", title: "Eval case", ...schema };
+}

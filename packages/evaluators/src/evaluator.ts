@@ -1,0 +1,133 @@
+import {
+  type EvaluatorResult,
+  type EventPointer,
+  type Evidence,
+  evaluatorResult,
+  type Scorer,
+  type ScorerInput,
+  type Severity,
+  SeveritySchema,
+  type ToolCallView,
+  type Violation,
+} from "@evals/core";
+import { z } from "zod";
+
+/** The rule evaluators, by the id their violations carry and cases name. */
+export const RULE_IDS = [
+  "approval-gate",
+  "context-loading",
+  "execution-balance",
+  "tool-usage",
+  "delegation",
+  "stop-on-failure",
+  "cleanup-confirmation",
+  "read-before-write",
+  "forbidden-commands",
+  "performance-metrics",
+] as const;
+export type RuleId = (typeof RULE_IDS)[number];
+
+/** Every built-in evaluator: the rules, behavior (the case's expectations) and trajectory matching. */
+export const EVALUATOR_IDS = ["behavior", "trajectory", ...RULE_IDS] as const;
+export type EvaluatorId = (typeof EVALUATOR_IDS)[number];
+
+/**
+ * Options every rule accepts: `severity` replaces the severity of the rule's violations, for all of
+ * them (`"warning"`) or by violation type (`{ "missing-approval": "warning" }`).
+ */
+export const RuleOptionsBaseSchema = z.object({
+  severity: z.union([SeveritySchema, z.record(z.string(), SeveritySchema)]).optional(),
+});
+export type RuleOptionsBase = z.input<typeof RuleOptionsBaseSchema>;
+
+export function severityFor(
+  options: RuleOptionsBase | undefined,
+  type: string,
+  fallback: Severity,
+): Severity {
+  const override = options?.severity;
+  if (override === undefined) return fallback;
+  if (typeof override === "string") return override;
+  return override[type] ?? fallback;
+}
+
+export function pointerTo(call: Pick<ToolCallView, "index" | "id" | "agent">): EventPointer {
+  return { event_index: call.index, tool_use_id: call.id, agent: call.agent };
+}
+
+export function violation(
+  rule: string,
+  type: string,
+  severity: Severity,
+  message: string,
+  pointer?: EventPointer,
+  evidence?: unknown,
+): Violation {
+  return {
+    rule,
+    type,
+    severity,
+    message,
+    ...(pointer ? { pointer } : {}),
+    ...(evidence !== undefined ? { evidence } : {}),
+  };
+}
+
+/** A rule's result: it passes when none of its violations is an error. */
+export function ruleResult(
+  evaluator: string,
+  fields: {
+    score: number;
+    violations: Violation[];
+    evidence?: Evidence[];
+    metadata?: Record<string, unknown>;
+  },
+): EvaluatorResult {
+  return evaluatorResult({
+    evaluator,
+    passed: !fields.violations.some((item) => item.severity === "error"),
+    score: fields.score,
+    violations: fields.violations,
+    evidence: fields.evidence ?? [],
+    metadata: fields.metadata ?? {},
+  });
+}
+
+/** The fraction of checks that passed (1 when there was nothing to check). */
+export function fraction(passed: number, total: number): number {
+  return total === 0 ? 1 : passed / total;
+}
+
+/** Scorer factories accept the score the scorer needs (0..1); without one, the result's `passed` decides. */
+export interface EvaluatorOptionsWithThreshold {
+  threshold?: number;
+}
+
+/**
+ * Turns an evaluator into a describeEval scorer. With no explicit options, the scorer takes them from
+ * the case it is given (when `fromCase` knows how), so the same scorer works across a suite of cases.
+ */
+export function scorerFrom<Options>(
+  name: string,
+  evaluate: (
+    run: ScorerInput["run"],
+    options: Options | undefined,
+  ) => EvaluatorResult | Promise<EvaluatorResult>,
+  options: (Options & EvaluatorOptionsWithThreshold) | undefined,
+  fromCase?: (evalCase: unknown) => Options | undefined,
+): Scorer {
+  const { threshold, ...rest } = (options ?? {}) as Options & { threshold?: number };
+  const explicit = options === undefined ? undefined : (rest as Options);
+  return {
+    name,
+    ...(threshold !== undefined ? { threshold } : {}),
+    score({ run, case: evalCase }) {
+      const caseOptions = evalCase !== undefined && fromCase ? fromCase(evalCase) : undefined;
+      const merged =
+        caseOptions === undefined
+          ? explicit
+          : ({ ...caseOptions, ...(explicit ?? {}) } as Options | undefined);
+      return evaluate(run, merged);
+    },
+  };
+}

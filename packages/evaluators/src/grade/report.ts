@@ -1,0 +1,65 @@
+import { listToolCalls, type Run, type Violation } from "@evals/core";
+import type { CaseEvaluation } from "../cases/evaluate.js";
+
+export interface ReportOptions {
+  /** Where the run came from, shown in the header. */
+  source?: string;
+  /** Also list passing evaluators' evidence and non-error violations (default: errors and warnings). */
+  verbose?: boolean;
+}
+
+function pointerText(item: Violation): string {
+  const pointer = item.pointer;
+  if (!pointer) return "";
+  const parts = [
+    pointer.event_index !== undefined ? `event ${pointer.event_index}` : undefined,
+    pointer.tool_use_id,
+    pointer.agent && pointer.agent !== "main" ? `agent ${pointer.agent}` : undefined,
+  ].filter(Boolean);
+  return parts.length > 0 ? `  [${parts.join(", ")}]` : "";
+}
+
+/** A readable verdict: one line per evaluator, its violations under it, then the reasons it failed. */
+export function formatEvaluation(evaluation: CaseEvaluation, run?: Run, options: ReportOptions = {}): string {
+  const lines: string[] = [];
+  const title = evaluation.caseName ? `${evaluation.caseId} (${evaluation.caseName})` : evaluation.caseId;
+  lines.push(
+    `${evaluation.passed ? "PASS" : "FAIL"}  ${title}  score ${evaluation.score.toFixed(2)}${evaluation.threshold !== undefined ? ` (threshold ${evaluation.threshold})` : ""}`,
+  );
+  if (run) {
+    const calls = listToolCalls(run);
+    const agents = run.agents.map((agent) => (agent.id === "main" ? "main" : agent.type)).join(", ");
+    lines.push(
+      `  run ${run.id ?? "(no id)"}${options.source ? ` from ${options.source}` : ""}: ${calls.length} tool calls, agents: ${agents}`,
+    );
+  }
+  lines.push("");
+  const width = Math.max(...evaluation.verdicts.map((verdict) => verdict.evaluator.length));
+  for (const verdict of evaluation.verdicts) {
+    const mark = verdict.ok ? "ok  " : "FAIL";
+    const expected = verdict.expectedViolations.length > 0 ? "  (violations expected)" : "";
+    lines.push(`  ${mark}  ${verdict.evaluator.padEnd(width)}  ${verdict.score.toFixed(2)}${expected}`);
+    const shown = verdict.result.violations.filter((item) => options.verbose || item.severity !== "info");
+    for (const item of shown.slice(0, options.verbose ? shown.length : 10)) {
+      lines.push(`          ${item.severity.padEnd(7)} ${item.type}: ${item.message}${pointerText(item)}`);
+    }
+    if (!options.verbose && shown.length > 10)
+      lines.push(`          ... ${shown.length - 10} more (--verbose shows all)`);
+    for (const outcome of verdict.expectedViolations) {
+      lines.push(`          ${outcome.passed ? "expected" : "MISSING "} ${outcome.message}`);
+    }
+    if (options.verbose) {
+      for (const item of verdict.result.evidence.slice(0, 20))
+        lines.push(`          evidence ${item.description}`);
+    }
+  }
+  lines.push("");
+  if (evaluation.passed) lines.push("Verdict: PASS");
+  else {
+    lines.push(
+      `Verdict: FAIL (${evaluation.reasons.length} reason${evaluation.reasons.length === 1 ? "" : "s"})`,
+    );
+    for (const reason of evaluation.reasons) lines.push(`  - ${reason}`);
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,197 @@
+import type { EvaluatorResult, Evidence, Run, ToolCallView, Violation } from "@evals/core";
+import { z } from "zod";
+import {
+  fraction,
+  pointerTo,
+  RuleOptionsBaseSchema,
+  ruleResult,
+  severityFor,
+  violation,
+} from "../evaluator.js";
+import { pathMatches } from "../paths.js";
+import { indexRun } from "../run-index.js";
+import { parseShell, programOf } from "../shell.js";
+import { bashCommand, callKind, describeCall, filePathOf, isFileWriteTool } from "../tools.js";
+
+export const CONTEXT_LOADING = "context-loading";
+
+/** Files that hold a project's instructions and conventions. */
+export const DEFAULT_CONTEXT_FILES = [
+  "CLAUDE.md",
+  "CLAUDE.local.md",
+  "AGENTS.md",
+  "GEMINI.md",
+  ".claude/**",
+  "docs/**",
+  "README*",
+  "CONTRIBUTING*",
+  "*standard*",
+  "*guideline*",
+  "*convention*",
+  "**/.cursorrules",
+] as const;
+
+export const ContextLoadingOptionsSchema = RuleOptionsBaseSchema.extend({
+  /** Paths or globs that count as context files (replaces the defaults). */
+  contextFiles: z.array(z.string()).optional(),
+  /** Files (paths or globs) that must each be read before the first write. */
+  expectedContextFiles: z.array(z.string()).optional(),
+  /** Without expectedContextFiles: a write with no context read first is an error (default: a warning). */
+  required: z.boolean().optional(),
+  /** A Skill call counts as loading context (default true). */
+  countSkills: z.boolean().optional(),
+}).strict();
+export type ContextLoadingOptions = z.input<typeof ContextLoadingOptionsSchema>;
+
+interface ContextRead {
+  call: ToolCallView;
+  path: string;
+}
+
+/**
+ * context-loading: context files (CLAUDE.md, AGENTS.md, `.claude/**`, docs, README, standards) are read
+ * before the first write (a file write or a Bash command that changes something). With
+ * `expectedContextFiles`, each listed file must be read before the first write (or at all, when the
+ * run writes nothing): a missing or late one is an error.
+ */
+export function contextLoading(run: Run, options: ContextLoadingOptions = {}): EvaluatorResult {
+  const index = indexRun(run);
+  const patterns = options.contextFiles ?? DEFAULT_CONTEXT_FILES;
+  const countSkills = options.countSkills ?? true;
+  const firstWrite = index.calls.find(isWriteAction);
+  const reads: ContextRead[] = [];
+  const skills: ToolCallView[] = [];
+  for (const call of index.calls) {
+    if (call.name === "Skill" && countSkills) skills.push(call);
+    for (const path of filesRead(call)) reads.push({ call, path });
+  }
+  const onTime = (read: ContextRead) => !firstWrite || read.call.index < firstWrite.index;
+  const violations: Violation[] = [];
+  const evidence: Evidence[] = [];
+  const writePointer = firstWrite ? pointerTo(firstWrite) : undefined;
+
+  if (options.expectedContextFiles && options.expectedContextFiles.length > 0) {
+    let loaded = 0;
+    for (const expected of options.expectedContextFiles) {
+      const matching = reads.filter((read) => pathMatches(read.path, expected, index.cwd));
+      const first = matching[0];
+      if (first && onTime(first)) {
+        loaded++;
+        evidence.push({
+          type: "context-loaded",
+          description: `${expected} read (${first.path}) before the first write`,
+          pointer: pointerTo(first.call),
+        });
+      } else if (first && firstWrite) {
+        violations.push(
+          violation(
+            CONTEXT_LOADING,
+            "context-loaded-late",
+            severityFor(options, "context-loaded-late", "error"),
+            `${expected} was read only after the first write (${describeCall(firstWrite)})`,
+            pointerTo(first.call),
+            { expected, read_at: first.call.index, first_write_at: firstWrite.index },
+          ),
+        );
+      } else {
+        violations.push(
+          violation(
+            CONTEXT_LOADING,
+            "missing-context-file",
+            severityFor(options, "missing-context-file", "error"),
+            firstWrite
+              ? `${expected} was never read before the first write (${describeCall(firstWrite)})`
+              : `${expected} was never read`,
+            writePointer,
+            { expected },
+          ),
+        );
+      }
+    }
+    return ruleResult(CONTEXT_LOADING, {
+      score: fraction(loaded, options.expectedContextFiles.length),
+      violations,
+      evidence,
+      metadata: { mode: "explicit", expected: options.expectedContextFiles, filesRead: reads.length },
+    });
+  }
+
+  const contextReads = reads.filter((read) =>
+    patterns.some((pattern) => pathMatches(read.path, pattern, index.cwd)),
+  );
+  const loadedFirst = contextReads.filter(onTime);
+  const skillsFirst = skills.filter((call) => !firstWrite || call.index < firstWrite.index);
+  for (const read of loadedFirst) {
+    evidence.push({
+      type: "context-loaded",
+      description: `read ${read.path}`,
+      pointer: pointerTo(read.call),
+    });
+  }
+  for (const call of skillsFirst) {
+    evidence.push({
+      type: "context-loaded",
+      description: `loaded ${describeCall(call)}`,
+      pointer: pointerTo(call),
+    });
+  }
+  const ok = !firstWrite || loadedFirst.length + skillsFirst.length > 0;
+  if (!ok && firstWrite) {
+    violations.push(
+      violation(
+        CONTEXT_LOADING,
+        "no-context-loaded",
+        severityFor(options, "no-context-loaded", options.required ? "error" : "warning"),
+        `No context file (${patterns.slice(0, 4).join(", ")}, ...) was read before the first write (${describeCall(firstWrite)})`,
+        writePointer,
+        { late: contextReads.map((read) => read.path) },
+      ),
+    );
+  }
+  return ruleResult(CONTEXT_LOADING, {
+    score: ok ? 1 : 0,
+    violations,
+    evidence,
+    metadata: {
+      mode: "auto",
+      contextFilesRead: contextReads.map((read) => read.path),
+      firstWriteIndex: firstWrite?.index,
+    },
+  });
+}
+
+/** A call that changes something: a file write, or a Bash command that is not read-only. */
+export function isWriteAction(call: ToolCallView): boolean {
+  return isFileWriteTool(call.name) || (call.name === "Bash" && callKind(call) === "execute");
+}
+
+const BASH_READERS = new Set(["cat", "head", "tail", "less", "more", "bat", "nl"]);
+
+/**
+ * The files a call read (when it succeeded or its outcome is unknown): Read's file_path, and the files
+ * of `cat`/`head`/`tail`/`less`/`more` in a Bash command.
+ */
+export function filesRead(call: ToolCallView): string[] {
+  if (call.status === "error" || call.status === "denied") return [];
+  if (call.name === "Read" || call.name === "NotebookRead") {
+    const path = filePathOf(call);
+    return path ? [path] : [];
+  }
+  const command = bashCommand(call);
+  if (command === undefined) return [];
+  const files: string[] = [];
+  for (const simple of parseShell(command)) {
+    const { program, args } = programOf(simple);
+    if (!BASH_READERS.has(program) || simple.heredoc) continue;
+    for (let i = 0; i < args.length; i++) {
+      const arg = args[i] as string;
+      if (arg.startsWith("-")) {
+        // head -n 5 / tail -n 5: skip the option's value.
+        if (/^-[nc]$/.test(arg)) i++;
+        continue;
+      }
+      files.push(arg);
+    }
+  }
+  return files;
+}

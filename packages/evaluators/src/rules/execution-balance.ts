@@ -1,0 +1,103 @@
+import type { EvaluatorResult, Evidence, Run, Violation } from "@evals/core";
+import { z } from "zod";
+import {
+  fraction,
+  pointerTo,
+  RuleOptionsBaseSchema,
+  ruleResult,
+  severityFor,
+  violation,
+} from "../evaluator.js";
+import { indexRun } from "../run-index.js";
+import { callKind, describeCall } from "../tools.js";
+
+export const EXECUTION_BALANCE = "execution-balance";
+
+export const ExecutionBalanceOptionsSchema = RuleOptionsBaseSchema.extend({
+  /** Reads an agent makes before its first execution (default 1). */
+  minReadsBeforeExecution: z.number().int().nonnegative().optional(),
+  /** The lowest acceptable reads / executions ratio over the run (default 0.5). */
+  minReadRatio: z.number().nonnegative().optional(),
+  /** Check each agent (main and every subagent) on its own (default true); false checks the run as one. */
+  perAgent: z.boolean().optional(),
+}).strict();
+export type ExecutionBalanceOptions = z.input<typeof ExecutionBalanceOptionsSchema>;
+
+/**
+ * execution-balance: an agent looks before it acts. Reads (Read, Glob, Grep, LS, WebFetch, WebSearch,
+ * read-only Bash) come before the first execution (Bash that changes something, Write, Edit,
+ * MultiEdit, NotebookEdit, Agent/Task), and the run's reads / executions ratio stays sane.
+ * Violations are warnings unless `severity` says otherwise.
+ */
+export function executionBalance(run: Run, options: ExecutionBalanceOptions = {}): EvaluatorResult {
+  const index = indexRun(run);
+  const minReads = options.minReadsBeforeExecution ?? 1;
+  const minRatio = options.minReadRatio ?? 0.5;
+  const groups = options.perAgent === false ? new Map([["*", index.calls]]) : index.callsByAgent;
+  const violations: Violation[] = [];
+  const evidence: Evidence[] = [];
+  let checks = 0;
+  let passedChecks = 0;
+  let reads = 0;
+  let executions = 0;
+
+  for (const [agent, calls] of groups) {
+    let readsBefore = 0;
+    let checked = false;
+    for (const call of calls) {
+      const kind = callKind(call);
+      if (kind === "read") {
+        reads++;
+        readsBefore++;
+      } else if (kind === "execute") {
+        executions++;
+        if (checked) continue;
+        checked = true;
+        checks++;
+        if (readsBefore >= minReads) {
+          passedChecks++;
+          evidence.push({
+            type: "reads-first",
+            description: `${agent === "*" ? "the run" : `agent ${agent}`} read ${readsBefore}× before ${describeCall(call)}`,
+            pointer: pointerTo(call),
+          });
+        } else {
+          violations.push(
+            violation(
+              EXECUTION_BALANCE,
+              "execution-before-read",
+              severityFor(options, "execution-before-read", "warning"),
+              `${describeCall(call)} ran after ${readsBefore} read${readsBefore === 1 ? "" : "s"} (at least ${minReads} expected first)`,
+              pointerTo(call),
+              { readsBefore, minReads },
+            ),
+          );
+        }
+      }
+    }
+  }
+
+  const ratio = executions === 0 ? undefined : reads / executions;
+  if (ratio !== undefined) {
+    checks++;
+    if (ratio >= minRatio) passedChecks++;
+    else {
+      violations.push(
+        violation(
+          EXECUTION_BALANCE,
+          "low-read-ratio",
+          severityFor(options, "low-read-ratio", "warning"),
+          `${reads} reads for ${executions} executions (ratio ${ratio.toFixed(2)}, at least ${minRatio} expected)`,
+          undefined,
+          { reads, executions, ratio, minRatio },
+        ),
+      );
+    }
+  }
+  return ruleResult(EXECUTION_BALANCE, {
+    score: fraction(passedChecks, checks),
+    violations,
+    evidence,
+    metadata: { reads, executions, ratio },
+  });
+}

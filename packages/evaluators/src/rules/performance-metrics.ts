@@ -1,0 +1,182 @@
+import { type EvaluatorResult, type Evidence, evaluatorResult, type Run } from "@evals/core";
+import type { z } from "zod";
+import { RuleOptionsBaseSchema } from "../evaluator.js";
+import { indexRun } from "../run-index.js";
+
+export const PERFORMANCE_METRICS = "performance-metrics";
+
+export const PerformanceMetricsOptionsSchema = RuleOptionsBaseSchema.extend({}).strict();
+export type PerformanceMetricsOptions = z.input<typeof PerformanceMetricsOptionsSchema>;
+
+export interface ToolTiming {
+  calls: number;
+  errors: number;
+  /** Calls whose duration is known. */
+  timed: number;
+  totalMs: number;
+  avgMs: number | undefined;
+  minMs: number | undefined;
+  maxMs: number | undefined;
+}
+
+/** What performance-metrics reports (also its result's `metadata`). */
+export interface PerformanceMetrics {
+  toolCalls: number;
+  byTool: Record<string, ToolTiming>;
+  byAgent: Record<string, number>;
+  eventsByType: Record<string, number>;
+  /** From the final result, else from the first and last timestamps. */
+  durationMs: number | undefined;
+  /** Time during which at least one tool was running (overlaps merged). */
+  toolTimeMs: number | undefined;
+  /** The rest of the run: the model thinking, the agent waiting. */
+  idleTimeMs: number | undefined;
+  longestGapMs: number | undefined;
+  turns: number | undefined;
+  costUsd: number | undefined;
+  tokens: { input?: number; output?: number; cacheRead?: number; cacheCreation?: number } | undefined;
+}
+
+/**
+ * performance-metrics: always passes; measures the run: calls and durations per tool, calls per agent,
+ * tool time and idle time, turns, cost and tokens when the run knows them.
+ */
+export function performanceMetrics(run: Run, _options: PerformanceMetricsOptions = {}): EvaluatorResult {
+  const metrics = measureRun(run);
+  const evidence: Evidence[] = [
+    {
+      type: "summary",
+      description: [
+        `${metrics.toolCalls} tool calls`,
+        metrics.durationMs !== undefined ? `${Math.round(metrics.durationMs)} ms` : undefined,
+        metrics.turns !== undefined ? `${metrics.turns} turns` : undefined,
+        metrics.costUsd !== undefined ? `$${metrics.costUsd.toFixed(4)}` : undefined,
+      ]
+        .filter(Boolean)
+        .join(", "),
+    },
+  ];
+  return evaluatorResult({
+    evaluator: PERFORMANCE_METRICS,
+    passed: true,
+    score: 1,
+    evidence,
+    metadata: metrics as unknown as Record<string, unknown>,
+  });
+}
+
+export function measureRun(run: Run): PerformanceMetrics {
+  const index = indexRun(run);
+  const byTool: Record<string, ToolTiming> = {};
+  const byAgent: Record<string, number> = {};
+  const intervals: [number, number][] = [];
+  for (const call of index.calls) {
+    byTool[call.name] ??= {
+      calls: 0,
+      errors: 0,
+      timed: 0,
+      totalMs: 0,
+      avgMs: undefined,
+      minMs: undefined,
+      maxMs: undefined,
+    };
+    const timing = byTool[call.name] as ToolTiming;
+    timing.calls++;
+    if (call.status === "error" || call.status === "denied") timing.errors++;
+    byAgent[call.agent] = (byAgent[call.agent] ?? 0) + 1;
+    const start = time(call.timestamp);
+    const end = time(call.result?.timestamp);
+    const duration =
+      call.result?.duration_ms ?? (start !== undefined && end !== undefined ? end - start : undefined);
+    if (duration !== undefined && duration >= 0) {
+      timing.timed++;
+      timing.totalMs += duration;
+      timing.minMs = timing.minMs === undefined ? duration : Math.min(timing.minMs, duration);
+      timing.maxMs = timing.maxMs === undefined ? duration : Math.max(timing.maxMs, duration);
+      if (start !== undefined) intervals.push([start, start + duration]);
+    }
+  }
+  for (const timing of Object.values(byTool))
+    timing.avgMs = timing.timed > 0 ? timing.totalMs / timing.timed : undefined;
+
+  const eventsByType: Record<string, number> = {};
+  let first: number | undefined;
+  let last: number | undefined;
+  let previous: number | undefined;
+  let longestGap: number | undefined;
+  for (const event of run.events) {
+    eventsByType[event.type] = (eventsByType[event.type] ?? 0) + 1;
+    const at = time(event.timestamp);
+    if (at === undefined) continue;
+    first = first === undefined ? at : Math.min(first, at);
+    last = last === undefined ? at : Math.max(last, at);
+    if (previous !== undefined && at >= previous) longestGap = Math.max(longestGap ?? 0, at - previous);
+    previous = at;
+  }
+  const span = first !== undefined && last !== undefined ? last - first : undefined;
+  const toolTime = intervals.length > 0 ? mergedLength(intervals) : undefined;
+  const final = index.finalResult;
+  const usage = final?.usage;
+  return {
+    toolCalls: index.calls.length,
+    byTool,
+    byAgent,
+    eventsByType,
+    durationMs: final?.duration_ms ?? span,
+    toolTimeMs: toolTime,
+    idleTimeMs: span !== undefined && toolTime !== undefined ? Math.max(0, span - toolTime) : span,
+    longestGapMs: longestGap,
+    turns: final?.num_turns ?? countTurns(run),
+    costUsd: final?.total_cost_usd,
+    tokens: usage
+      ? {
+          ...(usage.input_tokens !== undefined ? { input: usage.input_tokens } : {}),
+          ...(usage.output_tokens !== undefined ? { output: usage.output_tokens } : {}),
+          ...(usage.cache_read_input_tokens !== undefined
+            ? { cacheRead: usage.cache_read_input_tokens }
+            : {}),
+          ...(usage.cache_creation_input_tokens !== undefined
+            ? { cacheCreation: usage.cache_creation_input_tokens }
+            : {}),
+        }
+      : undefined,
+  };
+}
+
+function time(timestamp: string | undefined): number | undefined {
+  if (!timestamp) return undefined;
+  const ms = Date.parse(timestamp);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** The length of the union of intervals (sorted by start in one pass when already in order). */
+function mergedLength(intervals: [number, number][]): number {
+  let sorted = true;
+  for (let i = 1; i < intervals.length; i++) {
+    if ((intervals[i] as [number, number])[0] < (intervals[i - 1] as [number, number])[0]) {
+      sorted = false;
+      break;
+    }
+  }
+  const list = sorted ? intervals : [...intervals].sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  let [start, end] = list[0] as [number, number];
+  for (const [s, e] of list.slice(1)) {
+    if (s > end) {
+      total += end - start;
+      start = s;
+      end = e;
+    } else end = Math.max(end, e);
+  }
+  return total + (end - start);
+}
+
+/** Model turns of the main agent: its distinct assistant messages (text or tool calls). */
+function countTurns(run: Run): number | undefined {
+  const ids = new Set<string>();
+  for (const event of run.events) {
+    if (event.type === "assistant_text" && event.agent === "main" && event.message_id)
+      ids.add(event.message_id);
+  }
+  return ids.size > 0 ? ids.size : undefined;
+}

@@ -1,0 +1,116 @@
+import type { EvaluatorResult, Evidence, Run, ToolCallView, Violation } from "@evals/core";
+import { z } from "zod";
+import {
+  fraction,
+  pointerTo,
+  RuleOptionsBaseSchema,
+  ruleResult,
+  severityFor,
+  violation,
+} from "../evaluator.js";
+import { normalizePath } from "../paths.js";
+import { indexRun, outputText } from "../run-index.js";
+import { describeCall, filePathOf } from "../tools.js";
+import { filesRead } from "./context-loading.js";
+
+export const READ_BEFORE_WRITE = "read-before-write";
+
+export const ReadBeforeWriteOptionsSchema = RuleOptionsBaseSchema.extend({
+  /** "agent" (default): the agent that writes must have read the file itself; "run": any agent's read counts. */
+  scope: z.enum(["agent", "run"]).optional(),
+  /**
+   * Which Write calls need a read first: "updates" (default: those whose result says they overwrote an
+   * existing file), "always" (also those whose result is unknown: denied, interrupted), "never".
+   * A Write that created a new file never needs one.
+   */
+  writes: z.enum(["updates", "always", "never"]).optional(),
+}).strict();
+export type ReadBeforeWriteOptions = z.input<typeof ReadBeforeWriteOptionsSchema>;
+
+const EDIT_TOOLS = new Set(["Edit", "MultiEdit", "NotebookEdit"]);
+
+/**
+ * read-before-write: a file is read before it is edited (Edit, MultiEdit, NotebookEdit) or
+ * overwritten (Write over an existing file). A read is a Read call or cat/head/tail of the file in
+ * Bash; a file the agent wrote itself earlier counts as known. Paths are compared after resolving them
+ * against the run's cwd.
+ */
+export function readBeforeWrite(run: Run, options: ReadBeforeWriteOptions = {}): EvaluatorResult {
+  const index = indexRun(run);
+  const scope = options.scope ?? "agent";
+  const writes = options.writes ?? "updates";
+  /** scope key + path -> the call that made the file known. */
+  const known = new Map<string, ToolCallView>();
+  const key = (call: ToolCallView, path: string) =>
+    `${scope === "agent" ? call.agent : "*"}\u0000${normalizePath(path, index.cwd)}`;
+  const violations: Violation[] = [];
+  const evidence: Evidence[] = [];
+  let checked = 0;
+  let ok = 0;
+
+  for (const call of index.calls) {
+    for (const path of filesRead(call)) known.set(key(call, path), call);
+    const isEdit = EDIT_TOOLS.has(call.name);
+    if (!isEdit && call.name !== "Write") continue;
+    const path = filePathOf(call);
+    if (!path) continue;
+    const k = key(call, path);
+    const before = known.get(k);
+    const succeeded = call.status === "ok";
+    if (succeeded) known.set(k, call);
+    if (!isEdit) {
+      const outcome = writeOutcome(call);
+      if (writes === "never" || outcome === "create") continue;
+      if (outcome === "unknown" && writes === "updates") {
+        if (!before) {
+          evidence.push({
+            type: "unverified",
+            description: `${describeCall(call)}: not checked (no result says whether it created or overwrote the file)`,
+            pointer: pointerTo(call),
+          });
+        }
+        continue;
+      }
+    }
+    checked++;
+    if (before) {
+      ok++;
+      evidence.push({
+        type: "read-first",
+        description: `${describeCall(call)} after ${describeCall(before)} (event ${before.index})`,
+        pointer: pointerTo(call),
+      });
+      continue;
+    }
+    const type = isEdit ? "edit-without-read" : "overwrite-without-read";
+    violations.push(
+      violation(
+        READ_BEFORE_WRITE,
+        type,
+        severityFor(options, type, "error"),
+        `${describeCall(call)} ${isEdit ? "edited" : "overwrote"} ${path} without reading it first${scope === "agent" && call.agent !== "main" ? ` (agent ${call.agent})` : ""}`,
+        pointerTo(call),
+        { path: normalizePath(path, index.cwd), status: call.status },
+      ),
+    );
+  }
+  return ruleResult(READ_BEFORE_WRITE, {
+    score: fraction(ok, checked),
+    violations,
+    evidence,
+    metadata: { checkedWrites: checked, readFirst: ok },
+  });
+}
+
+/** Whether a Write created a file or overwrote one, from its result (hook response or result text). */
+export function writeOutcome(call: ToolCallView): "create" | "update" | "unknown" {
+  const output = call.result?.output;
+  if (output && typeof output === "object" && !Array.isArray(output)) {
+    const type = (output as Record<string, unknown>).type;
+    if (type === "create" || type === "update") return type;
+  }
+  const text = outputText(output);
+  if (/File created successfully/i.test(text)) return "create";
+  if (/has been (updated|overwritten)/i.test(text)) return "update";
+  return "unknown";
+}

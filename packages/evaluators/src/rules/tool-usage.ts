@@ -1,0 +1,192 @@
+import type { EvaluatorResult, Run, Violation } from "@evals/core";
+import { z } from "zod";
+import { pointerTo, RuleOptionsBaseSchema, ruleResult, severityFor, violation } from "../evaluator.js";
+import { indexRun } from "../run-index.js";
+import { fileWrites, parseShell, programOf, type SimpleCommand } from "../shell.js";
+import { bashCommand, truncate } from "../tools.js";
+
+export const TOOL_USAGE = "tool-usage";
+
+export const ToolUsageOptionsSchema = RuleOptionsBaseSchema.extend({
+  /** Programs never to flag (e.g. ["find"]). */
+  allow: z.array(z.string()).optional(),
+}).strict();
+export type ToolUsageOptions = z.input<typeof ToolUsageOptionsSchema>;
+
+/** The dedicated call an agent should have made instead of a Bash command. */
+export interface ToolSuggestion {
+  tool: "Read" | "Glob" | "Grep" | "Edit" | "Write";
+  input: Record<string, unknown>;
+  /** The Bash program that was used. */
+  instead_of: string;
+}
+
+/**
+ * tool-usage: Bash used where Claude Code has a dedicated tool: cat/head/tail/less on a file -> Read,
+ * find -> Glob, grep/rg on files -> Grep, sed -i / awk -i inplace -> Edit (sed/awk that only print ->
+ * Read), echo/printf/heredoc redirected into a file -> Write. Each violation carries the suggested
+ * call. Commands reading a pipe (`git log | head`) are fine. Violations are warnings by default.
+ */
+export function toolUsage(run: Run, options: ToolUsageOptions = {}): EvaluatorResult {
+  const index = indexRun(run);
+  const allow = new Set(options.allow ?? []);
+  const violations: Violation[] = [];
+  let bashCalls = 0;
+  let flagged = 0;
+  for (const call of index.calls) {
+    const command = bashCommand(call);
+    if (command === undefined) continue;
+    bashCalls++;
+    let flaggedThis = false;
+    for (const simple of parseShell(command)) {
+      const suggestion = suggestTool(simple);
+      if (!suggestion || allow.has(suggestion.instead_of)) continue;
+      flaggedThis = true;
+      violations.push(
+        violation(
+          TOOL_USAGE,
+          `bash-instead-of-${suggestion.tool.toLowerCase()}`,
+          severityFor(options, `bash-instead-of-${suggestion.tool.toLowerCase()}`, "warning"),
+          `Bash ${JSON.stringify(truncate(simple.words.join(" "), 80))} should be ${suggestion.tool} ${JSON.stringify(suggestion.input)}`,
+          pointerTo(call),
+          { command, suggestion },
+        ),
+      );
+    }
+    if (flaggedThis) flagged++;
+  }
+  return ruleResult(TOOL_USAGE, {
+    score: bashCalls === 0 ? 1 : 1 - flagged / bashCalls,
+    violations,
+    metadata: { bashCalls, flaggedCalls: flagged },
+  });
+}
+
+/** The dedicated tool for one simple command, when there is one. */
+export function suggestTool(simple: SimpleCommand): ToolSuggestion | undefined {
+  const { program, args } = programOf(simple);
+  const writes = fileWrites(simple);
+  const operands = args.filter((arg) => !arg.startsWith("-"));
+
+  if ((program === "echo" || program === "printf" || program === "cat") && writes.length > 0) {
+    if (program === "cat" && !simple.heredoc && operands.length > 0) return undefined; // cat a > b copies
+    return { tool: "Write", input: { file_path: writes[0]?.target }, instead_of: program };
+  }
+  if (program === "tee" && simple.piped && operands.length > 0) {
+    return { tool: "Write", input: { file_path: operands[0] }, instead_of: program };
+  }
+  if (simple.piped || writes.length > 0) return undefined;
+
+  switch (program) {
+    case "cat":
+    case "less":
+    case "more":
+    case "bat":
+      if (simple.heredoc || operands.length !== 1) return undefined;
+      return { tool: "Read", input: { file_path: operands[0] }, instead_of: program };
+    case "head":
+    case "tail": {
+      const files = fileOperands(args);
+      if (files.length !== 1) return undefined;
+      const lines = lineCount(args);
+      return {
+        tool: "Read",
+        input: {
+          file_path: files[0],
+          ...(program === "head" && lines !== undefined ? { limit: lines } : {}),
+        },
+        instead_of: program,
+      };
+    }
+    case "find": {
+      if (args.some((arg) => /^-(delete|exec|execdir|ok)$/.test(arg))) return undefined;
+      const nameAt = args.findIndex((arg) => arg === "-name" || arg === "-iname" || arg === "-path");
+      const name = nameAt >= 0 ? args[nameAt + 1] : undefined;
+      const root = args[0] && !args[0].startsWith("-") ? args[0] : ".";
+      return {
+        tool: "Glob",
+        input: {
+          pattern: name ? (args[nameAt] === "-path" ? name : `**/${name}`) : "**/*",
+          ...(root !== "." ? { path: root } : {}),
+        },
+        instead_of: program,
+      };
+    }
+    case "grep":
+    case "egrep":
+    case "fgrep":
+    case "rg":
+    case "ag":
+    case "ack": {
+      const { pattern, paths } = grepOperands(args);
+      if (pattern === undefined) return undefined;
+      return {
+        tool: "Grep",
+        input: { pattern, ...(paths[0] !== undefined ? { path: paths[0] } : {}) },
+        instead_of: program,
+      };
+    }
+    case "sed":
+    case "awk": {
+      const inPlace =
+        program === "sed"
+          ? args.some((arg) => /^-[a-zA-Z]*i/.test(arg) || arg.startsWith("--in-place"))
+          : args.includes("inplace");
+      const file = operands[operands.length - 1];
+      if (operands.length < 2 || file === undefined) return undefined;
+      return inPlace
+        ? { tool: "Edit", input: { file_path: file }, instead_of: program }
+        : { tool: "Read", input: { file_path: file }, instead_of: program };
+    }
+    default:
+      return undefined;
+  }
+}
+
+function fileOperands(args: string[]): string[] {
+  const files: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (/^-[nc]$/.test(arg)) i++;
+    else if (!arg.startsWith("-") && !/^\+?\d+$/.test(arg)) files.push(arg);
+  }
+  return files;
+}
+
+function lineCount(args: string[]): number | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const inline = /^-n?(\d+)$/.exec(arg) ?? /^--lines=(\d+)$/.exec(arg);
+    if (inline) return Number(inline[1]);
+    if (arg === "-n" && /^\d+$/.test(args[i + 1] ?? "")) return Number(args[i + 1]);
+  }
+  return undefined;
+}
+
+const GREP_OPTIONS_WITH_VALUE = new Set([
+  "-e",
+  "-f",
+  "-A",
+  "-B",
+  "-C",
+  "-m",
+  "--include",
+  "--exclude",
+  "-g",
+  "-t",
+]);
+
+function grepOperands(args: string[]): { pattern: string | undefined; paths: string[] } {
+  let pattern: string | undefined;
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === "-e") {
+      pattern ??= args[i + 1];
+      i++;
+    } else if (GREP_OPTIONS_WITH_VALUE.has(arg)) i++;
+    else if (!arg.startsWith("-")) rest.push(arg);
+  }
+  if (pattern === undefined) pattern = rest.shift();
+  return { pattern, paths: rest };
+}

@@ -1,0 +1,115 @@
+import {
+  type AssistantTextEvent,
+  type FinalResultEvent,
+  listToolCalls,
+  MAIN_AGENT,
+  type Run,
+  type ToolCallView,
+  type UserMessageEvent,
+} from "@evals/core";
+import { appendTo } from "./collections.js";
+
+/**
+ * The views of a run every evaluator needs, built once per Run object in one pass each (evaluators
+ * share it through a WeakMap, so running all of them costs a few linear passes, never n²).
+ */
+export interface RunIndex {
+  run: Run;
+  cwd: string | undefined;
+  calls: ToolCallView[];
+  callById: Map<string, ToolCallView>;
+  /** Calls grouped by agent, in order. */
+  callsByAgent: Map<string, ToolCallView[]>;
+  /** Agent id -> its parent agent id (main has none). */
+  parentOf: Map<string, string | undefined>;
+  /** Agent id -> its type ("main", "general-purpose", ...). */
+  typeOf: Map<string, string>;
+  /** The user's messages to the main agent (the prompts). */
+  prompts: UserMessageEvent[];
+  texts: AssistantTextEvent[];
+  finalResult: FinalResultEvent | undefined;
+  /** Ids of calls that a permission denial or a PreToolUse hook stopped before they ran. */
+  blocked: Set<string>;
+}
+
+const cache = new WeakMap<Run, RunIndex>();
+
+export function indexRun(run: Run): RunIndex {
+  const cached = cache.get(run);
+  if (cached) return cached;
+  const calls = listToolCalls(run);
+  const callById = new Map<string, ToolCallView>();
+  const callsByAgent = new Map<string, ToolCallView[]>();
+  for (const call of calls) {
+    callById.set(call.id, call);
+    appendTo(callsByAgent, call.agent, call);
+  }
+  const parentOf = new Map<string, string | undefined>([[MAIN_AGENT, undefined]]);
+  const typeOf = new Map<string, string>([[MAIN_AGENT, "main"]]);
+  for (const agent of run.agents) {
+    parentOf.set(agent.id, agent.id === MAIN_AGENT ? undefined : (agent.parent ?? MAIN_AGENT));
+    typeOf.set(agent.id, agent.type);
+  }
+  const prompts: UserMessageEvent[] = [];
+  const texts: AssistantTextEvent[] = [];
+  let finalResult: FinalResultEvent | undefined;
+  const blocked = new Set<string>();
+  for (const event of run.events) {
+    if (event.type === "user_message" && event.agent === MAIN_AGENT) prompts.push(event);
+    else if (event.type === "assistant_text") texts.push(event);
+    else if (event.type === "final_result") finalResult = event;
+    else if (event.type === "permission_denied" && event.id) blocked.add(event.id);
+  }
+  for (const denial of finalResult?.permission_denials ?? []) {
+    if (denial.tool_use_id) blocked.add(denial.tool_use_id);
+  }
+  const index: RunIndex = {
+    run,
+    cwd: run.cwd,
+    calls,
+    callById,
+    callsByAgent,
+    parentOf,
+    typeOf,
+    prompts,
+    texts,
+    finalResult,
+    blocked,
+  };
+  cache.set(run, index);
+  return index;
+}
+
+/** The agent and its ancestors, nearest first (a subagent's approvals may come from its parent). */
+export function agentLineage(index: RunIndex, agent: string): string[] {
+  const lineage = [agent];
+  let current = index.parentOf.get(agent);
+  while (current !== undefined && !lineage.includes(current)) {
+    lineage.push(current);
+    current = index.parentOf.get(current);
+  }
+  if (!lineage.includes(MAIN_AGENT)) lineage.push(MAIN_AGENT);
+  return lineage;
+}
+
+/** The text of a tool result's output (a string, content blocks, or a structured response). */
+export function outputText(output: unknown): string {
+  if (output === undefined || output === null) return "";
+  if (typeof output === "string") return output;
+  if (Array.isArray(output)) {
+    return output
+      .map((block) =>
+        block && typeof block === "object" && "text" in block ? String(block.text) : outputText(block),
+      )
+      .join("");
+  }
+  if (typeof output === "object") {
+    const record = output as Record<string, unknown>;
+    const parts = ["stdout", "stderr", "content", "error", "message"]
+      .map((key) => record[key])
+      .filter((value): value is string => typeof value === "string" && value !== "");
+    if (parts.length > 0) return parts.join("\n");
+    return JSON.stringify(output);
+  }
+  return String(output);
+}

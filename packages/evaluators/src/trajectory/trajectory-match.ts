@@ -1,0 +1,257 @@
+import type { EvaluatorResult, EventPointer, Evidence, Run, Scorer, Violation } from "@evals/core";
+import { z } from "zod";
+import {
+  type EvaluatorOptionsWithThreshold,
+  ruleResult,
+  scorerFrom,
+  severityFor,
+  violation,
+} from "../evaluator.js";
+import {
+  type ExpectedCall,
+  ExpectedCallSchema,
+  expectedTrajectory,
+  type TrajectoryCall,
+  trajectoryOf,
+  trajectoryToMessages,
+} from "./adapter.js";
+import {
+  diagnoseTrajectory,
+  type TrajectoryDiagnosis,
+  type TrajectoryIssue,
+  type TrajectoryMode,
+} from "./diagnose.js";
+import { type ArgsMatchMode, fuzzyMatchers, type ToolArgsOverrides } from "./matchers.js";
+
+export const TRAJECTORY = "trajectory";
+
+const ArgsModeSchema = z.enum(["exact", "ignore", "subset", "superset"]);
+
+/** The `expectedTrajectory` of a case file. A bare list of calls uses the recommended preset. */
+export const ExpectedTrajectorySchema = z.union([
+  z.array(ExpectedCallSchema),
+  z
+    .object({
+      /** strict | unordered | subset | superset (agentevals) | ordered (default superset). */
+      mode: z.enum(["strict", "unordered", "subset", "superset", "ordered"]).optional(),
+      /** How arguments compare: exact | ignore | subset | superset (default superset). */
+      argsMode: ArgsModeSchema.optional(),
+      /** Per tool: an argument mode or the list of keys to compare. */
+      toolOverrides: z.record(z.string(), z.union([ArgsModeSchema, z.array(z.string())])).optional(),
+      /** Fuzzy matchers for Claude Code's tools (default true). */
+      fuzzy: z.boolean().optional(),
+      /** Whose calls: "all" (default), "main", or a subagent id or type. */
+      agent: z.string().optional(),
+      calls: z.array(ExpectedCallSchema),
+    })
+    .strict(),
+]);
+export type ExpectedTrajectory = z.input<typeof ExpectedTrajectorySchema>;
+
+export interface TrajectoryMatchOptions {
+  /** The expected calls: tool names or `{ tool, args }`. */
+  expected: readonly ExpectedCall[];
+  /** Default "superset": the run made at least the expected calls. */
+  mode?: TrajectoryMode;
+  /** Default "superset": the expected arguments must be present and match. */
+  argsMode?: ArgsMatchMode;
+  /** agentevals' toolArgsMatchOverrides: per tool, a mode, a list of keys, or a matcher function. */
+  toolOverrides?: ToolArgsOverrides;
+  /** The recommended fuzzy matchers for Claude Code's tools (default true); toolOverrides win. */
+  fuzzy?: boolean;
+  /** Whose calls: "all" (default), "main", or a subagent id or type. */
+  agent?: string;
+  /**
+   * Who decides pass/fail: "agentevals" (default; its createTrajectoryMatchEvaluator, loaded on first
+   * use) or "builtin" (our re-implementation, which always produces the diagnostics). "ordered" is
+   * builtin only.
+   */
+  engine?: "agentevals" | "builtin";
+  severity?: "error" | "warning" | "info";
+}
+
+/** The recommended preset: at least these calls, expected arguments present, fuzzy matchers on. */
+export const RECOMMENDED_TRAJECTORY_PRESET = { mode: "superset", argsMode: "superset", fuzzy: true } as const;
+
+/** Options from a case file's expectedTrajectory. */
+export function trajectoryOptionsFrom(expected: ExpectedTrajectory): TrajectoryMatchOptions {
+  if (Array.isArray(expected)) return { expected };
+  const { calls, ...rest } = expected;
+  return { ...rest, expected: calls };
+}
+
+type AgentevalsModule = typeof import("agentevals");
+let agentevals: Promise<AgentevalsModule> | undefined;
+
+/**
+ * agentevals and its LangChain dependencies take most of a second to import, so they load on first
+ * use: the rule evaluators never pay for them. Its match evaluators are deterministic and need no API
+ * key or network.
+ */
+export function loadAgentevals(): Promise<AgentevalsModule> {
+  agentevals ??= import("agentevals");
+  return agentevals;
+}
+
+/** agentevals' verdict on two trajectories, through the same messages and matchers we use. */
+export async function agentevalsVerdict(
+  actual: readonly TrajectoryCall[],
+  expected: readonly TrajectoryCall[],
+  settings: {
+    mode: Exclude<TrajectoryMode, "ordered">;
+    argsMode: ArgsMatchMode;
+    overrides?: ToolArgsOverrides | undefined;
+  },
+): Promise<boolean> {
+  const { createTrajectoryMatchEvaluator } = await loadAgentevals();
+  const evaluator = createTrajectoryMatchEvaluator({
+    trajectoryMatchMode: settings.mode,
+    toolArgsMatchMode: settings.argsMode,
+    ...(settings.overrides ? { toolArgsMatchOverrides: settings.overrides as never } : {}),
+  });
+  const result = await evaluator({
+    outputs: trajectoryToMessages(actual) as never,
+    referenceOutputs: trajectoryToMessages(expected) as never,
+  });
+  return (result as { score: unknown }).score === true;
+}
+
+/**
+ * trajectory: the run's tool calls against an expected trajectory, with agentevals' modes (strict,
+ * unordered, subset, superset) and argument modes (exact, ignore, subset, superset), per-tool
+ * overrides and fuzzy matchers for Claude Code's tools. agentevals answers true or false; every
+ * failure here also says which expected call is missing, which call is extra or out of order, and which
+ * argument differed.
+ */
+export async function trajectoryMatch(run: Run, options: TrajectoryMatchOptions): Promise<EvaluatorResult> {
+  const mode = options.mode ?? RECOMMENDED_TRAJECTORY_PRESET.mode;
+  const argsMode = options.argsMode ?? RECOMMENDED_TRAJECTORY_PRESET.argsMode;
+  const fuzzy = options.fuzzy ?? RECOMMENDED_TRAJECTORY_PRESET.fuzzy;
+  const overrides: ToolArgsOverrides | undefined =
+    fuzzy || options.toolOverrides
+      ? { ...(fuzzy ? fuzzyMatchers({ cwd: run.cwd, argsMode }) : {}), ...(options.toolOverrides ?? {}) }
+      : undefined;
+  const actual = trajectoryOf(run, { agent: options.agent ?? "all" });
+  const expected = expectedTrajectory(options.expected);
+  const diagnosis = diagnoseTrajectory(actual, expected, { mode, argsMode, overrides });
+  const engine = mode === "ordered" ? "builtin" : (options.engine ?? "agentevals");
+  const passed =
+    engine === "agentevals" && mode !== "ordered"
+      ? await agentevalsVerdict(actual, expected, { mode, argsMode, overrides })
+      : diagnosis.passed;
+  return trajectoryResult(diagnosis, passed, {
+    mode,
+    argsMode,
+    fuzzy,
+    engine,
+    agent: options.agent ?? "all",
+    actual,
+    expected,
+    severity: options.severity,
+  });
+}
+
+function trajectoryResult(
+  diagnosis: TrajectoryDiagnosis,
+  passed: boolean,
+  context: {
+    mode: TrajectoryMode;
+    argsMode: ArgsMatchMode;
+    fuzzy: boolean;
+    engine: string;
+    agent: string;
+    actual: TrajectoryCall[];
+    expected: TrajectoryCall[];
+    severity: "error" | "warning" | "info" | undefined;
+  },
+): EvaluatorResult {
+  const violations: Violation[] = [];
+  const severity = severityFor({ severity: context.severity }, "", "error");
+  if (!passed) {
+    for (const issue of diagnosis.issues) {
+      violations.push(
+        violation(TRAJECTORY, issue.type, severity, issue.message, pointerOf(issue), issueEvidence(issue)),
+      );
+    }
+  }
+  if (passed !== diagnosis.passed) {
+    violations.push(
+      violation(
+        TRAJECTORY,
+        "diagnostics-disagree",
+        passed ? "info" : severity,
+        `agentevals says the trajectory ${passed ? "matches" : "does not match"}, the diagnostics found ${
+          diagnosis.issues.length
+        } difference(s); the verdict is agentevals'`,
+      ),
+    );
+  }
+  const evidence: Evidence[] = diagnosis.matched.slice(0, 50).map(([i, j]) => {
+    const call = context.actual[i] as TrajectoryCall;
+    return {
+      type: "matched",
+      description: `expected call #${j + 1} ${call.name} matched call #${i + 1}`,
+      ...(call.event_index !== undefined ? { pointer: pointerOfCall(call) } : {}),
+    };
+  });
+  const result = ruleResult(TRAJECTORY, {
+    score: passed ? 1 : Math.min(diagnosis.score, 0.99),
+    violations,
+    evidence,
+    metadata: {
+      mode: context.mode,
+      argsMode: context.argsMode,
+      fuzzy: context.fuzzy,
+      engine: context.engine,
+      agent: context.agent,
+      actualCalls: context.actual.length,
+      expectedCalls: context.expected.length,
+      actualSequence: context.actual.slice(0, 200).map((call) => call.name),
+      expectedSequence: context.expected.map((call) => call.name),
+    },
+  });
+  return { ...result, passed };
+}
+
+function pointerOfCall(call: TrajectoryCall): EventPointer {
+  return {
+    ...(call.event_index !== undefined ? { event_index: call.event_index } : {}),
+    ...(call.id ? { tool_use_id: call.id } : {}),
+    ...(call.agent ? { agent: call.agent } : {}),
+  };
+}
+
+function pointerOf(issue: TrajectoryIssue): EventPointer | undefined {
+  return issue.actual ? pointerOfCall(issue.actual) : undefined;
+}
+
+function issueEvidence(issue: TrajectoryIssue): Record<string, unknown> {
+  return {
+    ...(issue.expectedPosition !== undefined ? { expected_position: issue.expectedPosition + 1 } : {}),
+    ...(issue.actualPosition !== undefined ? { actual_position: issue.actualPosition + 1 } : {}),
+    ...(issue.expected ? { expected: { tool: issue.expected.name, args: issue.expected.args } } : {}),
+    ...(issue.actual ? { actual: { tool: issue.actual.name, args: issue.actual.args } } : {}),
+    ...(issue.differences ? { differences: issue.differences } : {}),
+  };
+}
+
+/** A describeEval scorer for trajectory matching. Without `expected`, it uses the case's expectedTrajectory. */
+export function trajectoryScorer(
+  options?: (Partial<TrajectoryMatchOptions> & EvaluatorOptionsWithThreshold) | undefined,
+): Scorer {
+  return scorerFrom<Partial<TrajectoryMatchOptions>>(
+    TRAJECTORY,
+    (run, merged) => {
+      if (!merged?.expected) {
+        throw new Error("trajectoryScorer needs `expected` calls, or a case with an expectedTrajectory");
+      }
+      return trajectoryMatch(run, merged as TrajectoryMatchOptions);
+    },
+    options,
+    (evalCase) => {
+      const trajectory = (evalCase as { expectedTrajectory?: ExpectedTrajectory } | undefined)
+        ?.expectedTrajectory;
+      return trajectory ? trajectoryOptionsFrom(trajectory) : undefined;
+    },
+  );
+}
