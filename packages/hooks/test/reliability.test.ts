@@ -197,13 +197,14 @@ describe("huge payloads", () => {
     expect(Buffer.byteLength(text)).toBeLessThan(2 * 256 * 1024 + 8 * 1024);
     const [line] = await readEvents(runDir);
     expect(line?.truncated).toEqual(["event.tool_response.stdout", "event.tool_response.lines"]);
-    const response = (line?.event as { tool_response: { stdout: string; lines: number[] } }).tool_response;
+    const response = (line!.event as unknown as { tool_response: { stdout: string; lines: number[] } })
+      .tool_response;
     expect(response.stdout).toMatch(/^é+…\[truncated by evals-hook: kept 262144 of 20000000 bytes\]$/);
     expect(response.lines.slice(0, 3)).toEqual([0, 1, 2]);
     expect(JSON.stringify(response.lines).length).toBeLessThanOrEqual(256 * 1024);
     // tool-calls.jsonl carries the same cut output.
     const [entry] = await readToolCallEntries(runDir);
-    expect((entry?.tool_output as { stdout: string }).stdout).toBe(response.stdout);
+    expect((entry!.tool_output as { stdout: string }).stdout).toBe(response.stdout);
   });
 
   it("takes the field limit from EVALS_HOOK_MAX_FIELD_BYTES", async () => {
@@ -219,7 +220,7 @@ describe("huge payloads", () => {
     });
     const [line] = await readEvents(runDirFor("small", { root }));
     expect(line?.truncated).toEqual(["event.tool_input.command"]);
-    expect((line?.event as unknown as { tool_input: { command: string } }).tool_input.command).toMatch(
+    expect((line!.event as unknown as { tool_input: { command: string } }).tool_input.command).toMatch(
       /^a{1024}…\[truncated by evals-hook: kept 1024 of 5000 bytes\]$/,
     );
   });
