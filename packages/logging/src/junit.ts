@@ -136,12 +136,12 @@ function text(value: string): string {
   return escapeXml(value, false);
 }
 
-/** Characters XML 1.0 cannot hold at all (control characters, lone surrogates). */
+/** Characters XML 1.0 cannot hold at all (control characters, lone surrogates), written as the text "\u0007". */
 const INVALID_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
 export function escapeXml(value: string, attribute: boolean): string {
   const escaped = value
-    .replace(INVALID_XML, "\uFFFD")
+    .replace(INVALID_XML, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`)
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")
     .replace(/>/g, "&gt;");

@@ -195,6 +195,13 @@ export class LiveLogger {
     );
   }
 
+  /** Prints text (ending in a newline) above the status line. */
+  write(text: string): void {
+    this.clearStatus();
+    this.stream.write(text);
+    this.drawStatus();
+  }
+
   /** Stops the status line's timer without printing anything. */
   close(): void {
     if (this.timer) clearInterval(this.timer);

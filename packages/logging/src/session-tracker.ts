@@ -384,7 +384,18 @@ export class SessionTracker {
     const info = this.knownAgents.get(agentId);
     const parent = (info?.parent ? this.nodes.get(info.parent) : undefined) ?? this.root;
     const node = this.createNode(agentId, info?.type ?? "subagent", parent, info?.parent_tool_use_id, index);
-    changes.push({ kind: "session_start", session: node });
+    const delegation = info?.parent_tool_use_id
+      ? this.delegationByCall.get(info.parent_tool_use_id)
+      : undefined;
+    if (delegation && !delegation.to) {
+      delegation.to = agentId;
+      delegation.status = "running";
+      if (delegation.prompt !== undefined) node.prompt = delegation.prompt;
+      if (delegation.description !== undefined) node.description = delegation.description;
+      const callMs = this.openCalls.get(info!.parent_tool_use_id!)?.ms;
+      if (callMs !== undefined) this.timesOf(node).startMs = callMs;
+    }
+    changes.push({ kind: "session_start", session: node, ...(delegation ? { delegation } : {}) });
     return node;
   }
 

@@ -1,0 +1,19 @@
+import { z } from "zod";
+import { EvalTestMetaSchema } from "./case-result.js";
+import { ResultsFileSchema } from "./results-file.js";
+
+/** The file formats of @evals/logging, by name, as zod schemas. */
+export const loggingFormats = {
+  results: ResultsFileSchema,
+  "eval-test-meta": EvalTestMetaSchema,
+} as const;
+export type LoggingFormatName = keyof typeof loggingFormats;
+
+/** A JSON Schema (draft 2020-12) for one of the formats, generated from its zod schema. */
+export function loggingJsonSchema(name: LoggingFormatName): Record<string, unknown> {
+  const schema = z.toJSONSchema(loggingFormats[name], { io: "input", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
+  return { $id: `urn:evals:logging:${name}`, title: name, ...schema };
+}

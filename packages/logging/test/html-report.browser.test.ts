@@ -1,0 +1,224 @@
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildResults, renderHtmlReport } from "../src/index.js";
+import { type Browser, launchChromium } from "./browser.js";
+import { demoCases, HOSTILE } from "./demo-results.js";
+import { manyCases } from "./many-cases.js";
+
+const outDir = fileURLToPath(new URL("../test-output/browser/", import.meta.url));
+const docsShot = fileURLToPath(new URL("../docs/report.png", import.meta.url));
+
+let browser: Browser;
+let demoUrl: string;
+
+beforeAll(async () => {
+  mkdirSync(outDir, { recursive: true });
+  const results = buildResults(demoCases(), {
+    suite: "gemini-offloader evals",
+    startedAt: "2026-11-21T10:00:00Z",
+    finishedAt: "2026-11-21T10:01:12Z",
+    meta: { git_commit: "4f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39", git_branch: "main", git_dirty: false },
+  });
+  const file = `${outDir}demo.html`;
+  writeFileSync(file, renderHtmlReport(results));
+  demoUrl = pathToFileURL(file).href;
+  browser = await launchChromium();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** Opens a report and records console errors, page errors and any request that leaves the file. */
+async function open(url: string) {
+  const page = await browser.context.newPage();
+  const problems: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error" || message.type() === "warning")
+      problems.push(`${message.type()}: ${message.text()}`);
+  });
+  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+  page.on("request", (request) => {
+    if (!request.url().startsWith("file:")) problems.push(`request: ${request.url()}`);
+  });
+  await page.goto(url);
+  await page.waitForSelector("html[data-ready]", { timeout: 15_000 });
+  return { page, problems };
+}
+
+const rowNamed = (page: Page, name: string) => page.locator("tr.row", { hasText: name });
+
+describe("the HTML report in headless Chromium", () => {
+  it("renders every case with its verdict, failures first, without console errors", async () => {
+    const { page, problems } = await open(demoUrl);
+    await expect(page.locator("tr.row").count()).resolves.toBe(7);
+    const statuses = await page
+      .locator("tr.row")
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-status")));
+    expect(statuses.slice(0, 1)).toEqual(["error"]);
+    expect(statuses.filter((s) => s === "failed")).toHaveLength(3);
+    await expect(page.locator("h1").textContent()).resolves.toBe("gemini-offloader evals");
+    await expect(page.locator(".cards").textContent()).resolves.toContain("2/6");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("draws a case's timeline grouped by agent, with the subagent nested under its Agent call", async () => {
+    const { page, problems } = await open(demoUrl);
+    await rowNamed(page, "delegates the echo to a subagent").click();
+    const detail = page.locator("tr.detail");
+    await detail.locator(".timeline").waitFor();
+    const main = detail.locator(".agent.d0");
+    await expect(main.locator(".agent-head .who").first().textContent()).resolves.toBe("main agent");
+    const child = main.locator(".agent.d1");
+    await expect(child.locator(".who").textContent()).resolves.toBe("general-purpose");
+    await expect(child.locator(".call .sum").allTextContents()).resolves.toEqual(["echo from-child"]);
+    await expect(child.locator(".agent-prompt").textContent()).resolves.toContain("SUBTASK-MARKER");
+    // Opening a tool call shows its input and output.
+    await child.locator(".call").click();
+    await expect(child.locator(".io pre").first().textContent()).resolves.toContain(
+      '"command": "echo from-child"',
+    );
+    await expect(child.locator(".io pre").nth(1).textContent()).resolves.toBe("from-child");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("highlights violations where they happened and jumps to them", async () => {
+    const { page, problems } = await open(demoUrl);
+    await rowNamed(page, "stops after a failed step").click();
+    const detail = page.locator("tr.detail");
+    await detail.locator(".timeline").waitFor();
+    await expect(detail.locator(".vitem").count()).resolves.toBe(2);
+    const errorItem = detail.locator(".timeline .item.violated:not(.only-warning)");
+    await expect(errorItem.count()).resolves.toBe(1);
+    await expect(errorItem.locator(".sum").first().textContent()).resolves.toContain("does-not-exist.txt");
+    await expect(errorItem.locator(".vbadge").textContent()).resolves.toContain(
+      "stop-on-failure/continued-after-failure",
+    );
+    const warningItem = detail.locator(".timeline .item.violated.only-warning");
+    await expect(warningItem.locator(".tool").first().textContent()).resolves.toContain("Write");
+    await expect(warningItem.locator(".label-denied").textContent()).resolves.toBe("denied");
+    await detail.locator(".vitem.error button").click();
+    await expect(errorItem.getAttribute("class")).resolves.toContain("flash");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("shows trial statistics and each trial's own timeline", async () => {
+    const { page, problems } = await open(demoUrl);
+    await rowNamed(page, "offloads research to Gemini").click();
+    const detail = page.locator("tr.detail");
+    await detail.locator(".timeline").waitFor();
+    await expect(detail.locator(".tab").count()).resolves.toBe(3);
+    // The failing trial opens first, with its violation on the Bash call.
+    await expect(detail.locator(".tab.on").textContent()).resolves.toContain("Trial 2");
+    await expect(detail.locator(".kv").textContent()).resolves.toContain("2 of 3");
+    await expect(detail.locator(".kv").textContent()).resolves.toContain("pass@3");
+    await expect(detail.locator(".item.violated .tool").first().textContent()).resolves.toBe("Basherror");
+    await detail.locator(".tab", { hasText: "Trial 1" }).click();
+    await expect(detail.locator(".item.violated").count()).resolves.toBe(0);
+    await expect(detail.locator(".agent.d1 .who").textContent()).resolves.toBe("Explore");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("filters by text, status, tag and violations", async () => {
+    const { page, problems } = await open(demoUrl);
+    const visible = () => page.locator("tr.row").count();
+    await page.fill("input.search", "subagent");
+    await expect(visible()).resolves.toBe(1);
+    await page.fill("input.search", "");
+    await page.click('.seg button[data-status="passed"]');
+    await expect(visible()).resolves.toBe(2);
+    await page.click('.seg button[data-status="all"]');
+    await page.selectOption('select[aria-label="Tag"]', "safety");
+    await expect(visible()).resolves.toBe(3);
+    await page.selectOption('select[aria-label="Tag"]', "");
+    await page.selectOption('select[aria-label="Violations"]', "warning");
+    await expect(page.locator("tr.row .case-name").allTextContents()).resolves.toEqual([
+      "stops after a failed step",
+    ]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("shows hostile text as text: nothing from the data runs or breaks the page", async () => {
+    const { page, problems } = await open(demoUrl);
+    const row = rowNamed(page, "renders hostile text safely");
+    await expect(row.locator(".case-name").textContent()).resolves.toBe(
+      `renders hostile text safely ${HOSTILE}`,
+    );
+    await row.click();
+    const detail = page.locator("tr.detail");
+    await detail.locator(".timeline").waitFor();
+    await detail.locator(".call").first().click();
+    await expect(detail.locator(".io pre").nth(1).textContent()).resolves.toBe(HOSTILE);
+    await expect(detail.locator(".error-box").first().textContent()).resolves.toContain(HOSTILE);
+    await expect(
+      page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned),
+    ).resolves.toBeUndefined();
+    await expect(page.locator("img").count()).resolves.toBe(0);
+    await expect(page.locator("script").count()).resolves.toBe(1 + 1 + 7);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("opens the case named in the address (#case=<id>)", async () => {
+    const { page, problems } = await open(`${demoUrl}#case=delegates-echo`);
+    await expect(page.locator("tr.row.open .case-name").textContent()).resolves.toBe(
+      "delegates the echo to a subagent",
+    );
+    await expect(page.locator("tr.detail .agent.d1").count()).resolves.toBe(1);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("takes a screenshot of a failing case's timeline", async () => {
+    // The showcase leaves out the hostile-text case (it is there to be ugly).
+    const showcase = buildResults(
+      demoCases().filter((c) => c.id !== "hostile-input"),
+      {
+        suite: "gemini-offloader evals",
+        startedAt: "2026-11-21T10:00:00Z",
+        finishedAt: "2026-11-21T10:01:12Z",
+        meta: {
+          git_commit: "4f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39",
+          git_branch: "main",
+          git_dirty: false,
+        },
+      },
+    );
+    writeFileSync(`${outDir}showcase.html`, renderHtmlReport(showcase));
+    const { page, problems } = await open(pathToFileURL(`${outDir}showcase.html`).href);
+    await page.setViewportSize({ width: 1360, height: 1560 });
+    await rowNamed(page, "stops after a failed step").click();
+    await page.locator("tr.detail .timeline").waitFor();
+    await page.locator("tr.detail .call", { hasText: "BLOCKME" }).click();
+    await page.mouse.move(0, 0);
+    const file = `${outDir}report.png`;
+    await page.screenshot({ path: file, fullPage: false });
+    if (process.env.UPDATE_SCREENSHOT === "1") copyFileSync(file, docsShot);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("stays usable with 1,000 cases of 50 tool calls", async () => {
+    const results = buildResults(manyCases(1000, 50), { suite: "large suite" });
+    const file = `${outDir}large.html`;
+    writeFileSync(file, renderHtmlReport(results));
+    const started = Date.now();
+    const { page, problems } = await open(pathToFileURL(file).href);
+    const loadMs = Date.now() - started;
+    await expect(page.locator("tr.row").count()).resolves.toBe(1000);
+    // Only the opened case's timeline is drawn.
+    await expect(page.locator(".call").count()).resolves.toBe(0);
+    await page.locator("tr.row").nth(500).click();
+    await expect(page.locator("tr.detail .call").count()).resolves.toBe(50);
+    console.log(`1,000-case report opened in ${loadMs} ms`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
