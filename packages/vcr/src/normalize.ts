@@ -64,6 +64,15 @@ export function requestEnvironment(body: unknown): RequestEnvironment {
       if (!environment.agentIds.includes(match[1]!)) environment.agentIds.push(match[1]!);
     }
   });
+  if (!environment.configDir && environment.cwd) {
+    // Any `<config dir>/projects/<escaped cwd>` path gives the config dir away.
+    const projectPath = new RegExp(
+      `([^\\s\`'"(]+)/projects/${escapeRegExp(escapedProjectPath(environment.cwd))}`,
+    );
+    forEachString(body, (text) => {
+      environment.configDir ??= projectPath.exec(text)?.[1];
+    });
+  }
   return environment;
 }
 

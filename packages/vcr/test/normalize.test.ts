@@ -1,0 +1,193 @@
+import { describe, expect, it } from "vitest";
+import {
+  diffValues,
+  formatDifference,
+  formatDifferences,
+  normalizeBody,
+  requestEnvironment,
+  requestKey,
+  type WireRequest,
+} from "../src/index.js";
+
+/** A request shaped like Claude Code 2.1.330's, for a run in `cwd` on `date`. */
+function cliRequest(options: {
+  cwd: string;
+  configDir: string;
+  date?: string;
+  prompt?: string;
+  git?: boolean;
+  agentId?: string;
+  toolOrder?: "ab" | "ba";
+  os?: string;
+  stringContent?: boolean;
+}): WireRequest {
+  const { cwd, configDir } = options;
+  const environment = [
+    "# Environment",
+    "You have been invoked in the following environment: ",
+    ` - Primary working directory: ${cwd}`,
+    ` - Is a git repository: ${options.git ? "true" : "false"}`,
+    ` - Platform: ${options.os === "mac" ? "darwin" : "linux"}`,
+    ` - Shell: ${options.os === "mac" ? "zsh" : "bash"}`,
+    ` - OS Version: ${options.os === "mac" ? "Darwin 24.1.0" : "Linux 6.18.44"}`,
+    "",
+    `Today's date is ${options.date ?? "2026-11-22"}.`,
+  ].join("\n");
+  const gitContext =
+    "<system-reminder>\nAs you answer the user's questions, you can use the following context:\n# gitStatus\nThis is the git status at the start of the conversation.\n\nCurrent branch: main\n\nStatus:\n(clean)\n\nRecent commits:\nabc1234 first\n\nClaude Code attached this context automatically; it isn't part of the user's message.\n</system-reminder>";
+  const tools = [
+    { name: "Bash", description: "run", input_schema: {} },
+    { name: "Agent", description: "delegate", input_schema: {}, cache_control: { type: "ephemeral" } },
+  ];
+  const agentId = options.agentId ?? "a21b74c85107dbdd8";
+  return {
+    method: "POST",
+    path: "/v1/messages?beta=true",
+    headers: { "x-claude-code-session-id": "s1" },
+    body: {
+      model: "claude-opus-5-5",
+      max_tokens: 128000,
+      stream: true,
+      metadata: { user_id: JSON.stringify({ device_id: cwd, session_id: cwd }) },
+      system: [
+        {
+          type: "text",
+          text: `x-anthropic-billing-header: cc_version=2.1.330.${cwd.length.toString(16)}f; cc_entrypoint=sdk-cli;`,
+        },
+        {
+          type: "text",
+          text: `Memory lives at \`${configDir}/projects/${cwd.replace(/[^A-Za-z0-9]/g, "-")}/memory/\`.`,
+          cache_control: { type: "ephemeral" },
+        },
+      ],
+      tools: options.toolOrder === "ba" ? [...tools].reverse() : tools,
+      messages: [
+        {
+          role: "user",
+          content: [
+            ...(options.git ? [{ type: "text", text: gitContext }] : []),
+            { type: "text", text: options.prompt ?? "Follow the steps." },
+          ],
+        },
+        options.stringContent
+          ? { role: "system", content: environment }
+          : {
+              role: "system",
+              content: [{ type: "text", text: environment, cache_control: { type: "ephemeral" } }],
+            },
+        {
+          role: "assistant",
+          content: [
+            { type: "tool_use", id: "toolu_1", name: "Read", input: { file_path: `${cwd}/notes.txt` } },
+          ],
+        },
+        {
+          role: "user",
+          content: [
+            {
+              type: "tool_result",
+              tool_use_id: "toolu_1",
+              content: `report\nagentId: ${agentId} (use SendMessage with to: '${agentId}')\n<usage>subagent_tokens: 8713\ntool_uses: 1\nduration_ms: 204</usage>`,
+            },
+          ],
+        },
+      ],
+    },
+  };
+}
+
+describe("normalized requests", () => {
+  const base = { cwd: "/tmp/run-a/project", configDir: "/tmp/run-a/.claude" };
+
+  it("match across what varies between runs: paths, date, platform, git context, ids, markers, order", () => {
+    const a = cliRequest(base);
+    const b = cliRequest({
+      cwd: "/home/someone/work/project-b",
+      configDir: "/home/someone/.claude",
+      date: "2027-01-05",
+      git: true,
+      agentId: "f00dfeed12345678",
+      toolOrder: "ba",
+      os: "mac",
+      stringContent: true,
+    });
+    expect(formatDifferences(diffValues(normalizeBody(a.body), normalizeBody(b.body)))).toBe("");
+    expect(requestKey(b)).toBe(requestKey(a));
+  });
+
+  it("differ on what the model sees: the prompt, tool inputs, tool results, the model", () => {
+    const a = cliRequest(base);
+    expect(requestKey(cliRequest({ ...base, prompt: "Other." }))).not.toBe(requestKey(a));
+    const changed = cliRequest(base);
+    (changed.body!.messages[3]!.content as Array<{ content: string }>)[0]!.content = "other report";
+    expect(requestKey(changed)).not.toBe(requestKey(a));
+    expect(requestKey({ ...a, body: { ...a.body!, model: "claude-other" } })).not.toBe(requestKey(a));
+    expect(requestKey({ ...a, path: "/v1/messages/count_tokens" })).not.toBe(requestKey(a));
+  });
+
+  it("masks the paths wherever they appear, and finds them in the request itself", () => {
+    const request = cliRequest(base);
+    expect(requestEnvironment(request.body)).toEqual({
+      cwd: "/tmp/run-a/project",
+      configDir: "/tmp/run-a/.claude",
+      agentIds: ["a21b74c85107dbdd8"],
+    });
+    const normalized = normalizeBody(request.body) as {
+      messages: Array<{ content: Array<Record<string, unknown>> }>;
+      system: Array<{ text: string }>;
+      metadata?: unknown;
+    };
+    expect(normalized.messages[2]!.content[0]!.input).toEqual({ file_path: "<cwd>/notes.txt" });
+    expect(normalized.system[1]!.text).toBe("Memory lives at `<config-dir>/projects/<cwd-escaped>/memory/`.");
+    expect(normalized.system[0]!.text).toBe(
+      "x-anthropic-billing-header: cc_version=2.1.330; cc_entrypoint=sdk-cli;",
+    );
+    expect(normalized.metadata).toBeUndefined();
+    expect(JSON.stringify(normalized)).not.toContain("cache_control");
+    expect(normalized.messages[3]!.content[0]!.content).toBe(
+      "report\nagentId: <agent-1> (use SendMessage with to: '<agent-1>')\n<usage>subagent_tokens: <tokens>\ntool_uses: 1\nduration_ms: <duration></usage>",
+    );
+  });
+
+  it("applies the user's rewrites and ignored fields", () => {
+    const a = cliRequest({ ...base, prompt: "Build 2026-11-22T10:00:00Z" });
+    const b = cliRequest({ ...base, prompt: "Build 2026-11-23T11:30:00Z" });
+    expect(requestKey(a)).not.toBe(requestKey(b));
+    const replace: Array<[RegExp, string]> = [[/\d{4}-\d{2}-\d{2}T[\d:]+Z/, "<time>"]];
+    expect(requestKey(a, { replace })).toBe(requestKey(b, { replace }));
+    const c = { ...a, body: { ...a.body!, max_tokens: 4096, thinking: { type: "enabled" } } };
+    expect(requestKey(c, { ignore: ["max_tokens", "thinking"] })).toBe(
+      requestKey(a, { ignore: ["max_tokens", "thinking"] }),
+    );
+    expect(requestKey(c)).not.toBe(requestKey(a));
+  });
+});
+
+describe("diffValues / formatDifference", () => {
+  it("names each differing leaf by its path", () => {
+    const recorded = { messages: [{ content: [{ text: "list files" }] }], model: "a" };
+    const got = {
+      messages: [{ content: [{ text: "list all files" }] }, { role: "user" }],
+      stream: true,
+      model: "a",
+    };
+    expect(diffValues(recorded, got).map(formatDifference)).toEqual([
+      'messages[0].content[0].text: recorded "list files", got "list all files"',
+      'messages[1]: not recorded, got {"role":"user"}',
+      "stream: not recorded, got true",
+    ]);
+    expect(formatDifference({ path: "tools", recorded: [1] })).toBe("tools: recorded [1], missing now");
+    expect(formatDifference({ path: "x-y", recorded: 1, got: 2 })).toBe("x-y: recorded 1, got 2");
+  });
+
+  it("shows long strings around the first difference, and caps the list", () => {
+    const prefix = "x".repeat(500);
+    const line = formatDifference({ path: "a", recorded: `${prefix}OLD tail`, got: `${prefix}NEW tail` });
+    expect(line).toContain("OLD tail");
+    expect(line).toContain("NEW tail");
+    expect(line.length).toBeLessThan(250);
+    const many = Array.from({ length: 14 }, (_, index) => ({ path: `k${index}`, recorded: 1, got: 2 }));
+    expect(formatDifferences(many).split("\n")).toHaveLength(11);
+    expect(formatDifferences(many)).toContain("… and 4 more differences");
+  });
+});
