@@ -1,0 +1,183 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { isAbsolute, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  type ClaudeSettings,
+  DEFAULT_HOOK_EVENTS,
+  hookBinPath,
+  hookJsonSchemaFor,
+  hookSettings,
+  PLUGIN_HOOK_COMMAND,
+  pluginHooksFile,
+  readEvents,
+  runDirFor,
+  shellQuote,
+  TOOL_HOOK_EVENTS,
+  writeHookSettings,
+} from "../src/index.js";
+import { fixtureHookInputs } from "./fixtures.js";
+import { hookBin, runHook, tempDir } from "./spawn-hook.js";
+
+const packageRoot = fileURLToPath(new URL("..", import.meta.url));
+const temp = tempDir("settings");
+afterAll(temp.cleanup);
+const preToolUse = JSON.stringify(
+  fixtureHookInputs("multi-tool").find((i) => i.hook_event_name === "PreToolUse"),
+);
+const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8"));
+
+describe("hookSettings", () => {
+  it("registers the built hook for every default event, by absolute paths", () => {
+    const settings = hookSettings();
+    expect(Object.keys(settings.hooks ?? {})).toEqual([...DEFAULT_HOOK_EVENTS]);
+    const command = `${process.execPath} ${hookBinPath()}`;
+    for (const [event, groups] of Object.entries(settings.hooks ?? {})) {
+      const matcher = (TOOL_HOOK_EVENTS as readonly string[]).includes(event) ? { matcher: "*" } : {};
+      expect(groups).toEqual([{ ...matcher, hooks: [{ type: "command", command, timeout: 30 }] }]);
+    }
+    expect(isAbsolute(hookBinPath())).toBe(true);
+    expect(hookBinPath()).toBe(join(packageRoot, "dist", "evals-hook.cjs"));
+    expect(existsSync(hookBinPath())).toBe(true);
+  });
+
+  it("takes events, a command, a node path and a timeout", () => {
+    const settings = hookSettings({
+      events: ["PreToolUse", "PostToolBatch"],
+      node: "/opt/my node/bin/node",
+      timeoutSeconds: 5,
+    });
+    expect(Object.keys(settings.hooks ?? {})).toEqual(["PreToolUse", "PostToolBatch"]);
+    expect(settings.hooks?.PreToolUse?.[0]?.hooks[0]).toEqual({
+      type: "command",
+      command: `'/opt/my node/bin/node' ${shellQuote(hookBinPath())}`,
+      timeout: 5,
+    });
+    expect(hookSettings({ command: "my-hook" }).hooks?.Stop?.[0]?.hooks[0]?.command).toBe("my-hook");
+  });
+
+  it("merges into existing settings, keeping their keys and hooks", () => {
+    const base: ClaudeSettings = {
+      permissions: { allow: ["Bash(ls)"] },
+      hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "guard.sh" }] }] },
+    };
+    const settings = hookSettings({ base });
+    expect(settings.permissions).toEqual({ allow: ["Bash(ls)"] });
+    expect(settings.hooks?.PreToolUse).toHaveLength(2);
+    expect(settings.hooks?.PreToolUse?.[0]).toEqual(base.hooks?.PreToolUse?.[0]);
+    expect(base.hooks?.PreToolUse).toHaveLength(1);
+  });
+
+  it("quotes for the shell only when needed", () => {
+    expect(shellQuote("/usr/bin/node")).toBe("/usr/bin/node");
+    expect(shellQuote("/a b/it's")).toBe(`'/a b/it'\\''s'`);
+    expect(spawnSync("sh", ["-c", `printf %s ${shellQuote("/a b/it's $HOME")}`]).stdout.toString()).toBe(
+      "/a b/it's $HOME",
+    );
+  });
+});
+
+describe("writeHookSettings", () => {
+  it("writes the settings whole, creating folders, and returns the absolute path", () => {
+    const file = writeHookSettings(join(temp.dir, "deep", "er", "settings.json"));
+    expect(file).toBe(join(temp.dir, "deep", "er", "settings.json"));
+    expect(readJson(file)).toEqual(hookSettings());
+    expect(readdirSync(join(temp.dir, "deep", "er"))).toEqual(["settings.json"]);
+  });
+
+  it("writes a command that a shell runs as a working capture hook, even from a path with spaces", () => {
+    const spaced = join(temp.dir, "node with spaces");
+    mkdirSync(spaced);
+    symlinkSync(process.execPath, join(spaced, "node"));
+    const file = writeHookSettings(join(temp.dir, "spaced.json"), { node: join(spaced, "node") });
+    const command = readJson(file).hooks.PreToolUse[0].hooks[0].command as string;
+    const root = join(temp.dir, "spaced-root");
+    const result = spawnSync("sh", ["-c", command], {
+      input: preToolUse,
+      env: { PATH: process.env.PATH, TEST_MODE: "true", TEST_RUN_ID: "sh", EVALS_OUTPUT_DIR: root },
+    });
+    expect(result.status).toBe(0);
+    expect(result.stdout.toString()).toBe("");
+    return readEvents(runDirFor("sh", { root })).then((events) => expect(events).toHaveLength(1));
+  });
+});
+
+describe("evals-hook settings (the built CLI)", () => {
+  it("writes a settings file with --out", async () => {
+    const out = join(temp.dir, "cli", "settings.json");
+    const result = await runHook("", {
+      args: ["settings", "--out", out, "--events", "PreToolUse, Stop", "--timeout", "7"],
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain(out);
+    const settings = readJson(out);
+    expect(Object.keys(settings.hooks)).toEqual(["PreToolUse", "Stop"]);
+    expect(settings.hooks.PreToolUse[0]).toEqual({
+      matcher: "*",
+      hooks: [{ type: "command", command: `${process.execPath} ${hookBin}`, timeout: 7 }],
+    });
+  });
+
+  it("prints the settings without --out, and merges --merge", async () => {
+    const base = join(temp.dir, "base.json");
+    writeFileSync(
+      base,
+      JSON.stringify({ model: "x", hooks: { Stop: [{ hooks: [{ type: "command", command: "a" }] }] } }),
+    );
+    const result = await runHook("", { args: ["settings", "--merge", base] });
+    expect(result.code).toBe(0);
+    const settings = JSON.parse(result.stdout);
+    expect(settings.model).toBe("x");
+    expect(settings.hooks.Stop).toHaveLength(2);
+    expect(Object.keys(settings.hooks)).toEqual(expect.arrayContaining([...DEFAULT_HOOK_EVENTS]));
+  });
+
+  it("refuses bad arguments with a clear message", async () => {
+    const unknown = await runHook("", { args: ["settings", "--bogus"] });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/bogus[\s\S]*Usage:/);
+    const badTimeout = await runHook("", { args: ["settings", "--timeout", "soon"] });
+    expect(badTimeout.code).toBe(1);
+    expect(badTimeout.stderr).toMatch(/--timeout must be a positive number of seconds, got soon/);
+    const badMerge = await runHook("", { args: ["settings", "--merge", join(temp.dir, "nope.json")] });
+    expect(badMerge.code).toBe(1);
+    expect(badMerge.stderr).toMatch(/cannot read --merge file/);
+    const help = await runHook("", { args: ["help"] });
+    expect(help.stdout).toMatch(/evals-hook settings \[options\]/);
+  });
+});
+
+describe("the plugin layout", () => {
+  it("has a valid .claude-plugin/plugin.json matching the package", () => {
+    const manifest = readJson(join(packageRoot, ".claude-plugin", "plugin.json"));
+    const pkg = readJson(join(packageRoot, "package.json"));
+    expect(manifest.name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+    expect(manifest.version).toBe(pkg.version);
+    expect(manifest.description).toBeTypeOf("string");
+    expect(pkg.files).toEqual(expect.arrayContaining(["dist", ".claude-plugin", "hooks"]));
+  });
+
+  it("has hooks/hooks.json registering every event with a command inside the package", () => {
+    const hooksFile = readJson(join(packageRoot, "hooks", "hooks.json"));
+    expect(hooksFile).toEqual(pluginHooksFile());
+    expect(Object.keys(hooksFile.hooks)).toEqual([...DEFAULT_HOOK_EVENTS]);
+    for (const groups of Object.values(hooksFile.hooks) as { hooks: { command: string }[] }[][]) {
+      for (const hook of groups.flatMap((group) => group.hooks)) {
+        expect(hook.command).toBe(PLUGIN_HOOK_COMMAND);
+        const resolved = hook.command
+          .replace("${CLAUDE_PLUGIN_ROOT}", packageRoot)
+          .match(/^node "(.+)"$/)?.[1];
+        expect(resolved && existsSync(resolved)).toBe(true);
+        expect(relative(packageRoot, resolved as string)).toBe(join("dist", "evals-hook.cjs"));
+      }
+    }
+  });
+
+  it("ships JSON Schemas that match the zod schemas", () => {
+    expect(readJson(join(packageRoot, "schemas", "hook-error.json"))).toEqual(
+      hookJsonSchemaFor("hook-error"),
+    );
+  });
+});
