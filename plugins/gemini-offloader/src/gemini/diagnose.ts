@@ -85,7 +85,9 @@ interface GeminiErrorReport {
 export function diagnoseFailure(exitCode: number | null, stderr: string): Diagnostic {
   const report = readErrorReport(stderr);
   const httpStatus = report.code !== null && report.code >= 100 && report.code < 600 ? report.code : null;
-  const message = report.message ?? lastMeaningfulLine(stderr) ?? `Gemini exited with code ${exitCode}.`;
+  const resumeError = /^.*Error resuming session.*$/m.exec(stderr)?.[0].trim();
+  const message =
+    report.message ?? resumeError ?? lastMeaningfulLine(stderr) ?? `Gemini exited with code ${exitCode}.`;
   const details = { exitCode, httpStatus };
   const said = `${report.status ?? ""} ${message}`;
 
@@ -105,7 +107,10 @@ export function diagnoseFailure(exitCode: number | null, stderr: string): Diagno
   ) {
     return makeDiagnostic("auth", message, details);
   }
-  if (exitCode === 55 || /untrusted|not trusted/i.test(said)) {
+  if (
+    exitCode === 55 ||
+    /untrusted|not trusted|not running in a trusted directory/i.test(`${said} ${stderr}`)
+  ) {
     return makeDiagnostic("untrusted_workspace", message, details);
   }
   return makeDiagnostic("unknown", message, details);

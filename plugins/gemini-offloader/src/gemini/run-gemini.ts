@@ -195,6 +195,21 @@ export async function runPrompt(request: PromptRequest): Promise<PromptResult> {
       ...base,
     };
   }
+  if (!answer.response.trim()) {
+    // Gemini ends a turn without text when it stops itself (its loop detection, a blocked answer).
+    return {
+      ok: false,
+      diagnostic: makeDiagnostic(
+        "unknown",
+        "Gemini returned an empty answer (it may have stopped the turn itself).",
+        {
+          exitCode: run.exitCode,
+        },
+      ),
+      sessionId: answer.sessionId,
+      ...base,
+    };
+  }
   return { ok: true, ...answer, model: answer.model ?? request.model ?? null, ...base };
 }
 
