@@ -43,6 +43,8 @@ interface OpenFailure {
   retries: number;
   reported: boolean;
   pressedOn: number;
+  /** A retry of the same call succeeded. */
+  recovered?: boolean;
 }
 
 /**
@@ -99,6 +101,7 @@ export function stopOnFailure(run: Run, options: StopOnFailureOptions = {}): Eva
             description: `${describeCall(call)} retried the failed call and succeeded`,
             pointer: pointerTo(call),
           });
+          current.recovered = true;
           close(call.agent);
         }
         continue;
@@ -125,7 +128,8 @@ export function stopOnFailure(run: Run, options: StopOnFailureOptions = {}): Eva
           ),
         );
       }
-      if (failed) {
+      // A new failure starts a new story; one more failed retry is the same one.
+      if (failed && !retry) {
         close(call.agent);
         open.set(call.agent, { call, failure: failed, retries: 0, reported: false, pressedOn: 0 });
       }
@@ -136,6 +140,10 @@ export function stopOnFailure(run: Run, options: StopOnFailureOptions = {}): Eva
   let handled = 0;
   for (const failure of closed) {
     if (failure.pressedOn > 0) continue;
+    if (failure.recovered) {
+      handled++;
+      continue;
+    }
     if (!failure.reported) {
       violations.push(
         violation(

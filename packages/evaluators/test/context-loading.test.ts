@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { contextLoading } from "../src/index.js";
+import { fixtureRun, script, types } from "./helpers.js";
+
+describe("context-loading", () => {
+  it("warns on the real multi-tool run: it wrote out.txt without reading any context file", () => {
+    const result = contextLoading(fixtureRun("multi-tool"));
+    expect(result.passed).toBe(true);
+    expect(types(result)).toEqual(["no-context-loaded"]);
+    expect(result.violations[0]).toMatchObject({
+      severity: "warning",
+      pointer: { tool_use_id: "toolu_fake0014" },
+    });
+    expect(contextLoading(fixtureRun("multi-tool"), { required: true }).passed).toBe(false);
+  });
+
+  it("passes when a context file is read before the first write (absolute or relative paths, cat in Bash)", () => {
+    const viaRead = script("/repo")
+      .prompt("add a feature")
+      .call("Read", { file_path: "/repo/CLAUDE.md" })
+      .call("Edit", { file_path: "/repo/src/a.ts" })
+      .build();
+    const result = contextLoading(viaRead, { required: true });
+    expect(result.passed).toBe(true);
+    expect(result.evidence[0]?.description).toContain("CLAUDE.md");
+
+    const viaCat = script("/repo")
+      .call("Bash", { command: "cat docs/STYLE.md" })
+      .call("Write", { file_path: "x.ts" })
+      .build();
+    expect(contextLoading(viaCat, { required: true }).passed).toBe(true);
+
+    const viaSkill = script("/repo")
+      .call("Skill", { skill: "style" })
+      .call("Write", { file_path: "x.ts" })
+      .build();
+    expect(contextLoading(viaSkill, { required: true }).passed).toBe(true);
+    expect(contextLoading(viaSkill, { required: true, countSkills: false }).passed).toBe(false);
+  });
+
+  it("does not count a failed read or a read after the first write", () => {
+    const run = script("/repo")
+      .call("Read", { file_path: "AGENTS.md" }, { error: "File does not exist." })
+      .call("Write", { file_path: "x.ts" })
+      .call("Read", { file_path: "CLAUDE.md" })
+      .build();
+    const result = contextLoading(run, { required: true });
+    expect(types(result)).toEqual(["no-context-loaded"]);
+    expect(result.violations[0]?.evidence).toEqual({ late: ["CLAUDE.md"] });
+  });
+
+  it("enforces expectedContextFiles: each must be read before the first write", () => {
+    const run = script("/repo")
+      .call("Read", { file_path: "/repo/CLAUDE.md" })
+      .call("Bash", { command: "npm install left-pad" })
+      .call("Read", { file_path: "docs/api.md" })
+      .build();
+    const result = contextLoading(run, {
+      expectedContextFiles: ["CLAUDE.md", "docs/*.md", ".claude/rules.md"],
+    });
+    expect(result.passed).toBe(false);
+    expect(types(result)).toEqual(["context-loaded-late", "missing-context-file"]);
+    expect(result.violations[0]?.pointer?.tool_use_id).toBe("toolu_3");
+    expect(result.violations[1]?.message).toContain(".claude/rules.md");
+    expect(result.score).toBeCloseTo(1 / 3);
+  });
+
+  it("requires expected files even when the run writes nothing", () => {
+    const run = script("/repo").call("Grep", { pattern: "TODO" }).build();
+    expect(types(contextLoading(run, { expectedContextFiles: ["README.md"] }))).toEqual([
+      "missing-context-file",
+    ]);
+    expect(contextLoading(run).passed).toBe(true);
+  });
+});

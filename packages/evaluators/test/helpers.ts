@@ -1,0 +1,151 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import {
+  MAIN_AGENT,
+  parseHookInput,
+  parseJsonl,
+  type Run,
+  RunBuilder,
+  type RunEventInput,
+  runFromHookEvents,
+  runFromStreamJson,
+} from "@evals/core";
+
+/** Real Claude Code 2.1.330 runs, kept in the repo's fixtures/ folder. */
+export const fixturesDir = fileURLToPath(new URL("../../../fixtures/claude-code-2.1.330/", import.meta.url));
+export type FixtureName = "multi-tool" | "subagent";
+
+export function fixtureStreamLines(name: FixtureName): unknown[] {
+  const file = `${fixturesDir}${name}/stream.jsonl`;
+  return parseJsonl(readFileSync(file, "utf8"), file);
+}
+
+export function fixtureHookInputs(name: FixtureName): unknown[] {
+  const file = `${fixturesDir}${name}/hooks.jsonl`;
+  return parseJsonl<{ input: unknown }>(readFileSync(file, "utf8"), file).map((line) => line.input);
+}
+
+const prompts: Record<FixtureName, string> = { "multi-tool": "do the steps", subagent: "delegate" };
+
+/** A real run, from its stream-json (the default) or its hook events. */
+export function fixtureRun(name: FixtureName, from: "stream" | "hooks" = "stream"): Run {
+  if (from === "hooks") return runFromHookEvents(fixtureHookInputs(name).map(parseHookInput));
+  return runFromStreamJson(fixtureStreamLines(name), { prompts: [prompts[name]] });
+}
+
+interface CallOutcome {
+  /** The tool's output (default "ok"). */
+  output?: unknown;
+  /** The call failed with this error. */
+  error?: string;
+  /** Claude Code asked for permission first. */
+  permission?: boolean;
+  /** A permission denial stopped it. */
+  denied?: boolean;
+  /** No result (interrupted, or the run ended). */
+  incomplete?: boolean;
+  durationMs?: number;
+}
+
+/**
+ * Writes synthetic runs the way they would happen: `script().prompt("fix it").text("Let me look")
+ * .call("Read", { file_path: "a.ts" }).build()`. Ids are toolu_1, toolu_2, ...; timestamps advance
+ * one second per event.
+ */
+export class RunScript {
+  private readonly builder = new RunBuilder(["synthetic"]);
+  private ids = 0;
+  private clock = Date.parse("2026-01-01T00:00:00.000Z");
+  private agent: string = MAIN_AGENT;
+
+  constructor(cwd = "/repo") {
+    this.builder.meta.cwd = cwd;
+    this.builder.meta.id = "synthetic";
+  }
+
+  private push(event: Omit<RunEventInput, "agent" | "timestamp">, agent = this.agent): this {
+    this.clock += 1000;
+    this.builder.push({ ...event, agent, timestamp: new Date(this.clock).toISOString() } as RunEventInput);
+    return this;
+  }
+
+  prompt(text: string): this {
+    return this.push({ type: "user_message", text }, MAIN_AGENT);
+  }
+
+  text(text: string): this {
+    return this.push({ type: "assistant_text", text, message_id: `msg_${this.ids + 1}_${this.clock}` });
+  }
+
+  /** A tool call and what became of it. Returns the script; the call's id is `lastId`. */
+  call(name: string, input: Record<string, unknown>, outcome: CallOutcome = {}): this {
+    const id = `toolu_${++this.ids}`;
+    this.lastId = id;
+    this.push({ type: "tool_call", id, name, input });
+    if (outcome.permission || outcome.denied)
+      this.push({ type: "permission_request", id, tool_name: name, input });
+    if (outcome.denied) {
+      this.push({ type: "permission_denied", id, tool_name: name, message: "denied" });
+      return this.push({
+        type: "tool_result",
+        id,
+        output: "denied",
+        is_error: true,
+        error: "Permission denied",
+      });
+    }
+    if (outcome.incomplete) return this;
+    return this.push({
+      type: "tool_result",
+      id,
+      output: outcome.error ?? outcome.output ?? "ok",
+      is_error: outcome.error !== undefined,
+      ...(outcome.error !== undefined ? { error: outcome.error } : {}),
+      ...(outcome.durationMs !== undefined ? { duration_ms: outcome.durationMs } : {}),
+    });
+  }
+
+  lastId = "";
+
+  /** Delegates through an Agent call; `work` writes what the subagent does. */
+  subagent(type: string, work: (script: this) => void, agentId = `agent_${type}_${this.ids + 1}`): this {
+    const id = `toolu_${++this.ids}`;
+    this.push({
+      type: "tool_call",
+      id,
+      name: "Agent",
+      input: { subagent_type: type, prompt: `do the ${type} part`, description: type },
+    });
+    this.builder.agent({ id: agentId, type, parent: this.agent, parent_tool_use_id: id });
+    this.push({ type: "subagent_start", agent_id: agentId, agent_type: type, parent_tool_use_id: id });
+    const parent = this.agent;
+    this.agent = agentId;
+    work(this);
+    this.agent = parent;
+    this.push(
+      { type: "subagent_stop", agent_id: agentId, agent_type: type, last_message: `${type} done` },
+      agentId,
+    );
+    return this.push({ type: "tool_result", id, output: `${type} done`, is_error: false });
+  }
+
+  final(result: string, extra: Record<string, unknown> = {}): this {
+    return this.push(
+      { type: "final_result", subtype: "success", is_error: false, result, ...extra },
+      MAIN_AGENT,
+    );
+  }
+
+  build(): Run {
+    return this.builder.build();
+  }
+}
+
+export function script(cwd?: string): RunScript {
+  return new RunScript(cwd);
+}
+
+/** The violation types of a result, in order. */
+export function types(result: { violations: { type: string }[] }): string[] {
+  return result.violations.map((item) => item.type);
+}

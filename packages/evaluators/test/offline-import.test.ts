@@ -1,0 +1,65 @@
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const dist = fileURLToPath(new URL("../dist/", import.meta.url));
+const fixtures = fileURLToPath(new URL("../../../fixtures/claude-code-2.1.330/", import.meta.url));
+
+/** An environment with no API keys, proxies or tracing switches. */
+function bareEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/API_KEY|TOKEN|PROXY|LANGSMITH|LANGCHAIN|OPENAI|ANTHROPIC/i.test(key)) continue;
+    env[key] = value;
+  }
+  return { ...env, FORCE_COLOR: "0" };
+}
+
+/** Whether this machine lets us cut a child off the network (a fresh network namespace). */
+const canIsolate = spawnSync("unshare", ["-rn", "true"], { timeout: 10_000 }).status === 0;
+
+function runNode(script: string, isolate: boolean) {
+  const command = isolate ? "unshare" : process.execPath;
+  const args = isolate
+    ? ["-rn", process.execPath, "--input-type=module", "-e", script]
+    : ["--input-type=module", "-e", script];
+  return spawnSync(command, args, { env: bareEnv(), encoding: "utf8", timeout: 60_000 });
+}
+
+describe("agentevals offline", () => {
+  it("is not loaded by importing the package (the rule evaluators stay light)", () => {
+    const script = `
+      import { createRequire } from "node:module";
+      const require = createRequire(import.meta.url);
+      const evaluators = require(${JSON.stringify(`${dist}index.cjs`)});
+      const loaded = Object.keys(require.cache).filter((file) => /agentevals|@langchain|langsmith|openevals/.test(file));
+      console.log(JSON.stringify({ loaded, exports: typeof evaluators.approvalGate }));
+    `;
+    const child = runNode(script, false);
+    expect(child.stderr).toBe("");
+    expect(JSON.parse(child.stdout)).toEqual({ loaded: [], exports: "function" });
+  });
+
+  it(`matches trajectories with no API key${canIsolate ? " and no network" : ""}, from ESM and CJS`, () => {
+    const script = `
+      import { readFileSync } from "node:fs";
+      import { createRequire } from "node:module";
+      import { parseJsonl, runFromStreamJson } from "@evals/core";
+      const esm = await import(${JSON.stringify(`${dist}index.js`)});
+      const cjs = createRequire(import.meta.url)(${JSON.stringify(`${dist}index.cjs`)});
+      const file = ${JSON.stringify(`${fixtures}multi-tool/stream.jsonl`)};
+      const run = runFromStreamJson(parseJsonl(readFileSync(file, "utf8"), file));
+      const verdicts = [];
+      for (const api of [esm, cjs]) {
+        for (const expected of [["Bash", "Read", "Write"], ["Grep"]]) {
+          const result = await api.trajectoryMatch(run, { expected, engine: "agentevals" });
+          verdicts.push(result.passed);
+        }
+      }
+      console.log(JSON.stringify(verdicts));
+    `;
+    const child = runNode(script, canIsolate);
+    expect(child.status, child.stderr).toBe(0);
+    expect(JSON.parse(child.stdout.trim().split("\n").pop() as string)).toEqual([true, false, true, false]);
+  });
+});

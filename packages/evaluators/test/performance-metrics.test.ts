@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { measureRun, performanceMetrics } from "../src/index.js";
+import { fixtureRun, script } from "./helpers.js";
+
+describe("performance-metrics", () => {
+  it("always passes and reports the real run's turns, cost, tokens and calls per tool", () => {
+    const result = performanceMetrics(fixtureRun("multi-tool"));
+    expect(result.passed).toBe(true);
+    expect(result.score).toBe(1);
+    const metrics = measureRun(fixtureRun("multi-tool"));
+    expect(metrics.toolCalls).toBe(5);
+    expect(metrics.byTool.Bash).toMatchObject({ calls: 2, errors: 1 });
+    expect(metrics.byTool.Read).toMatchObject({ calls: 2, errors: 1 });
+    expect(metrics.costUsd).toBeCloseTo(0.30258);
+    expect(metrics.tokens?.input).toBe(74755);
+    expect(metrics.turns).toBeGreaterThan(0);
+    expect(metrics.byAgent).toEqual({ main: 5 });
+    expect(result.evidence[0]?.description).toContain("5 tool calls");
+  });
+
+  it("measures tool durations and idle time from timestamps", () => {
+    // Each event is one second after the previous: every call runs 1 s, between calls 1 s passes.
+    const run = script()
+      .prompt("go")
+      .call("Read", { file_path: "a" })
+      .call("Read", { file_path: "b" })
+      .call("Bash", { command: "make" }, { durationMs: 250 })
+      .build();
+    const metrics = measureRun(run);
+    expect(metrics.byTool.Read).toMatchObject({
+      calls: 2,
+      timed: 2,
+      totalMs: 2000,
+      avgMs: 1000,
+      minMs: 1000,
+      maxMs: 1000,
+    });
+    expect(metrics.byTool.Bash).toMatchObject({ totalMs: 250 });
+    expect(metrics.durationMs).toBe(6000);
+    expect(metrics.toolTimeMs).toBe(2250);
+    expect(metrics.idleTimeMs).toBe(3750);
+    expect(metrics.longestGapMs).toBe(1000);
+    expect(metrics.eventsByType).toMatchObject({ tool_call: 3, tool_result: 3, user_message: 1 });
+  });
+});

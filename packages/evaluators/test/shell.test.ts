@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { callKind, commandsMatch, isReadOnlyCommand, parseShell, tokenizeShell } from "../src/index.js";
+
+describe("the shell reader", () => {
+  it("splits commands, removes quotes and keeps redirections apart", () => {
+    const commands = parseShell(
+      `cd app && FOO=1 npm test -- --grep "a b" 2>&1 | tee out.log; echo 'done' > /dev/null`,
+    );
+    expect(commands.map((command) => command.words)).toEqual([
+      ["cd", "app"],
+      ["npm", "test", "--", "--grep", "a b"],
+      ["tee", "out.log"],
+      ["echo", "done"],
+    ]);
+    expect(commands[1]?.assignments).toEqual(["FOO=1"]);
+    expect(commands[1]?.redirects).toEqual([{ op: ">&", fd: 2, target: "1" }]);
+    expect(commands[2]?.piped).toBe(true);
+    expect(commands[3]?.redirects).toEqual([{ op: ">", target: "/dev/null" }]);
+  });
+
+  it("drops heredoc bodies and comments, keeps command substitutions whole", () => {
+    const commands = parseShell("cat <<'EOF' > notes.md\nrm -rf /\nEOF\necho $(date) # stamp");
+    expect(commands.map((command) => command.words)).toEqual([["cat"], ["echo", "$(date)"]]);
+    expect(commands[0]?.heredoc).toBe(true);
+    expect(commands[0]?.redirects).toEqual([
+      { op: "<<", target: "EOF" },
+      { op: ">", target: "notes.md" },
+    ]);
+    expect(tokenizeShell(`echo "it's \\"quoted\\""`).map((token) => token.value)).toEqual([
+      "echo",
+      `it's "quoted"`,
+    ]);
+  });
+
+  it("tells read-only commands from the rest", () => {
+    for (const command of [
+      "ls -la",
+      "git status",
+      "git log --oneline | head -5",
+      "grep -rn TODO src",
+      "cat a.txt",
+      "find . -name '*.ts'",
+      "echo hi",
+      "git diff HEAD~1",
+      "sed -n 1,5p a.txt",
+    ]) {
+      expect(isReadOnlyCommand(command), command).toBe(true);
+    }
+    for (const command of [
+      "rm a.txt",
+      "npm test",
+      "echo x > a.txt",
+      "git commit -m x",
+      "find . -delete",
+      "sed -i s/a/b/ a.txt",
+      "ls $(rm x)",
+      "git branch -D x",
+      "sudo ls",
+      "cat a | tee b",
+    ]) {
+      expect(isReadOnlyCommand(command), command).toBe(false);
+    }
+    expect(callKind({ name: "Bash", input: { command: "git status" } })).toBe("read");
+    expect(callKind({ name: "Bash", input: { command: "git push" } })).toBe("execute");
+    expect(callKind({ name: "Grep", input: {} })).toBe("read");
+    expect(callKind({ name: "Task", input: {} })).toBe("execute");
+    expect(callKind({ name: "TodoWrite", input: {} })).toBe("other");
+  });
+
+  it("matches Bash commands by words or by /regex/", () => {
+    expect(commandsMatch("cd app && npm test -- --run", "npm test")).toBe(true);
+    expect(commandsMatch("npm test", "npm  test")).toBe(true);
+    expect(commandsMatch("npm run test", "npm test")).toBe(false);
+    expect(commandsMatch("git commit -m 'fix: x'", "/^git commit/")).toBe(true);
+    expect(commandsMatch("/^npm (run )?test/", "npm run test")).toBe(true);
+    expect(commandsMatch("python3 scripts/query.py --prompt 'hi there'", "scripts/query.py --prompt")).toBe(
+      true,
+    );
+    expect(commandsMatch("ls", "ls -la")).toBe(true);
+    expect(commandsMatch("ls", "cat")).toBe(false);
+  });
+});

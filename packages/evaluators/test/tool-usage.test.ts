@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { parseShell, suggestTool, toolUsage } from "../src/index.js";
+import { fixtureRun, script, types } from "./helpers.js";
+
+const suggestion = (command: string) => {
+  const [first] = parseShell(command);
+  return first ? suggestTool(first) : undefined;
+};
+
+describe("tool-usage", () => {
+  it("has nothing to say about the real runs (ls and echo have no dedicated tool)", () => {
+    expect(toolUsage(fixtureRun("multi-tool")).violations).toEqual([]);
+    expect(toolUsage(fixtureRun("subagent")).violations).toEqual([]);
+  });
+
+  it("suggests the dedicated tool for each Bash antipattern", () => {
+    expect(suggestion("cat src/a.ts")).toEqual({
+      tool: "Read",
+      input: { file_path: "src/a.ts" },
+      instead_of: "cat",
+    });
+    expect(suggestion("head -n 20 README.md")).toEqual({
+      tool: "Read",
+      input: { file_path: "README.md", limit: 20 },
+      instead_of: "head",
+    });
+    expect(suggestion("tail -f log.txt")?.tool).toBe("Read");
+    expect(suggestion('find src -name "*.test.ts"')).toEqual({
+      tool: "Glob",
+      input: { pattern: "**/*.test.ts", path: "src" },
+      instead_of: "find",
+    });
+    expect(suggestion("grep -rn TODO src")).toEqual({
+      tool: "Grep",
+      input: { pattern: "TODO", path: "src" },
+      instead_of: "grep",
+    });
+    expect(suggestion("rg -e 'fn main' crates")).toEqual({
+      tool: "Grep",
+      input: { pattern: "fn main", path: "crates" },
+      instead_of: "rg",
+    });
+    expect(suggestion("sed -i 's/a/b/' src/a.ts")).toEqual({
+      tool: "Edit",
+      input: { file_path: "src/a.ts" },
+      instead_of: "sed",
+    });
+    expect(suggestion("awk -i inplace '{print}' data.csv")?.tool).toBe("Edit");
+    expect(suggestion("sed -n '1,10p' notes.txt")?.tool).toBe("Read");
+    expect(suggestion('echo "hello" > greeting.txt')).toEqual({
+      tool: "Write",
+      input: { file_path: "greeting.txt" },
+      instead_of: "echo",
+    });
+    expect(suggestion("cat <<'EOF' > config.json\n{}\nEOF")).toEqual({
+      tool: "Write",
+      input: { file_path: "config.json" },
+      instead_of: "cat",
+    });
+  });
+
+  it("leaves alone what has no better tool: pipes, copies, find -delete, plain echo", () => {
+    expect(suggestion("echo done")).toBeUndefined();
+    expect(suggestion("cat a.txt > b.txt")).toBeUndefined();
+    expect(suggestion("find . -name '*.tmp' -delete")).toBeUndefined();
+    expect(suggestion("npm test")).toBeUndefined();
+    const piped = parseShell("git log --oneline | head -5 | grep fix");
+    expect(piped.map(suggestTool)).toEqual([undefined, undefined, undefined]);
+  });
+
+  it("reports each antipattern with the suggested call, as a warning by default", () => {
+    const run = script()
+      .call("Bash", { command: "cat package.json && grep -r useState src" })
+      .call("Bash", { command: "npm test" })
+      .call("Read", { file_path: "a.ts" })
+      .build();
+    const result = toolUsage(run);
+    expect(types(result)).toEqual(["bash-instead-of-read", "bash-instead-of-grep"]);
+    expect(result.violations[0]).toMatchObject({ severity: "warning", pointer: { tool_use_id: "toolu_1" } });
+    expect(result.violations[1]?.evidence).toMatchObject({
+      suggestion: { tool: "Grep", input: { pattern: "useState", path: "src" } },
+    });
+    expect(result.passed).toBe(true);
+    expect(result.score).toBe(0.5);
+    expect(toolUsage(run, { severity: "error" }).passed).toBe(false);
+    expect(types(toolUsage(run, { allow: ["grep"] }))).toEqual(["bash-instead-of-read"]);
+  });
+});
