@@ -47,10 +47,10 @@ export function runScript(script: ScriptName, args: string[], options: RunOption
     });
     let stdout = "";
     let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
       stdout += chunk;
     });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
       stderr += chunk;
     });
     if (typeof options.stdin === "string" && options.stdin !== "open") child.stdin?.end(options.stdin);
