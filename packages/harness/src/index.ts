@@ -1,7 +1,6 @@
 // @evals/harness: run the real Claude Code CLI headless and hermetic, normalize what it did into
 // one @evals/core Run, and turn scorers into vitest tests with trial statistics.
 
-export { type CapturedEvents, readCapturedEvents } from "./captured-events.js";
 export {
   type AgentDefinition,
   type ClaudeArgsInput,

@@ -183,12 +183,16 @@ interface Slot {
  */
 export function reconcileRuns(stream: Run, hooks: Run): Run {
   const notes: { note: Omit<RunNote, "event_index">; slot?: Slot }[] = [];
-  for (const note of [...stream.notes, ...hooks.notes]) notes.push({ note: withoutIndex(note) });
-
   const agentMap = mapStreamAgents(stream, hooks);
   const streamEvents = stream.events.map((event) => remapAgents(stripIndex(event), agentMap));
   const hookEvents = hooks.events.map(stripIndex);
-  backfillHookIds(streamEvents, hookEvents, (note) => notes.push({ note }));
+  const backfilled: Omit<RunNote, "event_index">[] = [];
+  const renamed = backfillHookIds(streamEvents, hookEvents, (note) => backfilled.push(note));
+  // Notes about placeholder ids ("missing:...") that now have their real id are out of date.
+  for (const note of [...stream.notes, ...hooks.notes]) {
+    if (!note.tool_use_id || !renamed.has(note.tool_use_id)) notes.push({ note: withoutIndex(note) });
+  }
+  for (const note of backfilled) notes.push({ note });
 
   const slots: Slot[] = streamEvents.map((event) => ({ event, sources: new Set<RunSource>(["stream"]) }));
   const byKey = new Map<string, Slot>();
@@ -395,7 +399,7 @@ function backfillHookIds(
   streamEvents: RunEventInput[],
   hookEvents: RunEventInput[],
   note: (note: Omit<RunNote, "event_index">) => void,
-): void {
+): Map<string, string> {
   const hookIds = new Set(hookEvents.flatMap((event) => (event.type === "tool_call" ? [event.id] : [])));
   const candidates = streamEvents.filter(
     (event): event is Extract<RunEventInput, { type: "tool_call" }> =>
@@ -444,6 +448,7 @@ function backfillHookIds(
       if (id) hookEvents[i] = { ...event, id };
     }
   }
+  return renamed;
 }
 
 /** Calls that never ran: denied by permissions (stream permission_denied events). */

@@ -1,9 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import { type AgentRunResult, finalResult, type Run, type RunNote } from "@evals/core";
+import { type AgentRunResult, type CapturedEvent, finalResult, type Run, type RunNote } from "@evals/core";
+import {
+  type ClaudeSettings,
+  EVENTS_FILE,
+  hookSettings,
+  outputRoot,
+  readEvents,
+  readHookErrors,
+  runDirFor,
+  runIdProblem,
+} from "@evals/hooks";
 import { execa } from "execa";
-import { readCapturedEvents } from "./captured-events.js";
 import { type ClaudeFlags, claudeArgs, userMessageLine } from "./claude-args.js";
 import { findClaude } from "./claude-bin.js";
 import { killProcessTree, runProcesses } from "./process-tree.js";
@@ -18,7 +27,10 @@ export interface RunAgentOptions extends ClaudeFlags {
   cwd?: string;
   /** The run's TEST_RUN_ID (default: a fresh unique id). Letters, digits, ".", "_" and "-". */
   runId?: string;
-  /** Where `test-output/<runId>/` goes (default: EVALS_OUTPUT_DIR, else process.cwd()). */
+  /**
+   * Where `test-output/<runId>/` goes (default: EVALS_OUTPUT_DIR, else CLAUDE_PROJECT_DIR, else
+   * process.cwd(): where getToolCalls(testId) looks).
+   */
   outputRoot?: string;
   /** The `claude` executable (default: EVALS_CLAUDE_BIN, node_modules/.bin, PATH). */
   claudeBin?: string;
@@ -30,6 +42,11 @@ export interface RunAgentOptions extends ClaudeFlags {
   env?: Record<string, string | undefined>;
   /** Claude Code settings for the run: an object or a JSON file (hooks are merged with ours). */
   settings?: string | Record<string, unknown>;
+  /**
+   * Register the @evals/hooks capture hook for every event (default true), so the run is built
+   * from the stream and the hooks, reconciled. Off, the run comes from the stream alone.
+   */
+  capture?: boolean;
   /** Kill the run after this long (default 300000 ms). The result then says `timed_out`. */
   timeoutMs?: number;
   /** How long processes get between SIGTERM and SIGKILL when a run is stopped (default 2000 ms). */
@@ -72,20 +89,18 @@ const STDERR_LIMIT = 20_000;
 export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult> {
   const prompts = Array.isArray(options.prompt) ? options.prompt : [options.prompt];
   const runId = options.runId ?? newRunId("run");
-  if (!/^[A-Za-z0-9._-]{1,128}$/.test(runId) || runId.includes("..")) {
-    throw new Error(
-      `runAgent: runId ${JSON.stringify(runId)} may only hold letters, digits, ".", "_" and "-"`,
-    );
-  }
+  const problem = runIdProblem(runId);
+  if (problem) throw new Error(`runAgent: the runId ${JSON.stringify(runId)} ${problem}`);
   const bin = findClaude({ ...(options.claudeBin ? { claudeBin: options.claudeBin } : {}) });
-  const outputRootDir = resolve(options.outputRoot ?? process.env.EVALS_OUTPUT_DIR ?? process.cwd());
-  const outputDir = join(outputRootDir, "test-output", runId);
+  const outputRootDir = resolve(options.outputRoot ?? outputRoot());
+  const outputDir = runDirFor(runId, { root: outputRootDir });
   mkdirSync(outputDir, { recursive: true });
+  const capture = options.capture ?? true;
   const cwd = resolve(options.cwd ?? process.cwd());
 
   const sandbox = createSandbox(runId);
   const marker = randomUUID();
-  const settingsFile = writeSettings(sandbox.root, options.settings);
+  const settingsFile = writeSettings(sandbox.root, options.settings, capture);
   const args = claudeArgs({ ...options, prompts, ...(settingsFile ? { settingsFile } : {}) });
   const env = hermeticEnv({
     sandbox,
@@ -191,11 +206,11 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   activeRuns.delete(active);
   const duration_ms = Math.round(performance.now() - started);
 
-  const captured = await readCapturedEvents(outputDir);
+  const captured = await readCaptured(outputDir, capture);
   const run: Run = reconcileRun({
     streamLines: lines,
-    hookEvents: captured.events,
-    hookTimestamps: captured.timestamps,
+    hookEvents: captured.events.map((line) => line.event),
+    hookTimestamps: captured.events.map((line) => line.captured_at),
     prompts: multiTurn ? [] : prompts,
     runId,
   });
@@ -278,13 +293,51 @@ function needsIsSandbox(options: RunAgentOptions): boolean {
   return bypass && typeof process.getuid === "function" && process.getuid() === 0;
 }
 
-/** Writes the run's settings file (the user's settings), or returns undefined when there are none. */
-function writeSettings(dir: string, settings: RunAgentOptions["settings"]): string | undefined {
-  if (settings === undefined) return undefined;
-  const base = typeof settings === "string" ? readSettingsFile(settings) : settings;
+/**
+ * Writes the run's settings file: the user's settings with the capture hook added to every event
+ * (their own hooks are kept). Undefined when there is nothing to write.
+ */
+function writeSettings(
+  dir: string,
+  settings: RunAgentOptions["settings"],
+  capture: boolean,
+): string | undefined {
+  if (settings === undefined && !capture) return undefined;
+  const base = (
+    typeof settings === "string" ? readSettingsFile(settings) : (settings ?? {})
+  ) as ClaudeSettings;
+  const merged = capture ? hookSettings({ base }) : base;
   const file = join(dir, "settings.json");
-  writeFileSync(file, `${JSON.stringify(base, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify(merged, null, 2)}\n`);
   return file;
+}
+
+/** The capture hook's lines for this run (bad lines and the hook's own errors become notes). */
+async function readCaptured(
+  outputDir: string,
+  capture: boolean,
+): Promise<{ events: CapturedEvent[]; notes: RunNote[] }> {
+  const notes: RunNote[] = [];
+  if (!existsSync(join(outputDir, EVENTS_FILE))) {
+    if (capture) {
+      notes.push({
+        kind: "other",
+        message: `the capture hook wrote no ${EVENTS_FILE}; the run was built from the stream alone`,
+      });
+    }
+    return { events: [], notes };
+  }
+  const events = await readEvents(outputDir, {
+    onError: "skip",
+    onBadLine: (error) => notes.push({ kind: "parse_error", message: error.message }),
+  });
+  for (const entry of await readHookErrors(outputDir, { onError: "skip" })) {
+    notes.push({
+      kind: "other",
+      message: `capture hook ${entry.kind}${entry.hook_event_name ? ` (${entry.hook_event_name})` : ""}: ${entry.message}`,
+    });
+  }
+  return { events, notes };
 }
 
 function readSettingsFile(file: string): Record<string, unknown> {

@@ -12,7 +12,14 @@ import { join, resolve } from "node:path";
 import { finalResult, listToolCalls, toolSequence } from "@evals/core";
 import { countToolResults, reply, text, toolUse } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ClaudeNotFoundError, isAlive, listProcesses, runAgent, skipIfNoClaude } from "../src/index.js";
+import {
+  ClaudeNotFoundError,
+  isAlive,
+  listProcesses,
+  runAgent,
+  runProcesses,
+  skipIfNoClaude,
+} from "../src/index.js";
 import { delegate, listThenRead, neverDone, withModel } from "./models.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330). */
@@ -65,6 +72,13 @@ describe("runAgent with the real claude CLI and a scripted loopback model", () =
     expect(final?.total_cost_usd).toBeGreaterThan(0);
     expect(result.run.cwd).toBe(project);
     expect(result.run.claude_version).toBe("2.1.330");
+    // Stream and capture hooks agree on every tool event.
+    expect(result.run.sources).toEqual(["stream", "hooks"]);
+    for (const event of result.run.events.filter((event) => event.type.startsWith("tool_"))) {
+      expect(event.sources, `${event.type} ${event.index}`).toEqual(["stream", "hooks"]);
+    }
+    expect(result.run.notes).toEqual([]);
+    expect(existsSync(join(result.output_dir!, "events.jsonl"))).toBe(true);
 
     expect(result.output_dir).toBe(join(outputRoot, "test-output", result.run_id));
     const stored = JSON.parse(readFileSync(join(result.output_dir!, "result.json"), "utf8"));
@@ -115,22 +129,15 @@ describe("runAgent with the real claude CLI and a scripted loopback model", () =
     rmSync(sandbox, { recursive: true, force: true });
   });
 
-  it("kills the whole process tree when the run times out, and says so", async (ctx) => {
+  it("times out on a model that never answers, and leaves no process behind", async (ctx) => {
     skipIfNoClaude(ctx, { claudeBin });
-    const token = `evals-timeout-${Date.now()}`;
     let release: () => void = () => {};
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
     const started = Date.now();
     const result = await withModel(
-      async (request) => {
-        if (countToolResults(request) === 0) {
-          // A long command in the Bash tool's own session, then a model that never answers.
-          return reply(
-            toolUse("Bash", { command: `node -e "setInterval(()=>{},1000)" ${token}`, description: "wait" }),
-          );
-        }
+      async () => {
         await gate;
         return reply(text("too late"));
       },
@@ -142,7 +149,7 @@ describe("runAgent with the real claude CLI and a scripted loopback model", () =
             baseUrl: server.url,
             cwd: project,
             outputRoot,
-            timeoutMs: 4000,
+            timeoutMs: 3000,
             killGraceMs: 500,
           });
         } finally {
@@ -151,23 +158,83 @@ describe("runAgent with the real claude CLI and a scripted loopback model", () =
       },
     );
     expect(result.timed_out).toBe(true);
-    expect(result.error).toBe("the run timed out after 4000 ms and was killed");
-    expect(Date.now() - started).toBeLessThan(15_000);
-    expect(toolSequence(result.run)).toEqual(["Bash"]);
-    // No process of the run is left: not the CLI, not its group, not the Bash command's session.
+    expect(result.error).toBe("the run timed out after 3000 ms and was killed");
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(finalResult(result.run)).toBeUndefined();
+    // Neither the CLI nor anything in its process group is left.
     expect(isAlive(result.pid!)).toBe(false);
     expect(listProcesses().filter((proc) => proc.pgid === result.pid)).toEqual([]);
-    const survivors = listProcesses().filter((proc) => {
-      try {
-        return readFileSync(`/proc/${proc.pid}/cmdline`, "utf8").includes(token);
-      } catch {
-        return false;
-      }
-    });
-    expect(survivors).toEqual([]);
+    expect(runProcesses(result.pid)).toEqual([]);
     // The failed run's sandbox is kept for inspection.
     expect(result.sandbox_dir && existsSync(result.sandbox_dir)).toBe(true);
     rmSync(result.sandbox_dir!, { recursive: true, force: true });
+  });
+
+  it("kills a Bash command running in a session of its own when the run is stopped", async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    const token = `evals-stop-${Date.now()}`;
+    const running = () =>
+      listProcesses().filter((proc) => {
+        try {
+          return readFileSync(`/proc/${proc.pid}/cmdline`, "utf8").includes(token);
+        } catch {
+          return false;
+        }
+      });
+    const stop = new AbortController();
+    const result = await withModel(
+      (request) =>
+        countToolResults(request) === 0
+          ? reply(
+              toolUse("Bash", {
+                command: `node -e "setInterval(()=>{},1000)" ${token}`,
+                description: "wait",
+              }),
+            )
+          : reply(text("done")),
+      async (server) => {
+        const run = runAgent({
+          prompt: "wait",
+          claudeBin,
+          baseUrl: server.url,
+          cwd: project,
+          outputRoot,
+          allowedTools: ["Bash"],
+          signal: stop.signal,
+          killGraceMs: 500,
+        });
+        // Stop the run once the command is running (in the Bash tool's own session).
+        const deadline = Date.now() + 60_000;
+        while (running().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+        const command = running()[0];
+        expect(command, "the Bash command never started").toBeDefined();
+        stop.abort();
+        return run;
+      },
+    );
+    expect(result.error).toBe("the run was aborted and killed");
+    expect(toolSequence(result.run)).toEqual(["Bash"]);
+    expect(running()).toEqual([]);
+    expect(isAlive(result.pid!)).toBe(false);
+    rmSync(result.sandbox_dir!, { recursive: true, force: true });
+  });
+
+  it("builds the run from the stream alone when capture is off", async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    const result = await withModel(listThenRead(project), (server) =>
+      runAgent({
+        prompt: "list and read",
+        claudeBin,
+        baseUrl: server.url,
+        cwd: project,
+        outputRoot,
+        capture: false,
+      }),
+    );
+    expect(result.error, result.stderr).toBeUndefined();
+    expect(result.run.sources).toEqual(["stream"]);
+    expect(toolSequence(result.run)).toEqual(["Bash", "Read"]);
+    expect(existsSync(join(result.output_dir!, "events.jsonl"))).toBe(false);
   });
 
   it("stops at max turns with the CLI's error_max_turns result", async (ctx) => {
