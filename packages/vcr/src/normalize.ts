@@ -57,7 +57,11 @@ function forEachString(value: unknown, visit: (text: string) => void): void {
 /** The working directory, config directory and subagent ids a request mentions. */
 export function requestEnvironment(body: unknown): RequestEnvironment {
   const environment: RequestEnvironment = { agentIds: [] };
-  forEachString(body, (text) => {
+  // The CLI puts them in the system prompt and the messages; the tool list never has them.
+  const record = body as { system?: unknown; messages?: unknown } | null;
+  const searched =
+    record && typeof record === "object" && "messages" in record ? [record.system, record.messages] : body;
+  forEachString(searched, (text) => {
     if (!environment.cwd) environment.cwd = CWD_LINE.exec(text)?.[1]?.trim();
     if (!environment.configDir) environment.configDir = CONFIG_DIR.exec(text)?.[1];
     for (const match of text.matchAll(AGENT_ID)) {
@@ -66,11 +70,14 @@ export function requestEnvironment(body: unknown): RequestEnvironment {
   });
   if (!environment.configDir && environment.cwd) {
     // Any `<config dir>/projects/<escaped cwd>` path gives the config dir away.
-    const projectPath = new RegExp(
-      `([^\\s\`'"(]+)/projects/${escapeRegExp(escapedProjectPath(environment.cwd))}`,
-    );
-    forEachString(body, (text) => {
-      environment.configDir ??= projectPath.exec(text)?.[1];
+    const marker = `/projects/${escapedProjectPath(environment.cwd)}`;
+    forEachString(searched, (text) => {
+      if (environment.configDir) return;
+      const at = text.indexOf(marker);
+      if (at <= 0) return;
+      const start =
+        Math.max(...[" ", "`", "\n", "'", '"', "("].map((stop) => text.lastIndexOf(stop, at))) + 1;
+      if (start < at) environment.configDir = text.slice(start, at);
     });
   }
   return environment;
@@ -81,19 +88,23 @@ export function escapedProjectPath(path: string): string {
   return path.replace(/[^A-Za-z0-9]/g, "-");
 }
 
-const LINE_RULES: Array<[RegExp, string]> = [
-  [/(cc_version=\d+\.\d+\.\d+)\.[0-9a-f]+;/g, "$1;"],
-  [/( - Platform: ).*/g, "$1<platform>"],
-  [/( - Shell: ).*/g, "$1<shell>"],
-  [/( - OS Version: ).*/g, "$1<os-version>"],
-  [/( - Is a git repository: ).*/g, "$1<is-git-repo>"],
-  [/(Today's date is )\d{4}-\d{2}-\d{2}/g, "$1<date>"],
+/** A rewrite: the pattern, its replacement, and a text the pattern cannot match without (a fast pre-check). */
+type Rewrite = [pattern: RegExp, replacement: string, needle?: string];
+
+const LINE_RULES: Rewrite[] = [
+  [/(cc_version=\d+\.\d+\.\d+)\.[0-9a-f]+;/g, "$1;", "cc_version="],
+  [/( - Platform: ).*/g, "$1<platform>", " - Platform: "],
+  [/( - Shell: ).*/g, "$1<shell>", " - Shell: "],
+  [/( - OS Version: ).*/g, "$1<os-version>", " - OS Version: "],
+  [/( - Is a git repository: ).*/g, "$1<is-git-repo>", " - Is a git repository: "],
+  [/(Today's date is )\d{4}-\d{2}-\d{2}/g, "$1<date>", "Today's date is "],
   [
     /# gitStatus\n[\s\S]*?(?=\n# |\n\nClaude Code attached|\n?<\/system-reminder>|$)/g,
     "# gitStatus\n<git-status>",
+    "# gitStatus",
   ],
-  [/(<usage>[\s\S]*?duration_ms: )\d+/g, "$1<duration>"],
-  [/(<usage>[\s\S]*?subagent_tokens: )\d+/g, "$1<tokens>"],
+  [/(<usage>[\s\S]*?duration_ms: )\d+/g, "$1<duration>", "<usage>"],
+  [/(<usage>[\s\S]*?subagent_tokens: )\d+/g, "$1<tokens>", "<usage>"],
 ];
 
 function escapeRegExp(value: string): string {
@@ -101,8 +112,8 @@ function escapeRegExp(value: string): string {
 }
 
 /** The string rewrites for one request: built-in rules, its own paths and ids, then the user's. */
-function rewritesFor(environment: RequestEnvironment, options: NormalizeOptions): Array<[RegExp, string]> {
-  const rules: Array<[RegExp, string]> = [...LINE_RULES];
+function rewritesFor(environment: RequestEnvironment, options: NormalizeOptions): Rewrite[] {
+  const rules: Rewrite[] = [...LINE_RULES];
   const paths: Array<[string, string]> = [];
   if (environment.configDir) paths.push([environment.configDir, "<config-dir>"]);
   if (environment.cwd) {
@@ -111,9 +122,9 @@ function rewritesFor(environment: RequestEnvironment, options: NormalizeOptions)
   }
   // Longest first, so a path inside another is not cut in two.
   paths.sort((a, b) => b[0].length - a[0].length);
-  for (const [path, label] of paths) rules.push([new RegExp(escapeRegExp(path), "g"), label]);
+  for (const [path, label] of paths) rules.push([new RegExp(escapeRegExp(path), "g"), label, path]);
   environment.agentIds.forEach((id, index) => {
-    rules.push([new RegExp(`\\b${escapeRegExp(id)}\\b`, "g"), `<agent-${index + 1}>`]);
+    rules.push([new RegExp(`\\b${escapeRegExp(id)}\\b`, "g"), `<agent-${index + 1}>`, id]);
   });
   for (const [pattern, replacement] of options.replace ?? []) {
     rules.push([
@@ -126,10 +137,11 @@ function rewritesFor(environment: RequestEnvironment, options: NormalizeOptions)
   return rules;
 }
 
-function rewriteStrings(value: unknown, rules: Array<[RegExp, string]>): unknown {
+function rewriteStrings(value: unknown, rules: Rewrite[]): unknown {
   if (typeof value === "string") {
     let out = value;
-    for (const [pattern, replacement] of rules) {
+    for (const [pattern, replacement, needle] of rules) {
+      if (needle !== undefined && !out.includes(needle)) continue;
       pattern.lastIndex = 0;
       out = out.replace(pattern, replacement);
     }
