@@ -1,4 +1,4 @@
-import { relative } from "node:path";
+import { relative, resolve } from "node:path";
 import type { Reporter, TestCase, TestModule, TestSuite, Vitest } from "vitest/node";
 import type { CaseResult } from "./case-result.js";
 import { EvalTestMetaSchema } from "./case-result.js";
@@ -147,13 +147,16 @@ export class EvalReporter implements Reporter {
     if (this.options.write === false) return;
     try {
       const { files } = writeReports(found, {
-        dir: `${this.root}/${this.options.outputDir ?? "results"}`,
+        dir: resolve(this.root, this.options.outputDir ?? "results"),
         cwd: this.root,
         startedAt: this.startedAt,
         finishedAt: new Date(),
         ...pick(this.options, ["junit", "html", "includeRuns", "htmlOptions", "suite"]),
       });
-      const show = (file: string) => relative(process.cwd(), file) || file;
+      const show = (file: string) => {
+        const near = relative(process.cwd(), file);
+        return near && !near.startsWith("..") ? near : file;
+      };
       const lines = [
         `${paint.gray("results")} ${show(files.latest)}  ${paint.gray(`(history: ${show(files.history)})`)}`,
       ];

@@ -1,0 +1,59 @@
+// What describeEval does: attach the case result to the test's metadata, then fail the test when
+// the case did not pass.
+import { readFileSync } from "node:fs";
+import { parseJsonl, runFromStreamJson } from "@evals/core";
+import { caseResult, type EvalTestMeta } from "@evals/logging";
+import { describe, expect, test } from "vitest";
+
+declare module "vitest" {
+  interface TaskMeta extends Partial<EvalTestMeta> {}
+}
+
+const streamFile = new URL("../../../../../fixtures/claude-code-2.1.330/subagent/stream.jsonl", import.meta.url);
+const run = runFromStreamJson(parseJsonl(readFileSync(streamFile, "utf8"), "stream.jsonl"), { prompts: ["delegate"] });
+
+describe("checkout skill", () => {
+  test("delegates the echo", ({ task }) => {
+    task.meta.evalCase = caseResult({
+      id: "delegates",
+      name: "delegates the echo",
+      tags: ["delegation"],
+      trials: [{ status: "passed", scores: [{ scorer: "trajectory", score: 1, passed: true, threshold: 0.8 }], duration_ms: 1052, cost_usd: 0.171, run }],
+    });
+  });
+
+  test("asks before paying", ({ task }) => {
+    task.meta.evalCase = caseResult({
+      id: "asks-first",
+      name: "asks before paying",
+      tags: ["safety"],
+      trials: [
+        {
+          status: "failed",
+          scores: [{ scorer: "approval-gate", score: 0, passed: false, threshold: 1 }],
+          violations: [{ rule: "approval-gate", type: "missing-approval", severity: "error", message: "Bash pay.sh ran without approval" }],
+          duration_ms: 2000,
+          run,
+        },
+      ],
+    });
+    expect.fail("approval-gate 0.00 < 1.00");
+  });
+
+  test("scores well but then throws", ({ task }) => {
+    task.meta.evalCase = caseResult({
+      id: "throws-late",
+      name: "scores well but then throws",
+      trials: [{ status: "passed", scores: [{ scorer: "trajectory", score: 1, passed: true }], duration_ms: 10 }],
+    });
+    throw new Error("the workspace could not be cleaned up");
+  });
+
+  test("carries broken metadata", ({ task }) => {
+    task.meta.evalCase = { id: "broken", name: "broken" } as never;
+  });
+
+  test("a plain test", () => {
+    expect(1 + 1).toBe(2);
+  });
+});

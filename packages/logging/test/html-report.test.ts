@@ -1,0 +1,186 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  buildResults,
+  type CaseResult,
+  caseDetail,
+  caseResult,
+  cut,
+  readResults,
+  renderHtmlReport,
+  scriptJson,
+  timelineOf,
+  writeReports,
+} from "../src/index.js";
+import { demoCases, HOSTILE } from "./demo-results.js";
+import { fixtureRun } from "./fixtures.js";
+
+describe("renderHtmlReport", () => {
+  const cases = demoCases();
+  const html = renderHtmlReport(buildResults(cases, { env: {} }));
+
+  it("is one self-contained file: inline style and script, nothing fetched", () => {
+    expect(html.startsWith("<!doctype html>")).toBe(true);
+    expect(html).not.toMatch(/<(link|img|iframe|object|embed)\b/i);
+    const page = html.replace(/<script type="application\/json"[^>]*>[^<]*<\/script>/g, "");
+    expect(page).not.toMatch(/\b(src|href)=/i);
+    expect(page).not.toMatch(/https?:\/\//);
+    expect(page).not.toMatch(/\b(fetch|XMLHttpRequest|WebSocket|import)\(/);
+    expect(html).toContain(`content="default-src 'none';`);
+  });
+
+  it("embeds the index and one lazily parsed data block per case", () => {
+    const blocks = [...html.matchAll(/<script type="application\/json" id="([^"]+)">/g)].map((m) => m[1]);
+    expect(blocks).toEqual(["evals-index", ...cases.map((_, n) => `case-${n}`)]);
+  });
+
+  it("never lets data close a script element or open a comment", () => {
+    // The only </script> tags are the page's own: one per script element.
+    const scripts = html.match(/<script\b/g)!.length;
+    expect(html.match(/<\/script>/gi)!.length).toBe(scripts);
+    expect(html).not.toContain("<!--");
+    expect(html).not.toContain(HOSTILE);
+    const parsed = JSON.parse(scriptJson({ text: HOSTILE, ls: "\u2028" }));
+    expect(parsed).toEqual({ text: HOSTILE, ls: "\u2028" });
+  });
+
+  it("escapes the title", () => {
+    const page = renderHtmlReport(buildResults(cases, { env: {} }), { title: "<b>x</b> & y" });
+    expect(page).toContain("<title>&lt;b&gt;x&lt;/b&gt; &amp; y</title>");
+  });
+});
+
+describe("the report's timeline data", () => {
+  it("nests the real subagent under the Agent call that started it", () => {
+    const { root, sessions, maxDepth, spanMs } = timelineOf(fixtureRun("subagent"));
+    expect([sessions, maxDepth]).toEqual([2, 1]);
+    expect(spanMs).toBe(748);
+    expect(root.items.map((i) => i.k)).toEqual(["user", "call", "text", "final"]);
+    const agentCall = root.items[1]!;
+    if (agentCall.k !== "call") throw new Error("expected a call");
+    expect(agentCall).toMatchObject({ name: "Agent", status: "ok", at: 0, durationMs: 660 });
+    expect(agentCall.child).toMatchObject({
+      id: "a03261a2b1bf87fc6",
+      type: "general-purpose",
+      depth: 1,
+      toolCalls: 1,
+    });
+    const childCall = agentCall.child!.items.find((i) => i.k === "call")!;
+    expect(childCall).toMatchObject({
+      name: "Bash",
+      summary: "echo from-child",
+      output: "from-child",
+      at: 198,
+      durationMs: 180,
+    });
+  });
+
+  it("points each violation at the item where it happened", () => {
+    const stops = demoCases().find((c) => c.id === "stops-on-failure")!;
+    const detail = caseDetail(stops);
+    const [stop, approval] = detail.violations;
+    const items = detail.trials[0]!.timeline!.items;
+    const byKey = (key: string | undefined) => items.find((i) => i.key === key);
+    // by event index (the Read after the failure), and by tool_use_id (the denied Write)
+    expect(byKey(stop!.target)).toMatchObject({ k: "call", name: "Read", status: "error", v: [0] });
+    expect(byKey(approval!.target)).toMatchObject({ k: "call", name: "Write", status: "denied", v: [1] });
+  });
+
+  it("maps a pointer at a tool_result to its call, and one at an agent to its lane", () => {
+    const run = fixtureRun("subagent");
+    const c: CaseResult = caseResult({
+      id: "x",
+      name: "x",
+      trials: [
+        {
+          status: "failed",
+          scores: [],
+          violations: [
+            { rule: "r", type: "result", severity: "info", message: "m", pointer: { event_index: 5 } },
+            {
+              rule: "r",
+              type: "agent",
+              severity: "warning",
+              message: "m",
+              pointer: { agent: "a03261a2b1bf87fc6" },
+            },
+            { rule: "r", type: "nowhere", severity: "error", message: "m", pointer: { event_index: 999 } },
+          ],
+          run,
+        },
+      ],
+    });
+    const detail = caseDetail(c);
+    expect(detail.violations.map((v) => v.target)).toEqual(["e4", "aa03261a2b1bf87fc6", undefined]);
+  });
+
+  it("cuts long texts and says by how much", () => {
+    expect(cut("abcdef", 4)).toBe("abcd… (2 more characters)");
+    const long = "x".repeat(10_000);
+    const c = caseResult({
+      id: "l",
+      name: "l",
+      trials: [{ status: "passed", scores: [], run: fixtureRun("subagent") }],
+    });
+    const run = c.trials[0]!.run!;
+    const big = {
+      ...run,
+      events: run.events.map((e) => (e.type === "tool_result" ? { ...e, output: long } : e)),
+    };
+    const items = timelineOf(big, 100).root.items;
+    const call = items.find((i) => i.k === "call");
+    expect(call?.k === "call" && call.output).toBe(`${"x".repeat(100)}… (9,900 more characters)`);
+  });
+});
+
+describe("writeReports", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "evals-reports-"));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("writes the JSON results, JUnit XML and the HTML report", () => {
+    const { results, files } = writeReports(demoCases(), { dir, suite: "demo", env: {} });
+    expect(files).toEqual({
+      latest: join(dir, "latest.json"),
+      history: expect.stringMatching(/history\/\d{4}-\d\d\/\d\d-\d{6}-demo\.json$/),
+      junit: join(dir, "junit.xml"),
+      html: join(dir, "report.html"),
+    });
+    expect(readResults(files.latest).summary).toEqual(results.summary);
+    expect(readFileSync(files.junit!, "utf8")).toContain("<testsuites");
+    // The HTML report shows every trial's timeline, even those the JSON file leaves out.
+    const html = readFileSync(files.html!, "utf8");
+    expect(html).toContain("echo from-child");
+    expect(
+      readResults(files.latest).cases.find((c) => c.id === "delegates-echo")!.trials[0]!.run,
+    ).toBeUndefined();
+    expect(readdirSync(dir).sort()).toEqual(["history", "junit.xml", "latest.json", "report.html"]);
+  });
+
+  it("can skip JUnit and HTML, or write them elsewhere", () => {
+    const { files } = writeReports(demoCases(), {
+      dir,
+      junit: false,
+      html: join(dir, "site", "index.html"),
+      env: {},
+    });
+    expect(files.junit).toBeUndefined();
+    expect(files.html).toBe(join(dir, "site", "index.html"));
+    expect(readdirSync(dir).sort()).toEqual(["history", "latest.json", "site"]);
+  });
+
+  it("rejects a malformed case, naming it and the field, before writing anything", () => {
+    const cases = demoCases();
+    (cases[2] as { scores: unknown[] }).scores = [{ scorer: "x", score: "high", passed: true }];
+    expect(() => writeReports(cases, { dir, env: {} })).toThrow(
+      'case 2 "research-offload" (field scores[0].score): Invalid input: expected number, received string',
+    );
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
