@@ -33,6 +33,13 @@ export function fixtureRun(name: FixtureName, from: "stream" | "hooks" = "stream
   return runFromStreamJson(fixtureStreamLines(name), { prompts: [prompts[name]] });
 }
 
+/** An event without the fields the script fills in (distributed over the event union). */
+type EventBody = RunEventInput extends infer E
+  ? E extends RunEventInput
+    ? Omit<E, "agent" | "timestamp">
+    : never
+  : never;
+
 interface CallOutcome {
   /** The tool's output (default "ok"). */
   output?: unknown;
@@ -63,7 +70,7 @@ export class RunScript {
     this.builder.meta.id = "synthetic";
   }
 
-  private push(event: Omit<RunEventInput, "agent" | "timestamp">, agent = this.agent): this {
+  private push(event: EventBody, agent = this.agent): this {
     this.clock += 1000;
     this.builder.push({ ...event, agent, timestamp: new Date(this.clock).toISOString() } as RunEventInput);
     return this;

@@ -13,7 +13,7 @@ import { stopOnFailure } from "../rules/stop-on-failure.js";
 import { toolUsage } from "../rules/tool-usage.js";
 import { trajectoryMatch, trajectoryOptionsFrom } from "../trajectory/trajectory-match.js";
 import { parseCase } from "./load.js";
-import type { EvalCase, EvalCaseInput, ExpectedViolation } from "./schema.js";
+import { type EvalCase, type EvalCaseInput, type ExpectedViolation, withArticle } from "./schema.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: each rule takes its own options type.
 type RuleFunction = (run: Run, options: any) => EvaluatorResult;
@@ -156,7 +156,7 @@ export async function evaluate(run: Run, input: EvalCase | EvalCaseInput): Promi
 
 function describeExpected(expected: ExpectedViolation): string {
   return [
-    `a ${expected.rule} violation`,
+    `${withArticle(expected.rule)} violation`,
     expected.type ? `of type ${expected.type}` : undefined,
     expected.severity ? `with severity ${expected.severity}` : undefined,
   ]
@@ -183,7 +183,7 @@ function judge(id: EvaluatorId, result: EvaluatorResult, evalCase: EvalCase): Ev
         ? `${describeExpected(expected)} occurred ${matching.length}×, as expected`
         : `expected ${describeExpected(expected)}, but none occurred`
       : passed
-        ? `no ${describeExpected(expected).replace(/^a /, "")}, as expected`
+        ? `no ${describeExpected(expected).replace(/^an? /, "")}, as expected`
         : `${describeExpected(expected)} must not occur, but: ${matching[0]?.message}`;
     outcomes.push({ ...expected, occurred: matching.length, passed, message });
     if (!passed) reasons.push(message);

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, extname, isAbsolute, join, resolve } from "node:path";
 import { type Document, isMap, isNode, isPair, isScalar, LineCounter, parseAllDocuments } from "yaml";
 import type { z } from "zod";
-import { type EvalCase, EvalCaseSchema } from "./schema.js";
+import { caseJsonSchema, type EvalCase, EvalCaseSchema } from "./schema.js";
 
 /** One problem in a case file: where it is and what is wrong. */
 export interface CaseIssue {
@@ -216,7 +216,11 @@ function fieldOf(issue: z.core.$ZodIssue): { field?: string } {
 
 function messageOf(issue: z.core.$ZodIssue): string {
   if (issue.code === "unrecognized_keys") {
-    return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((key) => JSON.stringify(key)).join(", ")}`;
+    const names = issue.keys.map((key) => {
+      const guess = closestFieldName(key);
+      return `${JSON.stringify(key)}${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ""}`;
+    });
+    return `unknown field${issue.keys.length > 1 ? "s" : ""} ${names.join(", ")}`;
   }
   if (issue.code === "invalid_union" && issue.errors.length > 0) {
     // Say what the closest alternative wanted rather than "invalid input".
@@ -262,6 +266,51 @@ function locate(
     return at(node.range[0]);
   }
   return {};
+}
+
+let fieldNames: string[] | undefined;
+
+/** The known field name closest to a misspelt one (at most two edits away). */
+function closestFieldName(name: string): string | undefined {
+  if (!fieldNames) {
+    const names = new Set<string>();
+    const collect = (node: unknown) => {
+      if (!node || typeof node !== "object") return;
+      if (Array.isArray(node)) {
+        for (const item of node) collect(item);
+        return;
+      }
+      for (const [key, value] of Object.entries(node)) {
+        if (key === "properties" && value && typeof value === "object")
+          for (const field of Object.keys(value)) names.add(field);
+        collect(value);
+      }
+    };
+    collect(caseJsonSchema());
+    fieldNames = [...names];
+  }
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of fieldNames) {
+    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (distance <= 2 && (!best || distance < best.distance)) best = { name: candidate, distance };
+  }
+  return best?.name;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        (previous[j] as number) + 1,
+        (current[j - 1] as number) + 1,
+        (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length] as number;
 }
 
 function jsonErrorPosition(text: string, error: Error): { line?: number; column?: number } {

@@ -85,32 +85,54 @@ export const RulesSchema = z
 export const EvalCaseSchema = z
   .object({
     /** Lets editors validate the file (`$schema: ../node_modules/@evals/evaluators/schemas/case.json`). */
-    $schema: z.string().optional(),
+    $schema: z.string().optional().describe("The JSON Schema of this file, for editors."),
     version: z
       .literal(CASE_VERSION, {
         error: (issue) =>
           `unsupported case format version ${JSON.stringify(issue.input)}: this @evals/evaluators reads version ${CASE_VERSION}`,
       })
-      .default(CASE_VERSION),
-    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, "letters, digits and . _ : / - (no spaces)"),
-    name: z.string().optional(),
-    description: z.string().optional(),
-    tags: z.array(z.string()).default([]),
+      .default(CASE_VERSION)
+      .describe("The case format version (1)."),
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, "letters, digits and . _ : / - (no spaces)")
+      .describe("A unique id: letters, digits and . _ : / -"),
+    name: z.string().optional().describe("A readable name."),
+    description: z.string().optional().describe("What the case checks and why."),
+    tags: z.array(z.string()).default([]).describe("Tags to select cases by."),
     /** The prompt (`claude -p`). */
-    prompt: z.string().min(1).optional(),
+    prompt: z.string().min(1).optional().describe("The prompt (claude -p)."),
     /** Several prompts, sent in turn (a multi-turn case). */
-    prompts: z.array(z.string().min(1)).min(1).optional(),
-    agent: AgentOptionsSchema.default({}),
-    behavior: BehaviorSchema.optional(),
-    expectedTrajectory: ExpectedTrajectorySchema.optional(),
-    expectedViolations: z.array(ExpectedViolationSchema).default([]),
-    rules: RulesSchema.default({}),
+    prompts: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe("Several prompts, sent in turn (multi-turn)."),
+    agent: AgentOptionsSchema.default({}).describe(
+      "How the agent runs: model, maxTurns, allowedTools, permissionMode, fixture.",
+    ),
+    behavior: BehaviorSchema.optional().describe("What the agent must and must not do."),
+    expectedTrajectory: ExpectedTrajectorySchema.optional().describe(
+      "The tool calls expected: a list, or { mode, argsMode, toolOverrides, fuzzy, agent, calls }.",
+    ),
+    expectedViolations: z
+      .array(ExpectedViolationSchema)
+      .default([])
+      .describe("Violations that must occur (shouldViolate: true) or must not (false), by rule id."),
+    rules: RulesSchema.default({}).describe(
+      "Rule evaluators to turn off (false) or configure (an options object).",
+    ),
     /** How many times the case runs (default 1). */
-    trials: z.number().int().positive().default(1),
+    trials: z.number().int().positive().default(1).describe("How many times the case runs."),
     /** The score (0..1) each of the case's scorers needs; without one, every scorer must pass. */
-    threshold: z.number().min(0).max(1).optional(),
+    threshold: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe("The score (0..1) each scorer needs; without one, every scorer must pass."),
     /** How long one run may take: milliseconds or "90s", "2m". */
-    timeout: DurationSchema.optional(),
+    timeout: DurationSchema.optional().describe('How long one run may take: milliseconds, or "90s", "2m".'),
   })
   .strict()
   .superRefine((value, ctx) => {
@@ -133,7 +155,7 @@ export const EvalCaseSchema = z
         ctx.addIssue({
           code: "custom",
           path: ["expectedViolations", position, "rule"],
-          message: `a ${expected.rule} violation is expected but rules.${expected.rule} is false`,
+          message: `${withArticle(expected.rule)} violation is expected but rules.${expected.rule} is false`,
         });
       }
     });
@@ -154,6 +176,11 @@ export type EvalCaseInput = z.input<typeof EvalCaseSchema>;
 export type ExpectedViolation = z.output<typeof ExpectedViolationSchema>;
 export type AgentOptions = z.output<typeof AgentOptionsSchema>;
 export type RulesConfig = z.output<typeof RulesSchema>;
+
+/** "an approval-gate", "a trajectory". */
+export function withArticle(word: string): string {
+  return `${/^[aeiou]/i.test(word) ? "an" : "a"} ${word}`;
+}
 
 /** The prompts of a case, in order. */
 export function casePrompts(evalCase: Pick<EvalCase, "prompt" | "prompts">): string[] {
