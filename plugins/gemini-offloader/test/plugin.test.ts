@@ -25,7 +25,7 @@ describe("the plugin as Claude Code loads it", () => {
     expect(/^description: (.+)$/m.exec(frontmatter)![1]!.length).toBeGreaterThan(100);
   });
 
-  test("every command in SKILL.md runs a built script through ${CLAUDE_PLUGIN_ROOT}, with actions the script knows", () => {
+  test("every command in SKILL.md runs a built script through CLAUDE_PLUGIN_ROOT, with actions the script knows", () => {
     const commands = [...SKILL.matchAll(/node \$\{CLAUDE_PLUGIN_ROOT\}\/dist\/(\w+)\.js(?: ([a-z-]+))?/g)];
     expect(new Set(commands.map((match) => match[1]))).toEqual(new Set(SCRIPTS));
     for (const script of SCRIPTS) expect(existsSync(join(PLUGIN_ROOT, "dist", `${script}.js`))).toBe(true);

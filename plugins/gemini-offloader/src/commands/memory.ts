@@ -12,7 +12,7 @@ import {
 import type { ScriptOutcome } from "../cli/run-script.js";
 import { readPipedStdin, stdinLimits } from "../cli/stdin.js";
 import type { ScriptContext } from "../context.js";
-import { MEMORY_SOURCES, type Memory, type MemorySource, ProjectFileSchema } from "../formats.js";
+import { MEMORY_SOURCES, type Memory, type MemorySource } from "../formats.js";
 import { EXIT } from "../gemini/diagnose.js";
 import {
   changeMemories,
@@ -23,8 +23,8 @@ import {
   searchMemories,
 } from "../memory/memory-store.js";
 import { readSessionMap } from "../sessions/session-map.js";
-import { readJsonFile } from "../store/json-file.js";
-import { type ProjectLayout, projectLayout } from "../store/locations.js";
+import type { ProjectLayout } from "../store/locations.js";
+import { knownProjects } from "./project-state.js";
 
 export const MEMORY_USAGE = `Usage: node dist/memory.js <action> [options]
   add            --text TEXT (or piped stdin) [--topic T] [--source S] [--session NAME]
@@ -294,7 +294,8 @@ async function indexOffload(values: Values, context: ScriptContext): Promise<Scr
   const scope = optionalString(values, "project") ?? "current";
   if (scope !== "current" && scope !== "all")
     throw new UsageError(`--project must be current or all (got "${scope}").`);
-  const projects = scope === "all" ? allProjects(context) : [context.project];
+  const projects =
+    scope === "all" ? knownProjects(context.layout).filter((project) => project.root) : [context.project];
   const candidates: Memory[] = [];
   for (const project of projects) candidates.push(...offloadsOf(project, context));
   const added = await changeMemories(context.layout, (memories) => {
@@ -310,18 +311,6 @@ async function indexOffload(values: Values, context: ScriptContext): Promise<Scr
     indexed: added.length,
     already_indexed: candidates.length - added.length,
     memories: added.map(listed),
-  });
-}
-
-function allProjects(context: ScriptContext): ProjectLayout[] {
-  if (!existsSync(context.layout.projectsDir)) return [];
-  return readdirSync(context.layout.projectsDir).flatMap((hash) => {
-    try {
-      const file = readJsonFile(join(context.layout.projectsDir, hash, "project.json"), ProjectFileSchema);
-      return file ? [projectLayout(context.layout, file.path, hash)] : [];
-    } catch {
-      return [];
-    }
   });
 }
 

@@ -9,7 +9,7 @@ import {
   type MemoryStoreFile,
   MemoryStoreFileSchema,
 } from "../formats.js";
-import { readJsonFile, StoreFileError, withFileLock, writeJsonFileAtomic } from "../store/json-file.js";
+import { readJsonFile, withFileLock, writeJsonFileAtomic } from "../store/json-file.js";
 import { type BaseLayout, ensureInitialized } from "../store/locations.js";
 
 /**
@@ -136,8 +136,8 @@ function loadIndex(layout: BaseLayout, store: MemoryStoreFile): MiniSearch<Memor
     if (saved && saved.revision === store.revision && saved.ids.length === store.memories.length) {
       return MiniSearch.loadJS<Memory>(saved.minisearch as unknown as AsPlainObject, INDEX_OPTIONS);
     }
-  } catch (error) {
-    if (!(error instanceof StoreFileError) && !(error instanceof Error)) throw error;
+  } catch {
+    // A damaged index file is rebuilt here; sync check reports it and sync rebuild replaces it.
   }
   return buildIndex(store.memories);
 }
