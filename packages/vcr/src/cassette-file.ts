@@ -31,7 +31,8 @@ export const CassetteMetadataSchema = z.object({
   case_name: z.string().optional(),
   /** ISO time of the recording. */
   recorded_at: z.string(),
-  prompt: z.string(),
+  /** The prompt, or the prompts of a multi-turn conversation. */
+  prompt: z.union([z.string(), z.array(z.string())]),
   /** The run options that shape the run (model, tools, permission mode, ...), as given. */
   options: z.record(z.string(), z.unknown()).default({}),
   /** Hash of prompt + options: part of the file name, so a changed case is recorded anew. */
@@ -60,7 +61,8 @@ export type Cassette = z.infer<typeof CassetteSchema>;
 export interface CassetteIdentity {
   suite: string;
   caseId: string;
-  prompt: string;
+  /** The prompt, or the prompts of a multi-turn conversation (one user turn each). */
+  prompt: string | string[];
   /** JSON-able run options; functions and undefined values are left out of the key. */
   options?: Record<string, unknown>;
 }

@@ -13,6 +13,7 @@ import {
 } from "./cassette-file.js";
 import { modePlan, resolveVcrMode, type VcrMode } from "./modes.js";
 import type { RedactOptions } from "./redact.js";
+import { canonicalJson } from "./stable-json.js";
 
 /** A live run of the agent: what the harness's runAgent returns. */
 export type LiveRun = () => Promise<AgentRunResult>;
@@ -109,9 +110,9 @@ export async function cassette(
   return result;
 }
 
-/** The options of a runAgent-like function: at least a prompt. */
+/** The options of a runAgent-like function: at least a prompt (or the prompts of a conversation). */
 export interface RunAgentLikeOptions {
-  prompt: string;
+  prompt: string | string[];
 }
 
 export interface WithCassetteOptions<O> extends Omit<CassetteOptions, "prompt" | "options"> {
@@ -172,7 +173,10 @@ export function playCassette(
   let loaded: Cassette | undefined;
   return async (options = {}) => {
     loaded ??= readCassette(file);
-    if (options.prompt !== undefined && options.prompt !== loaded.metadata.prompt) {
+    if (
+      options.prompt !== undefined &&
+      canonicalJson(options.prompt) !== canonicalJson(loaded.metadata.prompt)
+    ) {
       throw new Error(
         `${file} was recorded for the prompt ${JSON.stringify(loaded.metadata.prompt)}, not ${JSON.stringify(options.prompt)}; record the case again`,
       );

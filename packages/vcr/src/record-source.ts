@@ -32,6 +32,8 @@ export interface RecordingSourceOptions extends PassthroughOptions {
 export interface RecordingSource extends ModelSource {
   /** The recording of everything so far (redacted). */
   recording(interactions: readonly Interaction[]): Recording;
+  /** Do not write the file on close (the run failed and its recording is not worth keeping). */
+  discard(): void;
 }
 
 const DROPPED_FORWARD_HEADERS = new Set([
@@ -121,12 +123,16 @@ export function recording(options: RecordingSourceOptions = {}): RecordingSource
         upstream: isLoopbackUrl(options.upstream ?? ANTHROPIC_API_URL) ? "loopback" : "api",
       },
     });
+  let discarded = false;
   return {
     name: "record",
     respond: (request) => forward(request),
     recording: toRecording,
+    discard() {
+      discarded = true;
+    },
     async close(interactions) {
-      if (options.file) writeRecording(options.file, toRecording(interactions), redact);
+      if (options.file && !discarded) writeRecording(options.file, toRecording(interactions), redact);
     },
   };
 }

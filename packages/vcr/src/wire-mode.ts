@@ -2,9 +2,11 @@ import { existsSync } from "node:fs";
 import { relative } from "node:path";
 import { CassetteMissingError } from "./cassette.js";
 import { type CassetteIdentity, cassettePath, jsonOptions, siblingCassettes } from "./cassette-file.js";
+import { type ModelServer, startModelServer } from "./model-server.js";
 import { modePlan, resolveVcrMode, type VcrMode } from "./modes.js";
-import { passthrough, recording } from "./record-source.js";
+import { passthrough, type RecordingSource, recording } from "./record-source.js";
 import type { RedactOptions } from "./redact.js";
+import type { Divergence, ReplaySource } from "./replay-source.js";
 import { type ReplayOptions, replaying } from "./replay-source.js";
 import type { ModelSource } from "./wire.js";
 
@@ -73,4 +75,78 @@ export function wireSource(options: WireSourceOptions): WireSource {
     return { source, mode, action: "record", file };
   }
   return { source: passthrough(forward), mode, action: "live", file };
+}
+
+/** What a run through `wireCassette` did with the recording. */
+export interface WireCassetteOutcome<R> {
+  result: R;
+  mode: VcrMode;
+  action: WireSource["action"];
+  file: string;
+  /** Replay only: requests that matched no recording. */
+  divergences: Divergence[];
+  /** Replay only: recorded Messages interactions the run never asked for. */
+  unplayed: number[];
+  /** Replay only: what was replayed, where it diverged, what was left. */
+  report?: string;
+}
+
+/** A replay that left its recording: the run's outcome is attached. */
+export class ReplayDivergenceError<R = unknown> extends Error {
+  readonly outcome: WireCassetteOutcome<R>;
+  constructor(outcome: WireCassetteOutcome<R>) {
+    super(outcome.report ?? "the replay diverged from its recording");
+    this.name = "ReplayDivergenceError";
+    this.outcome = outcome;
+  }
+}
+
+export interface WireCassetteOptions extends WireSourceOptions {
+  /**
+   * Throw a ReplayDivergenceError when a replay diverged or left recorded requests unplayed
+   * (default true for divergences; `"incomplete"` also fails on unplayed requests).
+   */
+  failOnDivergence?: boolean | "incomplete";
+}
+
+/**
+ * Runs one case through a model server chosen by mode (replay of its recording, recording proxy,
+ * or passthrough), closing the server afterwards (which writes a new recording). `run` gets the
+ * server: point the real CLI at `server.url` (e.g. `runAgent({ ..., baseUrl: server.url })`).
+ * A run that throws while recording leaves no recording behind.
+ */
+export async function wireCassette<R>(
+  options: WireCassetteOptions,
+  run: (server: ModelServer) => Promise<R>,
+): Promise<WireCassetteOutcome<R>> {
+  const chosen = wireSource(options);
+  const server = await startModelServer({ source: chosen.source });
+  let result: R;
+  try {
+    result = await run(server);
+  } catch (error) {
+    (chosen.source as Partial<RecordingSource>).discard?.();
+    await server.close();
+    throw error;
+  }
+  await server.close();
+  const outcome: WireCassetteOutcome<R> = {
+    result,
+    mode: chosen.mode,
+    action: chosen.action,
+    file: chosen.file,
+    divergences: [],
+    unplayed: [],
+  };
+  if (chosen.action === "replay") {
+    const replay = chosen.source as ReplaySource;
+    outcome.divergences = [...replay.divergences];
+    outcome.unplayed = replay.unplayed();
+    outcome.report = replay.report();
+    const fail = options.failOnDivergence ?? true;
+    if (fail && (outcome.divergences.length > 0 || (fail === "incomplete" && outcome.unplayed.length > 0))) {
+      throw new ReplayDivergenceError(outcome);
+    }
+  }
+  return outcome;
 }

@@ -256,6 +256,19 @@ describe("playCassette", () => {
   });
 });
 
+describe("multi-turn cases", () => {
+  it("key and check the prompts of a conversation", async () => {
+    const turns = ["do the steps", "now undo them"];
+    expect(cassettePath(identity({ prompt: turns }))).not.toBe(
+      cassettePath(identity({ prompt: turns.join("\n") })),
+    );
+    await cassette({ ...identity({ prompt: turns }), mode: "record" }, liveRun());
+    const runAgent = playCassette(cassettePath(identity({ prompt: turns })));
+    expect((await runAgent({ prompt: [...turns] })).origin).toBe("cassette");
+    await expect(runAgent({ prompt: [turns[0]!] })).rejects.toThrow("was recorded for the prompt");
+  });
+});
+
 describe("withCassette", () => {
   it("wraps runAgent: the first call records, the next replays; cwd and env are not part of the key", async () => {
     const runAgent = vi.fn(

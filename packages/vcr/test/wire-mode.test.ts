@@ -1,15 +1,18 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   CassetteMissingError,
+  type ModelServer,
+  ReplayDivergenceError,
   recordingFromInteractions,
   recordingPath,
   reply,
   scripted,
   startModelServer,
   text,
+  wireCassette,
   wireSource,
   writeRecording,
 } from "../src/index.js";
@@ -72,6 +75,86 @@ describe("wireSource", () => {
       expect(JSON.parse(await answer.text()).content[0].text).toBe("recorded answer");
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe("wireCassette", () => {
+  async function ask(server: ModelServer, prompt: string) {
+    const response = await fetch(`${server.url}/v1/messages`, {
+      method: "POST",
+      body: JSON.stringify({ model: "m", messages: [{ role: "user", content: prompt }] }),
+    });
+    return JSON.parse(await response.text());
+  }
+
+  it("records on the first run, replays on the next, and throws with the report when a replay diverges", async () => {
+    const upstream = await startModelServer({
+      source: scripted((request) => reply(text(`echo ${JSON.stringify(request.messages)}`))),
+    });
+    try {
+      const identity = {
+        suite: "s",
+        caseId: "c",
+        prompt: "p",
+        dir,
+        upstream: upstream.url,
+        mode: "auto" as const,
+      };
+      const first = await wireCassette(
+        identity,
+        async (server) => (await ask(server, "one")).content[0].text,
+      );
+      expect(first).toMatchObject({ action: "record", divergences: [], unplayed: [] });
+      expect(existsSync(first.file)).toBe(true);
+
+      const second = await wireCassette(
+        identity,
+        async (server) => (await ask(server, "one")).content[0].text,
+      );
+      expect(second.action).toBe("replay");
+      expect(second.result).toBe(first.result);
+      expect(upstream.interactions).toHaveLength(1);
+
+      const error = await wireCassette(identity, (server) => ask(server, "two")).catch(
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(ReplayDivergenceError);
+      expect((error as ReplayDivergenceError).message).toContain(
+        'messages[0].content[0].text: recorded "one", got "two"',
+      );
+      expect((error as ReplayDivergenceError).outcome.divergences).toHaveLength(1);
+
+      const incomplete = await wireCassette(
+        { ...identity, failOnDivergence: "incomplete" },
+        async () => "nothing asked",
+      ).catch((caught: unknown) => caught);
+      expect((incomplete as ReplayDivergenceError).outcome.unplayed).toEqual([0]);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it("leaves no recording behind when the run throws", async () => {
+    const upstream = await startModelServer({ source: scripted(() => reply(text("hi"))) });
+    try {
+      const identity = {
+        suite: "s",
+        caseId: "broken",
+        prompt: "p",
+        dir,
+        upstream: upstream.url,
+        mode: "record" as const,
+      };
+      await expect(
+        wireCassette(identity, async (server) => {
+          await ask(server, "one");
+          throw new Error("the run crashed");
+        }),
+      ).rejects.toThrow("the run crashed");
+      expect(existsSync(recordingPath(identity))).toBe(false);
+    } finally {
+      await upstream.close();
     }
   });
 });
