@@ -1,0 +1,137 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/**
+ * Packing the workspace's publishable packages the way `npm publish` would, and installing the
+ * tarballs into a project of a user's: the helpers of packed-install.test.ts.
+ */
+
+export const WORKSPACE = fileURLToPath(new URL("../../", import.meta.url)).replace(/\/$/, "");
+export const CLAUDE_BIN = join(WORKSPACE, "node_modules", ".bin", "claude");
+
+export interface PublishablePackage {
+  dir: string;
+  name: string;
+  version: string;
+}
+
+/** Every package under packages/ that is not private: what a release publishes. */
+export function publishablePackages(): PublishablePackage[] {
+  const root = join(WORKSPACE, "packages");
+  return readdirSync(root)
+    .map((name) => join(root, name))
+    .filter((dir) => existsSync(join(dir, "package.json")))
+    .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) }))
+    .filter(({ manifest }) => manifest.private !== true)
+    .map(({ dir, manifest }) => ({
+      dir,
+      name: manifest.name as string,
+      version: manifest.version as string,
+    }));
+}
+
+/**
+ * The environment of a user's shell: none of the npm, Nx or vitest variables of the workspace run
+ * (npm_config_*, NX_*, VITEST*, NODE_OPTIONS, ...) leak into the commands run in the fresh project.
+ */
+export function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^(npm_|NX_|INIT_CWD$|VITEST|TEST_|EVALS_|NODE_OPTIONS$|NODE_PATH$|FORCE_COLOR$)/i.test(key))
+      continue;
+    env[key] = value;
+  }
+  return { ...env, FORCE_COLOR: "0", NO_COLOR: "1", npm_config_update_notifier: "false", ...extra };
+}
+
+export interface PackedFile {
+  path: string;
+  size: number;
+}
+
+export interface PackedPackage extends PublishablePackage {
+  tarball: string;
+  files: PackedFile[];
+}
+
+/** `npm pack` of one package into `destination`: the tarball and the files it holds. */
+export function pack(pkg: PublishablePackage, destination: string): PackedPackage {
+  mkdirSync(destination, { recursive: true });
+  const out = execFileSync("npm", ["pack", "--pack-destination", destination, "--json", "--loglevel=error"], {
+    cwd: pkg.dir,
+    env: userEnv(),
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  const [packed] = JSON.parse(out) as { filename: string; files: PackedFile[] }[];
+  if (!packed) throw new Error(`npm pack of ${pkg.name} printed no result: ${out}`);
+  return { ...pkg, tarball: join(destination, packed.filename), files: packed.files };
+}
+
+/** Writes a user's package.json depending on the tarballs and runs `npm install` there. */
+export function installTarballs(project: string, packages: PackedPackage[]): void {
+  mkdirSync(project, { recursive: true });
+  const dependencies = Object.fromEntries(packages.map((pkg) => [pkg.name, `file:${pkg.tarball}`]));
+  writeFileSync(
+    join(project, "package.json"),
+    `${JSON.stringify({ name: "fresh-user-project", version: "1.0.0", private: true, dependencies }, null, 2)}\n`,
+  );
+  const result = spawnSync(
+    "npm",
+    ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"],
+    { cwd: project, env: userEnv(), encoding: "utf8", timeout: 540_000 },
+  );
+  if (result.status !== 0) {
+    throw new Error(
+      `npm install in ${project} failed (${result.status}):\n${result.stdout}\n${result.stderr}`,
+    );
+  }
+}
+
+export interface CommandResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command in the project; throws with its output when it fails. */
+export function runIn(
+  project: string,
+  command: string,
+  args: string[],
+  options: { env?: Record<string, string>; input?: string; timeoutMs?: number; allowFailure?: boolean } = {},
+): CommandResult {
+  const result = spawnSync(command, args, {
+    cwd: project,
+    env: userEnv(options.env),
+    encoding: "utf8",
+    timeout: options.timeoutMs ?? 120_000,
+    ...(options.input !== undefined ? { input: options.input } : {}),
+  });
+  const outcome = { status: result.status, stdout: result.stdout ?? "", stderr: result.stderr ?? "" };
+  if (!options.allowFailure && result.status !== 0) {
+    throw new Error(
+      `${command} ${args.join(" ")} failed (${result.status ?? result.signal}):\n${outcome.stdout}\n${outcome.stderr}`,
+    );
+  }
+  return outcome;
+}
+
+/** Writes `source` to `file` in the project and runs it with node; returns the last stdout line as JSON. */
+export function runScript(
+  project: string,
+  file: string,
+  source: string,
+  env: Record<string, string> = {},
+): unknown {
+  writeFileSync(join(project, file), source);
+  const { stdout } = runIn(project, process.execPath, [file], { env });
+  const last = stdout.trim().split("\n").pop() ?? "";
+  try {
+    return JSON.parse(last);
+  } catch {
+    throw new Error(`${file} did not end with a JSON line:\n${stdout}`);
+  }
+}
