@@ -1,6 +1,6 @@
 import { RunBuilder, type RunEvent } from "@evals/core";
 import { describe, expect, it } from "vitest";
-import { buildSessionTree, type SessionChange, SessionTracker } from "../src/index.js";
+import { buildSessionTree, isoToMs, type SessionChange, SessionTracker } from "../src/index.js";
 import { syntheticRun } from "./demo-results.js";
 import { fixtureRun } from "./fixtures.js";
 
@@ -269,5 +269,21 @@ describe("SessionTracker on other shapes", () => {
     const tree = buildSessionTree(builder.build());
     expect(tree.root.toolCalls).toBe(50_000);
     expect(tree.root.toolErrors).toBe(500);
+  });
+});
+
+describe("isoToMs", () => {
+  it("reads ISO times exactly like Date.parse, fast for Claude Code's shape", () => {
+    for (const iso of [
+      "2026-11-21T23:57:19.001Z",
+      "2026-11-22T00:00:00.000Z",
+      "1999-12-31T23:59:59.999Z",
+      "2026-11-21T23:57:19Z",
+      "2026-11-21T23:57:19.001+02:00",
+      "2026-11-21T25:00:00.000Z",
+      "not a date at all, 24 ch",
+    ]) {
+      expect(isoToMs(iso), iso).toEqual(Date.parse(iso));
+    }
   });
 });
