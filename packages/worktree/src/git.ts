@@ -70,7 +70,8 @@ function gitNotFound(cause: Error): WorktreeError {
   );
 }
 
-function gitFailed(cwd: string, args: readonly string[], result: ProcessResult): WorktreeError {
+/** The GIT_FAILED error for a finished git command: the command, where, and git's message. */
+export function gitFailed(cwd: string, args: readonly string[], result: ProcessResult): WorktreeError {
   const message = result.stderr.trim() || result.stdout.trim() || `exit code ${result.exitCode}`;
   return new WorktreeError("GIT_FAILED", `git ${args.join(" ")} failed in ${cwd}: ${message}`, {
     cwd,

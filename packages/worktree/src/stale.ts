@@ -2,11 +2,11 @@ import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
-import { git } from "./git.js";
 import { resolveRepo } from "./repo.js";
 import { isSafeRunId } from "./run-id.js";
 import { TEST_OUTPUT_FOLDER } from "./test-env.js";
 import type { TrialMetadata } from "./trial-metadata.js";
+import { gitWorktreeAdmin } from "./worktree-admin.js";
 import { defaultTreesDir, isLiveWorktree, listWorktrees, removeWorktree } from "./worktrees.js";
 
 export interface CleanupStaleOptions {
@@ -39,7 +39,7 @@ export interface CleanupReport {
  * this package did not make, or trials still in use (by this process, or by a live process on this host).
  */
 export async function cleanupStale(repo: string, options: CleanupStaleOptions): Promise<CleanupReport> {
-  const { root } = await resolveRepo(repo);
+  const { root, commonDir } = await resolveRepo(repo);
   const cutoff = Date.now() - options.olderThanMs;
   const report: CleanupReport = { worktrees: [], folders: [], outputDirs: [], skipped: [] };
   const worktrees = await listWorktrees(root);
@@ -89,7 +89,7 @@ export async function cleanupStale(repo: string, options: CleanupStaleOptions): 
     }
   }
 
-  if (!options.dryRun) await git(root, ["worktree", "prune"], { allowFailure: true });
+  if (!options.dryRun) await gitWorktreeAdmin(root, commonDir, ["worktree", "prune"], { allowFailure: true });
   return report;
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { rm } from "node:fs/promises";
+import { readdir, rm } from "node:fs/promises";
 import { hostname, tmpdir, userInfo } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { WorktreeError } from "./errors.js";
@@ -15,6 +15,7 @@ import {
   type TrialMetadata,
   trialMetadataPath,
 } from "./trial-metadata.js";
+import { gitWorktreeAdmin } from "./worktree-admin.js";
 
 /**
  * What to do when the checkout has uncommitted changes. A trial checks out a commit, so it would not
@@ -102,32 +103,6 @@ function safeUid(): string {
   }
 }
 
-// `git worktree prune` must not run while `git worktree add` is between creating its admin folder and
-// locking it, or it could delete the new entry. Within this process, adds and prunes are kept apart.
-let addsInFlight = 0;
-let pruning: Promise<unknown> | undefined;
-
-async function withAddSlot<T>(run: () => Promise<T>): Promise<T> {
-  while (pruning) await pruning;
-  addsInFlight++;
-  try {
-    return await run();
-  } finally {
-    addsInFlight--;
-  }
-}
-
-/** `git worktree prune`, skipped while an add is in flight (a later removal prunes). */
-async function pruneWhenQuiet(root: string): Promise<void> {
-  if (addsInFlight > 0 || pruning) return;
-  pruning = git(root, ["worktree", "prune"], { allowFailure: true });
-  try {
-    await pruning;
-  } finally {
-    pruning = undefined;
-  }
-}
-
 /**
  * Creates a detached worktree of `repo` at `ref` in `<treesDir>/<testId>`. Fails with a clear
  * WorktreeError (NOT_A_GIT_REPO, UNKNOWN_REF, DIRTY_WORKTREE, UNSAFE_ID, ID_IN_USE, GIT_FAILED) and
@@ -137,7 +112,7 @@ async function pruneWhenQuiet(root: string): Promise<void> {
 export async function createWorktree(repo: string, options: CreateWorktreeOptions = {}): Promise<Worktree> {
   const testId = options.testId ?? generateTestId(options.name ?? "trial");
   assertSafeRunId(testId, "test id");
-  const { root } = await resolveRepo(repo);
+  const { root, commonDir } = await resolveRepo(repo);
   const ref = options.ref ?? "HEAD";
   let base = await resolveCommit(root, ref);
   let snapshot = false;
@@ -184,10 +159,26 @@ export async function createWorktree(repo: string, options: CreateWorktreeOption
   const unregister = registerExitCleanup(() => removeWorktreeSync(root, path));
   try {
     writeFileSync(trialMetadataPath(path), `${JSON.stringify(metadata, null, 2)}\n`);
-    const hooks = options.gitHooks ? [] : ["-c", `core.hooksPath=${emptyHooksPath()}`];
-    await withAddSlot(() => git(root, [...hooks, "worktree", "add", "--detach", path, base]));
+    if (options.gitHooks) {
+      // post-checkout runs only when `worktree add` checks out itself: the whole add under the lock.
+      await gitWorktreeAdmin(root, commonDir, ["worktree", "add", "--detach", path, base], {
+        beforeRetry: () => mkdirSync(path, { recursive: true }),
+      });
+    } else {
+      // Register the worktree under the lock (fast), then check its files out in parallel with others.
+      const noHooks = ["-c", `core.hooksPath=${emptyHooksPath()}`];
+      await gitWorktreeAdmin(
+        root,
+        commonDir,
+        [...noHooks, "worktree", "add", "--detach", "--no-checkout", path, base],
+        {
+          beforeRetry: () => mkdirSync(path, { recursive: true }),
+        },
+      );
+      await git(path, [...noHooks, "reset", "--hard", "--quiet"]);
+    }
   } catch (error) {
-    await removeOurWorktree(root, path);
+    await removeOurWorktree(root, commonDir, path);
     unregister();
     throw error;
   }
@@ -202,7 +193,7 @@ export async function createWorktree(repo: string, options: CreateWorktreeOption
     snapshot,
     createdAt,
     remove() {
-      removed ??= removeOurWorktree(root, path).finally(unregister);
+      removed ??= removeOurWorktree(root, commonDir, path).finally(unregister);
       return removed;
     },
     keep() {
@@ -245,23 +236,47 @@ function dirtyError(root: string, ref: string, dirty: { status: string; path: st
   );
 }
 
-/** Removes one of our worktrees: `git worktree remove --force`, the folder, `prune`, the metadata. */
-async function removeOurWorktree(root: string, path: string): Promise<void> {
+/**
+ * Removes one of our worktrees: its files (outside the lock, the slow part), then
+ * `git worktree remove --force` and `git worktree prune`, then its metadata.
+ */
+async function removeOurWorktree(root: string, commonDir: string, path: string): Promise<void> {
   try {
-    const removed = await git(root, ["worktree", "remove", "--force", "--force", path], {
-      allowFailure: true,
-    });
+    await emptyFolderExceptGitLink(path);
+    const removed = await gitWorktreeAdmin(
+      root,
+      commonDir,
+      ["worktree", "remove", "--force", "--force", path],
+      {
+        allowFailure: true,
+      },
+    );
     if (existsSync(path)) await rm(path, { recursive: true, force: true });
-    await pruneWhenQuiet(root);
+    await gitWorktreeAdmin(root, commonDir, ["worktree", "prune"], { allowFailure: true });
     // An add killed half-way leaves a locked entry that prune keeps: unlock it, then prune it.
     if (removed.exitCode !== 0 && (await isListed(root, path))) {
-      await git(root, ["worktree", "unlock", path], { allowFailure: true });
-      await git(root, ["worktree", "prune"], { allowFailure: true });
+      await gitWorktreeAdmin(root, commonDir, ["worktree", "unlock", path], { allowFailure: true });
+      await gitWorktreeAdmin(root, commonDir, ["worktree", "prune"], { allowFailure: true });
     }
   } finally {
     rmSync(trialMetadataPath(path), { force: true });
     liveWorktrees.delete(path);
   }
+}
+
+/** Deletes a worktree's files but its `.git` link, so that git's own removal has little left to do. */
+async function emptyFolderExceptGitLink(path: string): Promise<void> {
+  let entries: string[];
+  try {
+    entries = await readdir(path);
+  } catch {
+    return;
+  }
+  await Promise.all(
+    entries
+      .filter((entry) => entry !== ".git")
+      .map((entry) => rm(join(path, entry), { recursive: true, force: true })),
+  );
 }
 
 /** The same, synchronously, for signal handlers and process exit. */
@@ -283,7 +298,7 @@ async function isListed(root: string, path: string): Promise<boolean> {
  * when this package made it. Refuses the main worktree and paths that are not worktrees of `repo`.
  */
 export async function removeWorktree(repo: string, worktreePath: string): Promise<void> {
-  const { root } = await resolveRepo(repo);
+  const { root, commonDir } = await resolveRepo(repo);
   const path = resolve(worktreePath);
   const entry = (await listWorktrees(root)).find((worktree) => worktree.path === path);
   if (!entry || entry.isMain) {
@@ -295,13 +310,13 @@ export async function removeWorktree(repo: string, worktreePath: string): Promis
       { repo: root, path },
     );
   }
-  await removeOurWorktree(root, path);
+  await removeOurWorktree(root, commonDir, path);
 }
 
 /** Every worktree of the repository (the main one first), with trial metadata where we made it. */
 export async function listWorktrees(repo: string): Promise<WorktreeInfo[]> {
-  const { root } = await resolveRepo(repo);
-  const out = (await git(root, ["worktree", "list", "--porcelain"])).stdout;
+  const { root, commonDir } = await resolveRepo(repo);
+  const out = (await gitWorktreeAdmin(root, commonDir, ["worktree", "list", "--porcelain"])).stdout;
   const worktrees: WorktreeInfo[] = [];
   for (const block of out.split(/\n\n+/)) {
     const lines = block.split("\n").filter(Boolean);
@@ -326,6 +341,6 @@ export async function listWorktrees(repo: string): Promise<WorktreeInfo[]> {
 
 /** `git worktree prune`: forgets worktrees whose folders are gone. */
 export async function pruneWorktrees(repo: string): Promise<void> {
-  const { root } = await resolveRepo(repo);
-  await git(root, ["worktree", "prune"]);
+  const { root, commonDir } = await resolveRepo(repo);
+  await gitWorktreeAdmin(root, commonDir, ["worktree", "prune"]);
 }

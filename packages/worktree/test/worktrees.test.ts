@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process";
 import {
   chmodSync,
   existsSync,
@@ -11,6 +12,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   createWorktree,
@@ -243,7 +245,7 @@ describe("bad input: a clear error and nothing left behind", () => {
 
   it("a failing checkout leaves no worktree, folder or metadata", async () => {
     const r = repo({ "a.txt": "x\n" });
-    // A smudge filter that fails makes `git worktree add` fail half-way through its checkout.
+    // A smudge filter that fails makes the checkout fail half-way, after git registered the worktree.
     r.write(".gitattributes", "*.txt filter=broken\n");
     r.commitAll("attributes");
     r.git("config", "filter.broken.clean", "cat");
@@ -251,9 +253,35 @@ describe("bad input: a clear error and nothing left behind", () => {
     r.git("config", "filter.broken.required", "true");
     const error = await rejection(createWorktree(r.root, { testId: "broken", treesDir: r.treesDir }));
     expect(error.code).toBe("GIT_FAILED");
-    expect(error.message).toContain("worktree add");
+    expect(error.message).toMatch(/broken|smudge/);
     expect(worktreePaths(r)).toEqual([r.root]);
     expect(leftovers(r.treesDir)).toEqual([]);
+  });
+});
+
+describe("several suites on one repository at once", () => {
+  it("3 processes running 4 trials each all succeed and leave nothing behind", async () => {
+    const r = repo();
+    const suite = fileURLToPath(new URL("./fixtures/parallel-suite.mjs", import.meta.url));
+    const outputs = await Promise.all(
+      ["alpha", "beta", "gamma"].map(
+        (label) =>
+          new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+            execFile(process.execPath, [suite, r.root, r.treesDir, "4", label], (error, stdout, stderr) =>
+              resolve({ code: error ? (error.code as number) : 0, stdout, stderr }),
+            );
+          }),
+      ),
+    );
+    for (const output of outputs) {
+      expect(output.stderr).toBe("");
+      expect(JSON.parse(output.stdout)).toEqual({ passed: 4 });
+    }
+    expect(worktreePaths(r)).toEqual([r.root]);
+    expect(leftovers(r.treesDir)).toEqual([]);
+    expect(readdirSync(join(r.root, "test-output")).filter((entry) => entry !== ".gitignore")).toHaveLength(
+      12,
+    );
   });
 });
 
