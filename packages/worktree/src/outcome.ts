@@ -200,9 +200,9 @@ function parseNameStatus(out: string): NameStatus[] {
     const status = STATUS[code[0]!] ?? "modified";
     if (status === "renamed" || status === "copied") {
       const oldPath = fields[i++]!;
-      files.push({ status, old_path: oldPath, path: fields[i++]! });
+      files.push({ path: fields[i++]!, status, old_path: oldPath });
     } else {
-      files.push({ status, path: fields[i++]! });
+      files.push({ path: fields[i++]!, status });
     }
   }
   return files;
