@@ -89,9 +89,8 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
   // script sees every earlier interaction.
   let queue: Promise<unknown> = Promise.resolve();
 
-  const answer = async (
-    wire: WireRequest,
-  ): Promise<{ response: SourceResponse; interaction: Interaction }> => {
+  /** Asks the source, sends its answer (streamed through when it streams), and keeps the pair. */
+  const answer = async (wire: WireRequest, out: ServerResponse): Promise<void> => {
     const index = interactions.length;
     const context: SourceContext = {
       index,
@@ -107,17 +106,39 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       const message = `the ${source.name} model source failed: ${error instanceof Error ? error.message : String(error)}`;
       response = { ...jsonResponse(500, errorBody(500, message)), error: message };
     }
-    const { error, ...plain } = response;
-    const interaction: Interaction = {
+    let body: string;
+    let error = response.error;
+    if ("stream" in response) {
+      out.writeHead(response.status, response.headers);
+      const decoder = new TextDecoder();
+      body = "";
+      try {
+        for await (const chunk of response.stream) {
+          body += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
+          out.write(chunk);
+        }
+        body += decoder.decode();
+        out.end();
+      } catch (failure) {
+        error = `the ${source.name} model source failed while streaming: ${(failure as Error).message}`;
+        out.destroy();
+      }
+    } else {
+      body = response.body;
+      out.writeHead(response.status, {
+        ...response.headers,
+        "content-length": String(Buffer.byteLength(body)),
+      });
+      out.end(wire.method === "HEAD" ? undefined : body);
+    }
+    interactions.push({
       index,
       request: wire,
-      response: plain,
+      response: { status: response.status, headers: response.headers, body },
       source: source.name,
       duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
       ...(error ? { error } : {}),
-    };
-    interactions.push(interaction);
-    return { response, interaction };
+    });
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
@@ -130,12 +151,9 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       return;
     }
     const wire = toWireRequest(request, text);
-    const turn = queue.then(() => answer(wire));
+    const turn = queue.then(() => answer(wire, response));
     queue = turn.catch(() => undefined);
-    const { response: answerOf } = await turn;
-    const headers = { ...answerOf.headers, "content-length": String(Buffer.byteLength(answerOf.body)) };
-    response.writeHead(answerOf.status, headers);
-    response.end(request.method === "HEAD" ? undefined : answerOf.body);
+    await turn;
   };
 
   const server = createServer((request, response) => {

@@ -88,12 +88,13 @@ function forwarder(options: PassthroughOptions) {
       const message = `the upstream ${upstream} did not answer: ${(error as Error).message}`;
       return { ...jsonResponse(502, errorBody(502, message)), error: message };
     }
-    const text = await response.text();
     const responseHeaders: Record<string, string> = {};
     response.headers.forEach((value, name) => {
       if (!DROPPED_RESPONSE_HEADERS.has(name)) responseHeaders[name] = value;
     });
-    return { status: response.status, headers: responseHeaders, body: text };
+    if (!response.body) return { status: response.status, headers: responseHeaders, body: "" };
+    // Passed on chunk by chunk: the CLI sees the model's stream as it comes.
+    return { status: response.status, headers: responseHeaders, stream: response.body };
   };
   return { forward, apiKey };
 }
@@ -105,9 +106,9 @@ export function passthrough(options: PassthroughOptions = {}): ModelSource {
 }
 
 /**
- * Forwards every request to the upstream (the real API, or another model server) and records
- * every request/response pair; with `file`, writes the redacted recording when the server closes.
- * Responses are passed on once complete (not streamed through chunk by chunk).
+ * Forwards every request to the upstream (the real API, or another model server), streaming each
+ * response through as it arrives, and records every request/response pair; with `file`, writes the
+ * redacted recording when the server closes.
  */
 export function recording(options: RecordingSourceOptions = {}): RecordingSource {
   const { forward, apiKey } = forwarder(options);

@@ -48,10 +48,20 @@ export interface SourceContext {
   nextMessageId(): string;
 }
 
-/** The answer of a source, and optionally why it is not a normal answer. */
-export interface SourceResponse extends WireResponse {
+/** A complete answer of a source, and optionally why it is not a normal answer. */
+export interface BufferedSourceResponse extends WireResponse {
   error?: string;
 }
+
+/** An answer passed on chunk by chunk as it arrives (a recording proxy in front of a live API). */
+export interface StreamedSourceResponse {
+  status: number;
+  headers: Record<string, string>;
+  stream: AsyncIterable<Uint8Array | string>;
+  error?: string;
+}
+
+export type SourceResponse = BufferedSourceResponse | StreamedSourceResponse;
 
 /** What answers the requests a model server receives: scripted, recording or replaying. */
 export interface ModelSource {

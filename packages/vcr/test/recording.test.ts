@@ -200,6 +200,51 @@ describe("the recording source", () => {
     expect(readRecording(file).metadata).toEqual({ case: "x", upstream: "loopback" });
   });
 
+  it("streams each response through as it arrives, and records it whole", async () => {
+    let clientGotFirst!: () => void;
+    const firstArrived = new Promise<void>((resolve) => {
+      clientGotFirst = resolve;
+    });
+    const upstream = await startModelServer({
+      source: {
+        name: "slow",
+        async respond() {
+          async function* chunks() {
+            yield 'event: ping\ndata: {"type":"ping"}\n\n';
+            // The second chunk waits until the client has seen the first: a buffering proxy would hang.
+            await firstArrived;
+            yield 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+          }
+          return { status: 200, headers: { "content-type": "text/event-stream" }, stream: chunks() };
+        },
+      },
+    });
+    const recorder = await startModelServer({ source: recording({ upstream: upstream.url }) });
+    try {
+      const response = await fetch(`${recorder.url}/v1/messages`, { method: "POST", body: "{}" });
+      const reader = response.body!.getReader();
+      const first = await Promise.race([
+        reader.read(),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error("the proxy held the stream back")), 5000),
+        ),
+      ]);
+      expect(new TextDecoder().decode(first.value)).toContain("ping");
+      clientGotFirst();
+      let rest = "";
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+        rest += new TextDecoder().decode(chunk.value);
+      expect(rest).toContain("message_stop");
+      await recorder.close();
+      expect(recorder.interactions[0]!.response.body).toBe(
+        'event: ping\ndata: {"type":"ping"}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n',
+      );
+    } finally {
+      await recorder.close();
+      await upstream.close();
+    }
+  });
+
   it("refuses to forward to a remote API without a key", () => {
     vi.stubEnv("ANTHROPIC_API_KEY", "");
     try {
