@@ -119,12 +119,12 @@ export class LiveLogger {
 
   /** A finished run, all at once (timed by its own timestamps only). */
   replayRun(caseId: string, run: Pick<Run, "events" | "agents">, name?: string): void {
+    // Its own state: a replayed run is finished, so it never counts as running.
     const state: CaseState = {
       name: name ?? this.cases.get(caseId)?.name ?? caseId,
       tracker: new SessionTracker({ agents: run.agents }),
       mainBoxDrawn: false,
     };
-    this.cases.set(caseId, state);
     const lines: string[] = [];
     for (const event of run.events) lines.push(...this.linesFor(state, state.tracker.add(event), event));
     this.print(lines);

@@ -166,6 +166,21 @@ describe("the HTML report in headless Chromium", () => {
     await page.close();
   });
 
+  it("says when a trial's run was not kept, and when no trial ran", async () => {
+    const { page, problems } = await open(demoUrl);
+    await rowNamed(page, "asks before deleting files").click();
+    await expect(page.locator("tr.detail .error-box").first().textContent()).resolves.toContain(
+      "claude exited with code 1",
+    );
+    await expect(page.locator("tr.detail .timeline .empty").textContent()).resolves.toBe(
+      "This trial's run was not kept in the report.",
+    );
+    await rowNamed(page, "explains how to install Gemini").click();
+    await expect(page.locator("tr.detail").nth(1).textContent()).resolves.toContain("No trials ran.");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it("opens the case named in the address (#case=<id>)", async () => {
     const { page, problems } = await open(`${demoUrl}#case=delegates-echo`);
     await expect(page.locator("tr.row.open .case-name").textContent()).resolves.toBe(

@@ -166,6 +166,9 @@ describe("LiveLogger", () => {
     logger.caseFinished(passed);
     now = 20_000;
     logger.caseStarted("x", "next one");
+    // A replayed (finished) run is not counted as running.
+    logger.replayRun("done", fixtureRun("subagent"), "replayed");
+    expect(out.text.slice(out.text.lastIndexOf("\r\u001b[2K▸"))).toMatch(/· 1 running$/);
     logger.close();
     const redraws = out.text.split("\r\u001b[2K").filter(Boolean);
     expect(redraws).toContain("▸ 1/4 cases · 25% · 10.0s elapsed · ~30.0s left");
