@@ -78,6 +78,11 @@ export async function withTrialWorktree<T>(
     );
   }
 
+  if (options.signal?.aborted) {
+    throw new WorktreeError("TRIAL_INTERRUPTED", `Trial ${testId} was stopped before it started.`, {
+      testId,
+    });
+  }
   const worktree = await createWorktree(root, { ...options, testId });
   const controller = new AbortController();
   const timer =

@@ -123,6 +123,15 @@ describe("withTrialWorktree", () => {
     );
     await expect(trial).rejects.toMatchObject({ code: "TRIAL_INTERRUPTED" });
     expect(worktreePaths(r)).toEqual([r.root]);
+    // Already stopped: no worktree is made at all.
+    let called = false;
+    await expect(
+      withTrialWorktree(r.root, { treesDir: r.treesDir, signal: controller.signal }, () => {
+        called = true;
+      }),
+    ).rejects.toMatchObject({ code: "TRIAL_INTERRUPTED" });
+    expect(called).toBe(false);
+    expect(leftovers(r.treesDir)).toEqual([]);
   });
 
   it("keeps a failed trial's worktree when asked, and not a passed one", async () => {
