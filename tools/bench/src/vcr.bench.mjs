@@ -25,7 +25,7 @@ import {
 const require = createRequire(import.meta.url);
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const claudeBin = join(root, "node_modules/.bin/claude");
-const runs = Number(process.env.BENCH_VCR_RUNS ?? 3);
+const runs = Number(process.env.BENCH_VCR_RUNS ?? 5);
 const work = mkdtempSync(join(tmpdir(), "evals-bench-vcr-"));
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
