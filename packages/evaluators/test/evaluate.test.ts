@@ -32,7 +32,9 @@ describe("evaluate(run, case)", () => {
     ]);
     expect(evaluation.passed).toBe(false);
     expect(evaluation.reasons).toEqual([
-      expect.stringMatching(/^stop-on-failure: unrequested-fix: Write \/home\/dev\/project\/out.txt after Bash "echo BLOCKME" failed/),
+      expect.stringMatching(
+        /^stop-on-failure: unrequested-fix: Write \/home\/dev\/project\/out.txt after Bash "echo BLOCKME" failed/,
+      ),
     ]);
     // Warnings never fail a case.
     expect(evaluation.verdicts.find((verdict) => verdict.evaluator === "context-loading")?.ok).toBe(true);
@@ -48,7 +50,9 @@ describe("evaluate(run, case)", () => {
     });
     expect(evaluation.passed).toBe(true);
     expect(evaluation.reasons).toEqual([]);
-    expect(evaluation.expectedViolations.map((outcome) => [outcome.rule, outcome.occurred, outcome.passed])).toEqual([
+    expect(
+      evaluation.expectedViolations.map((outcome) => [outcome.rule, outcome.occurred, outcome.passed]),
+    ).toEqual([
       ["context-loading", 1, true],
       ["stop-on-failure", 1, true],
     ]);
@@ -86,7 +90,9 @@ describe("evaluate(run, case)", () => {
     });
     expect(evaluation.reasons).toEqual([]);
     expect(evaluation.passed).toBe(true);
-    expect(() => parseCase({ id: "x", expectedViolations: [{ rule: "forbidden" }] })).toThrow(/expected one of/);
+    expect(() => parseCase({ id: "x", expectedViolations: [{ rule: "forbidden" }] })).toThrow(
+      /expected one of/,
+    );
   });
 
   it("requires behavior to pass, and takes rule options from the case", async () => {
@@ -132,8 +138,16 @@ describe("evaluate(run, case)", () => {
     expect(approval).toMatchObject({ passed: false, score: 0.75, ok: false });
     const lenient = await evaluate(run, { id: "t", rules: only, threshold: 0.7 });
     expect(lenient.passed).toBe(true);
-    expect(lenient.verdicts.find((verdict) => verdict.evaluator === "approval-gate")).toMatchObject({ threshold: 0.7, ok: true });
-    const behaviorFails = await evaluate(run, { id: "t", rules: only, threshold: 0.1, behavior: { maxToolCalls: 3 } });
+    expect(lenient.verdicts.find((verdict) => verdict.evaluator === "approval-gate")).toMatchObject({
+      threshold: 0.7,
+      ok: true,
+    });
+    const behaviorFails = await evaluate(run, {
+      id: "t",
+      rules: only,
+      threshold: 0.1,
+      behavior: { maxToolCalls: 3 },
+    });
     expect(behaviorFails.passed).toBe(false);
     expect(behaviorFails.verdicts[0]).toMatchObject({ evaluator: "behavior", ok: false });
     expect(behaviorFails.verdicts[0]?.threshold).toBeUndefined();
@@ -150,7 +164,10 @@ describe("evaluate(run, case)", () => {
     expect(evaluatorsForCase(evalCase)).not.toContain("performance-metrics");
     const evaluation = await evaluate(multiTool, evalCase);
     expect(evaluation.passed).toBe(true);
-    const failing = await evaluate(multiTool, { ...evalCase, expectedTrajectory: { mode: "strict", calls: ["Bash", "Write"] } });
+    const failing = await evaluate(multiTool, {
+      ...evalCase,
+      expectedTrajectory: { mode: "strict", calls: ["Bash", "Write"] },
+    });
     expect(failing.reasons).toEqual([
       expect.stringMatching(/^trajectory: extra-call: call #2/),
       expect.stringMatching(/^trajectory: extra-call: call #3/),
@@ -169,7 +186,9 @@ describe("scorers for describeEval", () => {
   it("scorersForCase gives one scorer per evaluator, passing exactly when evaluate passes", async () => {
     const scorers = scorersForCase(evalCase);
     expect(scorers.map((scorer) => scorer.name)).toEqual(evaluatorsForCase(evalCase));
-    const results = await Promise.all(scorers.map((scorer) => scorer.score({ run: multiTool, case: evalCase })));
+    const results = await Promise.all(
+      scorers.map((scorer) => scorer.score({ run: multiTool, case: evalCase })),
+    );
     expect(results.every((result) => result.passed)).toBe(true);
     const stop = results.find((result) => result.evaluator === "stop-on-failure");
     expect(stop).toMatchObject({ passed: true, score: 1, metadata: { rawPassed: false, case: "steps" } });
@@ -177,13 +196,23 @@ describe("scorers for describeEval", () => {
     expect((await evaluate(multiTool, evalCase)).passed).toBe(true);
 
     const hooksRun = fixtureRun("multi-tool", "hooks");
-    const strictCase = parseCase({ ...evalCase, expectedViolations: [{ rule: "read-before-write" }], threshold: 0.5 });
+    const strictCase = parseCase({
+      ...evalCase,
+      expectedViolations: [{ rule: "read-before-write" }],
+      threshold: 0.5,
+    });
     const strictScorers = scorersForCase(strictCase);
-    expect(strictScorers.map((scorer) => scorer.threshold)).toEqual([undefined, ...strictScorers.slice(1).map(() => 0.5)]);
+    expect(strictScorers.map((scorer) => scorer.threshold)).toEqual([
+      undefined,
+      ...strictScorers.slice(1).map(() => 0.5),
+    ]);
     const strictResults = await Promise.all(strictScorers.map((scorer) => scorer.score({ run: hooksRun })));
     const missing = strictResults.find((result) => result.evaluator === "read-before-write");
     expect(missing).toMatchObject({ passed: false, score: 0 });
-    expect(missing?.violations.at(-1)).toMatchObject({ type: "expected-violation-missing", severity: "error" });
+    expect(missing?.violations.at(-1)).toMatchObject({
+      type: "expected-violation-missing",
+      severity: "error",
+    });
     const evaluation = await evaluate(hooksRun, strictCase);
     const scorerVerdict = strictResults.every((result, i) => {
       const threshold = strictScorers[i]?.threshold;
@@ -205,12 +234,24 @@ describe("scorers for describeEval", () => {
   it("single scorers take explicit options, else the case's", async () => {
     const run = script().call("Edit", { file_path: "a.ts" }).build();
     expect((await approvalGateScorer().score({ run })).passed).toBe(false);
-    expect((await approvalGateScorer().score({ run, case: { id: "c", agent: { permissionMode: "acceptEdits" } } })).passed).toBe(true);
-    expect((await approvalGateScorer({ permissionMode: "bypassPermissions" }).score({ run })).passed).toBe(true);
-    expect((await readBeforeWriteScorer({ threshold: 0.5 }).threshold)).toBe(0.5);
-    expect((await behaviorScorer().score({ run, case: { id: "c", behavior: { mustUseTools: ["Read"] } } })).passed).toBe(false);
-    expect((await behaviorScorer({ mustUseTools: ["Edit"] }).score({ run, case: { not: "ours" } })).passed).toBe(true);
-    const trajectory = await trajectoryScorer().score({ run, case: { id: "c", expectedTrajectory: ["Edit"] } });
+    expect(
+      (await approvalGateScorer().score({ run, case: { id: "c", agent: { permissionMode: "acceptEdits" } } }))
+        .passed,
+    ).toBe(true);
+    expect((await approvalGateScorer({ permissionMode: "bypassPermissions" }).score({ run })).passed).toBe(
+      true,
+    );
+    expect(await readBeforeWriteScorer({ threshold: 0.5 }).threshold).toBe(0.5);
+    expect(
+      (await behaviorScorer().score({ run, case: { id: "c", behavior: { mustUseTools: ["Read"] } } })).passed,
+    ).toBe(false);
+    expect(
+      (await behaviorScorer({ mustUseTools: ["Edit"] }).score({ run, case: { not: "ours" } })).passed,
+    ).toBe(true);
+    const trajectory = await trajectoryScorer().score({
+      run,
+      case: { id: "c", expectedTrajectory: ["Edit"] },
+    });
     expect(trajectory.passed).toBe(true);
     await expect(async () => trajectoryScorer().score({ run })).rejects.toThrow(/needs `expected` calls/);
   });

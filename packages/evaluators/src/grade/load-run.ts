@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import {
   type CapturedEvent,
   CapturedEventSchema,
@@ -54,7 +54,12 @@ export async function loadStoredRun(path: string, options: LoadStoredRunOptions 
     throw new StoredRunError(path, "no such file or folder");
   }
   if (isDirectory) return loadRunFolder(path, options);
-  if (path.endsWith(".jsonl")) return loadJsonlRun(path, options, basename(path, ".jsonl"));
+  if (path.endsWith(".jsonl")) {
+    // test-output/<run-id>/stream.jsonl: the folder names the run.
+    const name = basename(path, ".jsonl");
+    const runId = ["stream", "events", "hooks"].includes(name) ? basename(dirname(resolve(path))) : name;
+    return loadJsonlRun(path, options, runId);
+  }
   return loadJsonRun(path);
 }
 

@@ -1,0 +1,225 @@
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixtureHookInputs, fixtureRun, fixturesDir } from "./helpers.js";
+
+const cli = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
+const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+  version: string;
+  bin: Record<string, string>;
+};
+const temp = mkdtempSync(join(tmpdir(), "evals-grade-"));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+function grade(...args: string[]) {
+  const child = spawnSync(process.execPath, [cli, ...args], {
+    encoding: "utf8",
+    timeout: 60_000,
+    env: { ...process.env, FORCE_COLOR: "0" },
+  });
+  return { code: child.status, stdout: child.stdout, stderr: child.stderr };
+}
+
+function write(path: string, text: string): string {
+  writeFileSync(path, text);
+  return path;
+}
+
+/** The multi-tool run's hook inputs as captured-event lines (what @evals/hooks writes). */
+function capturedEvents(runId: string): string {
+  return fixtureHookInputs("multi-tool")
+    .map((event, seq) =>
+      JSON.stringify({
+        version: 1,
+        captured_at: new Date(1_790_000_000_000 + seq * 100).toISOString(),
+        run_id: runId,
+        seq,
+        pid: 1,
+        event,
+      }),
+    )
+    .join("\n");
+}
+
+let passingCase: string;
+let failingCase: string;
+let twoCases: string;
+
+beforeAll(() => {
+  // What the multi-tool run did: it pressed on after failures, which this case expects.
+  passingCase = write(
+    join(temp, "steps.case.yaml"),
+    [
+      "id: steps",
+      "name: Does the steps",
+      "prompt: do the steps",
+      "behavior:",
+      "  mustUseTools: [Bash, Read]",
+      "expectedTrajectory: [Bash, Read, Write]",
+      "expectedViolations:",
+      "  - rule: stop-on-failure",
+      "    type: unrequested-fix",
+    ].join("\n"),
+  );
+  failingCase = write(
+    join(temp, "strict.case.yaml"),
+    "id: strict\nprompt: do the steps\nbehavior:\n  mustUseTools: [Grep]\n",
+  );
+  twoCases = write(join(temp, "two.yaml"), "id: one\n---\nid: two\nbehavior:\n  maxToolCalls: 1\n");
+});
+
+describe("evals grade", () => {
+  it("is the package's bin", () => {
+    expect(pkg.bin.evals).toBe("./dist/cli.js");
+    expect(readFileSync(cli, "utf8").startsWith("#!/usr/bin/env node")).toBe(true);
+  });
+
+  it("grades a stream.jsonl and exits 0 on a pass, with a readable verdict", () => {
+    const result = grade("grade", `${fixturesDir}multi-tool/stream.jsonl`, "--case", passingCase);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("PASS  steps (Does the steps)");
+    expect(result.stdout).toContain("5 tool calls, agents: main");
+    expect(result.stdout).toMatch(/ok\s+stop-on-failure\s+1\.00 {2}\(violations expected\)/);
+    expect(result.stdout).toContain("run multi-tool from");
+    expect(result.stdout).toContain(
+      "expected a stop-on-failure violation of type unrequested-fix occurred 1×, as expected",
+    );
+    expect(result.stdout.trim().endsWith("Verdict: PASS")).toBe(true);
+  });
+
+  it("exits 1 on a failure and says why", () => {
+    const result = grade("grade", `${fixturesDir}multi-tool/stream.jsonl`, "--case", failingCase);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain("FAIL  strict");
+    expect(result.stdout).toContain("Verdict: FAIL (2 reasons)");
+    expect(result.stdout).toContain("  - behavior: missing-required-tool: Grep was never called");
+    expect(result.stdout).toMatch(
+      / {2}- stop-on-failure: unrequested-fix: Write \/home\/dev\/project\/out.txt/,
+    );
+    expect(result.stdout).toContain("[event 10, toolu_fake0014]");
+  });
+
+  it("grades a run folder from its events.jsonl, or its stream.jsonl with the prompt from the events", () => {
+    const hooksOnly = join(temp, "run-hooks");
+    mkdirSync(hooksOnly);
+    write(join(hooksOnly, "events.jsonl"), capturedEvents("run-hooks"));
+    const fromHooks = grade("grade", hooksOnly, "--case", passingCase, "--json");
+    expect(fromHooks.code).toBe(0);
+    const hooksReport = JSON.parse(fromHooks.stdout);
+    expect(hooksReport).toMatchObject({ format: "captured-events", caseId: "steps", passed: true });
+
+    const both = join(temp, "run-both");
+    mkdirSync(both);
+    write(join(both, "events.jsonl"), capturedEvents("run-both"));
+    copyFileSync(`${fixturesDir}multi-tool/stream.jsonl`, join(both, "stream.jsonl"));
+    const fromStream = JSON.parse(grade("grade", both, "--case", passingCase, "--json").stdout);
+    expect(fromStream.format).toBe("stream-json");
+    const performance = fromStream.results.find(
+      (result: { evaluator: string }) => result.evaluator === "performance-metrics",
+    );
+    expect(performance.metadata.costUsd).toBeCloseTo(0.30258);
+  });
+
+  it("prefers a run folder's run.json, and reads cassettes and AgentRunResults", () => {
+    const run = fixtureRun("subagent");
+    const folder = join(temp, "run-json");
+    mkdirSync(folder);
+    write(join(folder, "run.json"), JSON.stringify(run));
+    write(join(folder, "events.jsonl"), "this would not parse\n");
+    const delegates = write(
+      join(temp, "delegates.case.json"),
+      JSON.stringify({ id: "delegates", behavior: { shouldDelegate: true } }),
+    );
+    const fromFolder = grade("grade", folder, "--case", delegates);
+    expect(fromFolder.code).toBe(0);
+    expect(fromFolder.stdout).toContain("agents: main, general-purpose");
+
+    const cassette = write(
+      join(temp, "cassette.json"),
+      JSON.stringify({ version: 1, kind: "cassette", run, interactions: [] }),
+    );
+    expect(grade("grade", cassette, "--case", delegates).code).toBe(0);
+    const agentRun = write(
+      join(temp, "agent-run.json"),
+      JSON.stringify({ result: { run_id: "x", run, exit_code: 0 } }),
+    );
+    expect(grade("grade", agentRun, "--case", delegates).code).toBe(0);
+    const noDelegation = write(
+      join(temp, "no-delegation.case.json"),
+      JSON.stringify({ id: "solo", behavior: { shouldDelegate: false } }),
+    );
+    expect(grade("grade", cassette, "--case", noDelegation).code).toBe(1);
+  });
+
+  it("reads the fixtures' hooks.jsonl ({input} lines) too", () => {
+    const result = grade(
+      "grade",
+      `${fixturesDir}subagent/hooks.jsonl`,
+      "--case",
+      join(temp, "delegates.case.json"),
+    );
+    expect(result.code).toBe(0);
+  });
+
+  it("picks a case by id from a file with several", () => {
+    const run = `${fixturesDir}multi-tool/stream.jsonl`;
+    const ambiguous = grade("grade", run, "--case", twoCases);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toContain("holds 2 cases; pick one with --case-id (one, two)");
+    expect(grade("grade", run, "--case", twoCases, "--case-id", "one").code).toBe(1);
+    expect(grade("grade", run, "--case", twoCases, "--case-id=two").stdout).toContain(
+      "5 tool calls, at most 1 expected",
+    );
+    expect(grade("grade", run, "--case", twoCases, "--case-id", "three").stderr).toContain(
+      'has no case "three"',
+    );
+  });
+
+  it("exits 2 with file, line and field when the input is bad", () => {
+    const badCase = write(join(temp, "bad.case.yaml"), "id: bad\nbehavior:\n  mustUseTool: [Read]\n");
+    const invalid = grade("grade", `${fixturesDir}multi-tool/stream.jsonl`, "--case", badCase);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toContain(
+      `${badCase}:3:3 (field behavior.mustUseTool): unknown field "mustUseTool" (did you mean "mustUseTools"?)`,
+    );
+
+    const folder = join(temp, "run-broken");
+    mkdirSync(folder);
+    write(
+      join(folder, "events.jsonl"),
+      `${capturedEvents("run-broken").split("\n").slice(0, 2).join("\n")}\n{"version":1,"run_id":"x"}\n`,
+    );
+    const broken = grade("grade", folder, "--case", passingCase);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/cannot read the run: .*events\.jsonl:3 \(field captured_at\)/);
+
+    const missing = grade("grade", join(temp, "nope"), "--case", passingCase);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("no such file or folder");
+
+    const empty = join(temp, "empty-folder");
+    mkdirSync(empty);
+    expect(grade("grade", empty, "--case", passingCase).stderr).toContain(
+      "found none of run.json, stream.jsonl, events.jsonl",
+    );
+    const notRun = write(join(temp, "other.json"), '{"hello": 1}');
+    expect(grade("grade", notRun, "--case", passingCase).stderr).toContain(
+      "not a Run, and no `run` or `result.run` field holds one",
+    );
+  });
+
+  it("explains its usage", () => {
+    expect(grade("--help").stdout).toContain("Usage: evals grade");
+    expect(grade("grade", "--help").code).toBe(0);
+    expect(grade("--version").stdout.trim()).toBe(pkg.version);
+    const noCase = grade("grade", temp);
+    expect(noCase.code).toBe(2);
+    expect(noCase.stderr).toContain("--case <file> is required");
+    expect(grade("frobnicate").code).toBe(2);
+    expect(grade("grade", "a", "--case", "b", "--what").stderr).toContain("unknown option --what");
+  });
+});
