@@ -50,7 +50,10 @@ export async function runCommandGrader(
   const cwd = resolve(worktreePath, options.cwd ?? ".");
   const expected = options.expectExitCode ?? 0;
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
-    return failed(name, shown, cwd, "missing-worktree", `cannot run \`${shown}\`: ${cwd} does not exist`, {});
+    const message =
+      `cannot run \`${shown}\`: ${cwd} does not exist. A command grader must run while the trial's worktree ` +
+      "exists: inside withTrialWorktree's callback (trial.grade), before the worktree is removed.";
+    return failed(name, shown, cwd, "missing-worktree", message, {});
   }
   const [file, args] =
     typeof options.command === "string"

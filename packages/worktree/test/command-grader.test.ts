@@ -71,6 +71,7 @@ describe("runCommandGrader", () => {
     expect(result.violations[0]?.message).toContain("ENOENT");
     const missing = await runCommandGrader(join(folder, "gone"), { command: "true" });
     expect(missing.violations[0]).toMatchObject({ type: "missing-worktree" });
+    expect(missing.violations[0]?.message).toContain("inside withTrialWorktree's callback");
   });
 
   it("a command that hangs is killed with everything it started", async () => {
