@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, test } from "vitest";
 import {
@@ -9,6 +9,7 @@ import {
   SessionTurnResultSchema,
   UsageResultSchema,
 } from "../src/results.js";
+import { projectHash } from "../src/store/locations.js";
 import { expectShape, fakeGeminiForFile, runScript, workspace } from "./helpers.js";
 
 const gemini = fakeGeminiForFile();
@@ -45,6 +46,21 @@ describe("session: arguments", () => {
       install_hint: expect.stringContaining("@google/gemini-cli"),
     });
   });
+});
+
+test("a damaged sessions.json: exit 1 naming the file and what is wrong, nothing overwritten", async () => {
+  const { base, project } = workspace("session-damaged");
+  const file = join(base, "projects", projectHash(project), "sessions.json");
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, '{"version": 1, "project_path": "/p", "sessions": {"x": {"session_id": 7}}}');
+  const run = await runScript("session", ["list"], { env: gemini.env(base), cwd: project });
+  expect(run.exitCode).toBe(1);
+  expect(run.json).toMatchObject({
+    success: false,
+    file,
+    error: expect.stringContaining(`${file}: field sessions.x`),
+  });
+  expect(readFileSync(file, "utf8")).toContain('"session_id": 7');
 });
 
 describe.concurrent("session with the real Gemini CLI", () => {
