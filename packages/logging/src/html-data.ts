@@ -3,7 +3,7 @@ import type { CaseResult, CaseViolation, TrialResult } from "./case-result.js";
 import { failureSummary } from "./case-summary.js";
 import { describeToolInput, outputText } from "./format.js";
 import type { ResultsFile } from "./results-file.js";
-import { buildSessionTree, type SessionNode } from "./session-tracker.js";
+import { buildSessionTree, isoToMs, type SessionNode } from "./session-tracker.js";
 
 /**
  * The data the HTML report embeds, shaped for the page: a small index of every case (parsed when
@@ -254,10 +254,14 @@ export function timelineOf(run: Run, maxTextChars = 4000): BuiltTimeline {
   const byEvent = new Map<number, { key: string; v?: number[] }>();
   const byCall = new Map<string, { key: string; v?: number[] }>();
   const callItems = new Map<string, Extract<ItemView, { k: "call" }>>();
-  const times = run.events.map((e) => (e.timestamp ? Date.parse(e.timestamp) : Number.NaN));
-  const known = times.filter((t) => !Number.isNaN(t));
-  const t0 = known.length > 0 ? Math.min(...known) : null;
-  const t1 = known.length > 0 ? Math.max(...known) : null;
+  const times = run.events.map((e) => (e.timestamp ? isoToMs(e.timestamp) : Number.NaN));
+  let t0: number | null = null;
+  let t1: number | null = null;
+  for (const t of times) {
+    if (Number.isNaN(t)) continue;
+    if (t0 === null || t < t0) t0 = t;
+    if (t1 === null || t > t1) t1 = t;
+  }
 
   const agentView = (node: SessionNode): AgentView => {
     const view: AgentView = {
