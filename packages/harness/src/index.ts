@@ -2,6 +2,14 @@
 // one @evals/core Run, and turn scorers into vitest tests with trial statistics.
 
 export {
+  type CaseResult,
+  type EvalTestMeta,
+  type TrialResult,
+  type TrialStats,
+  trialStatistics,
+  wilsonInterval,
+} from "@evals/logging";
+export {
   type AgentDefinition,
   type ClaudeArgsInput,
   type ClaudeFlags,
@@ -20,6 +28,24 @@ export {
   skipIfNoClaude,
 } from "./claude-bin.js";
 export {
+  type DescribeEvalOptions,
+  describeEval,
+  EvalCaseFailure,
+} from "./describe-eval.js";
+export {
+  type CaseInput,
+  type CaseOutcome,
+  type CaseSettings,
+  caseId,
+  caseName,
+  type EvalCaseFields,
+  type EvalTask,
+  evaluateCase,
+} from "./evaluate-case.js";
+export { caseFailureMessage, formatStats, type TrialReport } from "./failure-message.js";
+export { createLimiter } from "./limiter.js";
+export { checkPassRule, describePassRule, type PassRule, satisfiesPassRule } from "./pass-rule.js";
+export {
   isAlive,
   type KillTreeOptions,
   killProcessTree,
@@ -36,3 +62,12 @@ export {
 } from "./reconcile.js";
 export { type RunAgentOptions, type RunAgentResult, runAgent } from "./run-agent.js";
 export { INHERITED_ENV, newRunId } from "./sandbox.js";
+export { type ScorerVerdict, scoreTrial, type Threshold, type TrialScores, thresholdFor } from "./scoring.js";
+export {
+  asAgentRunResult,
+  type CassetteOption,
+  runTrial,
+  type TrialContext,
+  type TrialSetup,
+  type WorktreeOption,
+} from "./trial.js";

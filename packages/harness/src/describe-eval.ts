@@ -1,0 +1,152 @@
+import { relative } from "node:path";
+import type { Scorer } from "@evals/core";
+import type { EvalTestMeta } from "@evals/logging";
+import type { ModelSource } from "@evals/vcr";
+import { describe, test } from "vitest";
+import { type FindClaudeOptions, skipIfNoClaude } from "./claude-bin.js";
+import {
+  type CaseSettings,
+  caseName,
+  type EvalCaseFields,
+  type EvalTask,
+  evaluateCase,
+} from "./evaluate-case.js";
+import { createLimiter } from "./limiter.js";
+import type { PassRule } from "./pass-rule.js";
+import type { Threshold } from "./scoring.js";
+import type { CassetteOption, WorktreeOption } from "./trial.js";
+
+export interface DescribeEvalOptions<Case> {
+  /** The cases: a list, or a function that loads them (it may be async). */
+  data: Case[] | (() => Case[] | Promise<Case[]>);
+  /** Runs one trial of a case: usually `(input, { runAgent }) => runAgent({ prompt: input, ... })`. */
+  task: EvalTask<Case>;
+  /** @evals/core scorers (e.g. from @evals/evaluators) judging each trial's run. */
+  scorers: Scorer<Case>[];
+  /** A number (every scorer), `{ scorers: { name: n } }` and/or `{ overall: n }` (the mean). */
+  threshold?: Threshold;
+  /** Independent runs per case (default 1). */
+  trials?: number;
+  /** When a case with several trials passes: "all" (default), "any", or `{ atLeast: rate }`. */
+  passRule?: PassRule;
+  /** Per trial, in ms: the agent is stopped then and the trial errors. */
+  timeout?: number;
+  /**
+   * How many trials of the suite run at once (default 1). Above 1 the cases' tests run
+   * concurrently, and the trials of all cases share this many slots.
+   */
+  concurrency?: number;
+  /**
+   * An LLM judge, loaded only when EVAL_LLM_JUDGE=1 (otherwise it is never called, so nothing it
+   * imports is loaded): `judge: async () => (await import("./my-judge.js")).judge`.
+   */
+  judge?: () => Scorer<Case> | Scorer<Case>[] | Promise<Scorer<Case> | Scorer<Case>[]>;
+  /** Run every trial in its own git worktree (true: of the current repository at HEAD). */
+  worktree?: boolean | WorktreeOption;
+  /** Replay the model's side of each run from cassettes (true: wire level, mode from VCR_MODE). */
+  cassette?: boolean | CassetteOption;
+  /** Serve every trial's model calls from this source (a new one per trial), e.g. `() => scripted(fn)`. */
+  model?: () => ModelSource;
+  /** Skip the suite's tests, with the reason, when no working `claude` is found. */
+  requiresClaude?: boolean | FindClaudeOptions;
+  /** Where runs write `test-output/<run id>/` (default: EVALS_OUTPUT_DIR, else the cwd). */
+  outputRoot?: string;
+}
+
+/**
+ * Declares a vitest suite with one test per case. Each test runs the case's trials, scores them,
+ * attaches the case's result to the test (`task.meta.evalCase`, for @evals/logging's reporter) and
+ * fails with a message that names the scorer, its score and threshold and what went wrong.
+ *
+ * ```ts
+ * describeEval("lists files", {
+ *   data: [{ input: "list the files", expectedTrajectory: [{ tool: "Bash" }] }],
+ *   task: (prompt, { runAgent }) => runAgent({ prompt, allowedTools: ["Bash"] }),
+ *   scorers: [trajectoryScorer()],
+ *   trials: 3,
+ *   passRule: { atLeast: 2 / 3 },
+ * });
+ * ```
+ */
+export function describeEval<Case>(name: string, options: DescribeEvalOptions<Case>): void {
+  const concurrency = options.concurrency ?? 1;
+  const schedule = createLimiter(concurrency);
+  const trials = options.trials ?? 1;
+  const judgeOn = process.env.EVAL_LLM_JUDGE === "1";
+  let scorers: Promise<Scorer<Case>[]> | undefined;
+  const allScorers = () => {
+    scorers ??= (async () => {
+      if (!judgeOn || !options.judge) return options.scorers;
+      const judges = await options.judge();
+      return [...options.scorers, ...(Array.isArray(judges) ? judges : [judges])];
+    })();
+    return scorers;
+  };
+
+  describe(name, async () => {
+    const cases = typeof options.data === "function" ? await options.data() : options.data;
+    if (!Array.isArray(cases))
+      throw new Error(`describeEval "${name}": data must be (or give) an array of cases`);
+    // The slowest a test can be: every trial of the suite ahead of it, each to its timeout.
+    const perTrial = (options.timeout ?? 300_000) + 20_000;
+    const testTimeout = Math.ceil((cases.length * trials) / concurrency) * perTrial;
+    const names = uniqueNames(cases.map((value, index) => caseName(value, index)));
+    const define = concurrency > 1 ? test.concurrent : test;
+
+    cases.forEach((caseValue, index) => {
+      const skip = (caseValue as EvalCaseFields | undefined)?.skip;
+      const testName = names[index]!;
+      if (skip) {
+        test.skip(typeof skip === "string" ? `${testName} (${skip})` : testName, () => {});
+        return;
+      }
+      define(
+        testName,
+        async (context) => {
+          if (options.requiresClaude) {
+            skipIfNoClaude(context, options.requiresClaude === true ? {} : options.requiresClaude);
+          }
+          const settings: CaseSettings<Case> = {
+            suite: name,
+            task: options.task,
+            scorers: await allScorers(),
+            trials,
+            schedule,
+            ...(options.threshold !== undefined ? { threshold: options.threshold } : {}),
+            ...(options.passRule !== undefined ? { passRule: options.passRule } : {}),
+            ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
+            ...(options.outputRoot !== undefined ? { outputRoot: options.outputRoot } : {}),
+            ...(options.worktree ? { worktree: options.worktree === true ? {} : options.worktree } : {}),
+            ...(options.cassette ? { cassette: options.cassette === true ? {} : options.cassette } : {}),
+            ...(options.model ? { model: options.model } : {}),
+          };
+          const file = context.task.file?.filepath;
+          const outcome = await evaluateCase(caseValue, index, settings, {
+            name: testName,
+            signal: context.signal,
+            ...(file ? { file: relative(process.cwd(), file) } : {}),
+          });
+          const meta: EvalTestMeta = { evalCase: { ...outcome.result, meta_version: 1 } };
+          Object.assign(context.task.meta, meta);
+          if (!outcome.passed) throw new EvalCaseFailure(outcome.message ?? `Case "${testName}" failed`);
+        },
+        testTimeout,
+      );
+    });
+  });
+}
+
+/** The error a failed eval case throws: its message says which scorer failed, by how much, and why. */
+export class EvalCaseFailure extends Error {
+  override readonly name = "EvalCaseFailure";
+}
+
+/** Names that are unique within the suite (a repeated name gets " (2)", " (3)", ...). */
+function uniqueNames(names: string[]): string[] {
+  const seen = new Map<string, number>();
+  return names.map((name) => {
+    const count = (seen.get(name) ?? 0) + 1;
+    seen.set(name, count);
+    return count === 1 ? name : `${name} (${count})`;
+  });
+}

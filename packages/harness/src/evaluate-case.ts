@@ -1,0 +1,265 @@
+import { type AgentRunResult, finalResult, type Run, type Scorer } from "@evals/core";
+import { outputRoot as defaultOutputRoot } from "@evals/hooks";
+import {
+  type CaseResult,
+  type CaseViolation,
+  caseResult,
+  type Score,
+  type TrialResult,
+  trialStatistics,
+} from "@evals/logging";
+import type { ModelSource } from "@evals/vcr";
+import { caseFailureMessage, type TrialReport } from "./failure-message.js";
+import { checkPassRule, type PassRule, satisfiesPassRule } from "./pass-rule.js";
+import { newRunId, safeName } from "./sandbox.js";
+import { scoreTrial, type Threshold, type TrialScores } from "./scoring.js";
+import { type CassetteOption, runTrial, type TrialContext, type WorktreeOption } from "./trial.js";
+
+/** Fields describeEval reads from a case when they are there; anything else is the case's own. */
+export interface EvalCaseFields {
+  /** The test's name (default: the input, shortened). */
+  name?: string;
+  /** A stable id for reports and cassettes (default: from the name). */
+  id?: string;
+  /** What the task is given (default: the whole case). */
+  input?: unknown;
+  description?: string;
+  tags?: string[];
+  /** Skip this case (a string says why). */
+  skip?: boolean | string;
+}
+
+/** The task's first argument: the case's `input` when it has one, else the case itself. */
+export type CaseInput<Case> = Case extends { input: infer Input } ? Input : Case;
+
+export type EvalTask<Case> = (
+  input: CaseInput<Case>,
+  context: TrialContext<Case>,
+) => Promise<AgentRunResult | Run> | AgentRunResult | Run;
+
+/** How one case is run and judged. */
+export interface CaseSettings<Case> {
+  /** The describeEval suite's name. */
+  suite: string;
+  task: EvalTask<Case>;
+  scorers: Scorer<Case>[];
+  threshold?: Threshold;
+  /** How many independent runs of the case (default 1). */
+  trials?: number;
+  /** When a case with several trials passes (default "all"). */
+  passRule?: PassRule;
+  /** Per trial, in ms: the agent is stopped then, and the trial errors. */
+  timeout?: number;
+  /** Where runs write `test-output/<run id>/` (default: EVALS_OUTPUT_DIR, else the cwd). */
+  outputRoot?: string;
+  worktree?: WorktreeOption;
+  cassette?: CassetteOption;
+  model?: () => ModelSource;
+  /** How long a trial that ignores its abort signal gets after its timeout (default 15000 ms). */
+  trialGraceMs?: number;
+  /** Runs trials (all of the suite's) through the suite's limiter. */
+  schedule?: <T>(task: () => Promise<T>) => Promise<T>;
+}
+
+/** A case's verdict: the result reporters read, and the message when it failed. */
+export interface CaseOutcome {
+  passed: boolean;
+  result: CaseResult;
+  /** Why the case failed (scorers, scores, thresholds, violations); undefined when it passed. */
+  message?: string;
+  /** The agent run of every trial, in order (undefined for a trial that errored before it had one). */
+  runs: (AgentRunResult | undefined)[];
+}
+
+/** Time a trial gets, beyond its timeout, to stop its agent and wind down before it is abandoned. */
+const TRIAL_GRACE_MS = 15_000;
+
+/**
+ * Runs one case `trials` times (each trial a fresh run with its own run id), scores every trial,
+ * and decides the case by the pass rule. Never throws for what the agent or a scorer did: that is in
+ * the outcome.
+ */
+export async function evaluateCase<Case>(
+  caseValue: Case,
+  index: number,
+  settings: CaseSettings<Case>,
+  options: { signal?: AbortSignal; file?: string; name?: string } = {},
+): Promise<CaseOutcome> {
+  const trials = settings.trials ?? 1;
+  if (!Number.isInteger(trials) || trials < 1)
+    throw new Error(`describeEval: trials must be a positive integer, got ${trials}`);
+  const passRule = settings.passRule ?? "all";
+  checkPassRule(passRule);
+  const name = options.name ?? caseName(caseValue, index);
+  const id = caseId(caseValue, name);
+  const fields = caseValue as EvalCaseFields;
+  const input = (
+    fields && typeof fields === "object" && "input" in fields ? fields.input : caseValue
+  ) as CaseInput<Case>;
+  const outputRoot = settings.outputRoot ?? defaultOutputRoot();
+  const schedule = settings.schedule ?? ((task) => task());
+  const started = performance.now();
+
+  const runOne = async (trial: number) => {
+    const runId = newRunId(`${safeName(settings.suite).slice(0, 30)}-${id.slice(0, 40)}-t${trial + 1}`);
+    const trialStarted = performance.now();
+    const controller = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+    let result: AgentRunResult | undefined;
+    let error: string | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const running = runTrial(
+        {
+          suite: settings.suite,
+          caseId: id,
+          caseValue,
+          trial,
+          trials,
+          runId,
+          signal,
+          outputRoot,
+          ...(settings.timeout !== undefined ? { timeoutMs: settings.timeout } : {}),
+          ...(settings.worktree ? { worktree: settings.worktree } : {}),
+          ...(settings.cassette ? { cassette: settings.cassette } : {}),
+          ...(settings.model ? { model: settings.model } : {}),
+        },
+        (context) => settings.task(input, context),
+      );
+      if (settings.timeout === undefined) result = await running;
+      else {
+        // A task that ignores the signal is abandoned once its time and a grace period are up.
+        const timeout = settings.timeout;
+        const expired = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            controller.abort();
+            timer = setTimeout(
+              () => reject(new Error(`the trial did not finish within its timeout of ${timeout} ms`)),
+              settings.trialGraceMs ?? TRIAL_GRACE_MS,
+            );
+          }, timeout);
+        });
+        running.catch(() => undefined);
+        result = await Promise.race([running, expired]);
+      }
+      if (result.timed_out) error = runErrorOf(result) ?? "the agent's run timed out";
+    } catch (caught) {
+      error = caught instanceof Error ? caught.message : String(caught);
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+    const scores =
+      result && !error
+        ? await scoreTrial(settings.scorers, { result, case: caseValue }, settings.threshold)
+        : undefined;
+    return { trial, runId, result, error, scores, durationMs: performance.now() - trialStarted };
+  };
+
+  const done = await Promise.all(Array.from({ length: trials }, (_, trial) => schedule(() => runOne(trial))));
+  const trialResults: TrialResult[] = done.map((trial) => trialResultOf(trial));
+  const passedCount = trialResults.filter((trial) => trial.status === "passed").length;
+  const passed = satisfiesPassRule(passRule, passedCount, trials);
+  const stats = trialStatistics(trialResults);
+  const reports: TrialReport[] = done.map((trial, i) => reportOf(trial, trialResults[i]!.status));
+  const message = passed
+    ? undefined
+    : caseFailureMessage({ caseName: name, passRule, stats, trials: reports });
+  const everyTrialErrored = trialResults.every((trial) => trial.status === "error");
+  const result = caseResult({
+    id,
+    name,
+    suite: settings.suite,
+    ...(options.file ? { file: options.file } : {}),
+    ...(typeof fields?.description === "string" ? { description: fields.description } : {}),
+    tags: Array.isArray(fields?.tags) ? fields.tags.map(String) : [],
+    status: passed ? "passed" : everyTrialErrored ? "error" : "failed",
+    trials: trialResults,
+    stats,
+    duration_ms: Math.round(performance.now() - started),
+    ...(message ? { error: message } : {}),
+  });
+  return { passed, result, ...(message ? { message } : {}), runs: done.map((trial) => trial.result) };
+}
+
+interface TrialRun {
+  trial: number;
+  runId: string;
+  result: AgentRunResult | undefined;
+  error: string | undefined;
+  scores: TrialScores | undefined;
+  durationMs: number;
+}
+
+function trialResultOf(trial: TrialRun): TrialResult {
+  const status = trial.error || !trial.scores ? "error" : trial.scores.passed ? "passed" : "failed";
+  const scores: Score[] = (trial.scores?.verdicts ?? []).map((verdict) => ({
+    scorer: verdict.scorer,
+    score: verdict.score,
+    passed: verdict.passed,
+    ...(verdict.threshold !== undefined ? { threshold: verdict.threshold } : {}),
+  }));
+  const violations: CaseViolation[] = (trial.scores?.verdicts ?? []).flatMap((verdict) =>
+    verdict.result.violations.map((violation) => ({
+      ...violation,
+      scorer: verdict.scorer,
+      trial: trial.trial,
+    })),
+  );
+  const cost = trial.result ? finalResult(trial.result.run)?.total_cost_usd : undefined;
+  return {
+    trial: trial.trial,
+    status,
+    scores,
+    violations,
+    duration_ms: Math.round(trial.durationMs),
+    ...(cost !== undefined ? { cost_usd: cost } : {}),
+    run_id: trial.result?.run_id ?? trial.runId,
+    ...(trial.result?.output_dir ? { output_dir: trial.result.output_dir } : {}),
+    ...(trial.result ? { origin: trial.result.origin, run: trial.result.run } : {}),
+    ...(trial.error ? { error: trial.error } : {}),
+  };
+}
+
+function reportOf(trial: TrialRun, status: TrialResult["status"]): TrialReport {
+  const runError = trial.result ? runErrorOf(trial.result) : undefined;
+  const sandbox = (trial.result as { sandbox_dir?: unknown } | undefined)?.sandbox_dir;
+  return {
+    trial: trial.trial,
+    runId: trial.result?.run_id ?? trial.runId,
+    status: status === "skipped" ? "error" : status,
+    ...(trial.scores ? { scores: trial.scores } : {}),
+    ...(trial.result?.output_dir ? { outputDir: trial.result.output_dir } : {}),
+    ...(runError ? { runError } : {}),
+    ...(typeof sandbox === "string" ? { sandboxDir: sandbox } : {}),
+    ...(trial.error ? { error: trial.error } : {}),
+  };
+}
+
+/** What went wrong with a run, as runAgent said, or from its final result. */
+function runErrorOf(result: AgentRunResult): string | undefined {
+  const said = (result as { error?: unknown }).error;
+  if (typeof said === "string") return said;
+  if (result.timed_out) return "the agent's run timed out";
+  const final = finalResult(result.run);
+  if (final?.is_error) return `claude ended with an error result: ${final.subtype}`;
+  return undefined;
+}
+
+/** A case's display name: its `name`, else its input (shortened), else its position. */
+export function caseName(caseValue: unknown, index: number): string {
+  const fields = caseValue as EvalCaseFields | undefined;
+  if (fields && typeof fields === "object" && typeof fields.name === "string" && fields.name)
+    return fields.name;
+  const input = fields && typeof fields === "object" && "input" in fields ? fields.input : caseValue;
+  const text = typeof input === "string" ? input : input === undefined ? "" : JSON.stringify(input);
+  const oneLine = (text ?? "").replace(/\s+/g, " ").trim();
+  if (!oneLine) return `case ${index + 1}`;
+  return oneLine.length > 80 ? `${oneLine.slice(0, 79)}…` : oneLine;
+}
+
+/** A case's stable id: its `id`, else its name as a slug. */
+export function caseId(caseValue: unknown, name: string): string {
+  const fields = caseValue as EvalCaseFields | undefined;
+  if (fields && typeof fields === "object" && typeof fields.id === "string" && fields.id) return fields.id;
+  return safeName(name).slice(0, 80) || "case";
+}

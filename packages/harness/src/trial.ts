@@ -1,0 +1,234 @@
+import type { AgentRunResult, Run } from "@evals/core";
+import type { ModelServer, ModelSource, VcrMode } from "@evals/vcr";
+import type { Trial as WorktreeTrial, TrialOptions as WorktreeTrialOptions } from "@evals/worktree";
+import { type RunAgentOptions, type RunAgentResult, runAgent } from "./run-agent.js";
+
+/** Run every trial in a fresh git worktree of a repository (see @evals/worktree). */
+export interface WorktreeOption {
+  /** The repository (default: the current directory's). */
+  repo?: string;
+  /** The commit to check out (default HEAD). */
+  ref?: string;
+  /** Uncommitted changes: "error" (default), "ignore", or "include" (a snapshot of them). */
+  dirty?: WorktreeTrialOptions["dirty"];
+  /** Keep the worktree: "never" (default), "on-failure" or "always". */
+  keep?: WorktreeTrialOptions["keep"];
+}
+
+/** Replay (or record) the model's side of each run, through @evals/vcr. */
+export interface CassetteOption {
+  /**
+   * "wire" (default): the real CLI runs every trial, its model calls answered from a recording, so
+   * tools and hooks really run. "result": the whole stored result is replayed and the agent never
+   * starts (only with trials: 1, since every trial would be the same copy).
+   */
+  level?: "wire" | "result";
+  /** record | replay | auto | strict | off (default: VCR_MODE, else strict on CI, else auto). */
+  mode?: VcrMode;
+  /** The cassette folder (default `cassettes`). */
+  dir?: string;
+}
+
+/** What a task gets besides the case's input. */
+export interface TrialContext<Case> {
+  /** The whole case. */
+  case: Case;
+  /** 0-based trial number, and how many trials the case has. */
+  trial: number;
+  trials: number;
+  /** This trial's own run id (TEST_RUN_ID): no two trials share one. */
+  runId: string;
+  /** Aborts when the trial times out or the test is cancelled. */
+  signal: AbortSignal;
+  /** The suite's per-trial timeout, when it has one. */
+  timeoutMs?: number;
+  /** The trial's git worktree, in worktree mode (run the agent there: `cwd`). */
+  worktree?: WorktreeTrial;
+  /** The options runAgent gets for this trial (run id, signal, timeout, cwd, output root). */
+  agentOptions: Partial<RunAgentOptions>;
+  /**
+   * runAgent for this trial: its run id, signal, timeout, worktree and output root filled in, its
+   * model served by the suite's `model` or cassette when there is one.
+   */
+  runAgent(options: RunAgentOptions): Promise<RunAgentResult>;
+}
+
+export interface TrialSetup<Case> {
+  suite: string;
+  caseId: string;
+  caseValue: Case;
+  trial: number;
+  trials: number;
+  runId: string;
+  signal: AbortSignal;
+  timeoutMs?: number;
+  outputRoot: string;
+  worktree?: WorktreeOption;
+  cassette?: CassetteOption;
+  model?: () => ModelSource;
+}
+
+/**
+ * Runs `task` as one trial: in its worktree when asked, with a context whose runAgent knows the
+ * trial's run id, signal, timeout and model. Returns what the task returned, as an AgentRunResult.
+ */
+export async function runTrial<Case>(
+  setup: TrialSetup<Case>,
+  task: (context: TrialContext<Case>) => Promise<AgentRunResult | Run> | AgentRunResult | Run,
+): Promise<AgentRunResult> {
+  const started = performance.now();
+  const call = async (worktree?: WorktreeTrial): Promise<AgentRunResult> => {
+    const signal = worktree ? AbortSignal.any([setup.signal, worktree.signal]) : setup.signal;
+    const agentOptions: Partial<RunAgentOptions> = {
+      runId: setup.runId,
+      signal,
+      outputRoot: setup.outputRoot,
+      ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
+      ...(worktree ? { cwd: worktree.path } : {}),
+    };
+    let calls = 0;
+    const context: TrialContext<Case> = {
+      case: setup.caseValue,
+      trial: setup.trial,
+      trials: setup.trials,
+      runId: setup.runId,
+      signal,
+      ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
+      ...(worktree ? { worktree } : {}),
+      agentOptions,
+      runAgent: (options) => {
+        // A second agent run in the same trial gets its own folder: <runId>-2, ...
+        const runId = calls++ === 0 ? setup.runId : `${setup.runId}-${calls}`;
+        const merged: RunAgentOptions = {
+          ...options,
+          ...agentOptions,
+          runId,
+          signal: options.signal ? AbortSignal.any([options.signal, signal]) : signal,
+          ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+          ...(options.cwd !== undefined && !worktree ? { cwd: options.cwd } : {}),
+          ...(options.outputRoot !== undefined ? { outputRoot: options.outputRoot } : {}),
+        };
+        return runWithModel(setup, merged);
+      },
+    };
+    const returned = await task(context);
+    return asAgentRunResult(returned, setup.runId, performance.now() - started);
+  };
+  if (!setup.worktree) return call();
+  const { withTrialWorktree } = await import("@evals/worktree");
+  return withTrialWorktree(
+    setup.worktree.repo ?? process.cwd(),
+    {
+      testId: setup.runId,
+      outputRoot: setup.outputRoot,
+      signal: setup.signal,
+      ...(setup.worktree.ref ? { ref: setup.worktree.ref } : {}),
+      ...(setup.worktree.dirty ? { dirty: setup.worktree.dirty } : {}),
+      ...(setup.worktree.keep ? { keep: setup.worktree.keep } : {}),
+    },
+    (worktree) => call(worktree),
+  );
+}
+
+/** Runs the agent, its model served by the suite's scripted model or cassette when it has one. */
+async function runWithModel<Case>(
+  setup: TrialSetup<Case>,
+  options: RunAgentOptions,
+): Promise<RunAgentResult> {
+  const prompt = Array.isArray(options.prompt) ? options.prompt.join("\n\n") : options.prompt;
+  if (setup.cassette && (setup.cassette.level ?? "wire") === "result") {
+    if (setup.trials > 1) {
+      throw new Error(
+        'describeEval: a result cassette replays one stored run, so every trial would be the same copy; use cassette level "wire" (the CLI really runs each trial) or trials: 1',
+      );
+    }
+    const { cassette } = await import("@evals/vcr");
+    const result = await cassette(
+      {
+        suite: setup.suite,
+        caseId: setup.caseId,
+        prompt,
+        options: cassetteKeyOptions(options),
+        ...(setup.cassette.mode ? { mode: setup.cassette.mode } : {}),
+        ...(setup.cassette.dir ? { dir: setup.cassette.dir } : {}),
+      },
+      () => runAgent(options),
+    );
+    return { command: [], ...result };
+  }
+  let source: ModelSource | undefined;
+  if (setup.model) source = setup.model();
+  else if (setup.cassette) {
+    const { wireSource } = await import("@evals/vcr");
+    // One recording per case: the first trial records it, the others run against it or live.
+    const mode = setup.trial > 0 && setup.cassette.mode === "record" ? "off" : setup.cassette.mode;
+    source = wireSource({
+      suite: setup.suite,
+      caseId: setup.caseId,
+      prompt,
+      options: cassetteKeyOptions(options),
+      ...(mode ? { mode } : {}),
+      ...(setup.cassette.dir ? { dir: setup.cassette.dir } : {}),
+    }).source;
+  }
+  if (!source) return runAgent(options);
+  const { startModelServer } = await import("@evals/vcr");
+  const server: ModelServer = await startModelServer({ source });
+  try {
+    return await runAgent({ ...options, baseUrl: server.url });
+  } finally {
+    await server.close();
+  }
+}
+
+/** The options that identify a run in its cassette: the JSON-able ones that change what it does. */
+function cassetteKeyOptions(options: RunAgentOptions): Record<string, unknown> {
+  const unkeyed = new Set([
+    "prompt",
+    "cwd",
+    "env",
+    "runId",
+    "outputRoot",
+    "timeoutMs",
+    "killGraceMs",
+    "signal",
+    "baseUrl",
+    "apiKey",
+    "claudeBin",
+    "keepSandbox",
+    "onStreamLine",
+  ]);
+  const keyed: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(options)) {
+    if (!unkeyed.has(name) && value !== undefined && typeof value !== "function") keyed[name] = value;
+  }
+  return keyed;
+}
+
+/** What a task returned, as an AgentRunResult (a bare Run is wrapped). */
+export function asAgentRunResult(
+  value: AgentRunResult | Run,
+  runId: string,
+  durationMs: number,
+): AgentRunResult {
+  if (value && typeof value === "object" && "run" in value && "run_id" in value) return value;
+  if (value && typeof value === "object" && "events" in value && Array.isArray(value.events)) {
+    return {
+      run_id: value.id ?? runId,
+      run: value,
+      exit_code: null,
+      timed_out: false,
+      duration_ms: Math.round(durationMs),
+      origin: "stored",
+    };
+  }
+  throw new Error(
+    `describeEval: the task must return runAgent's result (an AgentRunResult) or a Run, got ${describeValue(value)}`,
+  );
+}
+
+function describeValue(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value !== "object") return `a ${typeof value}`;
+  return `an object with keys ${Object.keys(value).slice(0, 8).join(", ") || "(none)"}`;
+}
