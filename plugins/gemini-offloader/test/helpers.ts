@@ -30,7 +30,7 @@ export interface RunOptions {
   cwd: string;
   /** Text piped to the script's stdin (then closed). "open" leaves a pipe open and silent. */
   stdin?: string | "open";
-  /** Safety net: the test fails rather than hangs (default 60 s). */
+  /** Safety net: the test fails rather than hangs (default 150 s, then SIGTERM). */
   killAfterMs?: number;
 }
 
@@ -54,10 +54,16 @@ export function runScript(script: ScriptName, args: string[], options: RunOption
       stderr += chunk;
     });
     if (typeof options.stdin === "string" && options.stdin !== "open") child.stdin?.end(options.stdin);
-    const guard = setTimeout(() => child.kill("SIGKILL"), options.killAfterMs ?? 60_000);
+    // SIGTERM first: the script then stops its Gemini process group before exiting.
+    let hardKill: NodeJS.Timeout | undefined;
+    const guard = setTimeout(() => {
+      child.kill("SIGTERM");
+      hardKill = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    }, options.killAfterMs ?? 150_000);
     child.on("error", reject);
     child.on("close", (exitCode) => {
       clearTimeout(guard);
+      clearTimeout(hardKill);
       child.stdin?.destroy();
       let json: Record<string, unknown>;
       try {
@@ -87,7 +93,13 @@ export function expectShape<T>(schema: z.ZodType<T>, json: unknown): T {
 }
 
 const scratchRoot = mkdtempSync(join(tmpdir(), "gemini-offloader-test-"));
-afterAll(() => rmSync(scratchRoot, { recursive: true, force: true }));
+afterAll(() => {
+  try {
+    rmSync(scratchRoot, { recursive: true, force: true, maxRetries: 3 });
+  } catch {
+    // A Gemini still exiting may write a last file: the OS temp folder cleans up the rest.
+  }
+});
 
 let counter = 0;
 

@@ -145,7 +145,7 @@ describe.concurrent("query with the real Gemini CLI", () => {
       env,
       cwd: project,
       stdin: "open",
-      killAfterMs: 40_000,
+      killAfterMs: 90_000,
     });
     expect(other.exitCode).toBe(0);
     expect(other.json).toMatchObject({ cached: false, model: "gemini-2.5-flash", context_chars: 0 });
