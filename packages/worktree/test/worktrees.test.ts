@@ -95,6 +95,8 @@ describe("createWorktree", () => {
       await worktree.remove();
     }
     expect(worktreePaths(r)).toEqual([r.root]);
+    expect(leftovers(defaultTreesDir(r.root))).toEqual([]);
+    rmSync(defaultTreesDir(r.root), { recursive: true, force: true });
   });
 
   it("can keep worktrees in .trees/ inside the checkout, which git then ignores", async () => {
