@@ -4,7 +4,7 @@ import { captureHookInput } from "./capture.js";
 import { hookLimitsFromEnv } from "./config.js";
 import { hookSeq } from "./seq.js";
 import { type HookSettingsOptions, hookSettings, writeHookSettings } from "./settings.js";
-import { readStdin, type StdinRead } from "./stdin.js";
+import { readHookStdin, type StdinRead } from "./stdin.js";
 
 /**
  * `evals-hook`: with no command it is the capture hook (what Claude Code runs); `evals-hook
@@ -30,9 +30,9 @@ export async function runHook(env: NodeJS.ProcessEnv = process.env): Promise<voi
   const limits = hookLimitsFromEnv(env);
   let input: StdinRead;
   try {
-    input = await readStdin(process.stdin, limits);
+    input = await readHookStdin(limits);
   } catch (error) {
-    // Getting process.stdin throws when fd 0 is closed or unusable.
+    // Getting process.stdin (the fallback reader) throws when fd 0 is closed or unusable.
     input = {
       text: "",
       problems: [{ kind: "bad_input", message: `stdin unavailable: ${(error as Error).message}` }],

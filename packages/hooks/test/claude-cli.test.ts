@@ -172,7 +172,7 @@ describe("the real claude CLI (2.1.330) with the capture hook registered by --se
 });
 
 describe("the real claude CLI with the package loaded as a plugin (--plugin-dir)", () => {
-  it("captures through hooks/hooks.json and ${CLAUDE_PLUGIN_ROOT}", async () => {
+  it("captures through hooks/hooks.json and the plugin root variable", async () => {
     const box = sandbox();
     const server = await startModelServer({
       source: scripted((request) =>

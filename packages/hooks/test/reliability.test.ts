@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -18,10 +18,11 @@ import {
   readHookErrors,
   readToolCallEntries,
   runDirFor,
+  shellQuote,
 } from "../src/index.js";
 import { fixtureHookInputs } from "./fixtures.js";
 import { badInputs } from "./random-inputs.js";
-import { runHook, tempDir, withConcurrency } from "./spawn-hook.js";
+import { hookBin, runHook, tempDir, withConcurrency } from "./spawn-hook.js";
 
 const temp = tempDir("reliability");
 afterAll(temp.cleanup);
@@ -44,7 +45,10 @@ function filesUnder(dir: string): string[] {
 }
 
 describe("never interferes with the agent", () => {
-  it("answers 1,000 malformed or random stdin inputs with exit 0 and an empty stdout", async () => {
+  // 1,000 Node processes: about 20 s on an idle 2-core machine, far more on a busy one.
+  it("answers 1,000 malformed or random stdin inputs with exit 0 and an empty stdout", {
+    timeout: 600_000,
+  }, async () => {
     const root = freshRoot();
     const inputs = badInputs(1000);
     const results = await withConcurrency(
@@ -171,6 +175,59 @@ describe("never interferes with the agent", () => {
       "input_too_large",
       "bad_input",
     ]);
+  });
+});
+
+describe("every kind of stdin", () => {
+  const shell = (script: string, env: Record<string, string>) =>
+    spawnSync("sh", ["-c", script], {
+      env: { PATH: process.env.PATH, TEST_MODE: "true", ...env },
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+
+  it("reads a shell pipe (FIFO), a regular file, and /dev/null", async () => {
+    const root = freshRoot();
+    const file = join(root, "payload.json");
+    writeFileSync(file, preToolUse);
+    const env = { TEST_RUN_ID: "kinds", EVALS_OUTPUT_DIR: root };
+    const node = shellQuote(process.execPath);
+    const bin = shellQuote(hookBin);
+    for (const script of [
+      `cat ${file} | ${node} ${bin}`,
+      `${node} ${bin} < ${file}`,
+      `${node} ${bin} < /dev/null`,
+    ]) {
+      const result = shell(script, env);
+      expect([result.status, result.stdout, result.stderr]).toEqual([0, "", ""]);
+    }
+    const runDir = runDirFor("kinds", { root });
+    expect((await readEvents(runDir)).map((line) => line.event)).toEqual([
+      JSON.parse(preToolUse),
+      JSON.parse(preToolUse),
+    ]);
+    expect((await readHookErrors(runDir)).map((error) => error.message)).toEqual(["stdin was empty"]);
+  });
+
+  it("stops waiting on a shell pipe that stays open", async () => {
+    const root = freshRoot();
+    const started = Date.now();
+    const result = shell(
+      `(printf %s ${shellQuote(preToolUse)}; sleep 4) | ${shellQuote(process.execPath)} ${shellQuote(hookBin)}`,
+      {
+        TEST_RUN_ID: "open-fifo",
+        EVALS_OUTPUT_DIR: root,
+        EVALS_HOOK_STDIN_TIMEOUT_MS: "300",
+      },
+    );
+    expect([result.status, result.stdout, result.stderr]).toEqual([0, "", ""]);
+    const runDir = runDirFor("open-fifo", { root });
+    const [event] = await readEvents(runDir);
+    const [error] = await readHookErrors(runDir);
+    expect(error?.kind).toBe("stdin_timeout");
+    // The hook gave up long before the pipe closed (the shell waits for `sleep 4`).
+    expect(Date.parse(error?.time ?? "") - started).toBeLessThan(3000);
+    expect(event?.event).toEqual(JSON.parse(preToolUse));
   });
 });
 

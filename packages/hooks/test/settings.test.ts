@@ -21,6 +21,7 @@ import { fixtureHookInputs } from "./fixtures.js";
 import { hookBin, runHook, tempDir } from "./spawn-hook.js";
 
 const packageRoot = fileURLToPath(new URL("..", import.meta.url));
+const PLUGIN_ROOT_VARIABLE = ["$", "{CLAUDE_PLUGIN_ROOT}"].join("");
 const temp = tempDir("settings");
 afterAll(temp.cleanup);
 const preToolUse = JSON.stringify(
@@ -166,9 +167,7 @@ describe("the plugin layout", () => {
     for (const groups of Object.values(hooksFile.hooks) as { hooks: { command: string }[] }[][]) {
       for (const hook of groups.flatMap((group) => group.hooks)) {
         expect(hook.command).toBe(PLUGIN_HOOK_COMMAND);
-        const resolved = hook.command
-          .replace("${CLAUDE_PLUGIN_ROOT}", packageRoot)
-          .match(/^node "(.+)"$/)?.[1];
+        const resolved = hook.command.replace(PLUGIN_ROOT_VARIABLE, packageRoot).match(/^node "(.+)"$/)?.[1];
         expect(resolved && existsSync(resolved)).toBe(true);
         expect(relative(packageRoot, resolved as string)).toBe(join("dist", "evals-hook.cjs"));
       }

@@ -76,6 +76,7 @@ describe("truncateLargeFields", () => {
     const input = result.value.tool_input as Record<string, unknown>;
     expect(Object.keys(input)).toEqual(["__proto__"]);
     expect(Object.getPrototypeOf(input)).toBe(Object.prototype);
-    expect(JSON.parse(JSON.stringify(result.value)).tool_input.__proto__.x).toMatch(/^z{50}…/);
+    const reparsed = JSON.parse(JSON.stringify(result.value)).tool_input;
+    expect(Object.getOwnPropertyDescriptor(reparsed, "__proto__")?.value.x).toMatch(/^z{50}…/);
   });
 });

@@ -6,7 +6,8 @@ import { main } from "../cli.js";
 const hookMode =
   process.argv[2] === undefined || !["settings", "help", "--help", "-h"].includes(process.argv[2]);
 if (hookMode) {
-  // Whatever happens, Claude Code sees exit 0 and an empty stdout.
+  // Whatever happens, Claude Code sees exit 0 and an empty stdout (and no deprecation notices).
+  process.noDeprecation = true;
   process.on("uncaughtException", () => process.exit(0));
   process.on("unhandledRejection", () => process.exit(0));
   process.on("SIGTERM", () => process.exit(0));
