@@ -36,6 +36,18 @@ describe.concurrent("memory", () => {
     expect(expectShape(UsageResultSchema, run.json).error).toContain(message);
   });
 
+  test("add with neither --text nor input, stdin an open silent pipe: exit 2 promptly, no hang", async () => {
+    const { base, project } = workspace("memory-openpipe");
+    const run = await runScript("memory", ["add", "--topic", "x"], {
+      env: noGeminiEnv(base),
+      cwd: project,
+      stdin: "open",
+      killAfterMs: 20_000,
+    });
+    expect(run.exitCode).toBe(2);
+    expect(run.json.error).toContain("add needs --text TEXT");
+  });
+
   test("add, search, filter, get and delete, without Gemini installed", async () => {
     const { base, project } = workspace("memory-cycle");
     const { project: otherProject } = workspace("memory-other");
