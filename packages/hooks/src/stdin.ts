@@ -30,8 +30,11 @@ export function readHookStdin(limits: StdinLimits): Promise<StdinRead> {
   return pollFd(0, limits);
 }
 
-/** Keeps the handle that made fd 0 non-blocking alive until the process exits. */
-let nonBlockingHandle: unknown;
+/**
+ * Holds the handle that made fd 0 non-blocking until the process exits: closing it (as garbage
+ * collection of a handle might) would close fd 0.
+ */
+const openedHandles: unknown[] = [];
 
 function prepareFastRead(fd: number): "ready" | "unavailable" | StdinRead["problems"][number] {
   if (process.platform === "win32") return "unavailable";
@@ -51,7 +54,7 @@ function prepareFastRead(fd: number): "ready" | "unavailable" | StdinRead["probl
     };
     const handle = new binding.Pipe(binding.constants.SOCKET);
     if (handle.open(fd) !== 0) return "unavailable";
-    nonBlockingHandle = handle;
+    openedHandles.push(handle);
     return "ready";
   } catch {
     return "unavailable";
@@ -67,7 +70,6 @@ function pollFd(fd: number, limits: StdinLimits): Promise<StdinRead> {
   let wait = 1;
   return new Promise((resolve) => {
     const finish = (problems: StdinRead["problems"]) => {
-      nonBlockingHandle = undefined;
       if (seen > kept) {
         problems.push({
           kind: "input_too_large",
