@@ -20,9 +20,9 @@ export interface DescribeEvalOptions<Case> {
   /** The cases: a list, or a function that loads them (it may be async). */
   data: Case[] | (() => Case[] | Promise<Case[]>);
   /** Runs one trial of a case: usually `(input, { runAgent }) => runAgent({ prompt: input, ... })`. */
-  task: EvalTask<Case>;
+  task: EvalTask<NoInfer<Case>>;
   /** @evals/core scorers (e.g. from @evals/evaluators) judging each trial's run. */
-  scorers: Scorer<Case>[];
+  scorers: Scorer<NoInfer<Case>>[];
   /** A number (every scorer), `{ scorers: { name: n } }` and/or `{ overall: n }` (the mean). */
   threshold?: Threshold;
   /** Independent runs per case (default 1). */
@@ -40,7 +40,10 @@ export interface DescribeEvalOptions<Case> {
    * An LLM judge, loaded only when EVAL_LLM_JUDGE=1 (otherwise it is never called, so nothing it
    * imports is loaded): `judge: async () => (await import("./my-judge.js")).judge`.
    */
-  judge?: () => Scorer<Case> | Scorer<Case>[] | Promise<Scorer<Case> | Scorer<Case>[]>;
+  judge?: () =>
+    | Scorer<NoInfer<Case>>
+    | Scorer<NoInfer<Case>>[]
+    | Promise<Scorer<NoInfer<Case>> | Scorer<NoInfer<Case>>[]>;
   /** Run every trial in its own git worktree (true: of the current repository at HEAD). */
   worktree?: boolean | WorktreeOption;
   /** Replay the model's side of each run from cassettes (true: wire level, mode from VCR_MODE). */

@@ -82,7 +82,7 @@ const TRIAL_GRACE_MS = 15_000;
 export async function evaluateCase<Case>(
   caseValue: Case,
   index: number,
-  settings: CaseSettings<Case>,
+  settings: CaseSettings<NoInfer<Case>>,
   options: { signal?: AbortSignal; file?: string; name?: string } = {},
 ): Promise<CaseOutcome> {
   const trials = settings.trials ?? 1;

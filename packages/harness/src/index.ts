@@ -64,6 +64,13 @@ export { type RunAgentOptions, type RunAgentResult, runAgent } from "./run-agent
 export { INHERITED_ENV, newRunId } from "./sandbox.js";
 export { type ScorerVerdict, scoreTrial, type Threshold, type TrialScores, thresholdFor } from "./scoring.js";
 export {
+  getToolCalls,
+  getToolSequence,
+  RESULT_FILE,
+  readRunResult,
+  readStoredRun,
+} from "./stored-runs.js";
+export {
   asAgentRunResult,
   type CassetteOption,
   runTrial,

@@ -18,6 +18,7 @@ import { findClaude } from "./claude-bin.js";
 import { killProcessTree, runProcesses } from "./process-tree.js";
 import { reconcileRun } from "./reconcile.js";
 import { createSandbox, hermeticEnv, newRunId } from "./sandbox.js";
+import { RESULT_FILE } from "./stored-runs.js";
 
 /** Everything runAgent accepts: what to ask, how to run the CLI, and where things go. */
 export interface RunAgentOptions extends ClaudeFlags {
@@ -253,7 +254,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
     ...(keepSandbox ? { sandbox_dir: sandbox.root } : {}),
     ...(error ? { error } : {}),
   };
-  writeFileSync(join(outputDir, "result.json"), `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(join(outputDir, RESULT_FILE), `${JSON.stringify(result, null, 2)}\n`);
   return result;
 }
 

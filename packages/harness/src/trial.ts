@@ -27,6 +27,8 @@ export interface CassetteOption {
   mode?: VcrMode;
   /** The cassette folder (default `cassettes`). */
   dir?: string;
+  /** Where a recording run's requests go (default: the real API); e.g. another loopback model server. */
+  upstream?: string;
 }
 
 /** What a task gets besides the case's input. */
@@ -169,14 +171,21 @@ async function runWithModel<Case>(
       options: cassetteKeyOptions(options),
       ...(mode ? { mode } : {}),
       ...(setup.cassette.dir ? { dir: setup.cassette.dir } : {}),
+      ...(setup.cassette.upstream ? { upstream: setup.cassette.upstream } : {}),
     }).source;
   }
   if (!source) return runAgent(options);
   const { startModelServer } = await import("@evals/vcr");
   const server: ModelServer = await startModelServer({ source });
+  let result: RunAgentResult | undefined;
   try {
-    return await runAgent({ ...options, baseUrl: server.url });
+    result = await runAgent({ ...options, baseUrl: server.url });
+    return result;
   } finally {
+    // A run that did not finish is not worth recording.
+    if ((!result || result.timed_out) && "discard" in source && typeof source.discard === "function") {
+      source.discard();
+    }
     await server.close();
   }
 }

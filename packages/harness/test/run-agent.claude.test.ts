@@ -14,6 +14,7 @@ import { countToolResults, reply, text, toolUse } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ClaudeNotFoundError,
+  getToolSequence,
   isAlive,
   listProcesses,
   runAgent,
@@ -84,6 +85,8 @@ describe("runAgent with the real claude CLI and a scripted loopback model", () =
     const stored = JSON.parse(readFileSync(join(result.output_dir!, "result.json"), "utf8"));
     expect(stored.run.events).toHaveLength(result.run.events.length);
     expect(readFileSync(join(result.output_dir!, "stream.jsonl"), "utf8")).toContain('"type":"result"');
+    // The seeds' helpers read the stored, reconciled run back by its id.
+    expect(await getToolSequence(result.run_id, { root: outputRoot })).toEqual(["Bash", "Read"]);
     expect(result.sandbox_dir).toBeUndefined(); // removed after a successful run
     expect(isAlive(result.pid!)).toBe(false);
   });

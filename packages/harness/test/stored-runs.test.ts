@@ -1,0 +1,62 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CAPTURED_EVENT_VERSION, listToolCalls, runFromStreamJson } from "@evals/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { getToolCalls, getToolSequence, readRunResult, readStoredRun } from "../src/index.js";
+import { fixtureHookInputs, fixtureStream } from "./fixtures.js";
+
+let root: string;
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "harness-stored-"));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+function runDir(id: string): string {
+  const dir = join(root, "test-output", id);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+describe("getToolCalls / getToolSequence by run id", () => {
+  it("read the reconciled run runAgent stored", async () => {
+    const run = runFromStreamJson(fixtureStream("subagent"), { prompts: ["delegate"] });
+    const result = {
+      run_id: "stored-1",
+      run,
+      exit_code: 0,
+      timed_out: false,
+      duration_ms: 10,
+      origin: "live",
+      command: ["claude"],
+    };
+    writeFileSync(join(runDir("stored-1"), "result.json"), JSON.stringify(result));
+    expect(await getToolSequence("stored-1", { root })).toEqual(["Agent", "Bash"]);
+    expect(await getToolCalls("stored-1", { root })).toEqual(listToolCalls(run));
+    expect(await getToolSequence("stored-1", { root, agent: "main" })).toEqual(["Agent"]);
+    expect(readRunResult("stored-1", { root })).toMatchObject({ run_id: "stored-1", origin: "stored" });
+  });
+
+  it("fall back to the capture hook's events for a run the harness did not start", async () => {
+    const lines = fixtureHookInputs("multi-tool").map((event, seq) => ({
+      version: CAPTURED_EVENT_VERSION,
+      captured_at: new Date(1_790_000_000_000 + seq).toISOString(),
+      run_id: "hooks-only",
+      seq,
+      event,
+    }));
+    writeFileSync(
+      join(runDir("hooks-only"), "events.jsonl"),
+      lines.map((line) => JSON.stringify(line)).join("\n"),
+    );
+    expect(await getToolSequence("hooks-only", { root })).toEqual(["Bash", "Read", "Bash", "Read", "Write"]);
+    expect((await readStoredRun("hooks-only", { root })).sources).toEqual(["hooks"]);
+  });
+
+  it("say what is wrong with a broken result file, and refuse ids that are paths", async () => {
+    writeFileSync(join(runDir("broken"), "result.json"), JSON.stringify({ run_id: "broken", run: {} }));
+    expect(() => readRunResult("broken", { root })).toThrow(/result\.json \(field run\.version\)/);
+    await expect(getToolCalls("../etc", { root })).rejects.toThrow(/Invalid run id/);
+    expect(() => readRunResult("missing", { root })).toThrow(/No stored result for run "missing"/);
+  });
+});
