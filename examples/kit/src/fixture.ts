@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdtempSync, readdirSync, statSync, utimesSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 
@@ -41,4 +41,20 @@ function listTree(root: string): string[] {
   };
   walk(root);
   return found.sort((a, b) => relative(root, a).localeCompare(relative(root, b)));
+}
+
+const leftBehind = new Set<string>();
+
+/**
+ * Removes `folder` when this process exits, not before: scorers that look at what the agent left
+ * (a command grader running the project's tests, say) run after the agent, in its folder.
+ */
+export function removeAtExit(folder: string): void {
+  if (leftBehind.size === 0) process.once("exit", removeLeftBehind);
+  leftBehind.add(folder);
+}
+
+function removeLeftBehind(): void {
+  for (const folder of leftBehind) rmSync(folder, { recursive: true, force: true });
+  leftBehind.clear();
 }

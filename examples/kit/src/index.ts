@@ -1,5 +1,5 @@
 // What the example eval suites share. Not published: the suites are what a user would write.
-export { copyFixture, FIXTURE_TIME } from "./fixture.js";
+export { copyFixture, FIXTURE_TIME, removeAtExit } from "./fixture.js";
 export {
   exampleMode,
   RecordingMissingError,

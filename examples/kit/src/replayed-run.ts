@@ -17,7 +17,7 @@ import {
   type VcrMode,
   wireSource,
 } from "@evals/vcr";
-import { copyFixture } from "./fixture.js";
+import { copyFixture, removeAtExit } from "./fixture.js";
 import { recordingIdentity, runOptionsOf } from "./run-options.js";
 
 export interface ReplayedRunOptions {
@@ -71,7 +71,8 @@ export class ReplayMismatchError extends Error {
 /**
  * One trial of an example case: the real `claude` CLI (through the trial's runAgent, so it gets the
  * trial's run id, timeout and capture hooks) in a fresh copy of the case's fixture, its model
- * answered by the case's recording. In record mode the suite's scripted agent answers instead,
+ * answered by the case's recording. The copy stays until the process exits, so scorers can look at
+ * what the agent left in it (the run's `cwd`). In record mode the suite's scripted agent answers instead,
  * through @evals/vcr's recording proxy, which writes the recording.
  *
  * A replay that leaves the recording (a request it does not hold, or requests it never got to)
@@ -129,7 +130,7 @@ export async function replayedRun(
   } finally {
     await server?.close();
     await upstream?.close();
-    rmSync(cwd, { recursive: true, force: true });
+    removeAtExit(cwd);
   }
 
   if (plan === "replay") {
