@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { captureHookInput } from "./capture.js";
 import { hookLimitsFromEnv } from "./config.js";
+import { CAPTURABLE_HOOK_EVENTS } from "./events.js";
 import { hookSeq } from "./seq.js";
 import { type HookSettingsOptions, hookSettings, writeHookSettings } from "./settings.js";
 import { readHookStdin, type StdinRead } from "./stdin.js";
@@ -71,11 +72,20 @@ export async function settingsCommand(args: string[]): Promise<number> {
   }
   try {
     const options: HookSettingsOptions = {};
-    if (values.events)
+    if (values.events) {
       options.events = values.events
         .split(",")
         .map((name) => name.trim())
         .filter(Boolean);
+      const unknown = options.events.filter(
+        (name) => !(CAPTURABLE_HOOK_EVENTS as readonly string[]).includes(name),
+      );
+      if (unknown.length > 0) {
+        process.stderr.write(
+          `evals-hook: registering events the readers do not know: ${unknown.join(", ")}\n`,
+        );
+      }
+    }
     if (values.node) options.node = values.node;
     if (values.command) options.command = values.command;
     if (values.timeout) {

@@ -145,6 +145,10 @@ describe("evals-hook settings (the built CLI)", () => {
     const badMerge = await runHook("", { args: ["settings", "--merge", join(temp.dir, "nope.json")] });
     expect(badMerge.code).toBe(1);
     expect(badMerge.stderr).toMatch(/cannot read --merge file/);
+    const unknownEvent = await runHook("", { args: ["settings", "--events", "PreToolUse,PreCompact"] });
+    expect(unknownEvent.code).toBe(0);
+    expect(unknownEvent.stderr).toMatch(/registering events the readers do not know: PreCompact/);
+    expect(Object.keys(JSON.parse(unknownEvent.stdout).hooks)).toEqual(["PreToolUse", "PreCompact"]);
     const help = await runHook("", { args: ["help"] });
     expect(help.stdout).toMatch(/evals-hook settings \[options\]/);
   });
