@@ -35,7 +35,8 @@ function once({ args, env }) {
   const start = process.hrtime.bigint();
   const result = spawnSync(process.execPath, args, { input, env, stdio: ["pipe", "pipe", "pipe"] });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  if (result.status !== 0 || result.stdout.length > 0) throw new Error(`${args.join(" ")} failed: ${result.stderr}`);
+  if (result.status !== 0 || result.stdout.length > 0)
+    throw new Error(`${args.join(" ")} failed: ${result.stderr}`);
   return ms;
 }
 
@@ -55,7 +56,8 @@ const quantile = (values, q) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 };
 const captured = await readEvents(runDirFor("bench", { root }));
-if (captured.length !== warmup + calls) throw new Error(`expected ${warmup + calls} captured events, got ${captured.length}`);
+if (captured.length !== warmup + calls)
+  throw new Error(`expected ${warmup + calls} captured events, got ${captured.length}`);
 
 console.log(`${calls} calls each, interleaved; payload ${input.length} bytes (PostToolUse of Read)`);
 for (const name of names) {
@@ -66,6 +68,8 @@ for (const name of names) {
 const bare = quantile(times["node -e 0"], 0.5);
 const ratio = quantile(times["evals-hook (capturing)"], 0.5) / bare;
 const idle = quantile(times["evals-hook (TEST_MODE unset)"], 0.5) / bare;
-console.log(`hook call / bare node start: ${ratio.toFixed(2)}x (target <= 1.25x): ${ratio <= 1.25 ? "OK" : "OVER"}`);
+console.log(
+  `hook call / bare node start: ${ratio.toFixed(2)}x (target <= 1.25x): ${ratio <= 1.25 ? "OK" : "OVER"}`,
+);
 console.log(`inactive hook / bare node start: ${idle.toFixed(2)}x`);
 rmSync(root, { recursive: true, force: true });
