@@ -1,0 +1,104 @@
+import { fileURLToPath } from "node:url";
+import { loadCases, scorersForCase } from "@evals/evaluators";
+import { describeEval } from "@evals/harness";
+import { skillInvocationAgents } from "./agents/skill-invocation.js";
+import { runCommand } from "./support/commands.js";
+import { expectation, type OutcomeExpectation, outcomeScorer, scriptCalls } from "./support/outcome.js";
+import { runCase } from "./support/run-case.js";
+import { skillFirstScorer } from "./support/skill-first.js";
+import type { Workspace } from "./support/workspace.js";
+
+/**
+ * Layer 2, skill invocation: the real claude CLI with the plugin installed picks the skill and runs
+ * the right script with the right arguments. Cases: cases/skill-invocation.yaml. Model: replayed
+ * from cassettes/gemini-offloader-skill/. Scripts and Gemini CLI: real, against the fake Gemini API.
+ */
+
+const suite = "gemini-offloader-skill";
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+/** What the fake Gemini API answers in these cases. */
+const GEMINI_ANSWERS = [
+  {
+    match: "Summarise the errors",
+    text: "Three errors: the linker could not find `wasm_runtime_init` in libedge.a (4 times), the build cache ran out of disk quota, and the build failed with exit code 2.",
+  },
+  {
+    match: "Wasmtime",
+    text: "Wasmtime cold-starts in about 5 ms and sandboxes with Cranelift-checked bounds; Wasmer is close.",
+  },
+];
+
+/** Leaves a note in the memory before the agent starts (the search case finds it). */
+async function rememberColdStart(workspace: Workspace): Promise<void> {
+  await runCommand(workspace, "memory", [
+    "add",
+    "--text",
+    "Wasmtime cold start is about 5 ms",
+    "--topic",
+    "wasm",
+  ]);
+}
+
+/** Per case: what must be true of the workspace afterwards (beside the trajectory). */
+const OUTCOMES: Record<string, OutcomeExpectation[]> = {
+  "log-summary-pipes-file": [
+    expectation("Gemini got the log as context, not just the prompt", (outcome) => {
+      const asked = outcome.geminiRequests.find((request) => request.prompt.includes("Summarise the errors"));
+      if (!asked) return `Gemini was asked ${outcome.geminiRequests.length} other question(s)`;
+      return (
+        asked.prompt.includes("undefined symbol `wasm_runtime_init`") ||
+        "the log's lines were not in the request"
+      );
+    }),
+  ],
+  "named-session-create": [
+    expectation("the session is saved under its name", (outcome) => {
+      const session = outcome.sessions?.sessions["wasm-runtimes"];
+      return (
+        (typeof session === "object" && session.turns === 1) ||
+        `sessions.json holds ${JSON.stringify(outcome.sessions?.sessions ?? {})}`
+      );
+    }),
+  ],
+  "check-config-runs-launcher": [
+    expectation(
+      "Gemini was not asked anything",
+      (outcome) =>
+        outcome.geminiRequests.length === 0 || `${outcome.geminiRequests.length} request(s) reached Gemini`,
+    ),
+  ],
+  "search-runs-memory-search": [
+    expectation("the search found the stored note", (_outcome, run) => {
+      const search = scriptCalls(run, "memory").find((call) => call.command.includes(" search "));
+      return (
+        Number(search?.json?.count ?? 0) >= 1 || `the search printed ${JSON.stringify(search?.json ?? null)}`
+      );
+    }),
+  ],
+};
+
+for (const evalCase of loadCases(here("./cases/skill-invocation.yaml"))) {
+  const plan = skillInvocationAgents[evalCase.id];
+  if (!plan) throw new Error(`no scripted agent for case ${evalCase.id} in agents/skill-invocation.ts`);
+  describeEval(suite, {
+    data: [evalCase],
+    // One scorer per evaluator the case runs (its expectedViolations decide the verdicts), the
+    // skill-first order check, and what the run left in the workspace.
+    scorers: [
+      ...scorersForCase(evalCase),
+      skillFirstScorer({ expectViolation: evalCase.tags.includes("skips-skill") }),
+      outcomeScorer(() => OUTCOMES[evalCase.id] ?? []),
+    ],
+    task: (_input, trial) =>
+      runCase(trial, {
+        suite,
+        evalCase,
+        plan,
+        cassettes: here("./cassettes"),
+        gemini: { rules: GEMINI_ANSWERS },
+        ...(evalCase.id === "search-runs-memory-search" ? { prepare: rememberColdStart } : {}),
+      }),
+    timeout: evalCase.timeout ?? 240_000,
+  });
+}
