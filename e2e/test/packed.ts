@@ -34,7 +34,8 @@ export function publishablePackages(): PublishablePackage[] {
 
 /**
  * The environment of a user's shell: none of the npm, Nx or vitest variables of the workspace run
- * (npm_config_*, NX_*, VITEST*, NODE_OPTIONS, ...) leak into the commands run in the fresh project.
+ * (npm_config_*, NX_*, VITEST*, NODE_OPTIONS, ...) nor the evals' own switches (VCR_MODE,
+ * EVAL_LLM_JUDGE, ANTHROPIC_API_KEY) leak into the commands these tests run.
  */
 export function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};

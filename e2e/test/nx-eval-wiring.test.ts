@@ -1,0 +1,187 @@
+import { appendFileSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createWorktree, type Worktree } from "@evals/worktree";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runIn, WORKSPACE } from "./packed.js";
+
+/**
+ * The eval suites' wiring in Nx: `nx affected -t eval` reruns exactly the suites a change can
+ * affect, and the eval task's hash (its cache key) changes with what the suite's runs depend on
+ * (skills, subagents, CLAUDE.md, cases, recordings, the claude CLI's version) and with nothing else.
+ */
+
+const SUITES = {
+  findTodos: "@evals/example-find-todos",
+  editAfterRead: "@evals/example-edit-after-read",
+  delegation: "@evals/example-delegation",
+  buildFailure: "@evals/example-build-failure",
+} as const;
+const ALL_EXAMPLES = Object.values(SUITES).sort();
+const NX = join(WORKSPACE, "node_modules", ".bin", "nx");
+/** Nx without its daemon, so every call reads the files as they are now. */
+const nxEnv = { NX_DAEMON: "false", NX_NO_CLOUD: "true", NX_TUI: "false" };
+
+function nx(cwd: string, args: string[]): string {
+  return runIn(cwd, NX, args, { env: nxEnv, timeoutMs: 180_000 }).stdout;
+}
+
+/** A recording of the suite's (named by its case and a hash of the case's prompt and options). */
+function recordingOf(suite: string, caseId: string): string {
+  const dir = join("examples", suite, "cassettes", suite);
+  const name = readdirSync(join(WORKSPACE, dir)).find((file) => file.startsWith(`${caseId}.`));
+  if (!name) throw new Error(`no recording of ${caseId} in ${dir}`);
+  return join(dir, name);
+}
+
+/** The projects with an eval target that `nx affected -t eval` would run when `files` change. */
+function affectedSuites(files: string[]): string[] {
+  const out = nx(WORKSPACE, [
+    "show",
+    "projects",
+    "--affected",
+    `--files=${files.join(",")}`,
+    "--withTarget=eval",
+    "--json",
+  ]);
+  return (JSON.parse(out.trim().split("\n").pop() ?? "[]") as string[]).sort();
+}
+
+describe("nx affected -t eval", () => {
+  it.each([
+    [
+      "a skill's SKILL.md",
+      "examples/find-todos/fixture/.claude/skills/todo-report/SKILL.md",
+      [SUITES.findTodos],
+    ],
+    [
+      "a subagent's definition",
+      "examples/delegation/fixture/.claude/agents/changelog-writer.md",
+      [SUITES.delegation],
+    ],
+    ["a project's CLAUDE.md", "examples/delegation/fixture/CLAUDE.md", [SUITES.delegation]],
+    ["a case file", "examples/build-failure/cases/build-failure.yaml", [SUITES.buildFailure]],
+    ["a recording", recordingOf("edit-after-read", "read-then-edit"), [SUITES.editAfterRead]],
+    ["a fixture's source file", "examples/build-failure/fixture/scripts/build.js", [SUITES.buildFailure]],
+    ["the examples' shared kit", "examples/kit/src/replayed-run.ts", ALL_EXAMPLES],
+  ])("reruns exactly the suites that depend on %s", (_what, file, expected) => {
+    expect(affectedSuites([file])).toEqual([...expected].sort());
+  });
+
+  it("reruns every example suite when the framework they use changes", () => {
+    const affected = affectedSuites(["packages/evaluators/src/rules/stop-on-failure.ts"]);
+    expect(affected).toEqual(expect.arrayContaining(ALL_EXAMPLES));
+  });
+
+  it("reruns no eval suite for a change to the docs or the workspace's own tests", () => {
+    expect(affectedSuites(["README.md", "docs/architecture.md", "e2e/test/packed.ts"])).toEqual([]);
+  });
+});
+
+describe("the eval task's hash (Nx's cache key)", () => {
+  let worktree: Worktree;
+  const inTree = (path: string) => join(worktree.path, path);
+  const tasks = Object.values(SUITES).map((project) => `${project}:eval`);
+
+  /** The hash of each example suite's eval task in the worktree, as `nx run` would compute it now. */
+  function hashes(): Record<string, string> {
+    const script = join(WORKSPACE, "e2e", "scripts", "nx-task-hash.cjs");
+    const { stdout } = runIn(worktree.path, process.execPath, [script, ...tasks], {
+      env: nxEnv,
+      timeoutMs: 180_000,
+    });
+    const byTask = JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as Record<string, string>;
+    return Object.fromEntries(
+      Object.entries(SUITES).map(([key, project]) => [key, byTask[`${project}:eval`]!]),
+    );
+  }
+
+  /** Runs `change` on files of the worktree, then puts them back as they were. */
+  function withChanged<T>(files: string[], change: () => void, measure: () => T): T {
+    const saved = files.map((file) => [file, readFileSync(inTree(file))] as const);
+    try {
+      change();
+      return measure();
+    } finally {
+      for (const [file, content] of saved) writeFileSync(inTree(file), content);
+    }
+  }
+
+  let base: Record<string, string>;
+  beforeAll(async () => {
+    // A checkout of its own (with the uncommitted changes), so the shared one is never touched.
+    worktree = await createWorktree(WORKSPACE, { name: "nx-hash", dirty: "include" });
+    symlinkSync(join(WORKSPACE, "node_modules"), inTree("node_modules"), "dir");
+    base = hashes();
+  }, 300_000);
+
+  afterAll(async () => {
+    await worktree?.remove();
+  });
+
+  it("is the same when nothing changed", () => {
+    expect(Object.values(base).every((hash) => /^\d+$/.test(hash))).toBe(true);
+    expect(new Set(Object.values(base)).size).toBe(4);
+    expect(hashes()).toEqual(base);
+  });
+
+  it("changes for the suite whose skill changed, and for no other suite or for unrelated files", () => {
+    const skill = "examples/find-todos/fixture/.claude/skills/todo-report/SKILL.md";
+    const unrelated = ["README.md", "docs/architecture.md", "e2e/test/packed.ts"];
+    const after = withChanged(
+      [skill, ...unrelated],
+      () => {
+        for (const file of [skill, ...unrelated]) appendFileSync(inTree(file), "\nOne more line.\n");
+      },
+      hashes,
+    );
+    expect(after.findTodos).not.toBe(base.findTodos);
+    expect({ ...after, findTodos: base.findTodos }).toEqual(base);
+  });
+
+  it("changes for the suites whose recording, case or subagent changed", () => {
+    const recording = recordingOf("delegation", "does-it-itself");
+    const subagent = "examples/delegation/fixture/.claude/agents/changelog-writer.md";
+    const cases = "examples/build-failure/cases/build-failure.yaml";
+    const after = withChanged(
+      [recording, subagent, cases],
+      () => {
+        writeFileSync(inTree(recording), readFileSync(inTree(recording), "utf8").replace("1.2.0", "1.2.1"));
+        appendFileSync(inTree(subagent), "\nKeep entries short.\n");
+        appendFileSync(inTree(cases), "\n# a comment\n");
+      },
+      hashes,
+    );
+    expect(after.delegation).not.toBe(base.delegation);
+    expect(after.buildFailure).not.toBe(base.buildFailure);
+    expect(after.findTodos).toBe(base.findTodos);
+    expect(after.editAfterRead).toBe(base.editAfterRead);
+  });
+
+  it("changes for every suite when the claude CLI is upgraded", () => {
+    const lock = "package-lock.json";
+    const after = withChanged(
+      [lock],
+      () => {
+        const parsed = JSON.parse(readFileSync(inTree(lock), "utf8"));
+        // What `npm install @anthropic-ai/claude-code@<newer>` changes in the lock file.
+        const entry = parsed.packages["node_modules/@anthropic-ai/claude-code"];
+        entry.version = `${entry.version}-next`;
+        entry.integrity = `sha512-${Buffer.from(entry.version).toString("base64")}`;
+        writeFileSync(inTree(lock), JSON.stringify(parsed, null, 2));
+      },
+      hashes,
+    );
+    for (const key of Object.keys(SUITES) as (keyof typeof SUITES)[]) {
+      expect(after[key], key).not.toBe(base[key]);
+    }
+  });
+
+  it("changes with VCR_MODE, so a recording run is never served from the cache", () => {
+    const script = join(WORKSPACE, "e2e", "scripts", "nx-task-hash.cjs");
+    const { stdout } = runIn(worktree.path, process.execPath, [script, `${SUITES.findTodos}:eval`], {
+      env: { ...nxEnv, VCR_MODE: "record" },
+      timeoutMs: 180_000,
+    });
+    expect(JSON.parse(stdout.trim())[`${SUITES.findTodos}:eval`]).not.toBe(base.findTodos);
+  });
+});
