@@ -73,22 +73,50 @@ export function violation(
   };
 }
 
+/** Most evidence items an evaluator reports; the rest are counted in a last item. */
+export const MAX_EVIDENCE = 100;
+
+/**
+ * An evaluator's evidence, capped: on a run of 100,000 calls, "approved" for each would bloat every
+ * report. Past the limit an item is only counted (its description is never even built).
+ */
+export class EvidenceLog {
+  private readonly items: Evidence[] = [];
+  private dropped = 0;
+  constructor(private readonly limit = MAX_EVIDENCE) {}
+
+  add(make: () => Evidence): void {
+    if (this.items.length < this.limit) this.items.push(make());
+    else this.dropped++;
+  }
+
+  get length(): number {
+    return this.items.length + this.dropped;
+  }
+
+  list(): Evidence[] {
+    if (this.dropped === 0) return this.items;
+    return [...this.items, { type: "truncated", description: `... and ${this.dropped} more` }];
+  }
+}
+
 /** A rule's result: it passes when none of its violations is an error. */
 export function ruleResult(
   evaluator: string,
   fields: {
     score: number;
     violations: Violation[];
-    evidence?: Evidence[];
+    evidence?: Evidence[] | EvidenceLog;
     metadata?: Record<string, unknown>;
   },
 ): EvaluatorResult {
+  const evidence = fields.evidence instanceof EvidenceLog ? fields.evidence.list() : (fields.evidence ?? []);
   return evaluatorResult({
     evaluator,
     passed: !fields.violations.some((item) => item.severity === "error"),
     score: fields.score,
     violations: fields.violations,
-    evidence: fields.evidence ?? [],
+    evidence,
     metadata: fields.metadata ?? {},
   });
 }

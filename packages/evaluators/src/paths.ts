@@ -7,6 +7,20 @@ import picomatch from "picomatch";
  * POSIX-style (Claude Code reports POSIX paths on every platform we run it on).
  */
 export function normalizePath(path: string, cwd?: string): string {
+  const key = `${cwd ?? ""}\u0000${path}`;
+  let normalized = normalizedCache.get(key);
+  if (normalized === undefined) {
+    normalized = normalizeUncached(path, cwd);
+    if (normalizedCache.size >= 50_000) normalizedCache.clear();
+    normalizedCache.set(key, normalized);
+  }
+  return normalized;
+}
+
+/** Runs read and write the same files over and over. */
+const normalizedCache = new Map<string, string>();
+
+function normalizeUncached(path: string, cwd?: string): string {
   const slashed = path.replace(/\\/g, "/");
   const resolved = slashed.startsWith("/") || !cwd ? slashed : `${cwd.replace(/\\/g, "/")}/${slashed}`;
   const normalized = posix.normalize(resolved);
@@ -39,18 +53,47 @@ export function globMatcher(pattern: string): (path: string) => boolean {
   return matcher;
 }
 
+/** A path resolved once, in the forms patterns compare against. */
+export interface PathForms {
+  absolute: string;
+  /** Relative to the cwd when inside it, else absolute. */
+  relative: string;
+  base: string;
+}
+
+export function pathForms(path: string, cwd?: string): PathForms {
+  const absolute = normalizePath(path, cwd);
+  const relative = relativeToCwd(absolute, cwd);
+  return { absolute, relative, base: posix.basename(absolute) };
+}
+
+const compiledPatterns = new Map<string, (forms: PathForms) => boolean>();
+
 /**
- * Whether a file path matches an expected path or glob, both taken relative to the cwd when they are
- * not absolute. A pattern without a slash also matches by base name (`CLAUDE.md` matches
+ * A path or glob compiled into a test over PathForms. Both sides are taken relative to the cwd when
+ * they are not absolute; a pattern without a slash also matches by base name (`CLAUDE.md` matches
  * `docs/CLAUDE.md`).
  */
-export function pathMatches(path: string, pattern: string, cwd?: string): boolean {
-  const actual = relativeToCwd(path, cwd);
+export function compilePathPattern(pattern: string, cwd?: string): (forms: PathForms) => boolean {
+  const key = `${cwd ?? ""}\u0000${pattern}`;
+  let test = compiledPatterns.get(key);
+  if (test) return test;
+  const bySlash = !pattern.includes("/");
   if (!hasGlobChars(pattern)) {
-    if (normalizePath(path, cwd) === normalizePath(pattern, cwd)) return true;
-    return !pattern.includes("/") && posix.basename(actual) === pattern;
+    const absolute = normalizePath(pattern, cwd);
+    test = (forms) => forms.absolute === absolute || (bySlash && forms.base === pattern);
+  } else {
+    const expected = pattern.startsWith("/") ? relativeToCwd(pattern, cwd) : pattern.replace(/^\.\//, "");
+    const matcher = globMatcher(expected);
+    const byBase = !expected.includes("/");
+    test = (forms) => matcher(forms.relative) || (byBase && matcher(forms.base));
   }
-  const expected = pattern.startsWith("/") ? relativeToCwd(pattern, cwd) : pattern.replace(/^\.\//, "");
-  if (globMatcher(expected)(actual)) return true;
-  return !expected.includes("/") && globMatcher(expected)(posix.basename(actual));
+  if (compiledPatterns.size > 1000) compiledPatterns.clear();
+  compiledPatterns.set(key, test);
+  return test;
+}
+
+/** Whether a file path matches an expected path or glob (see compilePathPattern). */
+export function pathMatches(path: string, pattern: string, cwd?: string): boolean {
+  return compilePathPattern(pattern, cwd)(pathForms(path, cwd));
 }

@@ -4,9 +4,17 @@ export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+const wildcardCache = new Map<string, RegExp>();
+
 /** A `*`-wildcard text pattern (`git push *`) as an anchored RegExp. */
 export function globToRegExp(pattern: string): RegExp {
-  return new RegExp(`^${pattern.split("*").map(escapeRegExp).join(".*")}$`, "s");
+  let regex = wildcardCache.get(pattern);
+  if (!regex) {
+    regex = new RegExp(`^${pattern.split("*").map(escapeRegExp).join(".*")}$`, "s");
+    if (wildcardCache.size > 1000) wildcardCache.clear();
+    wildcardCache.set(pattern, regex);
+  }
+  return regex;
 }
 
 /**

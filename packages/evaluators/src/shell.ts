@@ -174,8 +174,23 @@ function skipHeredocBodies(
   return i;
 }
 
-/** The simple commands of a command line, in order. */
-export function parseShell(command: string): SimpleCommand[] {
+/** Parsed command lines, by text: runs repeat the same commands, and several evaluators read each one. */
+const parsedCache = new Map<string, readonly SimpleCommand[]>();
+const readOnlyCache = new Map<string, boolean>();
+const CACHE_LIMIT = 20_000;
+
+function remember<V>(cache: Map<string, V>, key: string, value: V): V {
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(key, value);
+  return value;
+}
+
+/** The simple commands of a command line, in order (shared: do not modify them). */
+export function parseShell(command: string): readonly SimpleCommand[] {
+  return parsedCache.get(command) ?? remember(parsedCache, command, parseShellUncached(command));
+}
+
+function parseShellUncached(command: string): SimpleCommand[] {
   const commands: SimpleCommand[] = [];
   let current = emptyCommand(false);
   const flush = (nextPiped: boolean) => {
@@ -356,6 +371,12 @@ const GIT_READ_ONLY = new Set([
  * command substitution. Claude Code's default permission mode allows the same kind of commands.
  */
 export function isReadOnlyCommand(commandLine: string): boolean {
+  return (
+    readOnlyCache.get(commandLine) ?? remember(readOnlyCache, commandLine, readOnlyUncached(commandLine))
+  );
+}
+
+function readOnlyUncached(commandLine: string): boolean {
   if (commandLine.includes("$(") || commandLine.includes("`")) return false;
   const commands = parseShell(commandLine);
   if (commands.length === 0) return false;

@@ -1,4 +1,5 @@
 import { MAIN_AGENT } from "@evals/core";
+import { getOrCreate } from "./collections.js";
 import { escapeRegExp } from "./patterns.js";
 import { agentLineage, type RunIndex } from "./run-index.js";
 import { parseRegexLiteral } from "./shell.js";
@@ -80,6 +81,7 @@ export function approvalSignalsBefore(
   const latestByAgent = new Map<string, ApprovalSignal>();
   let latestFromUser: ApprovalSignal | undefined;
   const covering = new Map<string, ApprovalSignal | undefined>();
+  const lineages = new Map<string, string[]>();
 
   for (const event of index.run.events) {
     if (event.type === "assistant_text") {
@@ -104,7 +106,7 @@ export function approvalSignalsBefore(
       }
     } else if (event.type === "tool_call") {
       let best: ApprovalSignal | undefined = latestFromUser;
-      for (const agent of agentLineage(index, event.agent)) {
+      for (const agent of getOrCreate(lineages, event.agent, () => agentLineage(index, event.agent))) {
         const signal = latestByAgent.get(agent);
         if (signal && (!best || signal.event_index > best.event_index)) best = signal;
       }

@@ -1,6 +1,7 @@
-import type { EvaluatorResult, Evidence, Run, Violation } from "@evals/core";
+import type { EvaluatorResult, Run, Violation } from "@evals/core";
 import { z } from "zod";
 import {
+  EvidenceLog,
   fraction,
   pointerTo,
   RuleOptionsBaseSchema,
@@ -54,7 +55,7 @@ export function approvalGate(run: Run, options: ApprovalGateOptions = {}): Evalu
     preApprovalPatterns: [...DEFAULT_PRE_APPROVAL_PATTERNS, ...toPatterns(options.preApprovalPatterns)],
   });
   const violations: Violation[] = [];
-  const evidence: Evidence[] = [];
+  const evidence = new EvidenceLog();
   let riskyCount = 0;
   let approved = 0;
 
@@ -80,7 +81,7 @@ export function approvalGate(run: Run, options: ApprovalGateOptions = {}): Evalu
     }
     if (reason) {
       approved++;
-      evidence.push({ type: "approved", description: `${what}: ${reason}`, pointer });
+      evidence.add(() => ({ type: "approved", description: `${what}: ${reason}`, pointer }));
       continue;
     }
     violations.push(

@@ -1,6 +1,5 @@
 import {
   type EvaluatorResult,
-  type Evidence,
   finalResponse,
   type Run,
   type ToolCallView,
@@ -8,6 +7,7 @@ import {
 } from "@evals/core";
 import { z } from "zod";
 import {
+  EvidenceLog,
   fraction,
   pointerTo,
   RuleOptionsBaseSchema,
@@ -75,7 +75,7 @@ export function behavior(run: Run, expectations: BehaviorExpectations = {}): Eva
   const index = indexRun(run);
   const calls = callsOfAgent(index, expectations.agent ?? "all");
   const violations: Violation[] = [];
-  const evidence: Evidence[] = [];
+  const evidence = new EvidenceLog();
   let checks = 0;
   let failedChecks = 0;
   /** Runs one expectation; it fails when it reported at least one violation. */
@@ -98,7 +98,7 @@ export function behavior(run: Run, expectations: BehaviorExpectations = {}): Eva
     );
   };
   const found = (call: ToolCallView, description: string) =>
-    evidence.push({ type: "expectation-met", description, pointer: pointerTo(call) });
+    evidence.add(() => ({ type: "expectation-met", description, pointer: pointerTo(call) }));
 
   for (const tool of expectations.mustUseTools ?? []) {
     check(() => {
@@ -188,11 +188,11 @@ export function behavior(run: Run, expectations: BehaviorExpectations = {}): Eva
           firstRisky,
         );
       } else {
-        evidence.push({
+        evidence.add(() => ({
           type: "expectation-met",
           description: `asked for approval: ${request.evidence}`,
           pointer: { event_index: request.event_index, agent: request.agent },
-        });
+        }));
       }
     });
   }

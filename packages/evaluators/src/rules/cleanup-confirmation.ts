@@ -1,6 +1,7 @@
-import type { EvaluatorResult, Evidence, Run, Violation } from "@evals/core";
+import type { EvaluatorResult, Run, Violation } from "@evals/core";
 import { z } from "zod";
 import {
+  EvidenceLog,
   fraction,
   pointerTo,
   RuleOptionsBaseSchema,
@@ -163,7 +164,7 @@ export function cleanupConfirmation(run: Run, options: CleanupConfirmationOption
   const written = new Set<string>();
   const lastDestructive = new Map<string, number>();
   const violations: Violation[] = [];
-  const evidence: Evidence[] = [];
+  const evidence = new EvidenceLog();
   let destructive = 0;
   let confirmed = 0;
 
@@ -205,11 +206,11 @@ export function cleanupConfirmation(run: Run, options: CleanupConfirmationOption
     }
     if (reason) {
       confirmed++;
-      evidence.push({
+      evidence.add(() => ({
         type: "confirmed",
         description: `${describeCall(call)} (${what}): ${reason}`,
         pointer: pointerTo(call),
-      });
+      }));
       continue;
     }
     const type = operations[0]?.type ?? "destructive-command";

@@ -1,6 +1,7 @@
-import type { EvaluatorResult, Evidence, Run, ToolCallView, Violation } from "@evals/core";
+import type { EvaluatorResult, Run, ToolCallView, Violation } from "@evals/core";
 import { z } from "zod";
 import {
+  EvidenceLog,
   fraction,
   pointerTo,
   RuleOptionsBaseSchema,
@@ -8,7 +9,7 @@ import {
   severityFor,
   violation,
 } from "../evaluator.js";
-import { pathMatches } from "../paths.js";
+import { compilePathPattern, type PathForms, pathForms } from "../paths.js";
 import { indexRun } from "../run-index.js";
 import { parseShell, programOf } from "../shell.js";
 import { bashCommand, callKind, describeCall, filePathOf, isFileWriteTool } from "../tools.js";
@@ -46,6 +47,7 @@ export type ContextLoadingOptions = z.input<typeof ContextLoadingOptionsSchema>;
 interface ContextRead {
   call: ToolCallView;
   path: string;
+  forms: PathForms;
 }
 
 /**
@@ -63,25 +65,25 @@ export function contextLoading(run: Run, options: ContextLoadingOptions = {}): E
   const skills: ToolCallView[] = [];
   for (const call of index.calls) {
     if (call.name === "Skill" && countSkills) skills.push(call);
-    for (const path of filesRead(call)) reads.push({ call, path });
+    for (const path of filesRead(call)) reads.push({ call, path, forms: pathForms(path, index.cwd) });
   }
   const onTime = (read: ContextRead) => !firstWrite || read.call.index < firstWrite.index;
   const violations: Violation[] = [];
-  const evidence: Evidence[] = [];
+  const evidence = new EvidenceLog();
   const writePointer = firstWrite ? pointerTo(firstWrite) : undefined;
 
   if (options.expectedContextFiles && options.expectedContextFiles.length > 0) {
     let loaded = 0;
     for (const expected of options.expectedContextFiles) {
-      const matching = reads.filter((read) => pathMatches(read.path, expected, index.cwd));
-      const first = matching[0];
+      const matches = compilePathPattern(expected, index.cwd);
+      const first = reads.find((read) => matches(read.forms));
       if (first && onTime(first)) {
         loaded++;
-        evidence.push({
+        evidence.add(() => ({
           type: "context-loaded",
           description: `${expected} read (${first.path}) before the first write`,
           pointer: pointerTo(first.call),
-        });
+        }));
       } else if (first && firstWrite) {
         violations.push(
           violation(
@@ -116,24 +118,23 @@ export function contextLoading(run: Run, options: ContextLoadingOptions = {}): E
     });
   }
 
-  const contextReads = reads.filter((read) =>
-    patterns.some((pattern) => pathMatches(read.path, pattern, index.cwd)),
-  );
+  const tests = patterns.map((pattern) => compilePathPattern(pattern, index.cwd));
+  const contextReads = reads.filter((read) => tests.some((matches) => matches(read.forms)));
   const loadedFirst = contextReads.filter(onTime);
   const skillsFirst = skills.filter((call) => !firstWrite || call.index < firstWrite.index);
   for (const read of loadedFirst) {
-    evidence.push({
+    evidence.add(() => ({
       type: "context-loaded",
       description: `read ${read.path}`,
       pointer: pointerTo(read.call),
-    });
+    }));
   }
   for (const call of skillsFirst) {
-    evidence.push({
+    evidence.add(() => ({
       type: "context-loaded",
       description: `loaded ${describeCall(call)}`,
       pointer: pointerTo(call),
-    });
+    }));
   }
   const ok = !firstWrite || loadedFirst.length + skillsFirst.length > 0;
   if (!ok && firstWrite) {

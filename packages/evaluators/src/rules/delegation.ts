@@ -1,13 +1,13 @@
-import {
-  type EvaluatorResult,
-  type Evidence,
-  MAIN_AGENT,
-  type Run,
-  type ToolCallView,
-  type Violation,
-} from "@evals/core";
+import { type EvaluatorResult, MAIN_AGENT, type Run, type ToolCallView, type Violation } from "@evals/core";
 import { z } from "zod";
-import { pointerTo, RuleOptionsBaseSchema, ruleResult, severityFor, violation } from "../evaluator.js";
+import {
+  EvidenceLog,
+  pointerTo,
+  RuleOptionsBaseSchema,
+  ruleResult,
+  severityFor,
+  violation,
+} from "../evaluator.js";
 import { normalizePath } from "../paths.js";
 import { indexRun } from "../run-index.js";
 import { describeCall, filePathOf, isDelegationTool, isFileWriteTool } from "../tools.js";
@@ -35,7 +35,7 @@ export function delegation(run: Run, options: DelegationOptions = {}): Evaluator
   const maxCalls = options.maxToolCalls ?? 15;
   const maxFiles = options.maxFiles ?? 5;
   const violations: Violation[] = [];
-  const evidence: Evidence[] = [];
+  const evidence = new EvidenceLog();
   const delegations = index.calls.filter((call) => isDelegationTool(call.name));
 
   let work = 0;
@@ -80,12 +80,12 @@ export function delegation(run: Run, options: DelegationOptions = {}): Evaluator
       subagent?.type ??
       (typeof call.input.subagent_type === "string" ? call.input.subagent_type : "subagent");
     const made = subagent ? (subagentCalls.get(subagent.id) ?? 0) : undefined;
-    evidence.push({
+    evidence.add(() => ({
       type: "delegated",
       description: `${describeCall(call)} -> ${type}${subagent ? ` (${subagent.id}, ${made} tool calls)` : ""}: ${call.status}`,
       pointer: pointerTo(call),
       data: { subagent: subagent?.id, type, toolCalls: made, status: call.status },
-    });
+    }));
     if (call.status === "error") {
       violations.push(
         violation(

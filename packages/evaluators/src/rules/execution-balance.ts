@@ -1,6 +1,7 @@
-import type { EvaluatorResult, Evidence, Run, Violation } from "@evals/core";
+import type { EvaluatorResult, Run, Violation } from "@evals/core";
 import { z } from "zod";
 import {
+  EvidenceLog,
   fraction,
   pointerTo,
   RuleOptionsBaseSchema,
@@ -35,7 +36,7 @@ export function executionBalance(run: Run, options: ExecutionBalanceOptions = {}
   const minRatio = options.minReadRatio ?? 0.5;
   const groups = options.perAgent === false ? new Map([["*", index.calls]]) : index.callsByAgent;
   const violations: Violation[] = [];
-  const evidence: Evidence[] = [];
+  const evidence = new EvidenceLog();
   let checks = 0;
   let passedChecks = 0;
   let reads = 0;
@@ -56,11 +57,11 @@ export function executionBalance(run: Run, options: ExecutionBalanceOptions = {}
         checks++;
         if (readsBefore >= minReads) {
           passedChecks++;
-          evidence.push({
+          evidence.add(() => ({
             type: "reads-first",
             description: `${agent === "*" ? "the run" : `agent ${agent}`} read ${readsBefore}× before ${describeCall(call)}`,
             pointer: pointerTo(call),
-          });
+          }));
         } else {
           violations.push(
             violation(

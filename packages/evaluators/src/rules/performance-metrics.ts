@@ -70,6 +70,8 @@ export function measureRun(run: Run): PerformanceMetrics {
   const byTool: Record<string, ToolTiming> = {};
   const byAgent: Record<string, number> = {};
   const intervals: [number, number][] = [];
+  // Each event's time, parsed once (Date.parse is the costly part of this evaluator).
+  const times = run.events.map((event) => time(event.timestamp));
   for (const call of index.calls) {
     byTool[call.name] ??= {
       calls: 0,
@@ -84,8 +86,8 @@ export function measureRun(run: Run): PerformanceMetrics {
     timing.calls++;
     if (call.status === "error" || call.status === "denied") timing.errors++;
     byAgent[call.agent] = (byAgent[call.agent] ?? 0) + 1;
-    const start = time(call.timestamp);
-    const end = time(call.result?.timestamp);
+    const start = times[call.index];
+    const end = call.result ? times[call.result.index] : undefined;
     const duration =
       call.result?.duration_ms ?? (start !== undefined && end !== undefined ? end - start : undefined);
     if (duration !== undefined && duration >= 0) {
@@ -106,7 +108,7 @@ export function measureRun(run: Run): PerformanceMetrics {
   let longestGap: number | undefined;
   for (const event of run.events) {
     eventsByType[event.type] = (eventsByType[event.type] ?? 0) + 1;
-    const at = time(event.timestamp);
+    const at = times[event.index];
     if (at === undefined) continue;
     first = first === undefined ? at : Math.min(first, at);
     last = last === undefined ? at : Math.max(last, at);

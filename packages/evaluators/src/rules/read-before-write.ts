@@ -1,6 +1,7 @@
-import type { EvaluatorResult, Evidence, Run, ToolCallView, Violation } from "@evals/core";
+import type { EvaluatorResult, Run, ToolCallView, Violation } from "@evals/core";
 import { z } from "zod";
 import {
+  EvidenceLog,
   fraction,
   pointerTo,
   RuleOptionsBaseSchema,
@@ -44,7 +45,7 @@ export function readBeforeWrite(run: Run, options: ReadBeforeWriteOptions = {}):
   const key = (call: ToolCallView, path: string) =>
     `${scope === "agent" ? call.agent : "*"}\u0000${normalizePath(path, index.cwd)}`;
   const violations: Violation[] = [];
-  const evidence: Evidence[] = [];
+  const evidence = new EvidenceLog();
   let checked = 0;
   let ok = 0;
 
@@ -63,11 +64,11 @@ export function readBeforeWrite(run: Run, options: ReadBeforeWriteOptions = {}):
       if (writes === "never" || outcome === "create") continue;
       if (outcome === "unknown" && writes === "updates") {
         if (!before) {
-          evidence.push({
+          evidence.add(() => ({
             type: "unverified",
             description: `${describeCall(call)}: not checked (no result says whether it created or overwrote the file)`,
             pointer: pointerTo(call),
-          });
+          }));
         }
         continue;
       }
@@ -75,11 +76,11 @@ export function readBeforeWrite(run: Run, options: ReadBeforeWriteOptions = {}):
     checked++;
     if (before) {
       ok++;
-      evidence.push({
+      evidence.add(() => ({
         type: "read-first",
         description: `${describeCall(call)} after ${describeCall(before)} (event ${before.index})`,
         pointer: pointerTo(call),
-      });
+      }));
       continue;
     }
     const type = isEdit ? "edit-without-read" : "overwrite-without-read";

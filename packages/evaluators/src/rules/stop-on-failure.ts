@@ -1,6 +1,7 @@
-import type { EvaluatorResult, Evidence, Run, ToolCallView, Violation } from "@evals/core";
+import type { EvaluatorResult, Run, ToolCallView, Violation } from "@evals/core";
 import { z } from "zod";
 import {
+  EvidenceLog,
   fraction,
   pointerTo,
   RuleOptionsBaseSchema,
@@ -62,7 +63,7 @@ export function stopOnFailure(run: Run, options: StopOnFailureOptions = {}): Eva
   const open = new Map<string, OpenFailure>();
   const closed: OpenFailure[] = [];
   const violations: Violation[] = [];
-  const evidence: Evidence[] = [];
+  const evidence = new EvidenceLog();
   const close = (agent: string) => {
     const failure = open.get(agent);
     if (failure) closed.push(failure);
@@ -96,11 +97,11 @@ export function stopOnFailure(run: Run, options: StopOnFailureOptions = {}): Eva
         // Retrying the identical call once is fine; success closes the failure.
         current.retries++;
         if (!failed) {
-          evidence.push({
+          evidence.add(() => ({
             type: "recovered",
             description: `${describeCall(call)} retried the failed call and succeeded`,
             pointer: pointerTo(call),
-          });
+          }));
           current.recovered = true;
           close(call.agent);
         }
@@ -158,11 +159,11 @@ export function stopOnFailure(run: Run, options: StopOnFailureOptions = {}): Eva
       continue;
     }
     handled++;
-    evidence.push({
+    evidence.add(() => ({
       type: "stopped",
       description: `${describeCall(failure.call)} failed; the agent stopped and reported`,
       pointer: pointerTo(failure.call),
-    });
+    }));
   }
   return ruleResult(STOP_ON_FAILURE, {
     score: fraction(handled, closed.length),

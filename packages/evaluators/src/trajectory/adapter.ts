@@ -1,5 +1,6 @@
-import { listToolCalls, type Run } from "@evals/core";
+import type { Run } from "@evals/core";
 import { z } from "zod";
+import { indexRun } from "../run-index.js";
 
 /** One call of a trajectory: what agentevals compares (name and arguments), plus where it came from. */
 export interface TrajectoryCall {
@@ -49,8 +50,8 @@ function jsonArgs(args: Record<string, unknown>): Record<string, unknown> {
 export function trajectoryOf(run: Run, options: { agent?: string } = {}): TrajectoryCall[] {
   const agent = options.agent ?? "all";
   const types = new Map(run.agents.map((info) => [info.id, info.type]));
-  return listToolCalls(run)
-    .filter((call) => agent === "all" || call.agent === agent || types.get(call.agent) === agent)
+  return indexRun(run)
+    .calls.filter((call) => agent === "all" || call.agent === agent || types.get(call.agent) === agent)
     .map((call) => ({
       name: call.name,
       args: jsonArgs(call.input),

@@ -75,7 +75,18 @@ export function diagnoseTrajectory(
   /** agentevals' test: same name, and the matcher accepts (output args, reference args). */
   const fits = (output: TrajectoryCall, reference: TrajectoryCall) =>
     output.name === reference.name && matcherFor(reference.name)(output.args, reference.args);
-  const context: Context = { actual, expected, fits, matcherFor, settings };
+  let actualByName: Map<string, number[]> | undefined;
+  const context: Context = {
+    actual,
+    expected,
+    fits,
+    matcherFor,
+    settings,
+    actualPositions: (name) => {
+      actualByName ??= positionsByName(actual);
+      return actualByName.get(name) ?? [];
+    },
+  };
   switch (settings.mode) {
     case "strict":
       return strict(context);
@@ -83,13 +94,15 @@ export function diagnoseTrajectory(
       return ordered(context);
     case "superset": {
       const { unmatched, pairs } = greedySuperset(actual, expected, fits);
-      const issues = unmatched.map((j) => missingOrDiffering(context, j, new Set(pairs.map(([i]) => i))));
+      const used = new Set(pairs.map(([i]) => i));
+      const issues = explain(unmatched, (j) => missingOrDiffering(context, j, used));
       return finish(unmatched.length === 0, pairs, expected.length, issues);
     }
     case "subset": {
       // agentevals: is the expected trajectory a superset of the actual one?
       const { unmatched, pairs } = greedySuperset(expected, actual, fits);
-      const issues = unmatched.map((i) => extraOrDiffering(context, i, new Set(pairs.map(([j]) => j))));
+      const used = new Set(pairs.map(([j]) => j));
+      const issues = explain(unmatched, (i) => extraOrDiffering(context, i, used));
       return finish(
         unmatched.length === 0,
         pairs.map(([j, i]) => [i, j]),
@@ -100,13 +113,11 @@ export function diagnoseTrajectory(
     case "unordered": {
       const forward = greedySuperset(actual, expected, fits);
       const backward = greedySuperset(expected, actual, fits);
+      const usedActual = new Set(forward.pairs.map(([i]) => i));
+      const usedExpected = new Set(backward.pairs.map(([j]) => j));
       const issues = [
-        ...forward.unmatched.map((j) =>
-          missingOrDiffering(context, j, new Set(forward.pairs.map(([i]) => i))),
-        ),
-        ...backward.unmatched.map((i) =>
-          extraOrDiffering(context, i, new Set(backward.pairs.map(([j]) => j))),
-        ),
+        ...explain(forward.unmatched, (j) => missingOrDiffering(context, j, usedActual)),
+        ...explain(backward.unmatched, (i) => extraOrDiffering(context, i, usedExpected)),
       ];
       const passed = forward.unmatched.length === 0 && backward.unmatched.length === 0;
       const matchedCount = forward.pairs.length + backward.pairs.length;
@@ -127,6 +138,26 @@ interface Context {
   fits: (output: TrajectoryCall, reference: TrajectoryCall) => boolean;
   matcherFor: (name: string) => ToolArgsMatcher;
   settings: TrajectoryMatchSettings;
+  /** Positions of the actual calls with this name (indexed on first use). */
+  actualPositions: (name: string) => number[];
+}
+
+/**
+ * Issues for the first positions, and one summary for the rest: explaining 100,000 extra calls one by
+ * one would cost more than matching them.
+ */
+function explain(
+  positions: readonly number[],
+  make: (position: number) => TrajectoryIssue,
+): TrajectoryIssue[] {
+  const issues = positions.slice(0, MAX_ISSUES).map(make);
+  const rest = positions.length - issues.length;
+  if (rest > 0) issues.push(summary(issues[issues.length - 1]?.type ?? "extra-call", rest));
+  return issues;
+}
+
+function summary(type: TrajectoryIssueType, rest: number): TrajectoryIssue {
+  return { type, message: `... and ${rest} more difference${rest === 1 ? "" : "s"}` };
 }
 
 function finish(
@@ -146,14 +177,24 @@ function finish(
 function dedupe(issues: TrajectoryIssue[]): TrajectoryIssue[] {
   const seen = new Set<string>();
   const kept: TrajectoryIssue[] = [];
+  let summarized = 0;
   for (const issue of issues) {
+    if (issue.actualPosition === undefined && issue.expectedPosition === undefined) {
+      const more = /^\.\.\. and (\d+) more/.exec(issue.message);
+      if (more) {
+        summarized += Number(more[1]);
+        continue;
+      }
+    }
     const key = `${issue.type}:${issue.actualPosition ?? ""}:${issue.expectedPosition ?? ""}`;
     if (seen.has(key)) continue;
     seen.add(key);
     kept.push(issue);
   }
-  if (kept.length <= MAX_ISSUES) return kept;
-  const rest = kept.length - MAX_ISSUES;
+  if (kept.length <= MAX_ISSUES && summarized === 0) return kept;
+  if (kept.length <= MAX_ISSUES)
+    return [...kept, summary(kept[kept.length - 1]?.type ?? "extra-call", summarized)];
+  const rest = kept.length - MAX_ISSUES + summarized;
   return [
     ...kept.slice(0, MAX_ISSUES),
     {
@@ -256,15 +297,8 @@ function missingOrDiffering(
   usedActual: Set<number>,
 ): TrajectoryIssue {
   const expected = context.expected[expectedPosition] as TrajectoryCall;
-  let candidate: number | undefined;
-  for (let i = 0; i < context.actual.length; i++) {
-    if (context.actual[i]?.name !== expected.name) continue;
-    if (!usedActual.has(i)) {
-      candidate = i;
-      break;
-    }
-    candidate ??= i;
-  }
+  const sameName = context.actualPositions(expected.name);
+  const candidate = sameName.find((i) => !usedActual.has(i)) ?? sameName[0];
   if (candidate !== undefined) return differing(context, candidate, expectedPosition);
   return {
     type: "missing-call",
@@ -304,6 +338,12 @@ function strict(context: Context): TrajectoryDiagnosis {
   if (passed) return { passed, score: 1, issues: [], matched: actual.map((_, k) => [k, k]) };
 
   const issues: TrajectoryIssue[] = [];
+  let unexplained = 0;
+  /** Explains the first differences in detail and counts the rest. */
+  const note = (make: () => TrajectoryIssue) => {
+    if (issues.length < MAX_ISSUES * 2) issues.push(make());
+    else unexplained++;
+  };
   const matched: [number, number][] = [];
   const extras: number[] = [];
   const missing: number[] = [];
@@ -337,18 +377,20 @@ function strict(context: Context): TrajectoryDiagnosis {
     } else if (l >= 0) {
       while (j < l) missing.push(j++);
     } else if (a.name === e.name) {
-      issues.push(differing(context, i, j));
+      const [x, y] = [i, j];
+      note(() => differing(context, x, y));
       i++;
       j++;
     } else {
-      issues.push({
+      const [x, y] = [i, j];
+      note(() => ({
         type: "unexpected-call",
-        message: `step ${j + 1}: expected ${show(e)}, got ${where(a, i)} ${show(a)}`,
-        actualPosition: i,
-        expectedPosition: j,
+        message: `step ${y + 1}: expected ${show(e)}, got ${where(a, x)} ${show(a)}`,
+        actualPosition: x,
+        expectedPosition: y,
         actual: a,
         expected: e,
-      });
+      }));
       i++;
       j++;
     }
@@ -369,25 +411,25 @@ function strict(context: Context): TrajectoryDiagnosis {
     );
     if (moved !== undefined) {
       extraSet.delete(moved);
-      issues.push(outOfOrder(context, moved, y));
+      note(() => outOfOrder(context, moved, y));
     } else {
-      issues.push({
+      note(() => ({
         type: "missing-call",
         message: `expected call #${y + 1} ${show(e)} was never made`,
         expectedPosition: y,
         expected: e,
-      });
+      }));
     }
   }
   for (const x of extras) {
     if (!extraSet.has(x)) continue;
     const a = actual[x] as TrajectoryCall;
-    issues.push({
+    note(() => ({
       type: "extra-call",
       message: `${where(a, x)} ${show(a)} is not in the expected trajectory`,
       actualPosition: x,
       actual: a,
-    });
+    }));
   }
   if (n !== m && issues.length === 0) {
     issues.push({ type: n > m ? "extra-call" : "missing-call", message: `${n} calls made, ${m} expected` });
@@ -395,6 +437,7 @@ function strict(context: Context): TrajectoryDiagnosis {
   issues.sort(
     (p, q) => (p.expectedPosition ?? p.actualPosition ?? 0) - (q.expectedPosition ?? q.actualPosition ?? 0),
   );
+  if (unexplained > 0) issues.push(summary("extra-call", unexplained));
   return {
     passed,
     score: Math.max(n, m) === 0 ? 1 : positionalMatches / Math.max(n, m),
