@@ -147,6 +147,9 @@ describe("case files", () => {
     const evalCase = defineCase({ id: "inline", prompt: "hi", behavior: { mustUseTools: ["Read"] } });
     expect(evalCase.trials).toBe(1);
     expect(parseCase(evalCase)).toBe(evalCase);
+    const loaded = loadCase(valid("read-before-edit.case.yaml"));
+    const changed = parseCase({ ...loaded, threshold: 0.5 });
+    expect(changed).toMatchObject({ id: "read-before-edit", threshold: 0.5, file: loaded.file });
     const error = caseError(() => parseCase({ id: "x", prompt: "a", prompts: ["b"] }));
     expect(error.issues).toEqual([
       { file: "<case>", field: "prompts", message: "give either `prompt` or `prompts`, not both" },

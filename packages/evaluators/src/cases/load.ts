@@ -46,6 +46,13 @@ const parsed = new WeakSet<object>();
 /** Validates a case given as an object. Errors name the field (no lines: there is no file). */
 export function parseCase(value: unknown, source = "<case>"): EvalCase {
   if (value && typeof value === "object" && parsed.has(value)) return value as EvalCase;
+  // A loaded case copied with changes ({ ...loaded, threshold }) still carries the file it came from.
+  const { file, ...fields } = (value && typeof value === "object" ? value : {}) as { file?: unknown };
+  if (typeof file === "string") {
+    const evalCase = { ...parseCase(fields, source), file } as LoadedCase;
+    parsed.add(evalCase);
+    return evalCase;
+  }
   const result = EvalCaseSchema.safeParse(value);
   if (!result.success) {
     throw new CaseFileError(

@@ -89,7 +89,9 @@ export function readBeforeWrite(run: Run, options: ReadBeforeWriteOptions = {}):
         READ_BEFORE_WRITE,
         type,
         severityFor(options, type, "error"),
-        `${describeCall(call)} ${isEdit ? "edited" : "overwrote"} ${path} without reading it first${scope === "agent" && call.agent !== "main" ? ` (agent ${call.agent})` : ""}`,
+        `${isEdit ? `${call.name} of` : "Write over"} ${path} without reading it first${
+          scope === "agent" && call.agent !== "main" ? ` (agent ${call.agent})` : ""
+        }`,
         pointerTo(call),
         { path: normalizePath(path, index.cwd), status: call.status },
       ),

@@ -1,0 +1,21 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import * as api from "../src/index.js";
+
+const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+
+describe("the README", () => {
+  it("has a section with an example for every evaluator", () => {
+    for (const id of api.EVALUATOR_IDS) {
+      const section = readme.split(/^### /m).find((part) => part.startsWith(`${id} `));
+      expect(section, id).toBeDefined();
+      expect(section, id).toContain("```ts");
+    }
+  });
+
+  it("names only functions the package exports", () => {
+    const named = [...readme.matchAll(/`([a-z][A-Za-z]+)\(/g)].map((match) => match[1] as string);
+    expect(named.length).toBeGreaterThan(20);
+    for (const name of new Set(named)) expect(api, name).toHaveProperty(name);
+  });
+});
