@@ -50,18 +50,18 @@ describe("nx affected -t eval", () => {
   it.each([
     [
       "a skill's SKILL.md",
-      "examples/find-todos/fixture/.claude/skills/todo-report/SKILL.md",
+      "examples/find-todos/__fixtures__/.claude/skills/todo-report/SKILL.md",
       [SUITES.findTodos],
     ],
     [
       "a subagent's definition",
-      "examples/delegation/fixture/.claude/agents/changelog-writer.md",
+      "examples/delegation/__fixtures__/.claude/agents/changelog-writer.md",
       [SUITES.delegation],
     ],
-    ["a project's CLAUDE.md", "examples/delegation/fixture/CLAUDE.md", [SUITES.delegation]],
+    ["a project's CLAUDE.md", "examples/delegation/__fixtures__/CLAUDE.md", [SUITES.delegation]],
     ["a case file", "examples/build-failure/cases/build-failure.yaml", [SUITES.buildFailure]],
     ["a recording", recordingOf("edit-after-read", "read-then-edit"), [SUITES.editAfterRead]],
-    ["a fixture's source file", "examples/build-failure/fixture/scripts/build.js", [SUITES.buildFailure]],
+    ["a fixture's source file", "examples/build-failure/__fixtures__/scripts/build.js", [SUITES.buildFailure]],
     ["the examples' shared kit", "examples/kit/src/replayed-run.ts", ALL_EXAMPLES],
   ])("reruns exactly the suites that depend on %s", (_what, file, expected) => {
     expect(affectedSuites([file])).toEqual([...expected].sort());
@@ -125,7 +125,7 @@ describe("the eval task's hash (Nx's cache key)", () => {
   });
 
   it("changes for the suite whose skill changed, and for no other suite or for unrelated files", () => {
-    const skill = "examples/find-todos/fixture/.claude/skills/todo-report/SKILL.md";
+    const skill = "examples/find-todos/__fixtures__/.claude/skills/todo-report/SKILL.md";
     const unrelated = ["README.md", "docs/architecture.md", "e2e/test/packed.ts"];
     const after = withChanged(
       [skill, ...unrelated],
@@ -140,7 +140,7 @@ describe("the eval task's hash (Nx's cache key)", () => {
 
   it("changes for the suites whose recording, case or subagent changed", () => {
     const recording = recordingOf("delegation", "does-it-itself");
-    const subagent = "examples/delegation/fixture/.claude/agents/changelog-writer.md";
+    const subagent = "examples/delegation/__fixtures__/.claude/agents/changelog-writer.md";
     const cases = "examples/build-failure/cases/build-failure.yaml";
     const after = withChanged(
       [recording, subagent, cases],
