@@ -1,0 +1,131 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { casePrompts, loadCases } from "@evals/evaluators";
+import { canonicalKey, normalizeRequest, readRecording, recordedRequest, type WireRequest } from "@evals/vcr";
+import { describe, expect, test } from "vitest";
+import { OFFLOADER_MASKS } from "./support/masks.js";
+import { SKILL_NAME } from "./support/scripted-agent.js";
+
+/**
+ * The recordings the two suites replay: one per case, made by the real claude CLI 2.1.330 through
+ * the recording proxy, nothing secret in them, none left over from a changed or removed case. And
+ * the replay masks: two runs of one scenario match, two different answers do not.
+ */
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const SUITES = [
+  { suite: "gemini-offloader-skill", cases: "./cases/skill-invocation.yaml" },
+  { suite: "gemini-offloader-workflows", cases: "./cases/workflows.yaml" },
+];
+
+describe.each(SUITES)("recordings of $suite", ({ suite, cases }) => {
+  const folder = here(`./cassettes/${suite}`);
+  const files = readdirSync(folder).filter((name) => name.endsWith(".recording.json"));
+  const loaded = loadCases(here(cases));
+
+  test("one recording per case, each for the case's current prompt", () => {
+    const byCase = new Map<string, string[]>();
+    for (const name of files) {
+      const recording = readRecording(join(folder, name));
+      const caseId = String(recording.metadata.case_id);
+      byCase.set(caseId, [...(byCase.get(caseId) ?? []), name]);
+      const evalCase = loaded.find((item) => item.id === caseId);
+      expect(evalCase, `${name} belongs to no case of ${cases} (delete it)`).toBeDefined();
+      expect(recording.metadata.prompt, `${name} was recorded for another prompt`).toBe(
+        casePrompts(evalCase!).join("\n\n"),
+      );
+    }
+    for (const evalCase of loaded) {
+      expect(byCase.get(evalCase.id), `recordings of ${evalCase.id}`).toHaveLength(1);
+    }
+  });
+
+  test.each(files)(
+    "%s is a real claude 2.1.330 session, recorded through the proxy, with no key in it",
+    (name) => {
+      const recording = readRecording(join(folder, name));
+      expect(recording.claude_version).toBe("2.1.330");
+      expect(["loopback", "api"]).toContain(recording.metadata.upstream);
+      const requests = recording.interactions.map((interaction) => recordedRequest(recording, interaction));
+      expect(requests.length).toBeGreaterThan(1);
+      for (const request of requests) {
+        expect(request.headers["user-agent"]).toMatch(/^claude-cli\/2\.1\.330 /);
+        expect(request.headers["x-api-key"]).toBe("[REDACTED]");
+      }
+      // The CLI offered the plugin's skill to the model in every session.
+      expect(JSON.stringify(requests[0]!.body)).toContain(`- ${SKILL_NAME}:`);
+    },
+  );
+});
+
+describe("replay masks", () => {
+  /** A request whose last tool result is a script's output, run in `project`. */
+  const request = (project: string, output: Record<string, unknown>): WireRequest => ({
+    method: "POST",
+    path: "/v1/messages?beta=true",
+    headers: {},
+    body: {
+      model: "claude-opus-5-5",
+      system: [{ type: "text", text: `Primary working directory: ${project}` }],
+      messages: [
+        { role: "user", content: "Ask Gemini" },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "toolu_1", content: JSON.stringify(output, null, 2) },
+          ],
+        },
+      ],
+    },
+  });
+  const key = (value: WireRequest) => canonicalKey(normalizeRequest(value, { replace: OFFLOADER_MASKS }));
+
+  /** What query.js printed in one trial: the folders, ids, times and durations of that trial. */
+  interface Trial {
+    dir: string;
+    checkout: string;
+    session: string;
+    time: string;
+    memory: string;
+    ms: number;
+  }
+  const queryOutput = (trial: Trial, response = "Wasmtime starts fastest.") => ({
+    success: true,
+    response,
+    full_response_path: `${trial.dir}/offloader/projects/7ae607db22f5fb09/responses/b50cb0c8018d38e2dfad9b6c6b98260e.md`,
+    gemini_path: `${trial.checkout}/node_modules/@google/gemini-cli/bundle/gemini.js`,
+    session_id: trial.session,
+    created_at: trial.time,
+    memory: trial.memory,
+    duration_ms: trial.ms,
+  });
+  const one: Trial = {
+    dir: "/tmp/go-eval-AbC123",
+    checkout: "/work/main",
+    session: "1d59b7db-1a85-4471-b6b5-d0792a7017d3",
+    time: "2026-11-22T01:11:31.776Z",
+    memory: "mem_mwr55m80_7b240ac0",
+    ms: 9215,
+  };
+  const another: Trial = {
+    dir: "/var/folders/x/go-eval-Zz9Yy8",
+    checkout: "/home/runner/work/evals/evals",
+    session: "9a3d44e6-6b31-4f8d-a496-af3aad39ad2c",
+    time: "2027-01-02T10:00:00.000Z",
+    memory: "mem_mx0aa1b2_0c1d2e3f",
+    ms: 42,
+  };
+
+  test("two trials of one scenario, on two machines, give the same request", () => {
+    const first = request(`${one.dir}/project`, queryOutput(one));
+    const second = request(`${another.dir}/project`, queryOutput(another));
+    expect(key(first)).toBe(key(second));
+  });
+
+  test("a different answer is a different request", () => {
+    const first = request(`${one.dir}/project`, queryOutput(one));
+    const other = request(`${one.dir}/project`, queryOutput(one, "Wasmer starts fastest."));
+    expect(key(first)).not.toBe(key(other));
+  });
+});
