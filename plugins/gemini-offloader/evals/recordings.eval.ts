@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { casePrompts, loadCases } from "@evals/evaluators";
@@ -14,6 +14,29 @@ import { SKILL_NAME } from "./support/scripted-agent.js";
  */
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const SKILL_MD = here("../skills/gemini-offloader/SKILL.md");
+
+/** Every string in a value, depth first. */
+function* strings(value: unknown): Generator<string> {
+  if (typeof value === "string") yield value;
+  else if (Array.isArray(value)) for (const item of value) yield* strings(item);
+  else if (value && typeof value === "object") for (const item of Object.values(value)) yield* strings(item);
+}
+
+/**
+ * The SKILL.md a recorded session loaded, as the CLI sent it to the model ("Base directory for this
+ * skill: <dir>" then the body, with ${CLAUDE_PLUGIN_ROOT} filled in), turned back into the file's
+ * body; undefined when the session never loaded the skill.
+ */
+function recordedSkillBody(requests: WireRequest[]): string | undefined {
+  for (const request of requests) {
+    for (const text of strings(request.body)) {
+      const match = /^Base directory for this skill: (.+)\/skills\/gemini-offloader\n/.exec(text);
+      if (match) return text.slice(match[0].length).split(match[1]!).join("${CLAUDE_PLUGIN_ROOT}");
+    }
+  }
+  return undefined;
+}
 const SUITES = [
   { suite: "gemini-offloader-skill", cases: "./cases/skill-invocation.yaml" },
   { suite: "gemini-offloader-workflows", cases: "./cases/workflows.yaml" },
@@ -57,6 +80,21 @@ describe.each(SUITES)("recordings of $suite", ({ suite, cases }) => {
       expect(JSON.stringify(requests[0]!.body)).toContain(`- ${SKILL_NAME}:`);
     },
   );
+
+  test.each(files)("%s loaded today's SKILL.md (else: re-record it)", (name) => {
+    const recording = readRecording(join(folder, name));
+    const loaded = recordedSkillBody(recording.interactions.map((item) => recordedRequest(recording, item)));
+    if (loaded === undefined) {
+      // Only the agent that never loads the skill has no SKILL.md in its session.
+      expect(name).toMatch(/^misbehaves-calls-gemini-directly\./);
+      return;
+    }
+    const body = readFileSync(SKILL_MD, "utf8").replace(/^---\n[\s\S]*?\n---\n/, "");
+    expect(
+      loaded.trim(),
+      `SKILL.md changed since ${name} was recorded: record it again (see evals/README.md)`,
+    ).toBe(body.trim());
+  });
 });
 
 describe("replay masks", () => {
