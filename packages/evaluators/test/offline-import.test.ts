@@ -1,6 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
 
 const dist = fileURLToPath(new URL("../dist/", import.meta.url));
 const fixtures = fileURLToPath(new URL("../../../fixtures/claude-code-2.1.330/", import.meta.url));
@@ -18,13 +21,15 @@ function bareEnv(): NodeJS.ProcessEnv {
 /** Whether this machine lets us cut a child off the network (a fresh network namespace). */
 const canIsolate = spawnSync("unshare", ["-rn", "true"], { timeout: 10_000 }).status === 0;
 
-function runNode(script: string, isolate: boolean) {
+function runNode(script: string, isolate: boolean, nodeOptions: string[] = []) {
+  const node = [...nodeOptions, "--input-type=module", "-e", script];
   const command = isolate ? "unshare" : process.execPath;
-  const args = isolate
-    ? ["-rn", process.execPath, "--input-type=module", "-e", script]
-    : ["--input-type=module", "-e", script];
+  const args = isolate ? ["-rn", process.execPath, ...node] : node;
   return spawnSync(command, args, { env: bareEnv(), encoding: "utf8", timeout: 60_000 });
 }
+
+const temp = mkdtempSync(join(tmpdir(), "evals-offline-"));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 describe("agentevals offline", () => {
   it("is not loaded by importing the package (the rule evaluators stay light)", () => {
@@ -61,5 +66,39 @@ describe("agentevals offline", () => {
     const child = runNode(script, canIsolate);
     expect(child.status, child.stderr).toBe(0);
     expect(JSON.parse(child.stdout.trim().split("\n").pop() as string)).toEqual([true, false, true, false]);
+  });
+
+  it("falls back to the builtin matcher, and says so, when agentevals cannot be imported", () => {
+    // A module hook that makes `import("agentevals")` fail, as a broken install would.
+    const hook = join(temp, "break-agentevals.mjs");
+    writeFileSync(
+      hook,
+      `export async function resolve(specifier, context, next) {
+        if (specifier === "agentevals") throw new Error("simulated broken install");
+        return next(specifier, context);
+      }`,
+    );
+    const register = join(temp, "register.mjs");
+    writeFileSync(
+      register,
+      `import { register } from "node:module"; register(${JSON.stringify(pathToFileURL(hook).href)});`,
+    );
+    const script = `
+      import { readFileSync } from "node:fs";
+      import { parseJsonl, runFromStreamJson } from "@evals/core";
+      const { trajectoryMatch } = await import(${JSON.stringify(`${dist}index.js`)});
+      const file = ${JSON.stringify(`${fixtures}multi-tool/stream.jsonl`)};
+      const run = runFromStreamJson(parseJsonl(readFileSync(file, "utf8"), file));
+      const good = await trajectoryMatch(run, { expected: ["Bash", "Read", "Write"] });
+      const bad = await trajectoryMatch(run, { expected: ["Grep"] });
+      console.log(JSON.stringify({ good: good.passed, bad: bad.passed, engine: good.metadata.engine, notes: good.violations.map((v) => [v.type, v.severity, v.message]) }));
+    `;
+    const child = runNode(script, false, ["--import", pathToFileURL(register).href]);
+    expect(child.status, child.stderr).toBe(0);
+    const report = JSON.parse(child.stdout.trim().split("\n").pop() as string);
+    expect(report).toMatchObject({ good: true, bad: false, engine: "builtin" });
+    expect(report.notes).toEqual([
+      ["agentevals-unavailable", "info", expect.stringContaining("simulated broken install")],
+    ]);
   });
 });

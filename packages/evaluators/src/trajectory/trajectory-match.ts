@@ -89,7 +89,11 @@ let agentevals: Promise<AgentevalsModule> | undefined;
  * key or network.
  */
 export function loadAgentevals(): Promise<AgentevalsModule> {
-  agentevals ??= import("agentevals");
+  agentevals ??= import("agentevals").catch((error: unknown) => {
+    const failure = new Error(`cannot import agentevals: ${(error as Error)?.message ?? String(error)}`);
+    Object.assign(failure, { agentevalsLoad: true, cause: error });
+    throw failure;
+  });
   return agentevals;
 }
 
@@ -134,12 +138,21 @@ export async function trajectoryMatch(run: Run, options: TrajectoryMatchOptions)
   const actual = trajectoryOf(run, { agent: options.agent ?? "all" });
   const expected = expectedTrajectory(options.expected);
   const diagnosis = diagnoseTrajectory(actual, expected, { mode, argsMode, overrides });
-  const engine = mode === "ordered" ? "builtin" : (options.engine ?? "agentevals");
-  const passed =
-    engine === "agentevals" && mode !== "ordered"
-      ? await agentevalsVerdict(actual, expected, { mode, argsMode, overrides })
-      : diagnosis.passed;
-  return trajectoryResult(diagnosis, passed, {
+  let engine = mode === "ordered" ? "builtin" : (options.engine ?? "agentevals");
+  let passed = diagnosis.passed;
+  let unavailable: string | undefined;
+  if (engine === "agentevals" && mode !== "ordered") {
+    try {
+      passed = await agentevalsVerdict(actual, expected, { mode, argsMode, overrides });
+    } catch (error) {
+      // A broken install of agentevals or its LangChain dependencies (0.0.6 shipped one) must not
+      // stop the grading: the builtin matcher gives the same verdicts.
+      if (!isLoadFailure(error)) throw error;
+      engine = "builtin";
+      unavailable = (error as Error).message;
+    }
+  }
+  const result = trajectoryResult(diagnosis, passed, {
     mode,
     argsMode,
     fuzzy,
@@ -149,6 +162,24 @@ export async function trajectoryMatch(run: Run, options: TrajectoryMatchOptions)
     expected,
     severity: options.severity,
   });
+  if (unavailable === undefined) return result;
+  return {
+    ...result,
+    violations: [
+      ...result.violations,
+      violation(
+        TRAJECTORY,
+        "agentevals-unavailable",
+        "info",
+        `agentevals could not be loaded (${unavailable}); the verdict is the builtin matcher's`,
+      ),
+    ],
+  };
+}
+
+/** An error from importing agentevals (not from evaluating). */
+function isLoadFailure(error: unknown): boolean {
+  return error instanceof Error && (error as { agentevalsLoad?: boolean }).agentevalsLoad === true;
 }
 
 function trajectoryResult(
