@@ -61,7 +61,11 @@ describe("nx affected -t eval", () => {
     ["a project's CLAUDE.md", "examples/delegation/__fixtures__/CLAUDE.md", [SUITES.delegation]],
     ["a case file", "examples/build-failure/cases/build-failure.yaml", [SUITES.buildFailure]],
     ["a recording", recordingOf("edit-after-read", "read-then-edit"), [SUITES.editAfterRead]],
-    ["a fixture's source file", "examples/build-failure/__fixtures__/scripts/build.js", [SUITES.buildFailure]],
+    [
+      "a fixture's source file",
+      "examples/build-failure/__fixtures__/scripts/build.js",
+      [SUITES.buildFailure],
+    ],
     ["the examples' shared kit", "examples/kit/src/replayed-run.ts", ALL_EXAMPLES],
   ])("reruns exactly the suites that depend on %s", (_what, file, expected) => {
     expect(affectedSuites([file])).toEqual([...expected].sort());
