@@ -17,7 +17,7 @@ for (const evalCase of loadCases(here("./cases/build-failure.yaml"))) {
         evalCase,
         agent: agents[evalCase.id],
         cassettes: here("./cassettes"),
-        recordHint: "npm run record -w @evals/example-build-failure",
+        recordHint: "npx nx run @evals/example-build-failure:record",
       }),
     timeout: 120_000,
   });

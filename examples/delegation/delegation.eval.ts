@@ -25,7 +25,7 @@ for (const evalCase of loadCases(here("./cases/delegation.yaml"))) {
         evalCase,
         agent: agents[evalCase.id],
         cassettes: here("./cassettes"),
-        recordHint: "npm run record -w @evals/example-delegation",
+        recordHint: "npx nx run @evals/example-delegation:record",
       }),
     timeout: 120_000,
   });

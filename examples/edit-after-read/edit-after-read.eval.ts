@@ -23,7 +23,7 @@ for (const evalCase of loadCases(here("./cases/edit-after-read.yaml"))) {
         evalCase,
         agent: agents[evalCase.id],
         cassettes: here("./cassettes"),
-        recordHint: "npm run record -w @evals/example-edit-after-read",
+        recordHint: "npx nx run @evals/example-edit-after-read:record",
       }),
     timeout: 120_000,
   });

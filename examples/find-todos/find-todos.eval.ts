@@ -19,7 +19,7 @@ for (const evalCase of loadCases(here("./cases/find-todos.yaml"))) {
         evalCase,
         agent: agents[evalCase.id],
         cassettes: here("./cassettes"),
-        recordHint: "npm run record -w @evals/example-find-todos",
+        recordHint: "npx nx run @evals/example-find-todos:record",
       }),
     timeout: 120_000,
   });

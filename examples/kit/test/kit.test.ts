@@ -106,12 +106,12 @@ describe("replayedRun without a recording", () => {
       suite: "demo",
       evalCase,
       cassettes,
-      recordHint: "npm run record -w demo",
+      recordHint: "npx nx run demo:record",
     }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RecordingMissingError);
     const expected = recordingPath({ ...recordingIdentity("demo", evalCase), dir: cassettes });
     expect((error as RecordingMissingError).file).toBe(expected);
-    expect((error as Error).message).toContain("npm run record -w demo");
+    expect((error as Error).message).toContain("npx nx run demo:record");
   });
 
   it("names a recording of the same case made for another prompt", async () => {
