@@ -73,6 +73,11 @@ export interface RunAgentResult extends AgentRunResult {
   sandbox_dir?: string;
   /** One sentence on what went wrong (timeout, exit code, error result), when something did. */
   error?: string;
+  /**
+   * Where the time went: preparing the run (sandbox, settings), the CLI from spawn to exit, and
+   * afterwards (reading the capture, reconciling, cleaning up). setup + finish is what runAgent adds.
+   */
+  timings?: { setup_ms: number; cli_ms: number; finish_ms: number };
 }
 
 const DEFAULT_TIMEOUT_MS = 300_000;
@@ -88,6 +93,7 @@ const STDERR_LIMIT = 20_000;
  * goes wrong once the CLI runs is reported in the result.
  */
 export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult> {
+  const entered = performance.now();
   const prompts = Array.isArray(options.prompt) ? options.prompt : [options.prompt];
   const runId = options.runId ?? newRunId("run");
   const problem = runIdProblem(runId);
@@ -196,6 +202,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   });
 
   const outcome = await child;
+  const exited = performance.now();
   clearTimeout(timer);
   options.signal?.removeEventListener("abort", onAbort);
   takeLine(pendingText);
@@ -205,7 +212,6 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   const leftovers = runProcesses(undefined, marker);
   if (leftovers.length > 0) await killProcessTree(undefined, { marker, graceMs: 500 });
   activeRuns.delete(active);
-  const duration_ms = Math.round(performance.now() - started);
 
   const captured = await readCaptured(outputDir, capture);
   const run: Run = reconcileRun({
@@ -238,7 +244,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   });
   const keep = options.keepSandbox ?? "on-failure";
   const keepSandbox = keep === "always" || (keep === "on-failure" && error !== undefined);
-  if (!keepSandbox) sandbox.remove();
+  if (!keepSandbox) sandbox.removeLater();
 
   const result: RunAgentResult = {
     run_id: runId,
@@ -246,16 +252,25 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
     run,
     exit_code: exitCode,
     timed_out: timedOut,
-    duration_ms,
+    duration_ms: Math.round(performance.now() - entered),
     ...(stderr ? { stderr: stderr.length > STDERR_LIMIT ? `…${stderr.slice(-STDERR_LIMIT)}` : stderr } : {}),
     origin: "live",
     command: [bin, ...args],
     ...(pid !== undefined ? { pid } : {}),
     ...(keepSandbox ? { sandbox_dir: sandbox.root } : {}),
     ...(error ? { error } : {}),
+    timings: {
+      setup_ms: round(started - entered),
+      cli_ms: round(exited - started),
+      finish_ms: round(performance.now() - exited),
+    },
   };
   writeFileSync(join(outputDir, RESULT_FILE), `${JSON.stringify(result, null, 2)}\n`);
   return result;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
 }
 
 function describeFailure(input: {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RUN_MARKER_ENV } from "./process-tree.js";
@@ -14,8 +15,21 @@ export interface Sandbox {
   configDir: string;
   home: string;
   tmpDir: string;
-  /** Deletes the sandbox (best effort). */
+  /** Deletes the sandbox now (best effort). */
   remove(): void;
+  /**
+   * Deletes the sandbox in the background, so the caller need not wait for it; whatever is left
+   * when the process exits is deleted then.
+   */
+  removeLater(): void;
+}
+
+/** Sandboxes being deleted in the background, finished synchronously if the process exits first. */
+const pendingRemovals = new Set<string>();
+let exitHookInstalled = false;
+
+function removeNow(root: string): void {
+  rmSync(root, { recursive: true, force: true, maxRetries: 3 });
 }
 
 export function createSandbox(runId: string, parent = tmpdir()): Sandbox {
@@ -25,7 +39,19 @@ export function createSandbox(runId: string, parent = tmpdir()): Sandbox {
     configDir: join(root, "claude-config"),
     home: join(root, "home"),
     tmpDir: join(root, "tmp"),
-    remove: () => rmSync(root, { recursive: true, force: true, maxRetries: 3 }),
+    remove: () => removeNow(root),
+    removeLater: () => {
+      if (!exitHookInstalled) {
+        exitHookInstalled = true;
+        process.on("exit", () => {
+          for (const pending of pendingRemovals) removeNow(pending);
+        });
+      }
+      pendingRemovals.add(root);
+      rm(root, { recursive: true, force: true, maxRetries: 3 })
+        .catch(() => undefined)
+        .finally(() => pendingRemovals.delete(root));
+    },
   };
   for (const dir of [sandbox.configDir, sandbox.home, sandbox.tmpDir]) mkdirSync(dir, { recursive: true });
   return sandbox;
@@ -42,6 +68,14 @@ export const INHERITED_ENV = [
   "LC_ALL",
   "LC_CTYPE",
   "TZ",
+] as const;
+
+/**
+ * Certificates and proxies: inherited only when the run talks to a model that is not on this
+ * machine. A loopback run needs neither (a proxy could even catch its loopback requests), and
+ * NODE_EXTRA_CA_CERTS alone costs every Node hook process about 100 ms of CPU at start.
+ */
+export const NETWORK_ENV = [
   "NODE_EXTRA_CA_CERTS",
   "SSL_CERT_FILE",
   "SSL_CERT_DIR",
@@ -74,7 +108,8 @@ export interface HermeticEnvInput {
 export function hermeticEnv(input: HermeticEnvInput): Record<string, string> {
   const parent = input.parentEnv ?? process.env;
   const env: Record<string, string> = {};
-  for (const name of INHERITED_ENV) {
+  const remote = !input.baseUrl || !isLoopbackUrl(input.baseUrl);
+  for (const name of [...INHERITED_ENV, ...(remote ? NETWORK_ENV : [])]) {
     const value = parent[name];
     if (value !== undefined) env[name] = value;
   }
@@ -101,6 +136,15 @@ export function hermeticEnv(input: HermeticEnvInput): Record<string, string> {
     else env[name] = value;
   }
   return env;
+}
+
+function isLoopbackUrl(url: string): boolean {
+  try {
+    const { hostname } = new URL(url);
+    return hostname === "127.0.0.1" || hostname === "localhost" || hostname === "[::1]" || hostname === "::1";
+  } catch {
+    return false;
+  }
 }
 
 /** A run id that is unique, readable and safe as a directory name. */

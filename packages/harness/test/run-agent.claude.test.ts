@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -87,7 +88,14 @@ describe("runAgent with the real claude CLI and a scripted loopback model", () =
     expect(readFileSync(join(result.output_dir!, "stream.jsonl"), "utf8")).toContain('"type":"result"');
     // The seeds' helpers read the stored, reconciled run back by its id.
     expect(await getToolSequence(result.run_id, { root: outputRoot })).toEqual(["Bash", "Read"]);
-    expect(result.sandbox_dir).toBeUndefined(); // removed after a successful run
+    // The private config/home/tmp of a successful run is removed (in the background).
+    expect(result.sandbox_dir).toBeUndefined();
+    const sandboxes = () =>
+      readdirSync(tmpdir()).filter((name) => name.startsWith(`evals-${result.run_id}-`));
+    for (let i = 0; i < 100 && sandboxes().length > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(sandboxes()).toEqual([]);
+    const { setup_ms, cli_ms, finish_ms } = result.timings!;
+    expect(Math.abs(setup_ms + cli_ms + finish_ms - result.duration_ms)).toBeLessThan(5);
     expect(isAlive(result.pid!)).toBe(false);
   });
 
@@ -220,6 +228,38 @@ describe("runAgent with the real claude CLI and a scripted loopback model", () =
     expect(running()).toEqual([]);
     expect(isAlive(result.pid!)).toBe(false);
     rmSync(result.sandbox_dir!, { recursive: true, force: true });
+  });
+
+  it("takes the run's processes down with it when the test process is killed mid-run", async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    const script = join(__dirname, "__fixtures__", "interrupted-run.mjs");
+    const parent = spawn(process.execPath, [script, claudeBin, project, outputRoot], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("the CLI never started")), 60_000);
+        parent.stdout.on("data", (chunk: Buffer) => {
+          if (chunk.toString().includes("cli-started")) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        parent.on("exit", () => reject(new Error("the test process ended early")));
+      });
+      const cliPids = listProcesses()
+        .filter((proc) => proc.ppid === parent.pid)
+        .map((proc) => proc.pid);
+      expect(cliPids).toHaveLength(1);
+      parent.kill("SIGTERM");
+      await new Promise((resolve) => parent.once("exit", resolve));
+      const deadline = Date.now() + 5000;
+      while (isAlive(cliPids[0]!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(isAlive(cliPids[0]!)).toBe(false);
+      expect(listProcesses().filter((proc) => proc.pgid === cliPids[0])).toEqual([]);
+    } finally {
+      parent.kill("SIGKILL");
+    }
   });
 
   it("builds the run from the stream alone when capture is off", async (ctx) => {

@@ -15,6 +15,8 @@ describe("hermeticEnv", () => {
     AWS_SECRET_ACCESS_KEY: "secret",
     FORCE_COLOR: "3",
     XDG_CONFIG_HOME: "/home/real/.config",
+    NODE_EXTRA_CA_CERTS: "/etc/ssl/certs/ca-certificates.crt",
+    HTTPS_PROXY: "http://proxy.invalid:3128",
   };
 
   it("keeps only PATH, locale and the like from the caller, and isolates config, home and tmp", () => {
@@ -58,6 +60,9 @@ describe("hermeticEnv", () => {
     expect(env.ANTHROPIC_API_KEY).toBe("sk-evals-offline");
     expect(env.IS_SANDBOX).toBe("1");
     expect(env.CLAUDE_CODE_MAX_RETRIES).toBe("1");
+    // A loopback model needs no certificates or proxies (a proxy could catch its requests).
+    expect(env.NODE_EXTRA_CA_CERTS).toBeUndefined();
+    expect(env.HTTPS_PROXY).toBeUndefined();
     expect("FORCE_COLOR" in env).toBe(false);
     sandbox.remove();
     expect(existsSync(sandbox.root)).toBe(false);

@@ -1,0 +1,188 @@
+// @evals/harness: the wall time of runAgent against the bare `claude -p` command on the same
+// scripted run (Bash, Read, then an answer), measured side by side and interleaved, medians of
+// BENCH_HARNESS_RUNS rounds (default 5). Target: runAgent / bare <= 1.10.
+//
+// Two pairs, so each compares like with like:
+//  A. capture off: runAgent({ capture: false }) vs `claude -p ... --output-format stream-json --verbose`;
+//  B. capture on:  runAgent() vs the same bare command with the same capture-hook settings file.
+// Both bare commands get a fresh HOME / CLAUDE_CONFIG_DIR / TMPDIR, as runAgent gives the CLI.
+// What the capture hooks themselves cost (B against A) is printed for information.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runAgent } from "@evals/harness";
+import { writeHookSettings } from "@evals/hooks";
+import {
+  countToolResults,
+  lastToolResult,
+  reply,
+  scripted,
+  startModelServer,
+  text,
+  toolUse,
+} from "@evals/vcr";
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+const claudeBin = join(root, "node_modules/.bin/claude");
+const rounds = Number(process.env.BENCH_HARNESS_RUNS ?? 5);
+const work = mkdtempSync(join(tmpdir(), "evals-bench-harness-"));
+const project = join(work, "project");
+mkdirSync(project);
+writeFileSync(join(project, "a.txt"), "hello\n");
+const outputRoot = join(work, "out");
+const hookSettingsFile = writeHookSettings(join(work, "hook-settings.json"));
+const PROMPT = "List the files, then read a.txt.";
+
+/**
+ * CPU time (user + system, ms) of the children this process has reaped, the CLI's whole tree
+ * included: far steadier than wall time on a busy machine, so it shows whether runAgent makes the
+ * CLI itself do more work. Linux only (undefined elsewhere).
+ */
+function childCpuMs() {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[13]) + Number(fields[14])) * 10; // cutime + cstime, in 1/100 s
+  } catch {
+    return undefined;
+  }
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const ms = (value) => `${value.toFixed(0)} ms`;
+
+const model = () =>
+  scripted((request) => {
+    switch (countToolResults(request)) {
+      case 0:
+        return reply(toolUse("Bash", { command: "ls", description: "list" }));
+      case 1:
+        return reply(toolUse("Read", { file_path: join(project, "a.txt") }));
+      default:
+        return reply(text(`Read: ${lastToolResult(request)?.text.trim()}`));
+    }
+  });
+
+/** The bare command, hermetic like runAgent's (a fresh home), its stdout read to the end. */
+async function bare(server, { capture }) {
+  const home = mkdtempSync(join(work, "bare-"));
+  for (const dir of ["config", "tmp"]) mkdirSync(join(home, dir));
+  const runId = `bare-${Date.now().toString(36)}-${Math.random().toString(16).slice(2, 8)}`;
+  const args = ["-p", PROMPT, "--output-format", "stream-json", "--verbose"];
+  if (capture) args.push("--settings", hookSettingsFile);
+  const started = performance.now();
+  const child = spawn(claudeBin, args, {
+    cwd: project,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      CLAUDE_CONFIG_DIR: join(home, "config"),
+      TMPDIR: join(home, "tmp"),
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      FORCE_COLOR: "0",
+      ANTHROPIC_BASE_URL: server.url,
+      ANTHROPIC_API_KEY: "sk-bench",
+      ...(capture ? { TEST_MODE: "true", TEST_RUN_ID: runId, EVALS_OUTPUT_DIR: outputRoot } : {}),
+    },
+  });
+  let stdout = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.resume();
+  const code = await new Promise((resolve) => child.on("close", resolve));
+  const elapsed = performance.now() - started;
+  rmSync(home, { recursive: true, force: true });
+  if (code !== 0 || !stdout.includes('"type":"result"')) throw new Error(`bare claude failed (exit ${code})`);
+  return elapsed;
+}
+
+/** runAgent's own work (before the spawn and after the exit), per run, from its timings. */
+const ownWork = { false: [], true: [] };
+
+async function harness(server, { capture }) {
+  const started = performance.now();
+  const result = await runAgent({
+    prompt: PROMPT,
+    claudeBin,
+    baseUrl: server.url,
+    cwd: project,
+    outputRoot,
+    capture,
+  });
+  const elapsed = performance.now() - started;
+  if (result.error) throw new Error(`runAgent failed: ${result.error}`);
+  ownWork[capture].push({
+    own: result.timings.setup_ms + result.timings.finish_ms,
+    cli: result.timings.cli_ms,
+  });
+  const tools = result.run.events.filter((event) => event.type === "tool_call").map((event) => event.name);
+  if (tools.join(",") !== "Bash,Read") throw new Error(`unexpected tool calls: ${tools}`);
+  return elapsed;
+}
+
+const variants = {
+  "bare claude -p": (server) => bare(server, { capture: false }),
+  "runAgent, capture off": (server) => harness(server, { capture: false }),
+  "bare claude -p + capture hooks": (server) => bare(server, { capture: true }),
+  "runAgent (capture on)": (server) => harness(server, { capture: true }),
+};
+const times = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
+const cpu = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
+
+try {
+  // One warm-up of each (file cache, first start of the binary), not counted.
+  const names = Object.keys(variants);
+  for (let round = -1; round < rounds; round++) {
+    // Interleaved, and the order rotates every round so no variant always runs first.
+    const order = names.map((_, i) => names[(i + Math.max(round, 0)) % names.length]);
+    for (const name of order) {
+      const server = await startModelServer({ source: model() });
+      try {
+        const cpuBefore = childCpuMs();
+        const elapsed = await variants[name](server);
+        const cpuAfter = childCpuMs();
+        if (round >= 0) {
+          times[name].push(elapsed);
+          if (cpuBefore !== undefined) cpu[name].push(cpuAfter - cpuBefore);
+        }
+      } finally {
+        await server.close();
+      }
+    }
+  }
+  console.log(`the same scripted run (Bash, Read, answer), ${rounds} interleaved rounds, medians:`);
+  for (const [name, values] of Object.entries(times)) {
+    const cpuNote = cpu[name].length > 0 ? `   CPU ${ms(median(cpu[name])).padStart(8)}` : "";
+    console.log(
+      `  ${name.padEnd(32)} ${ms(median(values)).padStart(8)}${cpuNote}   (wall: ${values.map((v) => v.toFixed(0)).join(", ")})`,
+    );
+  }
+  const ratio = (a, b) => median(times[a]) / median(times[b]);
+  const off = ratio("runAgent, capture off", "bare claude -p");
+  const on = ratio("runAgent (capture on)", "bare claude -p + capture hooks");
+  const verdict = (value) => (value <= 1.1 ? "OK" : "OVER");
+  console.log(`runAgent / bare, capture off:            ${off.toFixed(3)} (target <= 1.10): ${verdict(off)}`);
+  console.log(`runAgent / bare, both with capture hooks: ${on.toFixed(3)} (target <= 1.10): ${verdict(on)}`);
+  if (cpu["bare claude -p"].length > 0) {
+    const cpuRatio = (a, b) => median(cpu[a]) / median(cpu[b]);
+    console.log(
+      `CPU time of the CLI's process tree, runAgent / bare: ${cpuRatio("runAgent, capture off", "bare claude -p").toFixed(3)} capture off, ${cpuRatio("runAgent (capture on)", "bare claude -p + capture hooks").toFixed(3)} capture on`,
+    );
+  }
+  for (const capture of [false, true]) {
+    const own = median(ownWork[capture].map((run) => run.own));
+    const cli = median(ownWork[capture].map((run) => run.cli));
+    console.log(
+      `runAgent's own work, capture ${capture ? "on " : "off"}: ${ms(own)} before spawn + after exit (${((own / cli) * 100).toFixed(1)}% of the CLI's ${ms(cli)})`,
+    );
+  }
+  console.log(
+    `for information, what the capture hooks cost: ${ratio("runAgent (capture on)", "runAgent, capture off").toFixed(3)}x a run without them`,
+  );
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
