@@ -57,6 +57,7 @@ describe("describeEval under vitest", () => {
       "the concurrent suite ran two trials at a time, never more",
       "judged > list",
       "the judge module is loaded only with EVAL_LLM_JUDGE=1",
+      "needs claude > anything",
     ]);
     const passing = tests.get("basics > uses Bash")!;
     expect(passing.state).toBe("passed");
@@ -91,6 +92,8 @@ describe("describeEval under vitest", () => {
     expect(tests.get("the judge module is loaded only with EVAL_LLM_JUDGE=1")!.state).toBe("passed");
     const judged = EvalTestMetaSchema.parse(tests.get("judged > list")!.meta).evalCase;
     expect(judged.scores.map((score) => score.scorer)).toEqual(["first-tool"]);
+    // Without a working claude, a suite that needs one skips its cases.
+    expect(tests.get("needs claude > anything")!.state).toBe("skipped");
   });
 
   it("adds the LLM judge to the scorers when EVAL_LLM_JUDGE=1", async () => {

@@ -118,8 +118,17 @@ describe("runAgent with the real claude CLI and a scripted loopback model", () =
           runId: "isolation-check",
           keepSandbox: "always",
           allowedTools: ["Bash(env)"],
-        }),
-    );
+          model: "claude-evals-test-model",
+          appendSystemPrompt: "EVALS-APPENDED-PROMPT",
+          sessionId: "0f0e0d0c-1111-4222-8333-444455556666",
+        }).then((result) => ({ result, requests: server.interactions.map((i) => i.request.body) })),
+    ).then(({ result, requests }) => {
+      // The flags reached the CLI: the model it asked for, the system prompt, the session.
+      expect(requests[0]).toMatchObject({ model: "claude-evals-test-model" });
+      expect(JSON.stringify(requests[0]?.system)).toContain("EVALS-APPENDED-PROMPT");
+      expect(result.run.session_id).toBe("0f0e0d0c-1111-4222-8333-444455556666");
+      return result;
+    });
     delete process.env.EVALS_HARNESS_TEST_SECRET;
     const output = String(listToolCalls(result.run)[0]?.result?.output);
     const env = new Map(

@@ -72,3 +72,10 @@ describeEval("judged", {
 test("the judge module is loaded only with EVAL_LLM_JUDGE=1", () => {
   expect((globalThis as { judgeLoaded?: boolean }).judgeLoaded === true).toBe(process.env.EVAL_LLM_JUDGE === "1");
 });
+
+describeEval("needs claude", {
+  data: [{ input: "anything" }],
+  task: () => run,
+  scorers: [],
+  requiresClaude: { claudeBin: "/nonexistent/claude" },
+});
