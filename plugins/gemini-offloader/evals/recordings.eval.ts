@@ -15,6 +15,8 @@ import { SKILL_NAME } from "./support/scripted-agent.js";
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const SKILL_MD = here("../skills/gemini-offloader/SKILL.md");
+/** What SKILL.md writes where Claude Code puts the installed plugin's folder. */
+const PLUGIN_ROOT_VARIABLE = ["$", "{CLAUDE_PLUGIN_ROOT}"].join("");
 
 /** Every string in a value, depth first. */
 function* strings(value: unknown): Generator<string> {
@@ -32,7 +34,7 @@ function recordedSkillBody(requests: WireRequest[]): string | undefined {
   for (const request of requests) {
     for (const text of strings(request.body)) {
       const match = /^Base directory for this skill: (.+)\/skills\/gemini-offloader\n/.exec(text);
-      if (match) return text.slice(match[0].length).split(match[1]!).join("${CLAUDE_PLUGIN_ROOT}");
+      if (match) return text.slice(match[0].length).split(match[1]!).join(PLUGIN_ROOT_VARIABLE);
     }
   }
   return undefined;
