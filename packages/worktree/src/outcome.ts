@@ -9,6 +9,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -90,7 +91,13 @@ export async function captureOutcome(worktreePath: string, options: CaptureOutco
   try {
     const index = join(scratch, "index");
     const worktreeIndex = resolve(worktree, await gitText(worktree, ["rev-parse", "--git-path", "index"]));
-    if (existsSync(worktreeIndex)) copyFileSync(worktreeIndex, index);
+    if (existsSync(worktreeIndex)) {
+      copyFileSync(worktreeIndex, index);
+      // Keep the index's mtime: git trusts cached stat data only for files older than the index, so
+      // a copy that looks newer would hide an edit made in the same second as the checkout.
+      const { atime, mtime } = statSync(worktreeIndex);
+      utimesSync(index, atime, mtime);
+    }
     const env = { GIT_INDEX_FILE: index };
     await git(worktree, ["add", "--all", "--", ".", ...excludeInside(worktree, outputDir)], { env });
 
