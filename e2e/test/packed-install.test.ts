@@ -63,7 +63,9 @@ describe("the packed packages", () => {
         pkg.name,
       ).toBe(true);
       expect(
-        paths.filter((path) => /^(src|test)\/|\.test\.|vitest|tsup\.config/.test(path)),
+        paths.filter((path) =>
+          /^(src|test)\/|\.test\.|^(vitest|tsup)(\.[a-z]+)*\.config\.|^tsconfig/.test(path),
+        ),
         pkg.name,
       ).toEqual([]);
       const manifest = JSON.parse(readFileSync(installed(pkg.name, "package.json"), "utf8"));
@@ -189,8 +191,8 @@ describe("in a fresh project", () => {
     );
     const tsc = join(WORKSPACE, "node_modules", "typescript", "bin", "tsc");
     const result = runIn(project, process.execPath, [tsc, "-p", "tsconfig.json"], { allowFailure: true });
+    expect(result.status, result.stdout + result.stderr).toBe(0);
     expect(result.stdout + result.stderr).toBe("");
-    expect(result.status).toBe(0);
   });
 
   it("runs the installed hook executable, which captures an event and prints nothing", () => {
@@ -315,5 +317,77 @@ describe("in a fresh project", () => {
     );
     expect(fail.status).toBe(1);
     expect(fail.stdout + fail.stderr).toContain("Grep");
+  });
+
+  it("runs an eval file with describeEval under the vitest npm installed for @evals/harness, reports included", () => {
+    writeFileSync(
+      join(project, "cases.yaml"),
+      `id: lists-with-ls
+prompt: What is in this folder?
+behavior: { mustUseTools: [Bash] }
+expectedViolations: [{ rule: tool-usage, shouldViolate: false }]
+---
+id: reads-with-cat
+prompt: What is in notes.txt?
+behavior: { mustUseTools: [Read] }
+expectedViolations:
+  - { rule: tool-usage, type: bash-instead-of-read }
+  - { rule: behavior, type: missing-required-tool }
+`,
+    );
+    writeFileSync(
+      join(project, "vitest.config.mjs"),
+      `import { defineConfig } from "vitest/config";
+       export default defineConfig({
+         test: { include: ["*.eval.mjs"], testTimeout: 120000, reporters: ["default", "@evals/logging/reporter"] },
+       });`,
+    );
+    writeFileSync(
+      join(project, "agent.eval.mjs"),
+      `import { mkdtempSync, writeFileSync } from "node:fs";
+       import { tmpdir } from "node:os";
+       import { join } from "node:path";
+       import { loadCases, scorersForCase } from "@evals/evaluators";
+       import { describeEval } from "@evals/harness";
+       import { countToolResults, reply, scripted, text, toolUse } from "@evals/vcr";
+
+       // One scripted agent per case: the first lists with ls, the second reads with cat.
+       const commands = { "lists-with-ls": "ls", "reads-with-cat": "cat notes.txt" };
+       for (const evalCase of loadCases("cases.yaml")) {
+         describeEval("packed", {
+           data: [evalCase],
+           scorers: scorersForCase(evalCase),
+           model: () =>
+             scripted((request) =>
+               countToolResults(request) === 0
+                 ? reply(toolUse("Bash", { command: commands[evalCase.id] }))
+                 : reply(text("Done.")),
+             ),
+           task: (_case, trial) => {
+             const cwd = mkdtempSync(join(tmpdir(), "packed-eval-"));
+             writeFileSync(join(cwd, "notes.txt"), "hello\\n");
+             return trial.runAgent({ prompt: evalCase.prompt, cwd, allowedTools: ["Bash(ls)", "Bash(cat:*)"] });
+           },
+         });
+       }`,
+    );
+    const vitest = runIn(project, join(project, "node_modules", ".bin", "vitest"), ["run"], {
+      env: { EVALS_CLAUDE_BIN: CLAUDE_BIN },
+      timeoutMs: 300_000,
+      allowFailure: true,
+    });
+    expect(vitest.status, vitest.stdout + vitest.stderr).toBe(0);
+    const latest = JSON.parse(readFileSync(join(project, "results", "latest.json"), "utf8"));
+    const byId = Object.fromEntries(
+      (latest.cases as { id: string; status: string; violations: { rule: string; type: string }[] }[]).map(
+        (c) => [c.id, c],
+      ),
+    );
+    expect(byId["lists-with-ls"]?.status).toBe("passed");
+    expect(byId["reads-with-cat"]?.status).toBe("passed");
+    expect(byId["reads-with-cat"]?.violations.map((v) => `${v.rule}/${v.type}`)).toEqual(
+      expect.arrayContaining(["tool-usage/bash-instead-of-read", "behavior/missing-required-tool"]),
+    );
+    expect(existsSync(join(project, "results", "report.html"))).toBe(true);
   });
 });
