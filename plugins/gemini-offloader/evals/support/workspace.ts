@@ -1,4 +1,13 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -68,7 +77,9 @@ const VALID_KEY = "fake-gemini-key";
 export async function createWorkspace(options: { fixture?: string; gemini?: GeminiSetup } = {}) {
   assertPluginBuilt();
   const state = options.gemini?.state ?? "ready";
-  const root = mkdtempSync(join(tmpdir(), TRIAL_PREFIX));
+  // The real path: the scripts name the project by it, so Claude must see the same one (macOS's
+  // /var is /private/var), or the masked paths of a recording would not line up.
+  const root = realpathSync(mkdtempSync(join(tmpdir(), TRIAL_PREFIX)));
   const project = join(root, "project");
   const base = join(root, "offloader");
   const pluginDir = join(project, ".plugins", "gemini-offloader");
