@@ -1,14 +1,15 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseCaseText } from "@evals/evaluators";
-import { cassetteKey, recordingPath } from "@evals/vcr";
+import { cassetteKey, recordingPath, reply, text } from "@evals/vcr";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   copyFixture,
   exampleMode,
   FIXTURE_TIME,
   RecordingMissingError,
+  ReplayMismatchError,
   recordingIdentity,
   replayedRun,
   runOptionsOf,
@@ -125,6 +126,86 @@ describe("replayedRun without a recording", () => {
     )) as RecordingMissingError;
     expect(error.others).toEqual([stale]);
     expect(error.message).toContain("another prompt or other agent options");
+  });
+
+  it("records from the scripted agent, replays the recording, and fails a run that leaves it", async () => {
+    const cassettes = join(scratch, "wire-cassettes");
+    const asked: string[] = [];
+    // Stands in for the claude CLI: one Messages request with the given text, in the case's folder.
+    const cli = (message: string) => ({
+      runAgent: async (options: { baseUrl?: string; cwd?: string; prompt: string | string[] }) => {
+        asked.push(options.cwd ?? "");
+        const response = await fetch(`${options.baseUrl}/v1/messages`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            model: "m",
+            max_tokens: 10,
+            messages: [{ role: "user", content: message }],
+          }),
+        });
+        const body = (await response.json()) as {
+          content?: { text?: string }[];
+          error?: { message: string };
+        };
+        return { answer: body.content?.[0]?.text ?? body.error?.message } as never;
+      },
+    });
+    const agent = () => reply(text("scripted answer"));
+    const recorded = (await replayedRun(cli("hello"), {
+      suite: "demo",
+      evalCase,
+      cassettes,
+      agent,
+      mode: "record",
+    })) as {
+      answer: string;
+    };
+    expect(recorded.answer).toBe("scripted answer");
+    const file = recordingPath({ ...recordingIdentity("demo", evalCase), dir: cassettes });
+    expect(statSync(file).isFile()).toBe(true);
+
+    // Replaying needs no agent; each trial gets a folder of its own.
+    const replayed = (await replayedRun(cli("hello"), { suite: "demo", evalCase, cassettes })) as {
+      answer: string;
+    };
+    expect(replayed.answer).toBe("scripted answer");
+    expect(asked[1]).not.toBe(asked[0]);
+
+    const error = await replayedRun(cli("something else"), { suite: "demo", evalCase, cassettes }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(ReplayMismatchError);
+    expect((error as Error).message).toMatch(
+      /diverged at request 1[\s\S]*record the case again: VCR_MODE=record/,
+    );
+  });
+
+  it("drops the case's recordings for earlier prompts when it records", async () => {
+    const cassettes = join(scratch, "pruned-cassettes");
+    const older = caseOf("id: lists\nprompt: List every file.\n");
+    const stale = recordingPath({ ...recordingIdentity("demo", older), dir: cassettes });
+    mkdirSync(join(cassettes, "demo"), { recursive: true });
+    writeFileSync(stale, "{}");
+    const cli = {
+      runAgent: async (options: { baseUrl?: string }) => {
+        await fetch(`${options.baseUrl}/v1/messages`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }),
+        });
+        return {} as never;
+      },
+    };
+    await replayedRun(cli, {
+      suite: "demo",
+      evalCase,
+      cassettes,
+      agent: () => reply(text("ok")),
+      mode: "record",
+    });
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(recordingPath({ ...recordingIdentity("demo", evalCase), dir: cassettes }))).toBe(true);
   });
 
   it("needs the case's scripted agent to record or to run without recordings", async () => {
