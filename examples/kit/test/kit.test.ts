@@ -158,15 +158,13 @@ describe("replayedRun without a recording", () => {
       cassettes,
       agent,
       mode: "record",
-    })) as {
-      answer: string;
-    };
+    })) as unknown as { answer: string };
     expect(recorded.answer).toBe("scripted answer");
     const file = recordingPath({ ...recordingIdentity("demo", evalCase), dir: cassettes });
     expect(statSync(file).isFile()).toBe(true);
 
     // Replaying needs no agent; each trial gets a folder of its own.
-    const replayed = (await replayedRun(cli("hello"), { suite: "demo", evalCase, cassettes })) as {
+    const replayed = (await replayedRun(cli("hello"), { suite: "demo", evalCase, cassettes })) as unknown as {
       answer: string;
     };
     expect(replayed.answer).toBe("scripted answer");
