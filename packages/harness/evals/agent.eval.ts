@@ -1,7 +1,7 @@
 // An eval suite as a user writes one: describeEval runs each case through the real `claude` CLI
 // (runAgent), against a scripted loopback model so it runs offline, for free and the same every time.
 // Run it with `npx nx run @evals/harness:eval`.
-import { cpSync, mkdtempSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { forbiddenCommandsScorer, readBeforeWriteScorer, trajectoryScorer } from "@evals/evaluators";
@@ -16,13 +16,16 @@ import {
   text,
   toolUse,
 } from "@evals/vcr";
+import { afterAll } from "vitest";
 import { describeEval } from "../src/index.js";
 
 const fixtureProject = join(__dirname, "project");
+const projects = mkdtempSync(join(tmpdir(), "harness-eval-"));
+afterAll(() => rmSync(projects, { recursive: true, force: true }));
 
 /** Every trial works on a fresh copy of the fixture project. */
 function freshProject(): string {
-  const dir = mkdtempSync(join(tmpdir(), "harness-eval-project-"));
+  const dir = mkdtempSync(join(projects, "project-"));
   cpSync(fixtureProject, dir, { recursive: true });
   return dir;
 }

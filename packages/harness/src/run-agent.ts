@@ -17,7 +17,7 @@ import { type ClaudeFlags, claudeArgs, userMessageLine } from "./claude-args.js"
 import { findClaude } from "./claude-bin.js";
 import { killProcessTree, runProcesses } from "./process-tree.js";
 import { reconcileRun } from "./reconcile.js";
-import { createSandbox, hermeticEnv, newRunId } from "./sandbox.js";
+import { createSandbox, finishPendingRemovals, hermeticEnv, newRunId } from "./sandbox.js";
 import { RESULT_FILE } from "./stored-runs.js";
 
 /** Everything runAgent accepts: what to ask, how to run the CLI, and where things go. */
@@ -373,7 +373,9 @@ function readSettingsFile(file: string): Record<string, unknown> {
 const activeRuns = new Set<{ pid: number | undefined; marker: string }>();
 let exitHooksInstalled = false;
 
+/** Ends every run in flight and deletes the sandboxes being deleted: the process is ending. */
 function killActiveRunsNow(): void {
+  finishPendingRemovals();
   for (const { pid, marker } of activeRuns) {
     for (const proc of runProcesses(pid, marker)) {
       try {

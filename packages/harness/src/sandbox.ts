@@ -24,12 +24,18 @@ export interface Sandbox {
   removeLater(): void;
 }
 
-/** Sandboxes being deleted in the background, finished synchronously if the process exits first. */
+/** Sandboxes being deleted in the background. */
 const pendingRemovals = new Set<string>();
 let exitHookInstalled = false;
 
 function removeNow(root: string): void {
   rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+}
+
+/** Deletes, now, the sandboxes still being deleted in the background (when the process ends). */
+export function finishPendingRemovals(): void {
+  for (const root of pendingRemovals) removeNow(root);
+  pendingRemovals.clear();
 }
 
 export function createSandbox(runId: string, parent = tmpdir()): Sandbox {
@@ -43,9 +49,7 @@ export function createSandbox(runId: string, parent = tmpdir()): Sandbox {
     removeLater: () => {
       if (!exitHookInstalled) {
         exitHookInstalled = true;
-        process.on("exit", () => {
-          for (const pending of pendingRemovals) removeNow(pending);
-        });
+        process.on("exit", finishPendingRemovals);
       }
       pendingRemovals.add(root);
       rm(root, { recursive: true, force: true, maxRetries: 3 })

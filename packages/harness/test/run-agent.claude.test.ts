@@ -9,7 +9,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { finalResult, listToolCalls, toolSequence } from "@evals/core";
 import { countToolResults, reply, text, toolUse } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -242,6 +242,7 @@ describe("runAgent with the real claude CLI and a scripted loopback model", () =
   it("takes the run's processes down with it when the test process is killed mid-run", async (ctx) => {
     skipIfNoClaude(ctx, { claudeBin });
     const script = join(__dirname, "__fixtures__", "interrupted-run.mjs");
+    let sandbox: string | undefined;
     const parent = spawn(process.execPath, [script, claudeBin, project, outputRoot], {
       stdio: ["ignore", "pipe", "inherit"],
     });
@@ -260,6 +261,9 @@ describe("runAgent with the real claude CLI and a scripted loopback model", () =
         .filter((proc) => proc.ppid === parent.pid)
         .map((proc) => proc.pid);
       expect(cliPids).toHaveLength(1);
+      // An interrupted run keeps its sandbox for inspection; this test deletes it afterwards.
+      const environ = readFileSync(`/proc/${cliPids[0]}/environ`, "utf8").split("\0");
+      sandbox = dirname(environ.find((entry) => entry.startsWith("HOME="))!.slice("HOME=".length));
       parent.kill("SIGTERM");
       await new Promise((resolve) => parent.once("exit", resolve));
       const deadline = Date.now() + 5000;
@@ -268,6 +272,7 @@ describe("runAgent with the real claude CLI and a scripted loopback model", () =
       expect(listProcesses().filter((proc) => proc.pgid === cliPids[0])).toEqual([]);
     } finally {
       parent.kill("SIGKILL");
+      if (sandbox) rmSync(sandbox, { recursive: true, force: true });
     }
   });
 
