@@ -108,6 +108,16 @@ export async function evaluateCase<Case>(
     let result: AgentRunResult | undefined;
     let error: string | undefined;
     let timer: NodeJS.Timeout | undefined;
+    // With a worktree, scorers run before it is removed, so outcome graders see the agent's files.
+    let scoredInWorktree: TrialScores | undefined;
+    const scoreInWorktree = async (trialResult: AgentRunResult) => {
+      if (trialResult.timed_out) return;
+      scoredInWorktree = await scoreTrial(
+        settings.scorers,
+        { result: trialResult, case: caseValue },
+        settings.threshold,
+      );
+    };
     try {
       const running = runTrial(
         {
@@ -120,7 +130,7 @@ export async function evaluateCase<Case>(
           signal,
           outputRoot,
           ...(settings.timeout !== undefined ? { timeoutMs: settings.timeout } : {}),
-          ...(settings.worktree ? { worktree: settings.worktree } : {}),
+          ...(settings.worktree ? { worktree: settings.worktree, whileInWorktree: scoreInWorktree } : {}),
           ...(settings.cassette ? { cassette: settings.cassette } : {}),
           ...(settings.model ? { model: settings.model } : {}),
         },
@@ -150,7 +160,8 @@ export async function evaluateCase<Case>(
     }
     const scores =
       result && !error
-        ? await scoreTrial(settings.scorers, { result, case: caseValue }, settings.threshold)
+        ? (scoredInWorktree ??
+          (await scoreTrial(settings.scorers, { result, case: caseValue }, settings.threshold)))
         : undefined;
     return { trial, runId, result, error, scores, durationMs: performance.now() - trialStarted };
   };

@@ -68,6 +68,11 @@ export interface TrialSetup<Case> {
   worktree?: WorktreeOption;
   cassette?: CassetteOption;
   model?: () => ModelSource;
+  /**
+   * Called with the trial's result while its worktree still exists (after the outcome is captured),
+   * so scorers that grade the files (a command grader, the project's tests) see the agent's work.
+   */
+  whileInWorktree?: (result: AgentRunResult) => Promise<void>;
 }
 
 /**
@@ -128,7 +133,14 @@ export async function runTrial<Case>(
       ...(setup.worktree.dirty ? { dirty: setup.worktree.dirty } : {}),
       ...(setup.worktree.keep ? { keep: setup.worktree.keep } : {}),
     },
-    (worktree) => call(worktree),
+    async (worktree) => {
+      const result = await call(worktree);
+      if (setup.whileInWorktree) {
+        await worktree.captureOutcome();
+        await setup.whileInWorktree(result);
+      }
+      return result;
+    },
   );
 }
 

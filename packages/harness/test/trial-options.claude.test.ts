@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { listToolCalls, toolSequence } from "@evals/core";
 import { trajectoryScorer } from "@evals/evaluators";
 import { countToolResults, reply, scripted, startModelServer, text, toolUse } from "@evals/vcr";
+import { commandScorer } from "@evals/worktree";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CaseSettings, evaluateCase, skipIfNoClaude } from "../src/index.js";
 import { listThenRead } from "./models.js";
@@ -66,12 +67,18 @@ describe("describeEval's trial options with the real claude CLI", () => {
             : reply(text("made")),
         ),
       task: (prompt, { runAgent }) => runAgent({ prompt, claudeBin, allowedTools: ["Bash"] }),
-      scorers: [],
+      // An outcome grader: it runs in the trial's worktree, so it must score before the worktree goes.
+      scorers: [commandScorer({ name: "file-made", command: ["test", "-f", "made-by-agent.txt"] })],
       trials: 2,
       worktree: { repo },
       outputRoot,
     });
     expect(outcome.message).toBeUndefined();
+    for (const trial of outcome.result.trials) {
+      expect(trial.scores).toEqual([
+        expect.objectContaining({ scorer: "file-made", passed: true, score: 1 }),
+      ]);
+    }
     const cwds = outcome.runs.map((result) => result!.run.cwd!);
     expect(new Set(cwds).size).toBe(2);
     for (const [i, result] of outcome.runs.entries()) {
