@@ -8,7 +8,7 @@ import { join, relative } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
 const targets = process.env.EVALS_TEST_TARGETS ?? "build,typecheck,lint,publint,test,eval";
-const projectDirs = ["packages", "plugins", "tools"]
+const projectDirs = ["packages", "plugins", "tools", "examples"]
   .flatMap((group) =>
     existsSync(join(root, group))
       ? readdirSync(join(root, group)).map((name) => join(root, group, name))
