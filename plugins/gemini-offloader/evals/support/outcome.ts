@@ -17,8 +17,8 @@ import {
   MemoryStoreFileSchema,
   type SessionMapFile,
   SessionMapFileSchema,
-} from "@evals/gemini-offloader-plugin";
-import type { FakeGeminiRequest } from "@evals/gemini-offloader-plugin/testing";
+} from "../../src/index.js";
+import type { FakeGeminiRequest } from "../../src/testing/index.js";
 import type { ScriptName } from "./scripted-agent.js";
 import { listFiles, type Workspace } from "./workspace.js";
 

@@ -17,7 +17,7 @@ import {
   geminiCliPath,
   offloaderEnv,
   startFakeGemini,
-} from "@evals/gemini-offloader-plugin/testing";
+} from "../../src/testing/index.js";
 
 /** The plugin folder (this package), whose built copy every trial installs. */
 export const PLUGIN_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
