@@ -8,6 +8,7 @@ import {
   resolveVcrMode,
   scripted,
   startModelServer,
+  type VcrMode,
   wireCassette,
 } from "@evals/vcr";
 import { OFFLOADER_MASKS } from "./masks.js";
@@ -28,6 +29,8 @@ export interface CaseRun {
   gemini?: GeminiSetup;
   /** Runs before the agent starts, e.g. to leave a cached answer or a session behind. */
   prepare?: (workspace: Workspace) => Promise<void>;
+  /** The VCR mode (default: VCR_MODE, else strict on CI and auto elsewhere). */
+  mode?: VcrMode;
 }
 
 /**
@@ -80,7 +83,7 @@ export async function runCase(
       options: recordingKey(evalCase, options.gemini),
       dir: options.cassettes,
     };
-    const mode = resolveVcrMode();
+    const mode = resolveVcrMode(options.mode);
     const plan = modePlan(mode, mode === "off" ? false : existsSync(recordingPath(identity)));
     if ((plan === "record" || plan === "live") && !recordsLive()) {
       scriptedServer = await startModelServer({ source: scripted(scriptedAgent(options.plan, prompts)) });
