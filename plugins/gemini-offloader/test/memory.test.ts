@@ -1,4 +1,6 @@
-import { dirname } from "node:path";
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, test } from "vitest";
 import {
   FailureResultSchema,
@@ -10,7 +12,7 @@ import {
   MemoryStoreResponseResultSchema,
   UsageResultSchema,
 } from "../src/results.js";
-import { expectShape, fakeGeminiForFile, runScript, workspace } from "./helpers.js";
+import { DIST, expectShape, fakeGeminiForFile, runScript, workspace } from "./helpers.js";
 
 const gemini = fakeGeminiForFile();
 
@@ -179,6 +181,25 @@ describe.concurrent("memory", () => {
       found: 1,
       indexed: 0,
       already_indexed: 1,
+    });
+
+    // As in `query.js ... | memory.js store-response`: the answer arrives only when Gemini is done.
+    const answerFile = join(project, "query-output.json");
+    writeFileSync(answerFile, query.stdout);
+    const delayed = spawnSync(
+      "sh",
+      ["-c", `(sleep 2; cat "$ANSWER_FILE") | node "$MEMORY_JS" store-response --topic late`],
+      {
+        cwd: project,
+        env: { ...process.env, ...env, ANSWER_FILE: answerFile, MEMORY_JS: join(DIST, "memory.js") },
+        encoding: "utf8",
+        timeout: 60_000,
+      },
+    );
+    expect(delayed.status, delayed.stdout + delayed.stderr).toBe(0);
+    expect(JSON.parse(delayed.stdout)).toMatchObject({
+      already_stored: true,
+      memory: { id: memory.memory.id },
     });
 
     const failedQuery = JSON.stringify({

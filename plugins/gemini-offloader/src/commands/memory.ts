@@ -223,6 +223,20 @@ function notFound(action: Action, id: string): ScriptOutcome {
 }
 
 /**
+ * `query.js ... | memory.js store-response` starts both at once, and the query prints only when
+ * Gemini has answered, so store-response waits for its required input as long as the Bash tool
+ * can run at all (10 min) unless GEMINI_OFFLOADER_STDIN_WAIT_MS says otherwise.
+ */
+const STORE_RESPONSE_WAIT_MS = 600_000;
+
+function storeResponseStdinLimits(env: NodeJS.ProcessEnv) {
+  const limits = stdinLimits(env);
+  return env.GEMINI_OFFLOADER_STDIN_WAIT_MS === undefined
+    ? { ...limits, firstByteMs: STORE_RESPONSE_WAIT_MS }
+    : limits;
+}
+
+/**
  * Stores an answer that query.js or session.js printed: the full text from its
  * `full_response_path` (or the printed `response` if that file is gone).
  */
@@ -230,7 +244,7 @@ async function storeResponse(values: Values, context: ScriptContext): Promise<Sc
   const file = optionalString(values, "file");
   const raw = file
     ? readFileSync(resolve(context.cwd, file), "utf8")
-    : (await readPipedStdin(stdinLimits(context.env)))?.text;
+    : (await readPipedStdin(storeResponseStdinLimits(context.env)))?.text;
   if (!raw?.trim()) {
     throw new UsageError(
       "store-response needs the JSON printed by query.js or session.js, piped in or given with --file.",
