@@ -3,6 +3,7 @@ import { relative } from "node:path";
 import type { EvalCase } from "@evals/evaluators";
 import type { RunAgentResult, TrialContext } from "@evals/harness";
 import {
+  asReplayed,
   CassetteMissingError,
   type ModelServer,
   type ModelSource,
@@ -74,6 +75,8 @@ export class ReplayMismatchError extends Error {
  * answered by the case's recording. The copy stays until the process exits, so scorers can look at
  * what the agent left in it (the run's `cwd`). In record mode the suite's scripted agent answers instead,
  * through @evals/vcr's recording proxy, which writes the recording.
+ *
+ * A replayed run's result has `origin: "replay"`.
  *
  * A replay that leaves the recording (a request it does not hold, or requests it never got to)
  * throws a ReplayMismatchError with @evals/vcr's report: the case, its fixture or the CLI changed
@@ -147,5 +150,6 @@ export async function replayedRun(
     // The case's recordings for earlier prompts or options are stale now.
     for (const stale of siblingCassettes(recording)) rmSync(stale, { force: true });
   }
-  return result;
+  // Reports show a replay as replayed: its model was not called, its cost not spent.
+  return plan === "replay" ? asReplayed(result) : result;
 }

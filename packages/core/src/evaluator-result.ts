@@ -21,6 +21,11 @@ export const ViolationSchema = z.object({
   message: z.string(),
   pointer: EventPointerSchema.optional(),
   evidence: z.unknown().optional(),
+  /**
+   * The case expected this violation (its `expectedViolations` named it), so it happened as it should
+   * and does not count against the verdict. Reports show it as expected, not as an error.
+   */
+  expected: z.boolean().optional(),
 });
 export type Violation = z.infer<typeof ViolationSchema>;
 

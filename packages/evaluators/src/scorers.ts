@@ -112,7 +112,7 @@ function verdictResult(verdict: EvaluatorVerdict, evalCase: EvalCase): Evaluator
     evaluator: verdict.evaluator,
     passed: verdict.passed,
     score: verdict.score,
-    violations: [...verdict.result.violations, ...missing],
+    violations: [...verdict.violations, ...missing],
     evidence: verdict.result.evidence,
     metadata: {
       ...verdict.result.metadata,
@@ -157,7 +157,9 @@ export function caseScorer(input: EvalCase | EvalCaseInput): Scorer {
         passed: evaluation.passed,
         score: evaluation.score,
         violations: failing.flatMap((verdict) =>
-          verdictResult(verdict, evalCase).violations.filter((item) => item.severity === "error"),
+          verdictResult(verdict, evalCase).violations.filter(
+            (item) => item.severity === "error" && !item.expected,
+          ),
         ),
         evidence: evaluation.verdicts.map((verdict) => ({
           type: verdict.ok ? "passed" : "failed",

@@ -1,6 +1,7 @@
 import type { CaseResult } from "./case-result.js";
 import { RESULTS_VERSION } from "./format-version.js";
 import { gitInfo } from "./git-info.js";
+import { paidFor } from "./origin.js";
 import { type ResultsFile, type ResultsMeta, summarize, tallyBy } from "./results-file.js";
 
 export type RunsIncluded = ResultsMeta["runs_included"];
@@ -27,9 +28,20 @@ export function buildResults(cases: CaseResult[], options: BuildResultsOptions =
   const caseTime = cases.reduce((sum, c) => sum + c.duration_ms, 0);
   const startedAt = toDate(options.startedAt) ?? new Date(finishedAt.getTime() - caseTime);
   const durationMs = options.durationMs ?? Math.max(0, finishedAt.getTime() - startedAt.getTime());
-  const runs = cases.flatMap((c) => c.trials.map((trial) => trial.run).filter((run) => run !== undefined));
+  const trials = cases.flatMap((c) => c.trials);
+  const runs = trials.map((trial) => trial.run).filter((run) => run !== undefined);
   const claudeVersions = unique(runs.map((run) => run.claude_version).filter((v): v is string => !!v));
-  const models = unique(runs.map((run) => run.model).filter((v): v is string => !!v));
+  const modelsOf = (paid: boolean) =>
+    unique(
+      trials
+        .filter((trial) => paidFor(trial) === paid)
+        .map((trial) => trial.run?.model)
+        .filter((v): v is string => !!v),
+    );
+  const models = modelsOf(true);
+  const recordedModels = modelsOf(false);
+  const origins: ResultsMeta["origins"] = {};
+  for (const trial of trials) if (trial.origin) origins[trial.origin] = (origins[trial.origin] ?? 0) + 1;
   const git = options.meta?.git_commit ? {} : gitInfo(options.cwd, env);
   const meta: ResultsMeta = {
     suite: options.suite ?? (suites.length === 1 ? suites[0]! : "evals"),
@@ -41,6 +53,8 @@ export function buildResults(cases: CaseResult[], options: BuildResultsOptions =
     ...(git.dirty !== undefined ? { git_dirty: git.dirty } : {}),
     ...(claudeVersions.length > 0 ? { claude_version: claudeVersions.join(", ") } : {}),
     ...(models.length > 0 ? { model: models.join(", ") } : {}),
+    ...(recordedModels.length > 0 ? { recorded_model: recordedModels.join(", ") } : {}),
+    ...(Object.keys(origins).length > 0 ? { origins } : {}),
     node_version: process.version,
     platform: `${process.platform}-${process.arch}`,
     ci: !!env.CI && env.CI !== "false" && env.CI !== "0",

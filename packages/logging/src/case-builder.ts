@@ -1,4 +1,5 @@
 import type { CaseResult, CaseStatus, CaseViolation, Score, TrialResult } from "./case-result.js";
+import { paidFor } from "./origin.js";
 import { trialStatistics } from "./trial-stats.js";
 
 export type CaseResultInput = Pick<CaseResult, "id" | "name"> &
@@ -11,13 +12,16 @@ export type CaseResultInput = Pick<CaseResult, "id" | "name"> &
  * Builds a case result from its trials, filling in what can be derived: per-scorer scores (mean over
  * trials; passed when the mean reaches the threshold, else when every trial passed that scorer), the
  * trial statistics, the violations of all trials (each with its `trial`), total duration and cost, and
- * the status (passed when every trial passed). Anything given explicitly wins.
+ * the status (passed when every trial passed). Anything given explicitly wins, except that the
+ * `cost_usd` of a trial whose run was not live (origin replay, cassette or stored) is what its
+ * recording cost, not what this eval run spent: it moves to `recorded_cost_usd`, and the case's cost
+ * counts only live trials.
  */
 export function caseResult(input: CaseResultInput): CaseResult {
   const trials: TrialResult[] = input.trials.map((trial, index) => {
     const number = trial.trial ?? index;
     return {
-      ...trial,
+      ...recordedCost(trial),
       trial: number,
       violations: (trial.violations ?? []).map((violation) => ({ ...violation, trial: number })),
     };
@@ -81,4 +85,11 @@ export function aggregateScores(trials: Pick<TrialResult, "scores">[]): Score[] 
       ...(threshold !== undefined ? { threshold } : {}),
     };
   });
+}
+
+/** A trial with the cost of a run that was not paid for in this eval run kept as its recording's. */
+function recordedCost<T extends Pick<TrialResult, "origin" | "cost_usd" | "recorded_cost_usd">>(trial: T): T {
+  if (paidFor(trial) || trial.cost_usd === undefined) return trial;
+  const { cost_usd, ...rest } = trial;
+  return { ...rest, recorded_cost_usd: trial.recorded_cost_usd ?? cost_usd } as T;
 }

@@ -37,10 +37,21 @@ export const TrialResultSchema = z.object({
   scores: z.array(ScoreSchema),
   violations: z.array(CaseViolationSchema),
   duration_ms: z.number().nonnegative().optional(),
+  /** What this trial's run cost, paid in this eval run: only for a live run (see `origin`). */
   cost_usd: z.number().nonnegative().optional(),
+  /**
+   * What the recording says its run cost, for a run that was replayed (origin replay or cassette) or
+   * loaded from disk (stored): nothing was spent on it in this eval run.
+   */
+  recorded_cost_usd: z.number().nonnegative().optional(),
   /** The TEST_RUN_ID of the agent run, and where its captured files live. */
   run_id: z.string().optional(),
   output_dir: z.string().optional(),
+  /**
+   * Where the run came from: live (the model was called and paid for), replay (the real CLI against
+   * a wire recording), cassette (a recorded run, the agent never started) or stored (a run read from
+   * disk). Reports label the last three "replayed" or "stored" and show no cost for them.
+   */
   origin: AgentRunResultSchema.shape.origin.optional(),
   /** Why the trial errored or failed, in one readable message. */
   error: z.string().optional(),
@@ -89,7 +100,7 @@ export const CaseResultSchema = z.object({
   /** Every violation of every trial, each with its `trial`. */
   violations: z.array(CaseViolationSchema),
   duration_ms: z.number().nonnegative(),
-  /** Total over the trials, when known. */
+  /** Total over the trials whose runs were paid for in this eval run (live), when known. */
   cost_usd: z.number().nonnegative().optional(),
   /** Why the case failed or errored, in one readable message. */
   error: z.string().optional(),

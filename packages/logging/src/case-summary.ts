@@ -6,7 +6,7 @@ export function failureSummary(c: Pick<CaseResult, "status" | "error" | "scores"
   const parts: string[] = [];
   if (c.error) parts.push(firstLine(c.error));
   for (const score of c.scores.filter((s) => !s.passed)) parts.push(describeScore(score));
-  const errors = c.violations.filter((v) => v.severity === "error");
+  const errors = c.violations.filter((v) => v.severity === "error" && !v.expected);
   for (const violation of errors.slice(0, 2)) parts.push(describeViolation(violation));
   if (errors.length > 2) parts.push(`+${errors.length - 2} more violations`);
   return parts.length > 0 ? unique(parts).join("; ") : c.status === "error" ? "errored" : "failed";
@@ -24,6 +24,29 @@ export function describeScore(score: Score): string {
 /** "approval-gate/missing-approval: Bash ran without approval". */
 export function describeViolation(violation: CaseViolation): string {
   return `${violation.rule}/${violation.type}: ${firstLine(violation.message)}`;
+}
+
+/** "error", or "error (expected)" for a violation the case asked for. */
+export function violationLabel(violation: Pick<CaseViolation, "severity" | "expected">): string {
+  return violation.expected ? `${violation.severity} (expected)` : violation.severity;
+}
+
+/** Violation counts by severity, the expected ones (the case asked for them) counted apart. */
+export interface ViolationCounts {
+  error: number;
+  warning: number;
+  info: number;
+  /** Violations the case expected, whatever their severity: they do not count against it. */
+  expected: number;
+}
+
+export function countViolations(violations: Pick<CaseViolation, "severity" | "expected">[]): ViolationCounts {
+  const counts: ViolationCounts = { error: 0, warning: 0, info: 0, expected: 0 };
+  for (const violation of violations) {
+    if (violation.expected) counts.expected++;
+    else counts[violation.severity]++;
+  }
+  return counts;
 }
 
 export function firstLine(text: string): string {

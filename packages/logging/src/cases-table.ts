@@ -1,6 +1,7 @@
 import type { CaseResult } from "./case-result.js";
-import { failureSummary } from "./case-summary.js";
+import { countViolations, failureSummary } from "./case-summary.js";
 import { formatCost, formatDuration, formatPercent, plural, truncate } from "./format.js";
+import { caseOrigin } from "./origin.js";
 import { palette } from "./terminal.js";
 
 export interface CasesTableOptions {
@@ -18,8 +19,9 @@ interface Column {
 }
 
 /**
- * Each suite's cases as a table: verdict, case, trials, one column per scorer, violations,
- * duration and cost, with the reason under every case that did not pass.
+ * Each suite's cases as a table: verdict, case, trials, one column per scorer, violations (those the
+ * case expected counted apart), duration and cost ("replayed" for a case whose runs were replayed:
+ * nothing was spent), with the reason under every case that did not pass.
  *
  *     gemini-offloader skill · 3 of 4 passed (75%) · 12.4s · $0.420
  *       result  case                 trials  trajectory  approval-gate  violations  time   cost
@@ -48,6 +50,8 @@ function suiteTable(suite: string, cases: CaseResult[], options: CasesTableOptio
     formatDuration(cases.reduce((sum, c) => sum + c.duration_ms, 0)),
   ];
   if (costs.length > 0) head.push(formatCost(costs.reduce((a, b) => a + b, 0)));
+  const origins = [...new Set(cases.map(caseOrigin).filter((o) => o !== undefined))];
+  if (origins.length > 0) head.push(origins.join(", "));
   const lines = [head.join(p.gray(" · "))];
 
   const scorers = [...new Set(cases.flatMap((c) => c.scores.map((s) => s.scorer)))];
@@ -107,17 +111,21 @@ function suiteTable(suite: string, cases: CaseResult[], options: CasesTableOptio
       title: "violations",
       align: "left",
       cells: cases.map((c) => {
-        const errors = c.violations.filter((v) => v.severity === "error").length;
-        const warnings = c.violations.filter((v) => v.severity === "warning").length;
+        const { error, warning, expected } = countViolations(c.violations);
         const parts = [
-          errors ? plural(errors, "error") : "",
-          warnings ? plural(warnings, "warning") : "",
+          error ? plural(error, "error") : "",
+          warning ? plural(warning, "warning") : "",
+          expected ? `${expected} expected` : "",
         ].filter(Boolean);
-        return { text: parts.join(", ") || "–", paint: errors ? p.red : warnings ? p.yellow : p.gray };
+        return { text: parts.join(", ") || "–", paint: error ? p.red : warning ? p.yellow : p.gray };
       }),
     },
     { title: "time", align: "right", cells: cases.map((c) => ({ text: formatDuration(c.duration_ms) })) },
-    { title: "cost", align: "right", cells: cases.map((c) => ({ text: formatCost(c.cost_usd) || "–" })) },
+    {
+      title: "cost",
+      align: "right",
+      cells: cases.map((c) => ({ text: formatCost(c.cost_usd) || caseOrigin(c) || "–" })),
+    },
   );
 
   // Fit the table to the width by narrowing the case column.

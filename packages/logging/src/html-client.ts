@@ -79,6 +79,10 @@ export function reportClient(): void {
   // ---- header, cards, groups ------------------------------------------------------------------
   const meta = index.meta;
   const sum = index.summary;
+  const origins = meta.origins ?? {};
+  const allTrials = Object.values(origins).reduce((total, n) => total + (n ?? 0), 0);
+  const replayedTrials = allTrials - (origins.live ?? 0);
+  const expectedViolations = sum.violations.expected ?? 0;
   document.title = index.title;
   const when = new Date(meta.finished_at);
   const metaChips: Child[] = [
@@ -106,6 +110,18 @@ export function reportClient(): void {
       : null,
     meta.claude_version ? h("span", { class: "chip" }, "claude ", h("b", null, meta.claude_version)) : null,
     meta.model ? h("span", { class: "chip" }, "model ", h("b", null, meta.model)) : null,
+    replayedTrials > 0
+      ? h(
+          "span",
+          {
+            class: "chip replayed",
+            title: "The model's answers came from recordings: no model was called and nothing was spent.",
+          },
+          h("b", null, "replayed"),
+          ` ${replayedTrials} of ${plural(allTrials, "trial")}`,
+          meta.recorded_model ? ` · recorded model ${meta.recorded_model}` : "",
+        )
+      : null,
     h("span", { class: "chip" }, "node ", h("b", null, meta.node_version)),
     meta.ci ? h("span", { class: "chip" }, h("b", null, "CI")) : null,
   ];
@@ -170,7 +186,7 @@ export function reportClient(): void {
       h(
         "div",
         { class: "hint" },
-        `${sum.violations.error} errors · ${sum.violations.warning} warnings · ${sum.violations.info} info`,
+        `${sum.violations.error} errors · ${sum.violations.warning} warnings · ${sum.violations.info} info${expectedViolations ? ` · ${expectedViolations} expected` : ""}`,
       ),
     ),
     h(
@@ -185,7 +201,15 @@ export function reportClient(): void {
       { class: "card" },
       h("div", { class: "label" }, "Cost"),
       h("div", { class: "value" }, cost(sum.cost_usd)),
-      h("div", { class: "hint" }, sum.cost_usd !== undefined ? "reported by Claude Code" : "not reported"),
+      h(
+        "div",
+        { class: "hint" },
+        sum.cost_usd !== undefined
+          ? `reported by Claude Code${replayedTrials ? " (live runs only)" : ""}`
+          : replayedTrials
+            ? "replayed: nothing was spent"
+            : "not reported",
+      ),
     ),
   );
 
@@ -376,6 +400,14 @@ export function reportClient(): void {
           ),
         );
     }
+    if (c.violations.expected > 0)
+      viol.push(
+        h(
+          "span",
+          { class: "sev sev-expected", title: `${c.violations.expected} expected by the case` },
+          `${c.violations.expected} expected`,
+        ),
+      );
     const allPassed = c.scores.every((s) => s.passed);
     return h(
       "tr",
@@ -433,7 +465,13 @@ export function reportClient(): void {
       ),
       h("td", { class: "hide-sm" }, viol.length ? viol : h("span", { class: "none" }, "none")),
       h("td", { class: "num" }, duration(c.durationMs)),
-      h("td", { class: "num hide-sm" }, cost(c.costUsd)),
+      h(
+        "td",
+        { class: "num hide-sm" },
+        c.costUsd === null && c.origin
+          ? h("span", { class: "none", title: "nothing was spent on replayed runs" }, c.origin)
+          : cost(c.costUsd),
+      ),
     );
   }
 
@@ -569,8 +607,8 @@ export function reportClient(): void {
       vlist.append(
         h(
           "div",
-          { class: `vitem ${v.severity}`, "data-violation": i },
-          h("span", { class: `sev sev-${v.severity}` }, v.severity),
+          { class: `vitem ${v.expected ? "expected" : v.severity}`, "data-violation": i },
+          h("span", { class: `sev sev-${v.expected ? "expected" : v.severity}` }, severityLabel(v)),
           h("span", { class: "rule" }, `${v.rule}/${v.type}`),
           c.trials > 1 ? h("span", { class: "none" }, ` · trial ${v.trial + 1}`) : null,
           h("div", { class: "msg" }, v.message),
@@ -633,8 +671,15 @@ export function reportClient(): void {
         h("span", null, `${plural(t.sessions, "session")} · depth ${t.maxDepth}`),
         h("span", null, `duration ${duration(t.durationMs)}`),
         t.costUsd !== null ? h("span", null, `cost ${cost(t.costUsd)}`) : null,
-        t.model ? h("span", null, `model ${t.model}`) : null,
-        t.origin ? h("span", null, t.origin) : null,
+        t.costUsd === null && t.recordedCostUsd !== null
+          ? h(
+              "span",
+              { title: "what the recorded run cost; nothing was spent on this replay" },
+              `recording's cost ${cost(t.recordedCostUsd)} (not spent)`,
+            )
+          : null,
+        t.model ? h("span", null, `${t.replayed ? "recorded model" : "model"} ${t.model}`) : null,
+        t.origin ? h("span", { class: `origin o-${t.origin}` }, t.origin) : null,
         t.runId ? h("span", null, "run ", h("code", null, t.runId)) : null,
         t.scores.length
           ? h(
@@ -664,7 +709,7 @@ export function reportClient(): void {
         return h(
           "div",
           { class: "vbadge" },
-          h("span", { class: `sev sev-${v.severity}` }, v.severity),
+          h("span", { class: `sev sev-${v.expected ? "expected" : v.severity}` }, severityLabel(v)),
           h("span", { class: "rule" }, `${v.rule}/${v.type}`),
           h("span", null, v.message),
         );
@@ -674,7 +719,16 @@ export function reportClient(): void {
 
   function violatedClass(ids: number[] | undefined, violations: ViolationView[]): string {
     if (!ids || ids.length === 0) return "";
-    return ids.some((i) => violations[i]!.severity === "error") ? " violated" : " violated only-warning";
+    const unexpected = ids.filter((i) => !violations[i]!.expected);
+    if (unexpected.length === 0) return " violated only-expected";
+    return unexpected.some((i) => violations[i]!.severity === "error")
+      ? " violated"
+      : " violated only-warning";
+  }
+
+  /** "error", or "expected error" for a violation the case asked for. */
+  function severityLabel(v: ViolationView): string {
+    return v.expected ? `expected ${v.severity}` : v.severity;
   }
 
   function renderAgent(a: AgentView, t: TrialView, violations: ViolationView[]): HTMLElement {

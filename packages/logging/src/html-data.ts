@@ -1,7 +1,8 @@
 import type { Run, RunEvent } from "@evals/core";
 import type { CaseResult, CaseViolation, TrialResult } from "./case-result.js";
-import { failureSummary } from "./case-summary.js";
+import { countViolations, failureSummary } from "./case-summary.js";
 import { describeToolInput, outputText } from "./format.js";
+import { caseOrigin, originLabel, paidFor } from "./origin.js";
 import type { ResultsFile } from "./results-file.js";
 import { buildSessionTree, isoToMs, type SessionNode } from "./session-tracker.js";
 
@@ -36,9 +37,13 @@ export interface CaseRow {
   trialsPassed: number;
   /** Verdict of each trial, in order ("passed", "failed", ...). */
   trialStatus: string[];
-  violations: { error: number; warning: number; info: number };
+  /** Counts by severity; the violations the case expected are counted apart. */
+  violations: { error: number; warning: number; info: number; expected: number };
   durationMs: number;
+  /** What was spent on the case's runs in this eval run (null for replayed runs: nothing was). */
   costUsd: number | null;
+  /** "replayed" (or "stored") when the case's runs were not live; see caseOrigin. */
+  origin?: string;
   why: string;
 }
 
@@ -56,6 +61,8 @@ export interface ViolationView {
   rule: string;
   type: string;
   message: string;
+  /** The case expected this violation: it does not count against the case. */
+  expected?: boolean;
   scorer?: string;
   trial: number;
   agent?: string;
@@ -69,11 +76,18 @@ export interface TrialView {
   status: TrialResult["status"];
   scores: TrialResult["scores"];
   durationMs: number | null;
+  /** What the run cost in this eval run; null when it was replayed (see recordedCostUsd). */
   costUsd: number | null;
+  /** What the recording of a replayed or stored run says it cost (not spent in this eval run). */
+  recordedCostUsd: number | null;
   error?: string;
   runId?: string;
+  /** "live", "replayed" or "stored" (see originLabel). */
   origin?: string;
+  /** The run's model; for a replayed run, the model of its recording. */
   model?: string;
+  /** The run was not live: its model and costs are the recording's. */
+  replayed: boolean;
   /** The main agent with its subagents nested where they were delegated; null when the run was not kept. */
   timeline: AgentView | null;
   /** Total span of the run's timestamps, for the waterfall bars. */
@@ -149,8 +163,8 @@ export function reportIndex(results: ResultsFile, options: HtmlDataOptions = {})
 }
 
 function caseRow(c: CaseResult, n: number, defaultSuite: string): CaseRow {
-  const violations = { error: 0, warning: 0, info: 0 };
-  for (const v of c.violations) violations[v.severity]++;
+  const violations = countViolations(c.violations);
+  const origin = caseOrigin(c);
   return {
     n,
     id: c.id,
@@ -166,6 +180,7 @@ function caseRow(c: CaseResult, n: number, defaultSuite: string): CaseRow {
     violations,
     durationMs: c.duration_ms,
     costUsd: c.cost_usd ?? null,
+    ...(origin ? { origin } : {}),
     why: failureSummary(c),
   };
 }
@@ -177,6 +192,7 @@ export function caseDetail(c: CaseResult, options: HtmlDataOptions = {}): CaseDe
     rule: v.rule,
     type: v.type,
     message: cut(v.message, max),
+    ...(v.expected ? { expected: true } : {}),
     ...(v.scorer ? { scorer: v.scorer } : {}),
     trial: v.trial ?? 0,
     ...(v.pointer?.agent ? { agent: v.pointer.agent } : {}),
@@ -205,10 +221,12 @@ function trialView(
     scores: trial.scores,
     durationMs: trial.duration_ms ?? null,
     costUsd: trial.cost_usd ?? null,
+    recordedCostUsd: trial.recorded_cost_usd ?? null,
     ...(trial.error ? { error: cut(trial.error, max) } : {}),
     ...(trial.run_id ? { runId: trial.run_id } : {}),
-    ...(trial.origin ? { origin: trial.origin } : {}),
+    ...(trial.origin ? { origin: originLabel(trial.origin) } : {}),
     ...(trial.run?.model ? { model: trial.run.model } : {}),
+    replayed: !paidFor(trial),
     timeline: null,
     spanMs: null,
     sessions: 0,
@@ -216,6 +234,8 @@ function trialView(
   };
   if (!trial.run) return view;
   const built = timelineOf(trial.run, max);
+  // A replayed run's costs are its recording's: the timeline shows none.
+  if (view.replayed) withoutCosts(built.root);
   view.timeline = built.root;
   view.spanMs = built.spanMs;
   view.sessions = built.sessions;
@@ -406,6 +426,15 @@ export function timelineOf(run: Run, maxTextChars = 4000): BuiltTimeline {
       default:
         return undefined;
     }
+  }
+}
+
+/** An agent lane and everything nested in it, without the run's costs. */
+function withoutCosts(agent: AgentView): void {
+  agent.costUsd = null;
+  for (const item of agent.items) {
+    if (item.k === "final") item.costUsd = null;
+    if (item.k === "call" && item.child) withoutCosts(item.child);
   }
 }
 

@@ -101,6 +101,7 @@ table.cases { width: 100%; border-collapse: separate; border-spacing: 0; backgro
 .sev { display: inline-flex; align-items: center; gap: 3px; font-size: 12px; font-weight: 600; padding: 1px 7px; border-radius: 99px; margin-right: 4px; }
 .sev-error { color: var(--fail); background: var(--fail-bg); } .sev-warning { color: var(--warn); background: var(--warn-bg); }
 .sev-info { color: var(--info); background: var(--info-bg); }
+.sev-expected { color: var(--muted); background: var(--skip-bg); }
 .none { color: var(--faint); }
 tr.detail > td { padding: 0 !important; background: var(--panel-2); }
 .detail-body { padding: 16px 18px 20px; border-left: 3px solid var(--accent); }
@@ -119,7 +120,7 @@ tr.detail > td { padding: 0 !important; background: var(--panel-2); }
 .ok { color: var(--pass); } .bad { color: var(--fail); }
 .vlist { display: flex; flex-direction: column; gap: 6px; max-height: 220px; overflow: auto; }
 .vitem { border: 1px solid var(--border); border-left-width: 3px; border-radius: 8px; padding: 6px 9px; font-size: 12.5px; background: var(--panel); }
-.vitem.error { border-left-color: var(--fail); } .vitem.warning { border-left-color: var(--warn); } .vitem.info { border-left-color: var(--info); }
+.vitem.expected { border-left-color: var(--faint); } .vitem.error { border-left-color: var(--fail); } .vitem.warning { border-left-color: var(--warn); } .vitem.info { border-left-color: var(--info); }
 .vitem .rule { font-family: var(--mono); font-size: 12px; font-weight: 600; }
 .vitem .msg { margin-top: 2px; }
 .vitem button { margin-top: 4px; }
@@ -142,6 +143,7 @@ tr.detail > td { padding: 0 !important; background: var(--panel-2); }
 .items { padding: 2px 0 4px 8px; }
 .item { border-radius: 6px; margin: 1px 0; }
 .item.violated { background: color-mix(in srgb, var(--fail) 7%, transparent); outline: 1px solid color-mix(in srgb, var(--fail) 45%, transparent); }
+.item.violated.only-expected { background: color-mix(in srgb, var(--faint) 8%, transparent); outline: 1px dashed var(--border-strong); }
 .item.violated.only-warning { background: color-mix(in srgb, var(--warn) 8%, transparent); outline-color: color-mix(in srgb, var(--warn) 45%, transparent); }
 .item.flash { animation: flash 1.6s ease-out; }
 @keyframes flash { 0%, 30% { box-shadow: 0 0 0 3px var(--accent); } 100% { box-shadow: 0 0 0 0 transparent; } }

@@ -13,6 +13,7 @@ export * from "./json-results.js";
 export * from "./json-schemas.js";
 export * from "./junit.js";
 export * from "./live-logger.js";
+export * from "./origin.js";
 export * from "./results-file.js";
 export * from "./session-format.js";
 export * from "./session-tracker.js";

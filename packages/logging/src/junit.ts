@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import type { CaseResult } from "./case-result.js";
-import { describeScore, describeViolation, failureSummary } from "./case-summary.js";
+import { describeScore, describeViolation, failureSummary, violationLabel } from "./case-summary.js";
+import { caseOrigin } from "./origin.js";
 import type { ResultsFile } from "./results-file.js";
 import { tally } from "./results-file.js";
 
@@ -55,6 +56,8 @@ export function renderJunit(results: ResultsFile): string {
       git_branch: results.meta.git_branch,
       claude_version: results.meta.claude_version,
       model: results.meta.model,
+      recorded_model: results.meta.recorded_model,
+      origin: suiteOrigin(cases),
       node_version: results.meta.node_version,
     })) {
       if (value !== undefined) lines.push(`      <property${attrs({ name, value })}/>`);
@@ -106,10 +109,23 @@ function report(c: CaseResult): string {
   for (const violation of c.violations) {
     const where =
       violation.trial !== undefined && c.trials.length > 1 ? ` (trial ${violation.trial + 1})` : "";
-    lines.push(`${violation.severity}: ${describeViolation(violation)}${where}`);
+    lines.push(`${violationLabel(violation)}: ${describeViolation(violation)}${where}`);
   }
   if (c.cost_usd !== undefined) lines.push(`cost: $${c.cost_usd.toFixed(4)}`);
+  const origin = caseOrigin(c);
+  if (origin) lines.push(`origin: ${origin}`);
+  const recorded = c.trials.filter((trial) => trial.recorded_cost_usd !== undefined);
+  if (recorded.length > 0) {
+    const total = recorded.reduce((sum, trial) => sum + (trial.recorded_cost_usd ?? 0), 0);
+    lines.push(`recorded cost: $${total.toFixed(4)} (what the recording cost; not spent in this run)`);
+  }
   return lines.join("\n");
+}
+
+/** "replayed" when the suite's cases were replayed (see caseOrigin), else undefined. */
+function suiteOrigin(cases: CaseResult[]): string | undefined {
+  const origins = [...new Set(cases.map(caseOrigin).filter((o) => o !== undefined))];
+  return origins.length > 0 ? origins.join(", ") : undefined;
 }
 
 function pct(value: number): string {

@@ -1,6 +1,6 @@
 import type { Run, RunEvent } from "@evals/core";
 import type { CaseResult } from "./case-result.js";
-import { describeScore, failureSummary } from "./case-summary.js";
+import { describeScore, failureSummary, violationLabel } from "./case-summary.js";
 import {
   describeToolInput,
   formatCost,
@@ -10,6 +10,7 @@ import {
   plural,
   truncate,
 } from "./format.js";
+import { caseOrigin } from "./origin.js";
 import { type SessionChange, type SessionNode, SessionTracker } from "./session-tracker.js";
 import {
   type OutputStream,
@@ -144,6 +145,8 @@ export class LiveLogger {
     const counter = !this.progress && this.total ? p.gray(`[${this.done}/${this.total}] `) : "";
     const facts = [formatDuration(result.duration_ms)];
     if (result.cost_usd !== undefined) facts.push(formatCost(result.cost_usd));
+    const origin = caseOrigin(result);
+    if (origin) facts.push(origin);
     if (result.stats && result.stats.trials > 1) {
       facts.push(`${result.stats.passed}/${result.stats.trials} trials`);
     }
@@ -159,10 +162,15 @@ export class LiveLogger {
         lines.push(`    ${score.passed ? p.green("✓") : p.red("✗")} ${describeScore(score)}`);
       }
       for (const violation of result.violations) {
-        const color =
-          violation.severity === "error" ? p.red : violation.severity === "warning" ? p.yellow : p.gray;
+        const color = violation.expected
+          ? p.gray
+          : violation.severity === "error"
+            ? p.red
+            : violation.severity === "warning"
+              ? p.yellow
+              : p.gray;
         lines.push(
-          `    ${color(violation.severity)} ${violation.rule}/${violation.type}: ${truncate(violation.message, this.width - 20)}`,
+          `    ${color(violationLabel(violation))} ${violation.rule}/${violation.type}: ${truncate(violation.message, this.width - 20)}`,
         );
       }
     }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type CaseResult, CaseResultSchema } from "./case-result.js";
+import { countViolations } from "./case-summary.js";
 import { RESULTS_VERSION } from "./format-version.js";
 
 /** Counts of cases by status, and the pass rate over the cases that ran (skipped ones excluded). */
@@ -26,7 +27,14 @@ export const ResultsMetaSchema = z.object({
   /** The working tree had uncommitted changes. */
   git_dirty: z.boolean().optional(),
   claude_version: z.string().optional(),
+  /** The models called in this eval run (by live runs). */
   model: z.string().optional(),
+  /** The models named by replayed or stored runs: what the recordings used, not called in this eval run. */
+  recorded_model: z.string().optional(),
+  /** How many trials came from where (live, replay, cassette, stored), when any trial says. */
+  origins: z
+    .partialRecord(z.enum(["live", "replay", "cassette", "stored"]), z.number().int().nonnegative())
+    .optional(),
   node_version: z.string(),
   platform: z.string(),
   /** Ran under CI (the CI environment variable was set). */
@@ -38,13 +46,15 @@ export type ResultsMeta = z.infer<typeof ResultsMetaSchema>;
 
 export const ResultsSummarySchema = TallySchema.extend({
   duration_ms: z.number().nonnegative(),
-  /** Total cost of the runs whose cost is known. */
+  /** Total cost of the runs whose cost is known and was spent in this eval run (live runs). */
   cost_usd: z.number().nonnegative().optional(),
   trials: z.number().int().nonnegative(),
+  /** Violations by severity; those the cases expected (`expected: true`) are counted apart, not as errors. */
   violations: z.object({
     error: z.number().int().nonnegative(),
     warning: z.number().int().nonnegative(),
     info: z.number().int().nonnegative(),
+    expected: z.number().int().nonnegative().optional(),
   }),
 });
 export type ResultsSummary = z.infer<typeof ResultsSummarySchema>;
@@ -77,8 +87,7 @@ export function tally(cases: Pick<CaseResult, "status">[]): Tally {
 
 export function summarize(cases: CaseResult[], durationMs: number): ResultsSummary {
   const costs = cases.map((c) => c.cost_usd).filter((cost): cost is number => cost !== undefined);
-  const violations = { error: 0, warning: 0, info: 0 };
-  for (const c of cases) for (const violation of c.violations) violations[violation.severity]++;
+  const violations = countViolations(cases.flatMap((c) => c.violations));
   return {
     ...tally(cases),
     duration_ms: durationMs,

@@ -5,6 +5,7 @@ import { EvalTestMetaSchema } from "./case-result.js";
 import { formatCasesTable } from "./cases-table.js";
 import { fieldPath } from "./json-results.js";
 import { LiveLogger, type LogMode, logModeFromEnv } from "./live-logger.js";
+import { originLabel, paidFor } from "./origin.js";
 import { formatSessionTree } from "./session-format.js";
 import { buildSessionTree } from "./session-tracker.js";
 import { type OutputStream, palette, shouldUseColor } from "./terminal.js";
@@ -117,8 +118,15 @@ export class EvalReporter implements Reporter {
       for (const c of cases) {
         for (const trial of c.trials) {
           if (!trial.run) continue;
+          const tree = buildSessionTree(trial.run);
+          const notes = c.trials.length > 1 ? [`trial ${trial.trial + 1}`] : [];
+          // A replayed run's cost is its recording's: nothing was spent on it here.
+          if (!paidFor(trial)) {
+            tree.root.costUsd = undefined;
+            notes.push(originLabel(trial.origin) ?? "replayed");
+          }
           this.write(
-            `${c.name}${c.trials.length > 1 ? ` (trial ${trial.trial + 1})` : ""}\n${formatSessionTree(buildSessionTree(trial.run), { color: this.color })}`,
+            `${c.name}${notes.length > 0 ? ` (${notes.join(", ")})` : ""}\n${formatSessionTree(tree, { color: this.color })}`,
           );
         }
       }

@@ -79,6 +79,7 @@ export function wireSource(options: WireSourceOptions): WireSource {
 
 /** What a run through `wireCassette` did with the recording. */
 export interface WireCassetteOutcome<R> {
+  /** What `run` returned; on a replay, an AgentRunResult's `origin` is "replay" (see asReplayed). */
   result: R;
   mode: VcrMode;
   action: WireSource["action"];
@@ -110,6 +111,18 @@ export interface WireCassetteOptions extends WireSourceOptions {
 }
 
 /**
+ * A run's result marked as replayed: an AgentRunResult (what runAgent returns, `origin: "live"`)
+ * answered from a recording gets `origin: "replay"`, so reports neither show its cost as spent nor
+ * its model as called. Anything else is returned as it is.
+ */
+export function asReplayed<R>(result: R): R {
+  if (result && typeof result === "object" && (result as { origin?: unknown }).origin === "live") {
+    return { ...result, origin: "replay" };
+  }
+  return result;
+}
+
+/**
  * Runs one case through a model server chosen by mode (replay of its recording, recording proxy,
  * or passthrough), closing the server afterwards (which writes a new recording). `run` gets the
  * server: point the real CLI at `server.url` (e.g. `runAgent({ ..., baseUrl: server.url })`).
@@ -131,7 +144,7 @@ export async function wireCassette<R>(
   }
   await server.close();
   const outcome: WireCassetteOutcome<R> = {
-    result,
+    result: chosen.action === "replay" ? asReplayed(result) : result,
     mode: chosen.mode,
     action: chosen.action,
     file: chosen.file,

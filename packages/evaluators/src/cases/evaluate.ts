@@ -107,6 +107,11 @@ export interface EvaluatorVerdict {
   expectedViolations: ExpectedViolationOutcome[];
   /** The evaluator's own result. */
   result: EvaluatorResult;
+  /**
+   * The evaluator's violations, each one the case expected (an expectedViolations entry with
+   * shouldViolate: true matched it) marked `expected: true`.
+   */
+  violations: Violation[];
 }
 
 /** A run judged against a case. */
@@ -154,9 +159,14 @@ export async function evaluate(run: Run, input: EvalCase | EvalCaseInput): Promi
   };
 }
 
-function describeExpected(expected: ExpectedViolation): string {
+/** "a tool-usage violation of type bash-instead-of-grep", or with `count`, "2 tool-usage violations ...". */
+function describeExpected(expected: ExpectedViolation, count?: number): string {
+  const what =
+    count === undefined
+      ? `${withArticle(expected.rule)} violation`
+      : `${count} ${expected.rule} violation${count === 1 ? "" : "s"}`;
   return [
-    `${withArticle(expected.rule)} violation`,
+    what,
     expected.type ? `of type ${expected.type}` : undefined,
     expected.severity ? `with severity ${expected.severity}` : undefined,
   ]
@@ -164,8 +174,23 @@ function describeExpected(expected: ExpectedViolation): string {
     .join(" ");
 }
 
+/** How an expected violation turned out, as one sentence. */
+function outcomeMessage(expected: ExpectedViolation, matching: Violation[]): string {
+  const count = matching.length;
+  if (expected.shouldViolate) {
+    return count > 0
+      ? `${describeExpected(expected, count)} occurred, as expected`
+      : `expected ${describeExpected(expected)}, but none occurred`;
+  }
+  if (count === 0) return `no ${describeExpected(expected).replace(/^an? /, "")}, as expected`;
+  const first = matching[0]?.message;
+  return `no ${describeExpected(expected).replace(/^an? /, "")} was expected, but ${count === 1 ? "one" : count} occurred${first ? `: ${first}` : ""}`;
+}
+
 function judge(id: EvaluatorId, result: EvaluatorResult, evalCase: EvalCase): EvaluatorVerdict {
   const covered = new Set<Violation>();
+  /** Violations the case asked for (shouldViolate: true), as opposed to forbidden ones. */
+  const asked = new Set<Violation>();
   const reasons: string[] = [];
   const outcomes: ExpectedViolationOutcome[] = [];
   for (const expected of evalCase.expectedViolations) {
@@ -176,15 +201,12 @@ function judge(id: EvaluatorId, result: EvaluatorResult, evalCase: EvalCase): Ev
         (expected.severity === undefined || item.severity === expected.severity) &&
         (expected.type === undefined || item.type === expected.type),
     );
-    for (const item of matching) covered.add(item);
+    for (const item of matching) {
+      covered.add(item);
+      if (expected.shouldViolate) asked.add(item);
+    }
     const passed = expected.shouldViolate ? matching.length > 0 : matching.length === 0;
-    const message = expected.shouldViolate
-      ? passed
-        ? `${describeExpected(expected)} occurred ${matching.length}×, as expected`
-        : `expected ${describeExpected(expected)}, but none occurred`
-      : passed
-        ? `no ${describeExpected(expected).replace(/^an? /, "")}, as expected`
-        : `${describeExpected(expected)} must not occur, but: ${matching[0]?.message}`;
+    const message = outcomeMessage(expected, matching);
     outcomes.push({ ...expected, occurred: matching.length, passed, message });
     if (!passed) reasons.push(message);
   }
@@ -203,5 +225,6 @@ function judge(id: EvaluatorId, result: EvaluatorResult, evalCase: EvalCase): Ev
     reasons,
     expectedViolations: outcomes,
     result,
+    violations: result.violations.map((item) => (asked.has(item) ? { ...item, expected: true } : item)),
   };
 }

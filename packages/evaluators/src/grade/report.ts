@@ -39,14 +39,15 @@ export function formatEvaluation(evaluation: CaseEvaluation, run?: Run, options:
     const mark = verdict.ok ? "ok  " : "FAIL";
     const expected = verdict.expectedViolations.length > 0 ? "  (violations expected)" : "";
     lines.push(`  ${mark}  ${verdict.evaluator.padEnd(width)}  ${verdict.score.toFixed(2)}${expected}`);
-    const shown = verdict.result.violations.filter((item) => options.verbose || item.severity !== "info");
+    const shown = verdict.violations.filter((item) => options.verbose || item.severity !== "info");
     for (const item of shown.slice(0, options.verbose ? shown.length : 10)) {
-      lines.push(`          ${item.severity.padEnd(7)} ${item.type}: ${item.message}${pointerText(item)}`);
+      const label = item.expected ? `${item.severity} (expected)` : item.severity;
+      lines.push(`          ${label.padEnd(7)} ${item.type}: ${item.message}${pointerText(item)}`);
     }
     if (!options.verbose && shown.length > 10)
       lines.push(`          ... ${shown.length - 10} more (--verbose shows all)`);
     for (const outcome of verdict.expectedViolations) {
-      lines.push(`          ${outcome.passed ? "expected" : "MISSING "} ${outcome.message}`);
+      lines.push(`          ${outcome.passed ? "ok  " : "FAIL"}    ${outcome.message}`);
     }
     if (options.verbose) {
       for (const item of verdict.result.evidence.slice(0, 20))
