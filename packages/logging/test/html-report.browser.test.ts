@@ -1,10 +1,12 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { finalResult } from "@evals/core";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildResults, renderHtmlReport } from "../src/index.js";
+import { buildResults, caseResult, renderHtmlReport } from "../src/index.js";
 import { type Browser, launchChromium } from "./browser.js";
 import { demoCases, HOSTILE } from "./demo-results.js";
+import { fixtureRun } from "./fixtures.js";
 import { manyCases } from "./many-cases.js";
 
 const outDir = fileURLToPath(new URL("../test-output/browser/", import.meta.url));
@@ -12,6 +14,45 @@ const docsShot = fileURLToPath(new URL("../docs/report.png", import.meta.url));
 
 let browser: Browser;
 let demoUrl: string;
+let replayUrl: string;
+
+/**
+ * The real multi-tool run, replayed (as a wire replay reports it: origin "replay", the cost its
+ * recording's), graded by a case that expects its stop-on-failure violation: the case passed.
+ */
+function replayedCaseReport(): string {
+  const run = fixtureRun("multi-tool");
+  const write = run.events.find((event) => event.type === "tool_call" && event.name === "Write");
+  const result = caseResult({
+    id: "presses-on",
+    name: "presses on after a failed step, as the case expects",
+    trials: [
+      {
+        status: "passed",
+        scores: [{ scorer: "stop-on-failure", score: 1, passed: true }],
+        violations: [
+          {
+            rule: "stop-on-failure",
+            type: "unrequested-fix",
+            severity: "error",
+            message: 'Write /home/dev/project/out.txt after Bash "echo BLOCKME" failed',
+            expected: true,
+            scorer: "stop-on-failure",
+            pointer: { event_index: write?.index ?? 0, agent: "main" },
+          },
+        ],
+        duration_ms: 1789,
+        cost_usd: finalResult(run)?.total_cost_usd,
+        run_id: "fixture-multi-tool",
+        origin: "replay",
+        run,
+      },
+    ],
+  });
+  const file = `${outDir}replayed.html`;
+  writeFileSync(file, renderHtmlReport(buildResults([result], { meta: { git_commit: "0".repeat(40) } })));
+  return pathToFileURL(file).href;
+}
 
 beforeAll(async () => {
   mkdirSync(outDir, { recursive: true });
@@ -24,6 +65,7 @@ beforeAll(async () => {
   const file = `${outDir}demo.html`;
   writeFileSync(file, renderHtmlReport(results));
   demoUrl = pathToFileURL(file).href;
+  replayUrl = replayedCaseReport();
   browser = await launchChromium();
 }, 60_000);
 
@@ -232,6 +274,44 @@ describe("the HTML report in headless Chromium", () => {
     await page.locator("tr.row").nth(500).click();
     await expect(page.locator("tr.detail .call").count()).resolves.toBe(50);
     console.log(`1,000-case report opened in ${loadMs} ms`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
+
+describe("a replayed case whose expected violation occurred, in headless Chromium", () => {
+  it("shows the violation as expected and the run as replayed, with no cost spent", async () => {
+    const { page, problems } = await open(replayUrl);
+    const row = page.locator("tr.row");
+    await expect(row.getAttribute("data-status")).resolves.toBe("passed");
+    await expect(row.locator(".sev").allTextContents()).resolves.toEqual(["1 expected"]);
+    await expect(row.locator("td").last().textContent()).resolves.toBe("replayed");
+    const cards = (await page.locator(".cards").textContent()) ?? "";
+    expect(cards).toContain("0 errors");
+    expect(cards).toContain("1 expected");
+    expect(cards).toContain("replayed: nothing was spent");
+    expect(cards).not.toContain("$");
+    const chips = (await page.locator(".meta").textContent()) ?? "";
+    expect(chips).toContain("replayed 1 of 1 trial");
+    expect(chips).toMatch(/recorded model claude-/);
+    expect(chips).not.toMatch(/(^|[^d] )model claude-/);
+
+    await row.click();
+    const detail = page.locator("tr.detail");
+    await detail.locator(".timeline").waitFor();
+    await expect(detail.locator(".vitem.expected .sev").textContent()).resolves.toBe("expected error");
+    await expect(detail.locator(".vitem.error").count()).resolves.toBe(0);
+    // Highlighted where it happened, but not as a failure.
+    const marked = detail.locator(".timeline .item.violated");
+    await expect(marked.count()).resolves.toBe(1);
+    await expect(marked.getAttribute("class")).resolves.toContain("only-expected");
+    await expect(marked.locator(".tool").first().textContent()).resolves.toContain("Write");
+    const head = (await detail.locator(".tl-head").textContent()) ?? "";
+    expect(head).toContain("replayed");
+    expect(head).toMatch(/recording's cost \$[\d.]+ \(not spent\)/);
+    expect(head).toMatch(/recorded model claude-/);
+    // No dollar figure anywhere in the timeline itself (agent lanes, the run's final line).
+    expect((await detail.locator(".agent").first().textContent()) ?? "").not.toContain("$");
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -49,7 +49,10 @@ describe("the results file", () => {
       started_at: "2026-11-21T10:00:00.000Z",
       finished_at: "2026-11-21T10:01:12.500Z",
       claude_version: "2.1.330",
-      model: "claude-opus-5-5, claude-sonnet-4-5",
+      // Only live runs called a model; the replayed ones name their recordings' models.
+      model: "claude-sonnet-4-5",
+      recorded_model: expect.stringContaining("claude-opus-5-5"),
+      origins: { cassette: 2, replay: 3 },
       node_version: process.version,
       ci: false,
       runs_included: "all",
@@ -66,7 +69,10 @@ describe("the results file", () => {
       trials: 9,
       violations: { error: 3, warning: 1, info: 0 },
     });
-    expect(r.summary.cost_usd).toBeCloseTo(0.171 + 0.303 + 3 * 0.041 + 0.04, 6);
+    // Replayed trials spent nothing: only the live ones count, the others keep their recorded cost.
+    expect(r.summary.cost_usd).toBeCloseTo(2 * 0.02, 6);
+    const recorded = r.cases.flatMap((c) => c.trials.map((t) => t.recorded_cost_usd ?? 0));
+    expect(recorded.reduce((sum, cost) => sum + cost, 0)).toBeCloseTo(0.171 + 0.303 + 3 * 0.041, 6);
     expect(r.by_tag.safety).toEqual({
       total: 3,
       passed: 1,
@@ -81,7 +87,13 @@ describe("the results file", () => {
     expect(flaky.violations).toEqual([
       expect.objectContaining({ rule: "forbidden-commands", trial: 1, severity: "error" }),
     ]);
-    expect(flaky.cost_usd).toBeCloseTo(0.123, 6);
+    // Its three trials were replayed: no cost spent, each keeps its recording's.
+    expect(flaky.cost_usd).toBeUndefined();
+    expect(flaky.trials.map((t) => [t.origin, t.cost_usd, t.recorded_cost_usd])).toEqual([
+      ["replay", undefined, 0.041],
+      ["replay", undefined, 0.041],
+      ["replay", undefined, 0.041],
+    ]);
   });
 
   it("validates against its zod schema and its exported JSON Schema", () => {
