@@ -79,6 +79,19 @@ export function describeToolInput(name: string, input: Record<string, unknown>):
   }
 }
 
+/**
+ * Why a run ended with an error, in a few words: its subtype ("error_max_turns"), or, when Claude
+ * Code says "success" on an error result (an API error), its terminal reason ("prompt_too_long",
+ * "api_error"); undefined when neither says more than "success".
+ */
+export function errorEnding(final: {
+  subtype: string;
+  terminal_reason?: string | undefined;
+}): string | undefined {
+  if (final.subtype !== "success") return final.subtype;
+  return final.terminal_reason && final.terminal_reason !== "completed" ? final.terminal_reason : undefined;
+}
+
 /** The text of a tool result's output (a string, content blocks, or JSON). */
 export function outputText(output: unknown): string {
   if (output === undefined || output === null) return "";

@@ -823,8 +823,9 @@ export function reportClient(): void {
       return wrap;
     }
     if (item.k === "final") {
+      // An error result's subtype can be "success" (an API error): say why it ended instead.
       const facts = [
-        item.subtype,
+        item.isError ? (item.why ?? "") : item.subtype,
         item.turns !== null ? plural(item.turns, "turn") : "",
         duration(item.durationMs),
         item.costUsd !== null ? cost(item.costUsd) : "",
@@ -836,7 +837,8 @@ export function reportClient(): void {
           "div",
           { class: `final${item.isError ? " err" : ""}` },
           h("b", null, item.isError ? "Run ended with an error" : "Run finished"),
-          ` · ${facts.join(" · ")}`,
+          facts.length > 0 ? ` · ${facts.join(" · ")}` : "",
+          item.isError && item.text ? h("div", { class: "final-text" }, item.text) : null,
         ),
         violationBadges(item.v, violations),
       );

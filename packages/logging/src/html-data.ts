@@ -1,7 +1,7 @@
 import type { Run, RunEvent } from "@evals/core";
 import type { CaseResult, CaseViolation, TrialResult } from "./case-result.js";
 import { countViolations, failureSummary } from "./case-summary.js";
-import { describeToolInput, outputText } from "./format.js";
+import { describeToolInput, errorEnding, outputText } from "./format.js";
 import { caseOrigin, originLabel, paidFor } from "./origin.js";
 import type { ResultsFile } from "./results-file.js";
 import { buildSessionTree, isoToMs, type SessionNode } from "./session-tracker.js";
@@ -138,6 +138,8 @@ export type ItemView =
       i: number;
       subtype: string;
       isError: boolean;
+      /** Why an error result ended the run (see errorEnding), when it says more than "success". */
+      why?: string;
       turns: number | null;
       costUsd: number | null;
       durationMs: number | null;
@@ -418,6 +420,7 @@ export function timelineOf(run: Run, maxTextChars = 4000): BuiltTimeline {
           i: event.index,
           subtype: event.subtype,
           isError: event.is_error,
+          ...(event.is_error && errorEnding(event) ? { why: errorEnding(event) } : {}),
           turns: event.num_turns ?? null,
           costUsd: event.total_cost_usd ?? null,
           durationMs: event.duration_ms ?? null,

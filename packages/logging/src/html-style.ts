@@ -171,6 +171,7 @@ tr.detail > td { padding: 0 !important; background: var(--panel-2); }
 .msg-item.user .tx { color: var(--text); }
 .final { margin: 6px 8px 2px; padding: 7px 10px; border-radius: 8px; font-size: 12.5px; background: var(--pass-bg); color: var(--pass); }
 .final.err { background: var(--fail-bg); color: var(--fail); }
+.final .final-text { margin-top: 3px; color: var(--text); white-space: pre-wrap; }
 .vbadges { padding: 0 8px 5px 32px; display: flex; flex-direction: column; gap: 3px; }
 .vbadge { font-size: 12px; display: flex; gap: 6px; align-items: baseline; }
 .vbadge .rule { font-family: var(--mono); font-weight: 600; }

@@ -3,6 +3,7 @@ import type { CaseResult } from "./case-result.js";
 import { describeScore, failureSummary, violationLabel } from "./case-summary.js";
 import {
   describeToolInput,
+  errorEnding,
   formatCost,
   formatDuration,
   formatPercent,
@@ -334,9 +335,13 @@ export class LiveLogger {
           const node = change.session;
           const facts = [formatDuration(node.durationMs), plural(node.toolCalls, "tool call")];
           if (node.costUsd !== undefined) facts.push(formatCost(node.costUsd));
+          const why = errorEnding({
+            subtype: change.subtype,
+            ...(change.terminalReason ? { terminal_reason: change.terminalReason } : {}),
+          });
           lines.push(
             change.isError
-              ? `${p.red(`✗ MAIN ENDED ${change.subtype}`)} ${p.gray(`(${facts.join(", ")})`)}`
+              ? `${p.red(`✗ MAIN ENDED WITH AN ERROR${why ? ` (${why})` : ""}`)} ${p.gray(`(${facts.join(", ")})`)}`
               : `${p.green("✓ MAIN COMPLETE")} ${p.gray(`(${facts.join(", ")})`)}`,
           );
           break;

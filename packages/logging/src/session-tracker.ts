@@ -92,7 +92,14 @@ export type SessionChange =
       durationMs?: number;
     }
   | { kind: "tool_denied"; session: SessionNode; toolName: string; message?: string; call?: ToolCallEvent }
-  | { kind: "run_end"; session: SessionNode; isError: boolean; subtype: string };
+  | {
+      kind: "run_end";
+      session: SessionNode;
+      isError: boolean;
+      subtype: string;
+      /** Claude Code's terminal_reason (completed, prompt_too_long, api_error, ...), when it gave one. */
+      terminalReason?: string;
+    };
 
 export interface SessionTrackerOptions {
   /**
@@ -224,7 +231,13 @@ export class SessionTracker {
         node.status = "finished";
         this.timesOf(node).endMs = ms ?? this.timesOf(node).lastOwnMs;
         this.refreshTimes(node);
-        changes.push({ kind: "run_end", session: node, isError: event.is_error, subtype: event.subtype });
+        changes.push({
+          kind: "run_end",
+          session: node,
+          isError: event.is_error,
+          subtype: event.subtype,
+          ...(event.terminal_reason ? { terminalReason: event.terminal_reason } : {}),
+        });
         break;
       }
       default:

@@ -16,3 +16,16 @@ export function fixtureRun(name: "multi-tool" | "subagent"): Run {
     name === "subagent" ? "Delegate the echo to a general-purpose subagent" : "Do the five steps in order";
   return runFromStreamJson(fixtureStream(name), { prompts: [prompt], runId: `fixture-${name}` });
 }
+
+/**
+ * A real Claude Code 2.1.330 run that ended in an API error: the real CLI against a loopback model
+ * answering HTTP 400 "prompt is too long". Its result line says `is_error: true` with
+ * `subtype: "success"`, `terminal_reason: "prompt_too_long"`, `api_error_status: 400`.
+ */
+export function apiErrorRun(): Run {
+  const file = fileURLToPath(new URL("./__fixtures__/api-error/stream.jsonl", import.meta.url));
+  return runFromStreamJson(parseJsonl(readFileSync(file, "utf8"), file), {
+    prompts: ["Say hello"],
+    runId: "fixture-api-error",
+  });
+}

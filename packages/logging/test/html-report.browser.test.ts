@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildResults, caseResult, renderHtmlReport } from "../src/index.js";
 import { type Browser, launchChromium } from "./browser.js";
 import { demoCases, HOSTILE } from "./demo-results.js";
-import { fixtureRun } from "./fixtures.js";
+import { apiErrorRun, fixtureRun } from "./fixtures.js";
 import { manyCases } from "./many-cases.js";
 
 const outDir = fileURLToPath(new URL("../test-output/browser/", import.meta.url));
@@ -49,8 +49,17 @@ function replayedCaseReport(): string {
       },
     ],
   });
+  // And a real run that ended in an API error (its result line says subtype "success").
+  const apiError = caseResult({
+    id: "api-error",
+    name: "ends in an API error",
+    trials: [{ status: "failed", scores: [], run: apiErrorRun(), origin: "live" }],
+  });
   const file = `${outDir}replayed.html`;
-  writeFileSync(file, renderHtmlReport(buildResults([result], { meta: { git_commit: "0".repeat(40) } })));
+  writeFileSync(
+    file,
+    renderHtmlReport(buildResults([result, apiError], { meta: { git_commit: "0".repeat(40) } })),
+  );
   return pathToFileURL(file).href;
 }
 
@@ -282,7 +291,7 @@ describe("the HTML report in headless Chromium", () => {
 describe("a replayed case whose expected violation occurred, in headless Chromium", () => {
   it("shows the violation as expected and the run as replayed, with no cost spent", async () => {
     const { page, problems } = await open(replayUrl);
-    const row = page.locator("tr.row");
+    const row = rowNamed(page, "presses on after a failed step");
     await expect(row.getAttribute("data-status")).resolves.toBe("passed");
     await expect(row.locator(".sev").allTextContents()).resolves.toEqual(["1 expected"]);
     await expect(row.locator("td").last().textContent()).resolves.toBe("replayed");
@@ -292,7 +301,7 @@ describe("a replayed case whose expected violation occurred, in headless Chromiu
     expect(cards).toContain("replayed: nothing was spent");
     expect(cards).not.toContain("$");
     const chips = (await page.locator(".meta").textContent()) ?? "";
-    expect(chips).toContain("replayed 1 of 1 trial");
+    expect(chips).toContain("replayed 1 of 2 trials");
     expect(chips).toMatch(/recorded model claude-/);
     expect(chips).not.toMatch(/(^|[^d] )model claude-/);
 
@@ -312,6 +321,21 @@ describe("a replayed case whose expected violation occurred, in headless Chromiu
     expect(head).toMatch(/recorded model claude-/);
     // No dollar figure anywhere in the timeline itself (agent lanes, the run's final line).
     expect((await detail.locator(".agent").first().textContent()) ?? "").not.toContain("$");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
+
+describe("a run that ended in an API error, in headless Chromium", () => {
+  it("says why it ended and what Claude Code said, never 'with an error · success'", async () => {
+    const { page, problems } = await open(replayUrl);
+    await rowNamed(page, "ends in an API error").click();
+    const final = page.locator("tr.detail .final");
+    await final.waitFor();
+    const text = (await final.textContent()) ?? "";
+    expect(text).toMatch(/^Run ended with an error · prompt_too_long · 1 turn/);
+    expect(text).toContain("Prompt is too long");
+    expect(text).not.toContain("success");
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -10,7 +10,7 @@ import {
   shouldUseColor,
   stripAnsi,
 } from "../src/index.js";
-import { fixtureRun } from "./fixtures.js";
+import { apiErrorRun, fixtureRun } from "./fixtures.js";
 
 /** A stream that keeps what is written. */
 function sink(isTTY = false) {
@@ -77,6 +77,12 @@ describe("formatter output on the real subagent run", () => {
       "    ⊘ Write denied Claude requested permissions to write to /home/dev/project/out.txt",
     );
     expect(text).toContain("✓ MAIN COMPLETE (1.8s, 5 tool calls, $0.303)");
+  });
+
+  it("says why a run that ended in an API error ended, never 'ENDED success'", () => {
+    const text = formatRunLog(apiErrorRun(), { mode: "verbose", width: 100 });
+    expect(text).toContain("✗ MAIN ENDED WITH AN ERROR (prompt_too_long)");
+    expect(text).not.toContain("success");
   });
 });
 
