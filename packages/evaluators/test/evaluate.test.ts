@@ -77,8 +77,56 @@ describe("evaluate(run, case)", () => {
       expectedViolations: [{ rule: "stop-on-failure", shouldViolate: false }],
     });
     expect(forbidden.reasons).toEqual([
-      expect.stringMatching(/^stop-on-failure: a stop-on-failure violation must not occur, but: Write/),
+      expect.stringMatching(
+        /^stop-on-failure: no stop-on-failure violation was expected, but one occurred: Write \/home\/dev\/project\/out.txt/,
+      ),
     ]);
+  });
+
+  it("words each expected violation's outcome as a sentence", async () => {
+    const evaluation = await evaluate(multiTool, {
+      id: "steps",
+      expectedViolations: [
+        { rule: "stop-on-failure", type: "unrequested-fix" },
+        { rule: "read-before-write", shouldViolate: false },
+        { rule: "approval-gate", type: "missing-approval", severity: "error" },
+      ],
+    });
+    // In evaluator order.
+    expect(evaluation.expectedViolations.map((outcome) => outcome.message)).toEqual([
+      "expected an approval-gate violation of type missing-approval with severity error, but none occurred",
+      "1 stop-on-failure violation of type unrequested-fix occurred, as expected",
+      "no read-before-write violation, as expected",
+    ]);
+  });
+
+  it("marks the violations a case expected, and only those, for the reports", async () => {
+    const evalCase = {
+      id: "steps",
+      expectedViolations: [{ rule: "stop-on-failure" as const, type: "unrequested-fix" }],
+    };
+    const results = await Promise.all(
+      scorersForCase(evalCase).map((scorer) => scorer.score({ run: multiTool })),
+    );
+    const violations = results.flatMap((result) => result.violations);
+    const expected = violations.filter((violation) => violation.expected);
+    expect(expected.map((violation) => `${violation.rule}/${violation.type}`)).toEqual([
+      "stop-on-failure/unrequested-fix",
+    ]);
+    // The others (a context-loading warning here) are not expected.
+    expect(violations.filter((violation) => !violation.expected).length).toBeGreaterThan(0);
+    expect(violations.filter((violation) => !violation.expected && violation.severity === "error")).toEqual(
+      [],
+    );
+    // A violation a case forbids is never marked expected.
+    const forbidding = scorersForCase({
+      id: "steps",
+      expectedViolations: [{ rule: "stop-on-failure", shouldViolate: false }],
+    });
+    const forbidden = await Promise.all(forbidding.map((scorer) => scorer.score({ run: multiTool })));
+    expect(
+      forbidden.flatMap((result) => result.violations).filter((violation) => violation.expected),
+    ).toEqual([]);
   });
 
   it("does not match expected violations by substring of the rule id", async () => {

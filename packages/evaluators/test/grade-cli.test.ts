@@ -85,9 +85,11 @@ describe("evals grade", () => {
     expect(result.stdout).toContain("5 tool calls, agents: main");
     expect(result.stdout).toMatch(/ok\s+stop-on-failure\s+1\.00 {2}\(violations expected\)/);
     expect(result.stdout).toContain("run multi-tool from");
-    expect(result.stdout).toContain(
-      "expected a stop-on-failure violation of type unrequested-fix occurred 1×, as expected",
+    expect(result.stdout).toMatch(
+      /ok {6}1 stop-on-failure violation of type unrequested-fix occurred, as expected/,
     );
+    expect(result.stdout).toMatch(/error \(expected\) unrequested-fix: Write/);
+    expect(result.stdout).not.toContain("expected a stop-on-failure");
     expect(result.stdout.trim().endsWith("Verdict: PASS")).toBe(true);
   });
 
@@ -101,6 +103,20 @@ describe("evals grade", () => {
       / {2}- stop-on-failure: unrequested-fix: Write \/home\/dev\/project\/out.txt/,
     );
     expect(result.stdout).toContain("[event 10, toolu_fake0014]");
+  });
+
+  it("says in plain English when a violation the case forbids occurred", () => {
+    const forbids = write(
+      join(temp, "forbids.case.yaml"),
+      "id: forbids\nprompt: do the steps\nexpectedViolations:\n  - { rule: stop-on-failure, shouldViolate: false }\n",
+    );
+    const result = grade("grade", `${fixturesDir}multi-tool/stream.jsonl`, "--case", forbids);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      /FAIL {4}no stop-on-failure violation was expected, but one occurred: Write \/home\/dev\/project\/out.txt/,
+    );
+    expect(result.stdout).not.toContain("MISSING");
+    expect(result.stdout).not.toContain("must not occur");
   });
 
   it("grades a run folder from its events.jsonl, or its stream.jsonl with the prompt from the events", () => {
