@@ -192,7 +192,8 @@ async function runWithModel<Case>(
   let result: RunAgentResult | undefined;
   try {
     result = await runAgent({ ...options, baseUrl: server.url });
-    return result;
+    // Answered from a recording: reports show it as replayed, its cost and model as the recording's.
+    return source.name === "replay" ? { ...result, origin: "replay" } : result;
   } finally {
     // A run that did not finish is not worth recording.
     if ((!result || result.timed_out) && "discard" in source && typeof source.discard === "function") {

@@ -109,6 +109,7 @@ describe("describeEval's trial options with the real claude CLI", () => {
         cassette: { mode: "record", dir, upstream: upstream.url },
       });
       expect(recorded.message).toBeUndefined();
+      expect(recorded.runs.map((result) => result!.origin)).toEqual(["live"]);
     } finally {
       await upstream.close();
     }
@@ -123,7 +124,14 @@ describe("describeEval's trial options with the real claude CLI", () => {
       trials: 2,
     });
     expect(replayed.message).toBeUndefined();
-    expect(replayed.runs.map((result) => result!.origin)).toEqual(["live", "live"]);
+    // Replayed, not live: no cost was spent on them, their model is the recording's.
+    expect(replayed.runs.map((result) => result!.origin)).toEqual(["replay", "replay"]);
+    for (const trial of replayed.result.trials) {
+      expect(trial.origin).toBe("replay");
+      expect(trial.cost_usd).toBeUndefined();
+      expect(trial.recorded_cost_usd).toBeGreaterThan(0);
+    }
+    expect(replayed.result.cost_usd).toBeUndefined();
     for (const result of replayed.runs) {
       expect(toolSequence(result!.run)).toEqual(["Bash", "Read"]);
       expect(JSON.stringify(listToolCalls(result!.run)[1]?.result?.output)).toContain("hello from a");
