@@ -135,6 +135,25 @@ describe("wireCassette", () => {
     }
   });
 
+  it("marks a replayed AgentRunResult origin replay (runAgent says live), and leaves a recorded one live", async () => {
+    const upstream = await startModelServer({ source: scripted(() => reply(text("hi"))) });
+    try {
+      const identity = { suite: "s", caseId: "origin", prompt: "p", dir, upstream: upstream.url };
+      // What runAgent returns, whatever answered the CLI.
+      const run = async (server: ModelServer) => {
+        await ask(server, "one");
+        return { run_id: "r", origin: "live" as const, exit_code: 0 };
+      };
+      const recorded = await wireCassette({ ...identity, mode: "record" }, run);
+      expect(recorded.result.origin).toBe("live");
+      const replayed = await wireCassette({ ...identity, mode: "replay" }, run);
+      expect(replayed.action).toBe("replay");
+      expect(replayed.result).toEqual({ run_id: "r", origin: "replay", exit_code: 0 });
+    } finally {
+      await upstream.close();
+    }
+  });
+
   it("leaves no recording behind when the run throws", async () => {
     const upstream = await startModelServer({ source: scripted(() => reply(text("hi"))) });
     try {
