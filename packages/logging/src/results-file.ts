@@ -1,3 +1,4 @@
+import { AgentRunResultSchema } from "@evals/core";
 import { z } from "zod";
 import { type CaseResult, CaseResultSchema } from "./case-result.js";
 import { countViolations } from "./case-summary.js";
@@ -32,9 +33,7 @@ export const ResultsMetaSchema = z.object({
   /** The models named by replayed or stored runs: what the recordings used, not called in this eval run. */
   recorded_model: z.string().optional(),
   /** How many trials came from where (live, replay, cassette, stored), when any trial says. */
-  origins: z
-    .partialRecord(z.enum(["live", "replay", "cassette", "stored"]), z.number().int().nonnegative())
-    .optional(),
+  origins: z.partialRecord(AgentRunResultSchema.shape.origin, z.number().int().nonnegative()).optional(),
   node_version: z.string(),
   platform: z.string(),
   /** Ran under CI (the CI environment variable was set). */
