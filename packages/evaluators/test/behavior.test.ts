@@ -42,6 +42,7 @@ describe("behavior", () => {
     expect(result.score).toBeCloseTo(1 / 8);
     const forbidden = result.violations.find((item) => item.type === "forbidden-tool");
     expect(forbidden?.pointer).toMatchObject({ tool_use_id: "toolu_fake0014", agent: "main" });
+    expect(forbidden?.message).toBe("Write /home/dev/project/out.txt was called, but Write must not be used");
     expect(result.violations.find((item) => item.type === "too-many-tool-calls")?.pointer?.tool_use_id).toBe(
       "toolu_fake0011",
     );

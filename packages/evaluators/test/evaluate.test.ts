@@ -33,7 +33,7 @@ describe("evaluate(run, case)", () => {
     expect(evaluation.passed).toBe(false);
     expect(evaluation.reasons).toEqual([
       expect.stringMatching(
-        /^stop-on-failure: unrequested-fix: Write \/home\/dev\/project\/out.txt after Bash "echo BLOCKME" failed/,
+        /^stop-on-failure: unrequested-fix: Write \/home\/dev\/project\/out.txt was called after Bash "echo BLOCKME" failed/,
       ),
     ]);
     // Warnings never fail a case.

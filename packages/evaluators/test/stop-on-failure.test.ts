@@ -11,6 +11,10 @@ describe("stop-on-failure", () => {
       pointer: { tool_use_id: "toolu_fake0014" },
       evidence: { failed_call: "toolu_fake0008", failure: { kind: "blocked" } },
     });
+    // A sentence: what was called after what failed.
+    expect(result.violations[0]?.message).toBe(
+      'Write /home/dev/project/out.txt was called after Bash "echo BLOCKME" failed (blocked: stopped before it ran)',
+    );
     // Told that failed hook blocks and reads are expected, the run's Write follows no failure.
     expect(stopOnFailure(fixtureRun("multi-tool"), { ignoreTools: ["Bash", "Read"] }).violations).toEqual([]);
   });
@@ -64,6 +68,9 @@ describe("stop-on-failure", () => {
       .call("Bash", { command: "npm ci" }, { error: "ETIMEDOUT" })
       .build();
     expect(types(stopOnFailure(hammering))).toEqual(["repeated-retry"]);
+    expect(stopOnFailure(hammering).violations[0]?.message).toBe(
+      'Bash "npm ci" was called after Bash "npm ci" failed (error: ETIMEDOUT): more than 1 retry',
+    );
     expect(stopOnFailure(hammering, { maxRetries: 2 }).violations.map((item) => item.type)).toEqual([
       "failure-not-reported",
     ]);

@@ -139,7 +139,7 @@ export function behavior(run: Run, expectations: BehaviorExpectations = {}): Eva
     check(() => {
       for (const call of calls) {
         if (toolNameMatches(call.name, tool))
-          fail("forbidden-tool", `${describeCall(call)}: ${tool} must not be used`, call);
+          fail("forbidden-tool", `${describeCall(call)} was called, but ${tool} must not be used`, call);
       }
     });
   }

@@ -121,8 +121,8 @@ export function stopOnFailure(run: Run, options: StopOnFailureOptions = {}): Eva
             STOP_ON_FAILURE,
             type,
             severityFor(options, type, "error"),
-            `${describeCall(call)} after ${describeCall(current.call)} failed (${current.failure.kind}: ${truncate(current.failure.message, 120)})${
-              retry ? `, retried more than ${maxRetries}×` : ""
+            `${describeCall(call)} was called after ${describeCall(current.call)} failed (${current.failure.kind}: ${truncate(current.failure.message, 120)})${
+              retry ? `: more than ${maxRetries} ${maxRetries === 1 ? "retry" : "retries"}` : ""
             }`,
             pointerTo(call),
             { failed_call: current.call.id, failed_at: current.call.index, failure: current.failure },
