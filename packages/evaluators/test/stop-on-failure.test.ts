@@ -76,6 +76,20 @@ describe("stop-on-failure", () => {
     ]);
   });
 
+  it("keeps a multi-line failure on one line in the message (reports show a message's first line)", () => {
+    const run = script()
+      .call(
+        "Bash",
+        { command: "npm run build" },
+        { error: "Exit code 2\nsrc/invoice.ts(3,10): error TS2304" },
+      )
+      .call("Edit", { file_path: "src/invoice.ts", old_string: "a", new_string: "b" })
+      .build();
+    expect(stopOnFailure(run).violations[0]?.message).toBe(
+      'Edit src/invoice.ts was called after Bash "npm run build" failed (error: Exit code 2 src/invoice.ts(3,10): error TS2304)',
+    );
+  });
+
   it("treats a permission denial as a failure not to be worked around", () => {
     const run = script()
       .call("Write", { file_path: "out.txt", content: "x" }, { denied: true })

@@ -121,7 +121,7 @@ export function stopOnFailure(run: Run, options: StopOnFailureOptions = {}): Eva
             STOP_ON_FAILURE,
             type,
             severityFor(options, type, "error"),
-            `${describeCall(call)} was called after ${describeCall(current.call)} failed (${current.failure.kind}: ${truncate(current.failure.message, 120)})${
+            `${describeCall(call)} was called after ${describeCall(current.call)} failed (${current.failure.kind}: ${truncate(oneLine(current.failure.message), 120)})${
               retry ? `: more than ${maxRetries} ${maxRetries === 1 ? "retry" : "retries"}` : ""
             }`,
             pointerTo(call),
@@ -210,4 +210,9 @@ export function failureDetector(
 
 function sameInput(a: ToolCallView, b: ToolCallView): boolean {
   return JSON.stringify(a.input) === JSON.stringify(b.input);
+}
+
+/** A failure's text on one line, so a violation's message stays one sentence. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
 }
