@@ -7,7 +7,8 @@ import { runIn, WORKSPACE } from "./packed.js";
 /**
  * The eval suites' wiring in Nx: `nx affected -t eval` reruns exactly the suites a change can
  * affect, and the eval task's hash (its cache key) changes with what the suite's runs depend on
- * (skills, subagents, CLAUDE.md, cases, recordings, the claude CLI's version) and with nothing else.
+ * (skills, subagents, CLAUDE.md, cases, recordings, the claude CLI's version, the checkout it runs in)
+ * and with nothing else.
  */
 
 const SUITES = {
@@ -178,6 +179,25 @@ describe("the eval task's hash (Nx's cache key)", () => {
     for (const key of Object.keys(SUITES) as (keyof typeof SUITES)[]) {
       expect(after[key], key).not.toBe(base[key]);
     }
+  });
+
+  it("differs between two checkouts of the same files: one clone's eval results never satisfy another's", () => {
+    // Nx 23 shares its cache (~/.nx/<workspace id>/cache) between every clone and worktree of the
+    // repository, and an eval's results name the clone's own run folders (trials' output_dir) and
+    // git state. The build's hash stays the same, so builds are still shared.
+    const script = join(WORKSPACE, "e2e", "scripts", "nx-task-hash.cjs");
+    const build = "@evals/core:build";
+    const hashIn = (cwd: string) =>
+      JSON.parse(
+        runIn(cwd, process.execPath, [script, ...tasks, build], { env: nxEnv, timeoutMs: 180_000 })
+          .stdout.trim()
+          .split("\n")
+          .pop() ?? "{}",
+      ) as Record<string, string>;
+    const here = hashIn(worktree.path);
+    const there = hashIn(WORKSPACE);
+    for (const task of tasks) expect(here[task], task).not.toBe(there[task]);
+    expect(here[build]).toBe(there[build]);
   });
 
   it("changes with VCR_MODE, so a recording run is never served from the cache", () => {

@@ -1,7 +1,13 @@
 import { defineConfig } from "tsup";
 import { packageBuild } from "../../tsup.shared";
 
-// The library (ESM + CJS, typed) and the `evals` CLI (its bin is dist/cli.js, ESM; it needs no types).
-export default defineConfig(
-  packageBuild({ entry: ["src/index.ts", "src/cli.ts"], dts: { entry: "src/index.ts" } }),
-);
+export default defineConfig([
+  // The library: ESM + CJS, typed.
+  packageBuild({ clean: ["!cli.js*"] }),
+  // The `evals` CLI (its bin is dist/cli.js): ESM only. A CommonJS twin would be a shipped entry point
+  // that crashes (it reads its version through import.meta.url, which CJS does not have).
+  {
+    ...packageBuild({ entry: ["src/cli.ts"], esmOnly: true, dts: false }),
+    clean: false,
+  },
+]);

@@ -1,12 +1,19 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import bundledChromium from "@sparticuz/chromium";
 import { type BrowserContext, chromium } from "playwright-core";
 
-/** Debian's Chromium, installed by scripts/install-chromium.sh (CI runs it before the tests). */
-export const CHROMIUM = process.env.EVALS_CHROMIUM ?? "/usr/bin/chromium";
+/**
+ * A system Chromium to use instead of the bundled one (e.g. `EVALS_CHROMIUM=/usr/bin/chromium`).
+ * Optional: by default the test runs the Chromium that `npm install` brought (@sparticuz/chromium).
+ */
+const SYSTEM_CHROMIUM = process.env.EVALS_CHROMIUM;
 
-const ARGS = [
+const SYSTEM_ARGS = [
   "--headless",
   "--no-sandbox",
   "--disable-gpu",
@@ -22,18 +29,53 @@ export interface Browser {
   close(): Promise<void>;
 }
 
+/**
+ * The Chromium shipped (brotli-compressed) inside the @sparticuz/chromium npm package, unpacked once per
+ * version into the temp folder. Unpacking goes to a private folder that is renamed into place, so test
+ * processes of several checkouts starting together never run a half-written binary (the package's own
+ * `executablePath()` unpacks straight into `$TMPDIR/chromium` and trusts whatever is there).
+ */
+function bundledChromiumPath(): string {
+  const entry = createRequire(import.meta.url).resolve("@sparticuz/chromium");
+  const { version } = JSON.parse(readFileSync(join(dirname(entry), "..", "package.json"), "utf8"));
+  const home = join(tmpdir(), `evals-chromium-${version}`);
+  const executable = join(home, "chromium");
+  if (existsSync(executable)) return executable;
+  const staging = mkdtempSync(`${home}.unpacking-`);
+  try {
+    // The package unpacks into os.tmpdir(): a child process with TMPDIR set points it at the staging folder.
+    execFileSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `const { default: c } = await import(${JSON.stringify(pathToFileURL(entry).href)}); await c.executablePath();`,
+      ],
+      { env: { ...process.env, TMPDIR: staging }, stdio: ["ignore", "ignore", "inherit"] },
+    );
+    renameSync(staging, home);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    // Another process renamed its copy into place first: use that one.
+    if (!existsSync(executable)) throw error;
+  }
+  return executable;
+}
+
 /** Real headless Chromium with a fresh profile, removed on close. */
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
+  if (SYSTEM_CHROMIUM !== undefined && !existsSync(SYSTEM_CHROMIUM)) {
     throw new Error(
-      `Chromium is missing at ${CHROMIUM}: run \`bash scripts/install-chromium.sh\` from the repository root (it installs Debian's chromium).`,
+      `EVALS_CHROMIUM names ${SYSTEM_CHROMIUM}, which does not exist: unset it to use the Chromium bundled by npm install (@sparticuz/chromium).`,
     );
   }
-  const profile = mkdtempSync(join(tmpdir(), "evals-chromium-"));
+  const executablePath = SYSTEM_CHROMIUM ?? bundledChromiumPath();
+  const args = SYSTEM_CHROMIUM ? SYSTEM_ARGS : bundledChromium.args;
+  const profile = mkdtempSync(join(tmpdir(), "evals-chromium-profile-"));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath,
     headless: true,
-    args: ARGS,
+    args,
     viewport: { width: 1360, height: 900 },
     timeout: 30_000,
   });

@@ -1,8 +1,11 @@
 import { existsSync, statSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { WorktreeError } from "./errors.js";
 import { assertSafeRunId } from "./run-id.js";
+import { ensureSelfIgnoredFolder } from "./self-ignore.js";
+
+export { ensureSelfIgnoredFolder };
 
 /** The folder, under an output root, that holds one folder per run. */
 export const TEST_OUTPUT_FOLDER = "test-output";
@@ -69,23 +72,4 @@ export async function setupWorktreeTestEnv(
     EVALS_OUTPUT_DIR: outputRoot,
     EVALS_CASSETTE_DIR: resolve(options.cassetteDir ?? join(project, CASSETTE_FOLDER)),
   };
-}
-
-/**
- * Creates `folder` with a `.gitignore` of `*` in it (unless it has one): git then ignores the folder and
- * everything in it, without any change to the user's own .gitignore.
- */
-export async function ensureSelfIgnoredFolder(folder: string): Promise<void> {
-  await mkdir(folder, { recursive: true });
-  try {
-    await writeFile(
-      join(folder, ".gitignore"),
-      "# Written by @evals/worktree: nothing here is committed.\n*\n",
-      {
-        flag: "wx",
-      },
-    );
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  }
 }

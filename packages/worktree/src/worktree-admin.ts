@@ -27,8 +27,18 @@ export async function withWorktreeAdminLock<T>(commonDir: string, fn: () => Prom
   }
 }
 
-/** Another worktree's entry was read while half-written or half-deleted. */
-const RACE = /worktrees\/[^/\s]+\/(commondir|gitdir|HEAD|locked|index)\b/;
+/**
+ * Whether a git command failed because another worktree's entry was read while half-written or
+ * half-deleted: a file of the entry missing ("failed to read .git/worktrees/<id>/commondir"), or the
+ * whole entry gone between listing and reading it ("Invalid path '.git/worktrees/<id>': No such file
+ * or directory").
+ */
+export function isWorktreeEntryRace(stderr: string): boolean {
+  return (
+    /worktrees\/[^/\s]+\/(commondir|gitdir|HEAD|locked|index)\b/.test(stderr) ||
+    /worktrees\/[^/\s']+'?: No such file or directory/.test(stderr)
+  );
+}
 const ATTEMPTS = 4;
 
 /**
@@ -45,7 +55,7 @@ export async function gitWorktreeAdmin(
     const result = await withWorktreeAdminLock(commonDir, () =>
       git(root, args, { ...options, allowFailure: true }),
     );
-    const raced = result.exitCode !== 0 && RACE.test(result.stderr);
+    const raced = result.exitCode !== 0 && isWorktreeEntryRace(result.stderr);
     if (!raced || attempt === ATTEMPTS) {
       if (result.exitCode !== 0 && !options.allowFailure) throw gitFailed(root, args, result);
       return result;

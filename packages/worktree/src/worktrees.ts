@@ -2,13 +2,13 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { readdir, rm } from "node:fs/promises";
 import { hostname, tmpdir, userInfo } from "node:os";
-import { basename, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { WorktreeError } from "./errors.js";
 import { registerExitCleanup } from "./exit-cleanup.js";
 import { git, gitSync } from "./git.js";
-import { listDirtyFiles, resolveCommit, resolveRepo, snapshotWorkingTree } from "./repo.js";
+import { type DirtyFile, listDirtyFiles, resolveCommit, resolveRepo, snapshotWorkingTree } from "./repo.js";
 import { assertSafeRunId, generateTestId } from "./run-id.js";
-import { ensureSelfIgnoredFolder } from "./test-env.js";
+import { ensureSelfIgnoredFolder, isSelfIgnoreFile } from "./self-ignore.js";
 import {
   readTrialMetadata,
   TRIAL_METADATA_VERSION,
@@ -119,7 +119,7 @@ export async function createWorktree(repo: string, options: CreateWorktreeOption
 
   const policy = options.dirty ?? "error";
   if (policy !== "ignore") {
-    const dirty = await listDirtyFiles(root);
+    const dirty = await userChanges(root);
     if (dirty.length > 0 && policy === "error") throw dirtyError(root, ref, dirty);
     if (dirty.length > 0 && policy === "include") {
       const head = await resolveCommit(root, "HEAD");
@@ -201,6 +201,22 @@ export async function createWorktree(repo: string, options: CreateWorktreeOption
       liveWorktrees.delete(path);
     },
   };
+}
+
+/**
+ * The checkout's uncommitted changes, less the files in self-ignoring folders of ours (test-output/,
+ * a trees folder) that `git status` listed while another process was still writing the folder's
+ * `.gitignore`: run outputs are never the user's changes.
+ */
+async function userChanges(root: string): Promise<DirtyFile[]> {
+  const inSelfIgnoredFolder = (path: string) => {
+    for (let dir = dirname(path); dir !== "." && dir !== "/"; dir = dirname(dir))
+      if (isSelfIgnoreFile(join(root, dir, ".gitignore"))) return true;
+    return false;
+  };
+  return (await listDirtyFiles(root)).filter(
+    (file) => !(file.status === "??" && inSelfIgnoredFolder(file.path)),
+  );
 }
 
 /** Takes `<treesDir>/<testId>` by creating it (empty), so two trials can never share a folder. */

@@ -17,6 +17,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   createWorktree,
   defaultTreesDir,
+  ensureSelfIgnoredFolder,
   listWorktrees,
   removeWorktree,
   type WorktreeError,
@@ -284,6 +285,48 @@ describe("several suites on one repository at once", () => {
     expect(readdirSync(join(r.root, "test-output")).filter((entry) => entry !== ".gitignore")).toHaveLength(
       12,
     );
+  });
+});
+
+describe("self-ignoring output folders written by several processes at once", () => {
+  // Creating test-output/.gitignore and writing its `*` are two steps: another process's dirty check
+  // can run in between and see `?? test-output/.gitignore` (the flaky "3 processes" test above).
+  it("a trial starts while another process has created test-output/.gitignore but not yet written it", async () => {
+    const r = repo();
+    mkdirSync(join(r.root, "test-output"));
+    writeFileSync(join(r.root, "test-output", ".gitignore"), "");
+    const worktree = await createWorktree(r.root, { treesDir: r.treesDir });
+    await worktree.remove();
+    expect(worktreePaths(r)).toEqual([r.root]);
+  });
+
+  it("files of the user's next to an empty .gitignore outside such a folder still count as changes", async () => {
+    const r = repo();
+    r.write(".gitignore", "");
+    r.write("notes/new.txt", "untracked\n");
+    const error = await rejection(createWorktree(r.root, { treesDir: r.treesDir }));
+    expect(error.code).toBe("DIRTY_WORKTREE");
+    expect(error.message).toMatch(/\?\? notes\/new\.txt/);
+  });
+
+  it("ensureSelfIgnoredFolder finishes a .gitignore left half-written, after which git ignores the folder", async () => {
+    const r = repo();
+    const folder = join(r.root, "test-output");
+    mkdirSync(folder);
+    writeFileSync(join(folder, ".gitignore"), "# Written by");
+    writeFileSync(join(folder, "events.jsonl"), "{}\n");
+    await ensureSelfIgnoredFolder(folder);
+    expect(readFileSync(join(folder, ".gitignore"), "utf8")).toMatch(/^\*$/m);
+    expect(r.git("status", "--porcelain", "--untracked-files=all")).toBe("");
+  });
+
+  it("ensureSelfIgnoredFolder leaves a user's own .gitignore there as it is", async () => {
+    const r = repo();
+    const folder = join(r.root, "test-output");
+    mkdirSync(folder);
+    writeFileSync(join(folder, ".gitignore"), "*.log\n");
+    await ensureSelfIgnoredFolder(folder);
+    expect(readFileSync(join(folder, ".gitignore"), "utf8")).toBe("*.log\n");
   });
 });
 

@@ -1,0 +1,62 @@
+import { execFileSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { userEnv, WORKSPACE } from "./packed.js";
+
+/**
+ * `npm install` on a fresh clone must leave it clean: when package-lock.json is not exactly what npm
+ * writes for the package.json files, the first command of the README dirties the clone, `nx affected`
+ * then selects every suite and `npm ci` fails. npm recomputes the lockfile here from the manifests
+ * alone (`--package-lock-only`), offline, from the package metadata the workspace's install cached.
+ */
+
+const scratch = mkdtempSync(join(tmpdir(), "evals-lockfile-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** The root manifest's workspace folders (`packages/*`, `e2e`, ...) that hold a package.json. */
+function workspaceFolders(): string[] {
+  const { workspaces } = JSON.parse(readFileSync(join(WORKSPACE, "package.json"), "utf8")) as {
+    workspaces: string[];
+  };
+  return workspaces.flatMap((pattern) => {
+    if (!pattern.endsWith("/*")) return [pattern];
+    const parent = pattern.slice(0, -2);
+    return existsSync(join(WORKSPACE, parent))
+      ? readdirSync(join(WORKSPACE, parent)).map((name) => `${parent}/${name}`)
+      : [];
+  });
+}
+
+describe("package-lock.json", () => {
+  it("is what npm install writes for the workspace's package.json files", () => {
+    const manifests = ["package.json", "package-lock.json", ".npmrc"]
+      .concat(workspaceFolders().map((folder) => `${folder}/package.json`))
+      .filter((file) => existsSync(join(WORKSPACE, file)));
+    for (const file of manifests) {
+      mkdirSync(dirname(join(scratch, file)), { recursive: true });
+      copyFileSync(join(WORKSPACE, file), join(scratch, file));
+    }
+    execFileSync(
+      "npm",
+      ["install", "--package-lock-only", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"],
+      { cwd: scratch, env: userEnv(), stdio: ["ignore", "ignore", "pipe"], timeout: 240_000 },
+    );
+    const committed = readFileSync(join(WORKSPACE, "package-lock.json"), "utf8");
+    const written = readFileSync(join(scratch, "package-lock.json"), "utf8");
+    // On a difference, show where npm's lockfile first departs from the committed one, not two 200 kB files.
+    expect(firstDifference(written, committed)).toBeUndefined();
+  });
+});
+
+/** The lines around the first line where `written` and `committed` differ, or undefined when equal. */
+function firstDifference(written: string, committed: string): string | undefined {
+  if (written === committed) return undefined;
+  const a = written.split("\n");
+  const b = committed.split("\n");
+  let line = 0;
+  while (line < a.length && a[line] === b[line]) line++;
+  const around = (lines: string[]) => lines.slice(Math.max(0, line - 3), line + 3).join("\n");
+  return `npm writes, from line ${line + 1}:\n${around(a)}\n\nthe committed file has:\n${around(b)}`;
+}

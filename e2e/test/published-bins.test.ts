@@ -1,0 +1,103 @@
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, normalize } from "node:path";
+import { describe, expect, it } from "vitest";
+import { publishablePackages, userEnv } from "./packed.js";
+
+/**
+ * Every entry point a package publishes must work from its built dist: each bin answers `--help` and
+ * `--version` without crashing, and no JavaScript file ships in dist that package.json does not point
+ * at (an unreferenced CommonJS twin of a CLI once crashed on `--version`).
+ */
+
+interface Manifest {
+  name: string;
+  version: string;
+  bin?: string | Record<string, string>;
+  main?: string;
+  module?: string;
+  exports?: unknown;
+}
+
+const packages = publishablePackages().map((pkg) => ({
+  ...pkg,
+  manifest: JSON.parse(readFileSync(join(pkg.dir, "package.json"), "utf8")) as Manifest,
+}));
+
+const binsOf = (manifest: Manifest): [string, string][] =>
+  typeof manifest.bin === "string"
+    ? [[manifest.name.split("/").pop() ?? manifest.name, manifest.bin]]
+    : Object.entries(manifest.bin ?? {});
+
+const bins = packages.flatMap((pkg) =>
+  binsOf(pkg.manifest).map(([name, file]) => ({ pkg, name, file: join(pkg.dir, file) })),
+);
+
+/** Every path string in `exports` (all conditions), `main`, `module` and `bin`. */
+function entryPoints(manifest: Manifest): Set<string> {
+  const paths = new Set<string>();
+  const walk = (value: unknown) => {
+    if (typeof value === "string") paths.add(normalize(value));
+    else if (value && typeof value === "object") for (const inner of Object.values(value)) walk(inner);
+  };
+  walk(manifest.exports);
+  walk(manifest.main);
+  walk(manifest.module);
+  for (const [, file] of binsOf(manifest)) walk(file);
+  return paths;
+}
+
+const run = (file: string, flag: string) =>
+  spawnSync(process.execPath, [file, flag], {
+    encoding: "utf8",
+    input: "",
+    timeout: 60_000,
+    // A user's shell: the hook bin in particular captures nothing outside an eval run (TEST_MODE).
+    env: userEnv(),
+  });
+
+describe("published bins", () => {
+  it("are the ones the packages declare", () => {
+    expect(bins.map(({ pkg, name }) => `${pkg.name} ${name}`).sort()).toEqual([
+      "@evals/evaluators evals",
+      "@evals/hooks evals-hook",
+    ]);
+  });
+
+  it.each(bins.map((bin) => [bin.name, bin] as const))("%s --help prints its usage", (_, bin) => {
+    const result = run(bin.file, "--help");
+    expect(result.error).toBeUndefined();
+    expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: "" });
+    expect(result.stdout).toMatch(/^Usage/);
+  });
+
+  it.each(bins.map((bin) => [bin.name, bin] as const))(
+    "%s --version does not crash, and any version it prints is its package's",
+    (_, bin) => {
+      const result = run(bin.file, "--version");
+      expect(result.error).toBeUndefined();
+      expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: "" });
+      if (result.stdout !== "") expect(result.stdout).toBe(`${bin.pkg.version}\n`);
+    },
+  );
+
+  it("the evals CLI prints its version", () => {
+    const evals = bins.find((bin) => bin.name === "evals");
+    expect(evals && run(evals.file, "--version").stdout).toBe(`${evals?.pkg.version}\n`);
+  });
+});
+
+describe("published JavaScript files", () => {
+  it("are all entry points of their package.json (no unreferenced builds in dist)", () => {
+    for (const { dir, manifest } of packages) {
+      const shipped = readdirSync(join(dir, "dist"))
+        .filter((file) => /\.(c|m)?js$/.test(file))
+        .map((file) => normalize(`dist/${file}`));
+      const declared = entryPoints(manifest);
+      expect(
+        shipped.filter((file) => !declared.has(file)),
+        manifest.name,
+      ).toEqual([]);
+    }
+  });
+});
