@@ -12,3 +12,4 @@ export * from "./jsonl-reader.js";
 export * from "./run.js";
 export * from "./run-builder.js";
 export * from "./tool-calls.js";
+export * from "./redact.js";

@@ -1,4 +1,4 @@
-import type { AgentRunResult, Run } from "@evals/core";
+import type { AgentRunResult, RedactOptions, Run } from "@evals/core";
 import type { ModelServer, ModelSource, VcrMode } from "@evals/vcr";
 import type { Trial as WorktreeTrial, TrialOptions as WorktreeTrialOptions } from "@evals/worktree";
 import { type RunAgentOptions, type RunAgentResult, runAgent } from "./run-agent.js";
@@ -165,6 +165,7 @@ async function runWithModel<Case>(
         options: cassetteKeyOptions(options),
         ...(setup.cassette.mode ? { mode: setup.cassette.mode } : {}),
         ...(setup.cassette.dir ? { dir: setup.cassette.dir } : {}),
+        redact: recordingRedaction(options),
       },
       () => runAgent(options),
     );
@@ -184,6 +185,7 @@ async function runWithModel<Case>(
       ...(mode ? { mode } : {}),
       ...(setup.cassette.dir ? { dir: setup.cassette.dir } : {}),
       ...(setup.cassette.upstream ? { upstream: setup.cassette.upstream } : {}),
+      redact: recordingRedaction(options),
     }).source;
   }
   if (!source) return runAgent(options);
@@ -202,6 +204,11 @@ async function runWithModel<Case>(
   }
 }
 
+/** What a recording of the run must not contain: the run's own secrets (its env, its redact option). */
+function recordingRedaction(options: RunAgentOptions): RedactOptions {
+  return { ...options.redact, ...(options.env ? { env: options.env } : {}) };
+}
+
 /** The options that identify a run in its cassette: the JSON-able ones that change what it does. */
 function cassetteKeyOptions(options: RunAgentOptions): Record<string, unknown> {
   const unkeyed = new Set([
@@ -218,6 +225,7 @@ function cassetteKeyOptions(options: RunAgentOptions): Record<string, unknown> {
     "claudeBin",
     "keepSandbox",
     "onStreamLine",
+    "redact",
   ]);
   const keyed: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(options)) {

@@ -4,9 +4,10 @@ import type { EvaluatorResult } from "@evals/core";
 import { type CommandGraderOptions, runCommandGrader } from "./command-grader.js";
 import { WorktreeError } from "./errors.js";
 import { registerExitCleanup } from "./exit-cleanup.js";
-import { captureOutcome, type Outcome } from "./outcome.js";
+import { captureOutcome, captureOutcomeSync, type Outcome } from "./outcome.js";
 import { resolveRepo } from "./repo.js";
 import { assertSafeRunId, generateTestId } from "./run-id.js";
+import { cleanupDeadTrialsOnce } from "./stale.js";
 import { CASSETTE_FOLDER, runOutputDir, setupWorktreeTestEnv, type WorktreeTestEnv } from "./test-env.js";
 import { type CreateWorktreeOptions, createWorktree } from "./worktrees.js";
 
@@ -83,6 +84,8 @@ export async function withTrialWorktree<T>(
       testId,
     });
   }
+  // Worktrees of earlier trials whose process was killed (kill -9) go first: only ours, only dead owners.
+  await cleanupDeadTrialsOnce(root, options.treesDir);
   const worktree = await createWorktree(root, { ...options, testId });
   const controller = new AbortController();
   const timer =
@@ -119,6 +122,12 @@ export async function withTrialWorktree<T>(
   );
 
   let captured: Promise<Outcome> | undefined;
+  // On Ctrl-C nothing asynchronous runs any more: the outcome is saved synchronously, after the
+  // processes are stopped and before the worktree is removed.
+  const unregisterSave = registerExitCleanup(() => {
+    if (options.captureOutcome === false || captured !== undefined) return;
+    captureOutcomeSync(worktree.path, { base: worktree.base, outputDir, testId });
+  }, "save");
   let failed = true;
   try {
     const cassetteDir = resolve(options.cassetteDir ?? join(root, CASSETTE_FOLDER));
@@ -160,6 +169,7 @@ export async function withTrialWorktree<T>(
     if (timer) clearTimeout(timer);
     options.signal?.removeEventListener("abort", onOuterAbort);
     unregisterInterrupt();
+    unregisterSave();
     const keep = options.keep ?? "never";
     if (keep === "never" || (keep === "on-failure" && !failed)) await worktree.remove();
     else worktree.keep();
