@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -124,3 +124,52 @@ function killQuietly(pid: number): void {
     // Gone already.
   }
 }
+
+describe("Ctrl-C during a worktree trial", () => {
+  it("saves the trial's outcome, stops the agent and removes the worktree", async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    const repo = join(root, "repo");
+    mkdirSync(repo);
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-C", repo, "-c", "user.name=t", "-c", "user.email=t@evals.invalid", ...args], {
+        encoding: "utf8",
+      });
+    git("init", "-q");
+    writeFileSync(join(repo, "README.md"), "# repo\n");
+    git("add", "--all");
+    git("commit", "-q", "-m", "initial");
+    const out = join(root, "ctrl-c-out");
+    const child = spawn(
+      process.execPath,
+      [join(__dirname, "__fixtures__", "interrupted-worktree-trial.mjs"), claudeBin, repo, out],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("the agent never got to work")), 90_000);
+        child.stdout!.on("data", (chunk: Buffer) => {
+          if (chunk.toString().includes("ready")) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+      });
+      const runDir = join(out, "test-output", `ctrl-c-${child.pid}`);
+      const cli = listProcesses().find(
+        (proc) =>
+          proc.ppid === child.pid && !readFileSync(`/proc/${proc.pid}/cmdline`, "utf8").includes("watchdog"),
+      );
+      child.kill("SIGINT");
+      const status = await new Promise<NodeJS.Signals | null>((resolve) =>
+        child.once("exit", (_code, signal) => resolve(signal)),
+      );
+      expect(status).toBe("SIGINT");
+      const outcome = JSON.parse(readFileSync(join(runDir, "outcome.json"), "utf8"));
+      expect(outcome.files.map((file: { path: string }) => file.path)).toEqual(["agent-was-here.txt"]);
+      expect(git("worktree", "list", "--porcelain").match(/^worktree /gm)).toHaveLength(1);
+      if (cli) expect(await waitFor(() => !isAlive(cli.pid))).toBe(true);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+});
