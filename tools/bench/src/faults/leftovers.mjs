@@ -82,7 +82,7 @@ function markedPids(marker) {
 const RUN_CHILD = `
 import { runAgent } from "@evals/harness";
 import { scripted, startModelServer } from "@evals/vcr";
-const [claudeBin, cwd, outputRoot] = process.argv.slice(2);
+const [claudeBin, cwd, outputRoot] = process.argv.slice(1);
 const server = await startModelServer({ source: scripted(() => new Promise(() => {})) });
 await runAgent({ prompt: "hang", claudeBin, cwd, outputRoot, baseUrl: server.url, timeoutMs: 120_000,
   onStreamLine: (line) => { if (line.type === "system" && line.subtype === "init") console.log("ready"); } });
@@ -126,7 +126,7 @@ async function orphansAfterSigkill(work) {
 
 const TRIAL_CHILD = `
 import { withTrialWorktree } from "@evals/worktree";
-const [repo, treesDir] = process.argv.slice(2);
+const [repo, treesDir] = process.argv.slice(1);
 await withTrialWorktree(repo, { treesDir, name: "killed" }, async () => {
   console.log("ready");
   await new Promise((resolve) => setTimeout(resolve, 120_000));
