@@ -1,5 +1,13 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -173,3 +181,58 @@ describe("Ctrl-C during a worktree trial", () => {
     }
   });
 });
+
+describe("a run killed after it printed a secret leaves it in no file", () => {
+  for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+    it(`${signal} of the test process: the run folder is redacted`, async (ctx) => {
+      skipIfNoClaude(ctx, { claudeBin });
+      const token = `planted-token-${signal}-${process.pid}`;
+      const out = join(root, `secret-out-${signal}`);
+      const child = spawn(
+        process.execPath,
+        [join(__dirname, "__fixtures__", "secret-run.mjs"), claudeBin, project, out, token],
+        { stdio: ["ignore", "pipe", "inherit"] },
+      );
+      try {
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error("the run never printed")), 90_000);
+          child.stdout!.on("data", (chunk: Buffer) => {
+            if (chunk.toString().includes("printed")) {
+              clearTimeout(timer);
+              resolve();
+            }
+          });
+        });
+        const runDir = readdirSync(join(out, "test-output")).map((id) => join(out, "test-output", id))[0]!;
+        // The hook has written the env output, token included, before the kill.
+        expect(await waitFor(() => existsSync(join(runDir, "events.jsonl")) && fileHas(runDir, token))).toBe(
+          true,
+        );
+        const locks = () => (existsSync(runLocksDir()) ? readdirSync(runLocksDir()) : []);
+        const marker = readFileSync(`/proc/${cliOf(child.pid!)}/environ`, "utf8").match(
+          /EVALS_RUN_MARKER=([^\0]+)/,
+        )![1]!;
+        child.kill(signal);
+        await exited(child);
+        // Done when the lock file is gone (the exit handler or the watchdog removes it last).
+        expect(await waitFor(() => !locks().includes(`${marker}.json`))).toBe(true);
+        expect(fileHas(runDir, token)).toBe(false);
+        expect(readFileSync(join(runDir, "events.jsonl"), "utf8")).toContain("[REDACTED]");
+      } finally {
+        child.kill("SIGKILL");
+      }
+    });
+  }
+});
+
+function cliOf(parent: number): number {
+  const cli = listProcesses().find(
+    (proc) => proc.ppid === parent && !readFileSync(`/proc/${proc.pid}/cmdline`, "utf8").includes("watchdog"),
+  );
+  return cli!.pid;
+}
+
+/** Whether any file of the folder holds `text`. */
+function fileHas(dir: string, text: string): boolean {
+  return readdirSync(dir).some((name) => readFileSync(join(dir, name), "latin1").includes(text));
+}
