@@ -1,4 +1,10 @@
-import type { AgentRunResult, RedactOptions, Run } from "@evals/core";
+import {
+  type AgentRunResult,
+  createRedactor,
+  type RedactOptions,
+  type Run,
+  secretsFromEnv,
+} from "@evals/core";
 import type { ModelServer, ModelSource, VcrMode } from "@evals/vcr";
 import type { Trial as WorktreeTrial, TrialOptions as WorktreeTrialOptions } from "@evals/worktree";
 import { type RunAgentOptions, type RunAgentResult, runAgent } from "./run-agent.js";
@@ -84,6 +90,9 @@ export async function runTrial<Case>(
   task: (context: TrialContext<Case>) => Promise<AgentRunResult | Run> | AgentRunResult | Run,
 ): Promise<AgentRunResult> {
   const started = performance.now();
+  // The secrets of every agent run of the trial, for the files the worktree writes (the outcome).
+  const redactions: RedactOptions[] = [];
+  let trialRedactor = createRedactor();
   const call = async (worktree?: WorktreeTrial): Promise<AgentRunResult> => {
     const signal = worktree ? AbortSignal.any([setup.signal, worktree.signal]) : setup.signal;
     const agentOptions: Partial<RunAgentOptions> = {
@@ -115,6 +124,15 @@ export async function runTrial<Case>(
           ...(options.cwd !== undefined && !worktree ? { cwd: options.cwd } : {}),
           ...(options.outputRoot !== undefined ? { outputRoot: options.outputRoot } : {}),
         };
+        redactions.push(recordingRedaction(merged));
+        trialRedactor = createRedactor({
+          patterns: redactions.flatMap((redact) => redact.patterns ?? []),
+          secrets: redactions.flatMap((redact) => [
+            ...(redact.secrets ?? []),
+            ...secretsFromEnv(redact.env ?? {}),
+          ]),
+          headers: redactions.flatMap((redact) => redact.headers ?? []),
+        });
         return runWithModel(setup, merged);
       },
     };
@@ -132,6 +150,7 @@ export async function runTrial<Case>(
       ...(setup.worktree.ref ? { ref: setup.worktree.ref } : {}),
       ...(setup.worktree.dirty ? { dirty: setup.worktree.dirty } : {}),
       ...(setup.worktree.keep ? { keep: setup.worktree.keep } : {}),
+      redact: { text: (value: string) => trialRedactor.text(value) },
     },
     async (worktree) => {
       const result = await call(worktree);

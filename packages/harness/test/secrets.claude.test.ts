@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -139,5 +140,60 @@ describe("secrets the agent prints are in no file the framework writes", () => {
       await upstream.close();
       if (sandboxDir) rmSync(sandboxDir, { recursive: true, force: true });
     }
+  });
+
+  it("a worktree trial whose agent writes them into files leaves 0 secrets in its outcome", async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    const repo = join(root, "repo");
+    const outputRoot = join(root, "worktree-out");
+    mkdirSync(repo);
+    const nonce = randomBytes(6).toString("hex");
+    const secrets = { fileKey: `sk-ant-api03-PLANTED${nonce}`, token: `planted-gh-token-${nonce}` };
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-C", repo, "-c", "user.name=t", "-c", "user.email=t@evals.invalid", ...args]);
+    git("init", "-q");
+    writeFileSync(join(repo, "secret.txt"), `api_key=${secrets.fileKey}\n`);
+    git("add", "--all");
+    git("commit", "-q", "-m", "initial");
+    const runId = `worktree-secrets-${nonce}`;
+    await runTrial(
+      {
+        suite: "secrets",
+        caseId: "worktree",
+        caseValue: {},
+        trial: 0,
+        trials: 1,
+        runId,
+        signal: new AbortController().signal,
+        outputRoot,
+        worktree: { repo },
+        model: () =>
+          scripted((request) =>
+            countToolResults(request) === 0
+              ? reply(
+                  toolUse("Bash", {
+                    command: "cp secret.txt copy.txt && env > env.txt",
+                    description: "dump",
+                  }),
+                )
+              : reply(text("done")),
+          ),
+      },
+      (context) =>
+        context.runAgent({
+          prompt: "dump",
+          claudeBin,
+          allowedTools: ["Bash"],
+          timeoutMs: 120_000,
+          env: { GITHUB_TOKEN: secrets.token },
+        }),
+    );
+    const runDir = join(outputRoot, "test-output", runId);
+    const patch = readFileSync(join(runDir, "outcome.patch"), "utf8");
+    // The agent's files are in the outcome, their secrets are not.
+    expect(patch).toContain("copy.txt");
+    expect(patch).toContain("env.txt");
+    expect(patch).toContain("[REDACTED]");
+    expect(findSecrets([outputRoot], Object.values(secrets))).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
+import { type Redactor, redactFileSync } from "@evals/core";
 import { z } from "zod";
 import { WorktreeError } from "./errors.js";
 import { type GitOptions, git, gitOutputSync } from "./git.js";
@@ -61,6 +62,8 @@ export const OutcomeSchema = z.object({
 export type Outcome = z.infer<typeof OutcomeSchema>;
 
 export interface CaptureOutcomeOptions {
+  /** Replaces secrets in outcome.patch and outcome.json before they are written (see @evals/core). */
+  redactor?: Pick<Redactor, "text">;
   /** The commit to diff against (default: the worktree's HEAD). */
   base?: string;
   /** The run folder that receives outcome.json and outcome.patch. */
@@ -176,6 +179,7 @@ function* captureSteps(
     } finally {
       closeSync(fd);
     }
+    if (options.redactor) redactFileSync(partial, options.redactor);
     renameSync(partial, patchFile);
 
     const nameStatus = (yield { cwd: worktree, args: [...diff, "--name-status", "-z", base], env }).stdout;
@@ -198,9 +202,11 @@ function* captureSteps(
       },
     };
     const outcomeFile = join(outputDir, OUTCOME_FILE);
-    writeFileSync(`${outcomeFile}.partial`, `${JSON.stringify(outcome, null, 2)}\n`);
+    const json = `${JSON.stringify(outcome, null, 2)}\n`;
+    const written = options.redactor ? options.redactor.text(json) : json;
+    writeFileSync(`${outcomeFile}.partial`, written);
     renameSync(`${outcomeFile}.partial`, outcomeFile);
-    return outcome;
+    return written === json ? outcome : (JSON.parse(written) as Outcome);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
