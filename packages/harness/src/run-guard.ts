@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir, userInfo } from "node:os";
 import { join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -60,7 +60,6 @@ export function guardRun(run: {
   patterns: readonly RegExp[];
 }): GuardedRun {
   const dir = runLocksDir();
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const lockFile = join(dir, `${run.marker}.json`);
   const lock: RunLock = {
     version: LOCK_VERSION,
@@ -72,7 +71,12 @@ export function guardRun(run: {
     sandbox: run.sandbox,
     created_at: new Date().toISOString(),
   };
-  writeFileSync(lockFile, `${JSON.stringify(lock, null, 2)}\n`, { mode: 0o600 });
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(lockFile, `${JSON.stringify(lock, null, 2)}\n`, { mode: 0o600 });
+  } catch {
+    // Best effort: without its lock file the run is still guarded by the watchdog.
+  }
   tell({
     add: {
       marker: run.marker,
@@ -161,7 +165,7 @@ export function cleanupLeftoverRunsOnce(): Promise<LeftoverReport> {
 export async function cleanupLeftoverRuns(): Promise<LeftoverReport> {
   const report: LeftoverReport = { runs: [], processes: [], sandboxes: [] };
   const dir = runLocksDir();
-  if (!existsSync(dir)) return report;
+  if (!existsSync(dir) || !ownedByUs(dir)) return report;
   for (const entry of readdirSync(dir)) {
     if (!entry.endsWith(".json")) continue;
     const file = join(dir, entry);
@@ -177,6 +181,16 @@ export async function cleanupLeftoverRuns(): Promise<LeftoverReport> {
     report.runs.push(file);
   }
   return report;
+}
+
+/** A folder someone else made in the shared temp dir is not trusted. */
+function ownedByUs(path: string): boolean {
+  if (typeof process.getuid !== "function") return true;
+  try {
+    return statSync(path).uid === process.getuid();
+  } catch {
+    return false;
+  }
 }
 
 function readLock(file: string): RunLock | undefined {
