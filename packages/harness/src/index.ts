@@ -61,6 +61,7 @@ export {
   reconcileRuns,
 } from "./reconcile.js";
 export { type RunAgentOptions, type RunAgentResult, runAgent } from "./run-agent.js";
+export { cleanupLeftoverRuns, type LeftoverReport, type RunLock, runLocksDir } from "./run-guard.js";
 export { INHERITED_ENV, NETWORK_ENV, newRunId } from "./sandbox.js";
 export { type ScorerVerdict, scoreTrial, type Threshold, type TrialScores, thresholdFor } from "./scoring.js";
 export {

@@ -156,6 +156,22 @@ export async function killProcessTree(
   return [...known.keys()];
 }
 
+/**
+ * When a process started (Linux: clock ticks since boot, from /proc/<pid>/stat), to tell it from a
+ * later process that got the same pid. Undefined where it cannot be read.
+ */
+export function processStartTime(pid: number): number | undefined {
+  if (!hasProc) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Field 22 (starttime); fields after "comm" start at field 3.
+    const value = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+    return Number.isFinite(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether a process is still alive (a zombie waiting for its parent counts as gone). */
 export function isAlive(pid: number): boolean {
   if (hasProc) {

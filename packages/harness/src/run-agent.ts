@@ -1,7 +1,17 @@
 import { randomUUID } from "node:crypto";
-import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import { type AgentRunResult, type CapturedEvent, finalResult, type Run, type RunNote } from "@evals/core";
+import {
+  type AgentRunResult,
+  type CapturedEvent,
+  createRedactor,
+  finalResult,
+  type RedactOptions,
+  type Redactor,
+  type Run,
+  type RunNote,
+  redactTreeSync,
+} from "@evals/core";
 import {
   type ClaudeSettings,
   EVENTS_FILE,
@@ -17,6 +27,7 @@ import { type ClaudeFlags, claudeArgs, userMessageLine } from "./claude-args.js"
 import { findClaude } from "./claude-bin.js";
 import { killProcessTree, runProcesses } from "./process-tree.js";
 import { reconcileRun } from "./reconcile.js";
+import { cleanupLeftoverRunsOnce, type GuardedRun, guardRun } from "./run-guard.js";
 import { createSandbox, finishPendingRemovals, hermeticEnv, newRunId } from "./sandbox.js";
 import { RESULT_FILE } from "./stored-runs.js";
 
@@ -59,8 +70,15 @@ export interface RunAgentOptions extends ClaudeFlags {
    * or "never". A kept sandbox is named in the result's `sandbox_dir`.
    */
   keepSandbox?: "on-failure" | "always" | "never";
-  /** Called with each stream-json line as it arrives. */
+  /** Called with each stream-json line as it arrives (as the CLI printed it, not redacted). */
   onStreamLine?: (line: Record<string, unknown>) => void;
+  /**
+   * More secrets to keep out of every file the run leaves (its folder, a kept sandbox) and out of the
+   * result: literal `secrets`, `patterns`, `headers`. Well-known token formats and the values of the
+   * run's secret-looking environment variables (KEY, TOKEN, SECRET, PASSWORD, CREDENTIAL, AUTH,
+   * ANTHROPIC_CUSTOM_HEADERS) are always redacted.
+   */
+  redact?: Omit<RedactOptions, "env">;
 }
 
 /** A @evals/core AgentRunResult, plus what helps to reproduce or debug the run. */
@@ -104,6 +122,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   mkdirSync(outputDir, { recursive: true });
   const capture = options.capture ?? true;
   const cwd = resolve(options.cwd ?? process.cwd());
+  // Leftovers of earlier runs whose process was killed go first (once per process).
+  await cleanupLeftoverRunsOnce();
 
   const sandbox = createSandbox(runId);
   const marker = randomUUID();
@@ -119,6 +139,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
     isSandbox: needsIsSandbox(options),
     ...(options.env ? { env: options.env } : {}),
   });
+  const redactor = createRedactor({ ...options.redact, env });
+  const guard = guardRun({ marker, outputDir, sandbox: sandbox.root, patterns: redactor.patterns });
 
   const started = performance.now();
   const multiTurn = prompts.length > 1;
@@ -137,7 +159,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
     stripFinalNewline: false,
   });
   const pid = child.pid;
-  const active = { pid, marker };
+  guard.started(pid);
+  const active: ActiveRun = { pid, marker, outputDir, sandboxRoot: sandbox.root, redactor, guard };
   trackRun(active);
 
   let timedOut = false;
@@ -177,6 +200,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   let pendingText = "";
   const takeLine = (text: string) => {
     if (text.trim() === "") return;
+    streamFile.write(`${redactor.text(text)}\n`);
     let line: unknown;
     try {
       line = JSON.parse(text);
@@ -191,7 +215,6 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
     }
   };
   child.stdout?.on("data", (chunk: Buffer) => {
-    streamFile.write(chunk);
     pendingText += chunk.toString("utf8");
     let newline = pendingText.indexOf("\n");
     while (newline >= 0) {
@@ -212,6 +235,9 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   const leftovers = runProcesses(undefined, marker);
   if (leftovers.length > 0) await killProcessTree(undefined, { marker, graceMs: 500 });
   activeRuns.delete(active);
+  guard.release();
+  // The hook wrote what the agent printed, secrets included: redacted here, off the hook's hot path.
+  redactTreeSync(outputDir, redactor);
 
   const captured = await readCaptured(outputDir, capture);
   const run: Run = reconcileRun({
@@ -244,9 +270,10 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   });
   const keep = options.keepSandbox ?? "on-failure";
   const keepSandbox = keep === "always" || (keep === "on-failure" && error !== undefined);
-  if (!keepSandbox) sandbox.removeLater();
+  if (keepSandbox) redactTreeSync(sandbox.root, redactor);
+  else sandbox.removeLater();
 
-  const result: RunAgentResult = {
+  const result: RunAgentResult = redactor.value<RunAgentResult>({
     run_id: runId,
     output_dir: outputDir,
     run,
@@ -264,7 +291,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
       cli_ms: round(exited - started),
       finish_ms: round(performance.now() - exited),
     },
-  };
+  });
   writeFileSync(join(outputDir, RESULT_FILE), `${JSON.stringify(result, null, 2)}\n`);
   return result;
 }
@@ -370,13 +397,25 @@ function readSettingsFile(file: string): Record<string, unknown> {
 
 /* Runs in flight: if the test process exits or is told to stop, their process trees go with it. */
 
-const activeRuns = new Set<{ pid: number | undefined; marker: string }>();
+interface ActiveRun {
+  pid: number | undefined;
+  marker: string;
+  outputDir: string;
+  sandboxRoot: string;
+  redactor: Redactor;
+  guard: GuardedRun;
+}
+
+const activeRuns = new Set<ActiveRun>();
 let exitHooksInstalled = false;
 
-/** Ends every run in flight and deletes the sandboxes being deleted: the process is ending. */
+/**
+ * Ends every run in flight, redacts its folder and deletes its sandbox (no result will name it), and
+ * deletes the sandboxes being deleted: the process is ending.
+ */
 function killActiveRunsNow(): void {
   finishPendingRemovals();
-  for (const { pid, marker } of activeRuns) {
+  for (const { pid, marker, outputDir, sandboxRoot, redactor, guard } of activeRuns) {
     for (const proc of runProcesses(pid, marker)) {
       try {
         process.kill(proc.pid, "SIGKILL");
@@ -391,6 +430,9 @@ function killActiveRunsNow(): void {
         // Gone already.
       }
     }
+    redactTreeSync(outputDir, redactor);
+    rmSync(sandboxRoot, { recursive: true, force: true, maxRetries: 3 });
+    guard.release();
   }
   activeRuns.clear();
 }
@@ -412,7 +454,7 @@ function installExitHooks(): void {
   }
 }
 
-function trackRun(run: { pid: number | undefined; marker: string }): void {
+function trackRun(run: ActiveRun): void {
   installExitHooks();
   activeRuns.add(run);
 }

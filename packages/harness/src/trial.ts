@@ -1,4 +1,10 @@
-import type { AgentRunResult, Run } from "@evals/core";
+import {
+  type AgentRunResult,
+  createRedactor,
+  type RedactOptions,
+  type Run,
+  secretsFromEnv,
+} from "@evals/core";
 import type { ModelServer, ModelSource, VcrMode } from "@evals/vcr";
 import type { Trial as WorktreeTrial, TrialOptions as WorktreeTrialOptions } from "@evals/worktree";
 import { type RunAgentOptions, type RunAgentResult, runAgent } from "./run-agent.js";
@@ -84,6 +90,9 @@ export async function runTrial<Case>(
   task: (context: TrialContext<Case>) => Promise<AgentRunResult | Run> | AgentRunResult | Run,
 ): Promise<AgentRunResult> {
   const started = performance.now();
+  // The secrets of every agent run of the trial, for the files the worktree writes (the outcome).
+  const redactions: RedactOptions[] = [];
+  let trialRedactor = createRedactor();
   const call = async (worktree?: WorktreeTrial): Promise<AgentRunResult> => {
     const signal = worktree ? AbortSignal.any([setup.signal, worktree.signal]) : setup.signal;
     const agentOptions: Partial<RunAgentOptions> = {
@@ -115,6 +124,15 @@ export async function runTrial<Case>(
           ...(options.cwd !== undefined && !worktree ? { cwd: options.cwd } : {}),
           ...(options.outputRoot !== undefined ? { outputRoot: options.outputRoot } : {}),
         };
+        redactions.push(recordingRedaction(merged));
+        trialRedactor = createRedactor({
+          patterns: redactions.flatMap((redact) => redact.patterns ?? []),
+          secrets: redactions.flatMap((redact) => [
+            ...(redact.secrets ?? []),
+            ...secretsFromEnv(redact.env ?? {}),
+          ]),
+          headers: redactions.flatMap((redact) => redact.headers ?? []),
+        });
         return runWithModel(setup, merged);
       },
     };
@@ -132,6 +150,7 @@ export async function runTrial<Case>(
       ...(setup.worktree.ref ? { ref: setup.worktree.ref } : {}),
       ...(setup.worktree.dirty ? { dirty: setup.worktree.dirty } : {}),
       ...(setup.worktree.keep ? { keep: setup.worktree.keep } : {}),
+      redact: { text: (value: string) => trialRedactor.text(value) },
     },
     async (worktree) => {
       const result = await call(worktree);
@@ -165,6 +184,7 @@ async function runWithModel<Case>(
         options: cassetteKeyOptions(options),
         ...(setup.cassette.mode ? { mode: setup.cassette.mode } : {}),
         ...(setup.cassette.dir ? { dir: setup.cassette.dir } : {}),
+        redact: recordingRedaction(options),
       },
       () => runAgent(options),
     );
@@ -184,6 +204,7 @@ async function runWithModel<Case>(
       ...(mode ? { mode } : {}),
       ...(setup.cassette.dir ? { dir: setup.cassette.dir } : {}),
       ...(setup.cassette.upstream ? { upstream: setup.cassette.upstream } : {}),
+      redact: recordingRedaction(options),
     }).source;
   }
   if (!source) return runAgent(options);
@@ -203,6 +224,11 @@ async function runWithModel<Case>(
   }
 }
 
+/** What a recording of the run must not contain: the run's own secrets (its env, its redact option). */
+function recordingRedaction(options: RunAgentOptions): RedactOptions {
+  return { ...options.redact, ...(options.env ? { env: options.env } : {}) };
+}
+
 /** The options that identify a run in its cassette: the JSON-able ones that change what it does. */
 function cassetteKeyOptions(options: RunAgentOptions): Record<string, unknown> {
   const unkeyed = new Set([
@@ -219,6 +245,7 @@ function cassetteKeyOptions(options: RunAgentOptions): Record<string, unknown> {
     "claudeBin",
     "keepSandbox",
     "onStreamLine",
+    "redact",
   ]);
   const keyed: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(options)) {

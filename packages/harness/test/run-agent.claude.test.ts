@@ -257,11 +257,13 @@ describe("runAgent with the real claude CLI and a scripted loopback model", () =
         });
         parent.on("exit", () => reject(new Error("the test process ended early")));
       });
+      // The parent's children: the CLI, and the watchdog that would outlive a SIGKILL of the parent.
       const cliPids = listProcesses()
         .filter((proc) => proc.ppid === parent.pid)
-        .map((proc) => proc.pid);
+        .map((proc) => proc.pid)
+        .filter((pid) => !readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("watchdog.cjs"));
       expect(cliPids).toHaveLength(1);
-      // An interrupted run keeps its sandbox for inspection; this test deletes it afterwards.
+      // An interrupted run's sandbox is deleted with it (no result names it).
       const environ = readFileSync(`/proc/${cliPids[0]}/environ`, "utf8").split("\0");
       sandbox = dirname(environ.find((entry) => entry.startsWith("HOME="))!.slice("HOME=".length));
       parent.kill("SIGTERM");
@@ -270,6 +272,7 @@ describe("runAgent with the real claude CLI and a scripted loopback model", () =
       while (isAlive(cliPids[0]!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       expect(isAlive(cliPids[0]!)).toBe(false);
       expect(listProcesses().filter((proc) => proc.pgid === cliPids[0])).toEqual([]);
+      expect(existsSync(sandbox)).toBe(false);
     } finally {
       parent.kill("SIGKILL");
       if (sandbox) rmSync(sandbox, { recursive: true, force: true });

@@ -168,6 +168,28 @@ describe("recordings", () => {
       vi.unstubAllEnvs();
     }
   });
+
+  it("redact ANTHROPIC_CUSTOM_HEADERS (header and value) and GITHUB_TOKEN, from this process's env or the run's", () => {
+    vi.stubEnv("GITHUB_TOKEN", "gh-planted-token-0123");
+    vi.stubEnv("ANTHROPIC_CUSTOM_HEADERS", "X-Planted-Header: planted-header-value");
+    try {
+      const leaky = interactions();
+      leaky[0]!.request.headers["x-planted-header"] = "planted-header-value";
+      leaky[0]!.request.body!.messages[0]!.content =
+        "GITHUB_TOKEN=gh-planted-token-0123 run-token=run-env-token-4567 header planted-header-value";
+      const file = join(dir, "env.recording.json");
+      writeRecording(
+        file,
+        recordingFromInteractions(leaky, { redact: { env: { MY_RUN_TOKEN: "run-env-token-4567" } } }),
+        { env: { MY_RUN_TOKEN: "run-env-token-4567" } },
+      );
+      const written = readFileSync(file, "utf8");
+      expect(written).not.toMatch(/gh-planted-token-0123|run-env-token-4567|planted-header-value/);
+      expect(written).toContain('"x-planted-header": "[REDACTED]"');
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
 });
 
 describe("the recording source", () => {

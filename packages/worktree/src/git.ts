@@ -61,6 +61,39 @@ export function gitSync(cwd: string, args: readonly string[]): boolean {
   return result.status === 0;
 }
 
+/**
+ * A git command run synchronously (for clean-up in signal handlers, where nothing asynchronous runs):
+ * its stdout, or a WorktreeError like git()'s.
+ */
+export function gitOutputSync(
+  cwd: string,
+  args: readonly string[],
+  options: GitOptions = {},
+): { stdout: string } {
+  const result = spawnSync("git", ["-C", cwd, ...args], {
+    env: gitEnv(options.env),
+    stdio: ["ignore", options.stdoutFd ?? "pipe", "pipe"],
+    encoding: "utf8",
+    maxBuffer: 256 * 1024 * 1024,
+    timeout: 30_000,
+  });
+  if (result.error && result.status === null && (result.error as NodeJS.ErrnoException).code === "ENOENT") {
+    throw gitNotFound(result.error);
+  }
+  const finished: ProcessResult = {
+    exitCode: result.status,
+    signal: result.signal,
+    stdout: result.stdout ?? "",
+    stderr: result.stderr ?? "",
+    truncated: false,
+    timedOut: false,
+    aborted: false,
+    durationMs: 0,
+  };
+  if (result.status !== 0 && !options.allowFailure) throw gitFailed(cwd, args, finished);
+  return { stdout: finished.stdout };
+}
+
 function gitNotFound(cause: Error): WorktreeError {
   return new WorktreeError(
     "GIT_NOT_FOUND",

@@ -14,9 +14,10 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
+import { type Redactor, redactFileSync } from "@evals/core";
 import { z } from "zod";
 import { WorktreeError } from "./errors.js";
-import { git, gitText } from "./git.js";
+import { type GitOptions, git, gitOutputSync } from "./git.js";
 
 export const OUTCOME_VERSION = 1 as const;
 export const OUTCOME_FILE = "outcome.json";
@@ -61,6 +62,8 @@ export const OutcomeSchema = z.object({
 export type Outcome = z.infer<typeof OutcomeSchema>;
 
 export interface CaptureOutcomeOptions {
+  /** Replaces secrets in outcome.patch and outcome.json before they are written (see @evals/core). */
+  redactor?: Pick<Redactor, "text">;
   /** The commit to diff against (default: the worktree's HEAD). */
   base?: string;
   /** The run folder that receives outcome.json and outcome.patch. */
@@ -75,11 +78,55 @@ export interface CaptureOutcomeOptions {
  * worktree.
  */
 export async function captureOutcome(worktreePath: string, options: CaptureOutcomeOptions): Promise<Outcome> {
+  const steps = captureSteps(worktreePath, options);
+  let next = steps.next();
+  try {
+    while (!next.done) {
+      const { args, cwd, ...gitOptions } = next.value;
+      next = steps.next(await git(cwd, args, gitOptions));
+    }
+    return next.value;
+  } finally {
+    steps.return(undefined as never);
+  }
+}
+
+/**
+ * captureOutcome, synchronously: for a signal handler, where nothing asynchronous runs any more
+ * (Ctrl-C during a trial still saves its outcome before the worktree goes).
+ */
+export function captureOutcomeSync(worktreePath: string, options: CaptureOutcomeOptions): Outcome {
+  const steps = captureSteps(worktreePath, options);
+  let next = steps.next();
+  try {
+    while (!next.done) {
+      const { args, cwd, ...gitOptions } = next.value;
+      next = steps.next(gitOutputSync(cwd, args, gitOptions));
+    }
+    return next.value;
+  } finally {
+    steps.return(undefined as never);
+  }
+}
+
+/** One git command that a capture step needs run. */
+interface GitStep extends GitOptions {
+  cwd: string;
+  args: string[];
+}
+
+/** The steps of a capture: yields the git commands to run, gets back their stdout. */
+function* captureSteps(
+  worktreePath: string,
+  options: CaptureOutcomeOptions,
+): Generator<GitStep, Outcome, { stdout: string }> {
   const worktree = resolve(worktreePath);
   const outputDir = resolve(options.outputDir);
-  const head = (
-    await git(worktree, ["rev-parse", "--verify", "--quiet", "HEAD"], { allowFailure: true })
-  ).stdout.trim();
+  const head = (yield {
+    cwd: worktree,
+    args: ["rev-parse", "--verify", "--quiet", "HEAD"],
+    allowFailure: true,
+  }).stdout.trim();
   const base = options.base ?? head;
   if (!base) {
     throw new WorktreeError("UNKNOWN_REF", `${worktree} has no commit to compare its changes with.`, {
@@ -90,7 +137,8 @@ export async function captureOutcome(worktreePath: string, options: CaptureOutco
   const scratch = mkdtempSync(join(tmpdir(), "evals-outcome-"));
   try {
     const index = join(scratch, "index");
-    const worktreeIndex = resolve(worktree, await gitText(worktree, ["rev-parse", "--git-path", "index"]));
+    const gitPath = (yield { cwd: worktree, args: ["rev-parse", "--git-path", "index"] }).stdout.trim();
+    const worktreeIndex = resolve(worktree, gitPath);
     if (existsSync(worktreeIndex)) {
       copyFileSync(worktreeIndex, index);
       // Keep the index's mtime: git trusts cached stat data only for files older than the index, so
@@ -99,7 +147,7 @@ export async function captureOutcome(worktreePath: string, options: CaptureOutco
       utimesSync(index, atime, mtime);
     }
     const env = { GIT_INDEX_FILE: index };
-    await git(worktree, ["add", "--all", "--", ".", ...excludeInside(worktree, outputDir)], { env });
+    yield { cwd: worktree, args: ["add", "--all", "--", ".", ...excludeInside(worktree, outputDir)], env };
 
     const diff = [
       "-c",
@@ -114,18 +162,28 @@ export async function captureOutcome(worktreePath: string, options: CaptureOutco
     const partial = `${patchFile}.partial`;
     const fd = openSync(partial, "w");
     try {
-      await git(
-        worktree,
-        [...diff, "--binary", "--full-index", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", base],
-        { env, stdoutFd: fd },
-      );
+      yield {
+        cwd: worktree,
+        args: [
+          ...diff,
+          "--binary",
+          "--full-index",
+          "--no-textconv",
+          "--src-prefix=a/",
+          "--dst-prefix=b/",
+          base,
+        ],
+        env,
+        stdoutFd: fd,
+      };
     } finally {
       closeSync(fd);
     }
+    if (options.redactor) redactFileSync(partial, options.redactor);
     renameSync(partial, patchFile);
 
-    const nameStatus = (await git(worktree, [...diff, "--name-status", "-z", base], { env })).stdout;
-    const numstat = (await git(worktree, [...diff, "--numstat", "-z", base], { env })).stdout;
+    const nameStatus = (yield { cwd: worktree, args: [...diff, "--name-status", "-z", base], env }).stdout;
+    const numstat = (yield { cwd: worktree, args: [...diff, "--numstat", "-z", base], env }).stdout;
     const files = joinFileLists(parseNameStatus(nameStatus), parseNumstat(numstat));
     const outcome: Outcome = {
       version: OUTCOME_VERSION,
@@ -144,9 +202,11 @@ export async function captureOutcome(worktreePath: string, options: CaptureOutco
       },
     };
     const outcomeFile = join(outputDir, OUTCOME_FILE);
-    writeFileSync(`${outcomeFile}.partial`, `${JSON.stringify(outcome, null, 2)}\n`);
+    const json = `${JSON.stringify(outcome, null, 2)}\n`;
+    const written = options.redactor ? options.redactor.text(json) : json;
+    writeFileSync(`${outcomeFile}.partial`, written);
     renameSync(`${outcomeFile}.partial`, outcomeFile);
-    return outcome;
+    return written === json ? outcome : (JSON.parse(written) as Outcome);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { resolveRepo } from "./repo.js";
 import { isSafeRunId } from "./run-id.js";
 import { TEST_OUTPUT_FOLDER } from "./test-env.js";
-import type { TrialMetadata } from "./trial-metadata.js";
+import { readTrialMetadata, type TrialMetadata, trialMetadataPath } from "./trial-metadata.js";
 import { gitWorktreeAdmin } from "./worktree-admin.js";
 import { defaultTreesDir, isLiveWorktree, listWorktrees, removeWorktree } from "./worktrees.js";
 
@@ -132,4 +132,72 @@ function newestChange(path: string): number {
   } catch {
     return 0;
   }
+}
+
+export interface DeadTrialsReport {
+  /** Trial worktrees removed: their owner process (on this host) is dead. */
+  worktrees: string[];
+  /** Half-made trial folders (git never registered them) of dead owners, removed. */
+  folders: string[];
+}
+
+/**
+ * Removes the trial worktrees whose owner process died without removing them (a `kill -9`), at any
+ * age: only worktrees this package made (they have trial metadata), only those made on this host by
+ * a process that is gone. Live trials, of this process or another, and run output folders are left
+ * alone. withTrialWorktree calls it once per process and trees folder before its first trial.
+ */
+export async function cleanupDeadTrials(
+  repo: string,
+  options: { treesDir?: string } = {},
+): Promise<DeadTrialsReport> {
+  const { root, commonDir } = await resolveRepo(repo);
+  const report: DeadTrialsReport = { worktrees: [], folders: [] };
+  const worktrees = await listWorktrees(root);
+  for (const worktree of worktrees) {
+    if (worktree.isMain || !worktree.trial || !ownerDead(worktree.trial)) continue;
+    if (isLiveWorktree(worktree.path)) continue;
+    await removeWorktree(root, worktree.path);
+    report.worktrees.push(worktree.path);
+  }
+  // A trial killed while git was adding it leaves a folder and metadata git may not list.
+  const treesFolder = resolve(options.treesDir ?? defaultTreesDir(root));
+  if (existsSync(treesFolder)) {
+    const treesDir = realpathSync(treesFolder);
+    const known = new Set(worktrees.map((worktree) => worktree.path));
+    for (const entry of listFolder(treesDir)) {
+      if (!entry.endsWith(".trial.json")) continue;
+      const path = join(treesDir, entry.slice(0, -".trial.json".length));
+      if (known.has(path) || isLiveWorktree(path)) continue;
+      const trial = readTrialMetadata(path);
+      if (!trial || trial.path !== path || !ownerDead(trial)) continue;
+      await rm(path, { recursive: true, force: true });
+      await rm(trialMetadataPath(path), { force: true });
+      report.folders.push(path);
+    }
+  }
+  if (report.folders.length > 0) {
+    await gitWorktreeAdmin(root, commonDir, ["worktree", "prune"], { allowFailure: true });
+  }
+  return report;
+}
+
+const deadTrialSweeps = new Map<string, Promise<DeadTrialsReport>>();
+
+/** cleanupDeadTrials, once per process for each repository and trees folder; never throws. */
+export function cleanupDeadTrialsOnce(root: string, treesDir?: string): Promise<DeadTrialsReport> {
+  const key = `${resolve(root)}\0${resolve(treesDir ?? defaultTreesDir(root))}`;
+  let sweep = deadTrialSweeps.get(key);
+  if (!sweep) {
+    sweep = cleanupDeadTrials(root, treesDir ? { treesDir } : {}).catch(() => ({
+      worktrees: [],
+      folders: [],
+    }));
+    deadTrialSweeps.set(key, sweep);
+  }
+  return sweep;
+}
+
+function ownerDead(trial: TrialMetadata): boolean {
+  return trial.hostname === hostname() && trial.pid !== process.pid && !isAlive(trial.pid);
 }

@@ -1,12 +1,13 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { EvaluatorResult } from "@evals/core";
+import type { EvaluatorResult, Redactor } from "@evals/core";
 import { type CommandGraderOptions, runCommandGrader } from "./command-grader.js";
 import { WorktreeError } from "./errors.js";
 import { registerExitCleanup } from "./exit-cleanup.js";
-import { captureOutcome, type Outcome } from "./outcome.js";
+import { captureOutcome, captureOutcomeSync, type Outcome } from "./outcome.js";
 import { resolveRepo } from "./repo.js";
 import { assertSafeRunId, generateTestId } from "./run-id.js";
+import { cleanupDeadTrialsOnce } from "./stale.js";
 import { CASSETTE_FOLDER, runOutputDir, setupWorktreeTestEnv, type WorktreeTestEnv } from "./test-env.js";
 import { type CreateWorktreeOptions, createWorktree } from "./worktrees.js";
 
@@ -28,6 +29,11 @@ export interface TrialOptions extends CreateWorktreeOptions {
   captureOutcome?: boolean;
   /** Keep the worktree for inspection: never (default), on-failure, always. Ctrl-C always removes it. */
   keep?: "never" | "on-failure" | "always";
+  /**
+   * Secrets to keep out of outcome.json and outcome.patch (an agent may write one into a file): a
+   * `@evals/core` redactor, asked when the outcome is written.
+   */
+  redact?: Pick<Redactor, "text">;
 }
 
 /** What the callback of withTrialWorktree gets: one trial's worktree, env and output folder. */
@@ -83,6 +89,8 @@ export async function withTrialWorktree<T>(
       testId,
     });
   }
+  // Worktrees of earlier trials whose process was killed (kill -9) go first: only ours, only dead owners.
+  await cleanupDeadTrialsOnce(root, options.treesDir);
   const worktree = await createWorktree(root, { ...options, testId });
   const controller = new AbortController();
   const timer =
@@ -119,6 +127,18 @@ export async function withTrialWorktree<T>(
   );
 
   let captured: Promise<Outcome> | undefined;
+  const captureOptions = {
+    base: worktree.base,
+    outputDir,
+    testId,
+    ...(options.redact ? { redactor: options.redact } : {}),
+  };
+  // On Ctrl-C nothing asynchronous runs any more: the outcome is saved synchronously, after the
+  // processes are stopped and before the worktree is removed.
+  const unregisterSave = registerExitCleanup(() => {
+    if (options.captureOutcome === false || captured !== undefined) return;
+    captureOutcomeSync(worktree.path, captureOptions);
+  }, "save");
   let failed = true;
   try {
     const cassetteDir = resolve(options.cassetteDir ?? join(root, CASSETTE_FOLDER));
@@ -134,7 +154,7 @@ export async function withTrialWorktree<T>(
       env,
       signal: controller.signal,
       captureOutcome() {
-        captured = captureOutcome(worktree.path, { base: worktree.base, outputDir, testId });
+        captured = captureOutcome(worktree.path, captureOptions);
         return captured;
       },
       grade(graderOptions) {
@@ -153,13 +173,14 @@ export async function withTrialWorktree<T>(
   } catch (error) {
     // Keep the outcome of a failed or timed-out trial too: it shows how far the agent got.
     if (options.captureOutcome !== false && captured === undefined) {
-      await captureOutcome(worktree.path, { base: worktree.base, outputDir, testId }).catch(() => undefined);
+      await captureOutcome(worktree.path, captureOptions).catch(() => undefined);
     }
     throw error;
   } finally {
     if (timer) clearTimeout(timer);
     options.signal?.removeEventListener("abort", onOuterAbort);
     unregisterInterrupt();
+    unregisterSave();
     const keep = options.keep ?? "never";
     if (keep === "never" || (keep === "on-failure" && !failed)) await worktree.remove();
     else worktree.keep();

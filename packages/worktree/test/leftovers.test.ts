@@ -1,0 +1,94 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { cleanupDeadTrials, readOutcome, withTrialWorktree } from "../src/index.js";
+import { makeRepo, type TestRepo, worktreePaths } from "./git-repo.js";
+
+const script = fileURLToPath(new URL("./fixtures/working-trial.mjs", import.meta.url));
+const repos: TestRepo[] = [];
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill("SIGKILL");
+  for (const made of repos.splice(0)) made.cleanup();
+});
+
+/** A child node process running one trial that has changed a file and keeps working. */
+async function startTrial(r: TestRepo, name: string) {
+  const child = spawn(process.execPath, [script, r.root, r.treesDir, name], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  children.push(child);
+  let stdout = "";
+  const trial = await new Promise<{ path: string; outputDir: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`trial not ready: ${stdout}`)), 30_000);
+    child.stdout!.on("data", (chunk) => {
+      stdout += chunk;
+      if (stdout.includes("READY")) {
+        clearTimeout(timer);
+        resolve(JSON.parse(stdout.split("\n").find((line) => line.startsWith("{"))!));
+      }
+    });
+  });
+  return { child, trial };
+}
+
+function exited(child: ChildProcess) {
+  return new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null)
+      resolve({ code: child.exitCode, signal: child.signalCode });
+    else child.once("exit", (code, signal) => resolve({ code, signal }));
+  });
+}
+
+describe("Ctrl-C during a trial", () => {
+  it("saves the trial's outcome before the worktree is removed", async () => {
+    const r = makeRepo();
+    repos.push(r);
+    const { child, trial } = await startTrial(r, "interrupted");
+    child.kill("SIGINT");
+    expect(await exited(child)).toEqual({ code: null, signal: "SIGINT" });
+    expect(existsSync(trial.path)).toBe(false);
+    const outcome = readOutcome(trial.outputDir);
+    expect(outcome.files.map((file) => [file.path, file.status])).toEqual([["agent-was-here.txt", "added"]]);
+  });
+});
+
+describe("worktrees left by a SIGKILL", () => {
+  it("are removed at the start of the next trial of the repository: only ours, only dead owners", async () => {
+    const r = makeRepo();
+    repos.push(r);
+    const killed = await startTrial(r, "killed");
+    const alive = await startTrial(r, "alive");
+    killed.child.kill("SIGKILL");
+    await exited(killed.child);
+    // The fault: nothing could clean up after a kill -9.
+    expect(existsSync(killed.trial.path)).toBe(true);
+    // A worktree of the same repository that this package did not make.
+    r.git("worktree", "add", "--detach", `${r.treesDir}-manual`, "HEAD");
+
+    await withTrialWorktree(r.root, { treesDir: r.treesDir, name: "next" }, (trial) => {
+      expect(new Set(worktreePaths(r))).toEqual(
+        new Set([r.root, alive.trial.path, trial.path, `${r.treesDir}-manual`]),
+      );
+    });
+    expect(existsSync(killed.trial.path)).toBe(false);
+    expect(existsSync(alive.trial.path)).toBe(true);
+    expect(existsSync(`${r.treesDir}-manual`)).toBe(true);
+    // The killed trial's output folder is kept: it is the record of how far it got.
+    expect(existsSync(killed.trial.outputDir)).toBe(true);
+  });
+
+  it("cleanupDeadTrials leaves live trials and reports what it removed", async () => {
+    const r = makeRepo();
+    repos.push(r);
+    const alive = await startTrial(r, "alive");
+    const killed = await startTrial(r, "killed");
+    killed.child.kill("SIGKILL");
+    await exited(killed.child);
+    const report = await cleanupDeadTrials(r.root, { treesDir: r.treesDir });
+    expect(report.worktrees).toEqual([killed.trial.path]);
+    expect(existsSync(alive.trial.path)).toBe(true);
+    expect(new Set(worktreePaths(r))).toEqual(new Set([r.root, alive.trial.path]));
+  });
+});
