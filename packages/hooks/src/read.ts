@@ -15,7 +15,6 @@ import {
   toolSequence,
 } from "@evals/core";
 import type { HookErrorEntry } from "./hook-errors.js";
-import { inferPermissionDenials } from "./infer-denials.js";
 import { EVENTS_FILE, HOOK_ERRORS_FILE, runDirFor, TOOL_CALLS_FILE } from "./paths.js";
 import { HookErrorEntrySchema } from "./schemas.js";
 
@@ -77,11 +76,11 @@ export async function readRun(runDir: string, options: ReadRunOptions = {}): Pro
     },
   });
   const inputs = events.map((line) => line.event);
-  let run = runFromHookEvents(inputs, {
+  const run = runFromHookEvents(inputs, {
     runId: events[0]?.run_id ?? basename(runDir),
     timestamps: events.map((line) => line.captured_at),
+    inferDenials: options.inferDenials ?? true,
   });
-  if (options.inferDenials ?? true) run = inferPermissionDenials(run, inputs);
   const notes: RunNote[] = skipped.map((error) => ({ kind: "parse_error", message: error.message }));
   for (const entry of await readHookErrors(runDir, { onError: "skip" })) {
     notes.push({
