@@ -204,7 +204,6 @@ describe("trajectoryMatch", () => {
       expected: [
         { tool: "Bash", args: { command: "ls" } },
         { tool: "Read", args: { file_path: "a.txt" } },
-        "Write",
       ],
     });
     expect(result.passed).toBe(true);
@@ -214,8 +213,32 @@ describe("trajectoryMatch", () => {
       argsMode: "superset",
       fuzzy: true,
       engine: "agentevals",
-      actualCalls: 5,
+      // The hook-blocked Bash and the denied Write were attempted, not executed.
+      actualCalls: 3,
+      deniedCalls: 2,
     });
+  });
+
+  it("does not count a denied Write as made: below 1.0, and the failure says denied (real run)", async () => {
+    const expected = [{ tool: "Bash", args: { command: "ls" } }, "Write"];
+    for (const from of ["stream", "hooks"] as const) {
+      const result = await trajectoryMatch(fixtureRun("multi-tool", from), { expected });
+      expect(result.passed, from).toBe(false);
+      expect(result.score, from).toBeLessThan(1);
+      expect(types(result), from).toEqual(["denied-call"]);
+      expect(result.violations[0]?.message, from).toMatch(
+        /expected call #2 Write was attempted but denied: toolu_fake0014 Write .*never ran/,
+      );
+      expect(result.violations[0]?.pointer, from).toMatchObject({ tool_use_id: "toolu_fake0014" });
+      for (const mode of ["strict", "unordered", "ordered"] as const) {
+        const other = await trajectoryMatch(fixtureRun("multi-tool", from), { mode, expected });
+        expect(other.passed, `${from} ${mode}`).toBe(false);
+        expect(other.violations.map((item) => item.message).join("\n"), `${from} ${mode}`).toMatch(/denied/);
+      }
+    }
+    // Asked to count attempts, the denied Write is a Write.
+    const attempts = await trajectoryMatch(fixtureRun("multi-tool"), { expected, includeDenied: true });
+    expect(attempts.passed).toBe(true);
   });
 
   it("explains a failure with pointers into the run", async () => {
@@ -224,7 +247,11 @@ describe("trajectoryMatch", () => {
       expected: ["Bash", { tool: "Read", args: { file_path: "b.txt" } }, "Write"],
     });
     expect(result.passed).toBe(false);
-    expect(types(result)).toEqual(["argument-mismatch", "extra-call", "extra-call"]);
+    // The hook-blocked Bash and the denied Write never ran: they are not in the actual trajectory.
+    expect(types(result)).toEqual(["argument-mismatch", "unexpected-call"]);
+    expect(result.violations[1]?.message).toMatch(
+      /expected Write \(attempted but denied: toolu_fake0014 never ran\)/,
+    );
     expect(result.violations[0]).toMatchObject({
       rule: "trajectory",
       severity: "error",
