@@ -262,21 +262,21 @@ export function caseWarnings(evalCase: EvalCase): { path: (string | number)[]; m
   };
   const behavior = evalCase.behavior ?? {};
   for (const field of ["mustUseTools", "mayUseTools", "mustNotUseTools"] as const) {
-    (behavior[field] ?? []).forEach((name, k) => check(name, ["behavior", field, k]));
+    for (const [k, name] of (behavior[field] ?? []).entries()) check(name, ["behavior", field, k]);
   }
-  (behavior.mustUseAnyOf ?? []).forEach((group, k) => {
+  for (const [k, group] of (behavior.mustUseAnyOf ?? []).entries()) {
     if (typeof group === "string") check(group, ["behavior", "mustUseAnyOf", k]);
-    else group.forEach((name, l) => check(name, ["behavior", "mustUseAnyOf", k, l]));
-  });
+    else for (const [l, name] of group.entries()) check(name, ["behavior", "mustUseAnyOf", k, l]);
+  }
   const trajectory = evalCase.expectedTrajectory;
   if (trajectory) {
     const steps = Array.isArray(trajectory) ? trajectory : trajectory.calls;
     const base = Array.isArray(trajectory) ? ["expectedTrajectory"] : ["expectedTrajectory", "calls"];
     const toolOf = (call: string | { tool: string }) => (typeof call === "string" ? call : call.tool);
-    steps.forEach((step, k) => {
-      if (Array.isArray(step)) step.forEach((call, l) => check(toolOf(call), [...base, k, l]));
+    for (const [k, step] of steps.entries()) {
+      if (Array.isArray(step)) for (const [l, call] of step.entries()) check(toolOf(call), [...base, k, l]);
       else check(toolOf(step), [...base, k]);
-    });
+    }
   }
   return warnings;
 }
