@@ -56,8 +56,9 @@ export async function readEvents(runDir: string, options: ReadOptions = {}): Pro
 
 export interface ReadRunOptions extends ReadOptions {
   /**
-   * Mark a call that asked for permission, got no result, and after which its agent went on, as
-   * `denied` (hooks never report a denial itself). Default true.
+   * Mark calls the hooks show never ran as `denied` (hooks never report a denial itself): one that
+   * asked for permission, got no result, and after which its agent went on; one a PostToolBatch
+   * answered without a PostToolUse. @evals/core's `inferPermissionDenials`. Default true.
    */
   inferDenials?: boolean;
 }
