@@ -92,6 +92,13 @@ describe("runFromHookEvents on real runs", () => {
     expect(
       hooks.notes.filter((note) => /inferred denied/.test(note.message)).map((note) => note.tool_use_id),
     ).toEqual(["toolu_fake0014", "toolu_fake0008"]);
+    // A call that ran but whose PostToolUse was dropped (a known hook quirk) is not taken for denied.
+    const dropped = fixtureHookInputs("multi-tool")
+      .map(parseHookInput)
+      .filter(
+        (input) => !(input.hook_event_name === "PostToolUse" && input.tool_use_id === "toolu_fake0002"),
+      );
+    expect(listToolCalls(runFromHookEvents(dropped))[0]?.status).toBe("incomplete");
     // Without inference they are only incomplete.
     const raw = runFromHookEvents(fixtureHookInputs("multi-tool").map(parseHookInput), {
       inferDenials: false,

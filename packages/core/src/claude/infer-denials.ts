@@ -5,8 +5,9 @@ import { MAIN_AGENT, type Run, type RunEvent, type RunEventInput } from "../run.
  * Hooks never say that a call was denied. Two traces show that a call never ran:
  * - it got a PreToolUse and a PermissionRequest, then nothing, and its agent went on (a new tool
  *   call, more text, or it stopped): the permission was denied;
- * - a PostToolBatch lists it with a response while no PostToolUse / PostToolUseFailure came: a
- *   PreToolUse hook blocked it (exit 2 or a `deny` decision) or the permission was denied.
+ * - a PostToolBatch answers it with a "did not run" text (a hook's block, a permission message)
+ *   while no PostToolUse / PostToolUseFailure came: a PreToolUse hook blocked it (exit 2 or a
+ *   `deny` decision) or the permission was denied.
  * For each, this adds a `permission_denied` event right after the call's last hook event (so
  * listToolCalls says `denied`) and a note saying it was inferred. A call whose agent never went on
  * stays `incomplete`. The one place this is decided: `runFromHookEvents` calls it (unless told not
@@ -103,15 +104,23 @@ function timestampOf(event: { timestamp?: string | undefined }): { timestamp?: s
   return event.timestamp ? { timestamp: event.timestamp } : {};
 }
 
-/** The tool_use_ids a PostToolBatch input answered. */
+/**
+ * What Claude Code answers in place of a call that did not run: a PreToolUse hook's block
+ * ("PreToolUse:Bash hook error: ...") or a permission denial ("Claude requested permissions to ...").
+ * Some versions skip PostToolUse for calls that did run, so a batch answer alone is not enough.
+ */
+const NOT_RUN_ANSWER = /hook error|requested permissions|permission|denied|blocked/i;
+
+/** The tool_use_ids a PostToolBatch input answered with a "did not run" answer. */
 function batchedCalls(input: HookInput): string[] {
   const calls = (input as { tool_calls?: unknown }).tool_calls;
   if (!Array.isArray(calls)) return [];
-  return calls.flatMap((call) =>
-    call && typeof call === "object" && typeof (call as { tool_use_id?: unknown }).tool_use_id === "string"
-      ? [(call as { tool_use_id: string }).tool_use_id]
-      : [],
-  );
+  return calls.flatMap((call) => {
+    const { tool_use_id: id, tool_response: response } = (call ?? {}) as Record<string, unknown>;
+    return typeof id === "string" && typeof response === "string" && NOT_RUN_ANSWER.test(response)
+      ? [id]
+      : [];
+  });
 }
 
 const WENT_ON = new Set(["PreToolUse", "MessageDisplay", "UserPromptSubmit"]);
