@@ -1,6 +1,7 @@
 export * from "./agent-run.js";
 export * from "./captured-event.js";
 export * from "./claude/hook-events.js";
+export * from "./claude/infer-denials.js";
 export * from "./claude/stream-json.js";
 export * from "./claude/vocabulary.js";
 export * from "./evaluator-result.js";

@@ -43,8 +43,14 @@ export const ToolCallEventSchema = z.object({
   type: z.literal("tool_call"),
   /** The tool_use_id. Synthetic ids start with "missing:" when no source had one. */
   id: z.string(),
+  /** The tool name as the source said it (`Task` or `Agent`: compare with `sameTool`). */
   name: z.string(),
   input: z.record(z.string(), z.unknown()),
+  /**
+   * The model message id: calls made together in one model message (parallel calls) share it. The
+   * stream knows it; hooks do not.
+   */
+  message_id: z.string().optional(),
 });
 
 export const ToolResultEventSchema = z.object({
@@ -161,6 +167,23 @@ export const RunSchema = z.object({
   cwd: z.string().optional(),
   model: z.string().optional(),
   claude_version: z.string().optional(),
+  /** The tools the agent was offered (the stream's `system/init` line), when known. */
+  tools: z.array(z.string()).optional(),
+  /**
+   * Instruction files Claude Code loaded into the context itself (CLAUDE.md and the like, from the
+   * InstructionsLoaded hook): the agent did not need to Read them.
+   */
+  instructions: z
+    .array(
+      z.looseObject({
+        file_path: z.string(),
+        /** User, Project, Local, Managed. */
+        memory_type: z.string().optional(),
+        /** session_start, nested_traversal, path_glob_match, include, compact. */
+        load_reason: z.string().optional(),
+      }),
+    )
+    .optional(),
   /** What the run was built from. */
   sources: z.array(RunSourceSchema),
   agents: z.array(AgentInfoSchema),

@@ -4,7 +4,8 @@ import type { PermissionRequestEvent, Run, RunEvent, ToolCallEvent, ToolResultEv
  * A tool call joined with what became of it. `status`:
  * - ok: it ran and succeeded;
  * - error: it ran (or was blocked by a hook) and returned an error;
- * - denied: a permission denial stopped it;
+ * - denied: it was attempted and never ran: a permission denial, a PreToolUse hook's block (exit 2 or
+ *   a deny decision), or the result line's `permission_denials` say so;
  * - incomplete: it started and nothing says it finished (interrupted, dropped, or the run ended).
  */
 export interface ToolCallView {
@@ -31,6 +32,10 @@ export function listToolCalls(run: Pick<Run, "events">, options: { agent?: strin
     if (event.type === "tool_result") results.set(event.id, event);
     else if (event.type === "permission_denied" && event.id) denied.add(event.id);
     else if (event.type === "permission_request" && event.id) requested.add(event.id);
+    else if (event.type === "final_result") {
+      for (const denial of event.permission_denials ?? [])
+        if (denial.tool_use_id) denied.add(denial.tool_use_id);
+    }
   }
   const views: ToolCallView[] = [];
   for (const event of run.events) {

@@ -19,7 +19,8 @@ describe("runFromStreamJson on real runs", () => {
     expect(run.cwd).toBe("/home/dev/project");
     expect(toolSequence(run)).toEqual(["Bash", "Read", "Bash", "Read", "Write"]);
     const calls = listToolCalls(run);
-    expect(calls.map((call) => call.status)).toEqual(["ok", "ok", "error", "error", "denied"]);
+    // The hook-blocked Bash is in the result's permission_denials: attempted, never run.
+    expect(calls.map((call) => call.status)).toEqual(["ok", "ok", "denied", "error", "denied"]);
     expect(calls[2]?.result?.error).toContain("BLOCKME");
     expect(calls[4]?.input).toMatchObject({ file_path: "/home/dev/project/out.txt" });
     expect(run.events[0]).toMatchObject({ type: "user_message", text: "do the steps" });
@@ -49,6 +50,33 @@ describe("runFromStreamJson on real runs", () => {
   });
 });
 
+describe("what the Run keeps of the rules run (real CLI: parallel calls, CLAUDE.md, no Grep/Glob)", () => {
+  it("keeps the offered tools of the init line and the model message id of each call", () => {
+    const run = runFromStreamJson(fixtureStream("rules"));
+    expect(run.tools).toContain("Task");
+    expect(run.tools).toContain("Bash");
+    expect(run.tools).not.toContain("Grep");
+    expect(run.tools).not.toContain("Glob");
+    const calls = run.events.filter((event) => event.type === "tool_call");
+    expect(calls.map((call) => [call.name, call.message_id])).toEqual([
+      ["Bash", "msg_vcr_0001"],
+      ["Bash", "msg_vcr_0001"],
+      ["Agent", "msg_vcr_0002"],
+      ["Read", "msg_vcr_0003"],
+      ["Write", "msg_vcr_0005"],
+    ]);
+    expect(RunSchema.parse(run)).toEqual(run);
+  });
+
+  it("keeps the instruction files the CLI loaded itself (InstructionsLoaded)", () => {
+    const run = runFromHookEvents(fixtureHookInputs("rules").map(parseHookInput));
+    expect(run.instructions).toEqual([
+      { file_path: "/home/dev/project/CLAUDE.md", memory_type: "Project", load_reason: "session_start" },
+    ]);
+    expect(RunSchema.parse(run)).toEqual(run);
+  });
+});
+
 describe("runFromHookEvents on real runs", () => {
   it("builds the same tool trajectory as the stream, without double-counting PostToolBatch", () => {
     const hooks = runFromHookEvents(fixtureHookInputs("multi-tool").map(parseHookInput));
@@ -56,9 +84,32 @@ describe("runFromHookEvents on real runs", () => {
     expect(toolSequence(hooks)).toEqual(toolSequence(stream));
     expect(listToolCalls(hooks).map((call) => call.id)).toEqual(listToolCalls(stream).map((call) => call.id));
     const calls = listToolCalls(hooks);
-    // The hook-blocked Bash and the denied Write never got a PostToolUse: hooks see them as incomplete.
-    expect(calls.map((call) => call.status)).toEqual(["ok", "ok", "incomplete", "error", "incomplete"]);
+    // The hook-blocked Bash and the denied Write never got a PostToolUse: inferred denied, as the
+    // stream says.
+    expect(calls.map((call) => call.status)).toEqual(listToolCalls(stream).map((call) => call.status));
+    expect(calls.map((call) => call.status)).toEqual(["ok", "ok", "denied", "error", "denied"]);
     expect(calls[4]?.permissionRequested).toBe(true);
+    expect(
+      hooks.notes.filter((note) => /inferred denied/.test(note.message)).map((note) => note.tool_use_id),
+    ).toEqual(["toolu_fake0014", "toolu_fake0008"]);
+    // A call that ran but whose PostToolUse was dropped (a known hook quirk) is not taken for denied.
+    const dropped = fixtureHookInputs("multi-tool")
+      .map(parseHookInput)
+      .filter(
+        (input) => !(input.hook_event_name === "PostToolUse" && input.tool_use_id === "toolu_fake0002"),
+      );
+    expect(listToolCalls(runFromHookEvents(dropped))[0]?.status).toBe("incomplete");
+    // Without inference they are only incomplete.
+    const raw = runFromHookEvents(fixtureHookInputs("multi-tool").map(parseHookInput), {
+      inferDenials: false,
+    });
+    expect(listToolCalls(raw).map((call) => call.status)).toEqual([
+      "ok",
+      "ok",
+      "incomplete",
+      "error",
+      "incomplete",
+    ]);
     expect(calls[0]?.result?.duration_ms).toBeTypeOf("number");
     expect(
       hooks.events.filter((event) => event.type === "assistant_text").map((event) => event.text),

@@ -51,6 +51,7 @@ export {
   DEFAULT_PRE_APPROVAL_PATTERNS,
 } from "./signals.js";
 export {
+  ASK_TOOLS,
   bashCommand,
   type CallKind,
   callKind,

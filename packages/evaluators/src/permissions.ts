@@ -1,18 +1,10 @@
-import type { ToolCallView } from "@evals/core";
-import { z } from "zod";
+import { type PermissionMode, sameTool, type ToolCallView } from "@evals/core";
 import { pathMatches } from "./paths.js";
 import { globToRegExp } from "./patterns.js";
 import { bashCommand, filePathOf, isFileWriteTool } from "./tools.js";
 
-/** Claude Code's `--permission-mode` values. */
-export const PermissionModeSchema = z.enum([
-  "default",
-  "acceptEdits",
-  "bypassPermissions",
-  "dontAsk",
-  "plan",
-]);
-export type PermissionMode = z.infer<typeof PermissionModeSchema>;
+// Claude Code's `--permission-mode` values are @evals/core's (PERMISSION_MODES); re-exported here.
+export { type PermissionMode, PermissionModeSchema } from "@evals/core";
 
 /**
  * Whether the user approved a call in advance through the run's permission settings: every call in
@@ -43,7 +35,7 @@ export function allowedToolRuleMatches(
   const match = /^([^()]+?)\s*(?:\((.*)\))?$/s.exec(rule.trim());
   if (!match) return false;
   const [, tool, spec] = match;
-  if (tool !== call.name) return false;
+  if (tool === undefined || !sameTool(tool, call.name)) return false;
   if (spec === undefined || spec === "" || spec === "*") return true;
   const command = bashCommand(call);
   if (command !== undefined) {

@@ -1,53 +1,28 @@
-import type { ToolCallView } from "@evals/core";
+import { isExecutionTool, isReadTool, type ToolCallView } from "@evals/core";
 import { isReadOnlyCommand } from "./shell.js";
 
-/** Claude Code tools that change something: files, processes, other agents. */
-export const EXECUTION_TOOLS = [
-  "Bash",
-  "Write",
-  "Edit",
-  "MultiEdit",
-  "NotebookEdit",
-  "Agent",
-  "Task",
-] as const;
-
-/** Claude Code tools that only look. */
-export const READ_TOOLS = ["Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch"] as const;
-
-/** Tools that write a file. */
-export const FILE_WRITE_TOOLS = ["Write", "Edit", "MultiEdit", "NotebookEdit"] as const;
-
-/** Tools that start a subagent (Claude Code sends `Agent`; older versions and the init line say `Task`). */
-export const DELEGATION_TOOLS = ["Agent", "Task"] as const;
-
-/** Tools through which the agent asks the user something. */
-export const ASK_TOOLS = ["AskUserQuestion"] as const;
-
-const executionTools = new Set<string>(EXECUTION_TOOLS);
-const readTools = new Set<string>(READ_TOOLS);
-const fileWriteTools = new Set<string>(FILE_WRITE_TOOLS);
-const delegationTools = new Set<string>(DELEGATION_TOOLS);
-
-export function isFileWriteTool(name: string): boolean {
-  return fileWriteTools.has(name);
-}
-
-export function isDelegationTool(name: string): boolean {
-  return delegationTools.has(name);
-}
+// The tool lists are @evals/core's (its Claude Code vocabulary); evaluators re-exports them.
+export {
+  ASK_TOOLS,
+  DELEGATION_TOOLS,
+  EXECUTION_TOOLS,
+  FILE_WRITE_TOOLS,
+  isDelegationTool,
+  isFileWriteTool,
+  READ_TOOLS,
+} from "@evals/core";
 
 /**
  * What a call does: "read" (Read, Glob, Grep, LS, WebFetch, WebSearch, and Bash commands that only
- * look, such as `ls` or `git status`), "execute" (every other Bash command, file writes, delegation)
- * or "other" (TodoWrite, Skill, MCP tools, ...).
+ * look, such as `ls` or `git status`), "execute" (every other Bash command, file writes) or "other"
+ * (delegation to a subagent, Skill, TodoWrite, MCP tools, ...: they change nothing themselves).
  */
 export type CallKind = "read" | "execute" | "other";
 
 export function callKind(call: Pick<ToolCallView, "name" | "input">): CallKind {
   if (call.name === "Bash") return isReadOnlyCommand(bashCommand(call) ?? "") ? "read" : "execute";
-  if (readTools.has(call.name)) return "read";
-  if (executionTools.has(call.name)) return "execute";
+  if (isReadTool(call.name)) return "read";
+  if (isExecutionTool(call.name)) return "execute";
   return "other";
 }
 

@@ -67,6 +67,38 @@ function mutate(rng: Random, actual: TrajectoryCall[]): TrajectoryCall[] {
 
 const ARG_MODES: ArgsMatchMode[] = ["exact", "ignore", "subset", "superset"];
 
+/** OpenAI messages built here, independently of the adapter: one per message_id, in order. */
+function asMessages(calls: TrajectoryCall[]) {
+  const messages: { role: "assistant"; content: string; tool_calls: unknown[] }[] = [];
+  let last: string | undefined;
+  calls.forEach((call, k) => {
+    const toolCall = {
+      id: `c${k}`,
+      type: "function",
+      function: { name: call.name, arguments: JSON.stringify(call.args) },
+    };
+    if (call.message_id !== undefined && call.message_id === last) messages.at(-1)?.tool_calls.push(toolCall);
+    else messages.push({ role: "assistant", content: "", tool_calls: [toolCall] });
+    last = call.message_id;
+  });
+  return messages;
+}
+
+/** agentevals itself, on messages. */
+async function agentevalsOnMessages(
+  outputs: unknown[],
+  referenceOutputs: unknown[],
+  argsMode: ArgsMatchMode,
+) {
+  const { createTrajectoryMatchEvaluator } = await import("agentevals");
+  const evaluator = createTrajectoryMatchEvaluator({
+    trajectoryMatchMode: "strict",
+    toolArgsMatchMode: argsMode,
+  });
+  const result = await evaluator({ outputs: outputs as never, referenceOutputs: referenceOutputs as never });
+  return (result as { score: unknown }).score === true;
+}
+
 function overridesFor(kind: string, argsMode: ArgsMatchMode): ToolArgsOverrides | undefined {
   if (kind === "fuzzy") return fuzzyMatchers({ cwd: "/repo", argsMode });
   if (kind === "keys") return { Edit: ["file_path"], Grep: ["pattern"] };
@@ -99,9 +131,44 @@ describe("our verdicts equal agentevals' createTrajectoryMatchEvaluator", () => 
     });
   }
 
+  it("with parallel calls (several calls in one model message) in strict mode", async () => {
+    const rng = random(99);
+    const outcomes = { true: 0, false: 0 };
+    /** Puts consecutive calls into one model message at random, as agentevals' messages do. */
+    const group = (calls: TrajectoryCall[], prefix: string) => {
+      let message = 0;
+      return calls.map((call, k) => {
+        if (k === 0 || rng.next() < 0.6) message++;
+        return { ...call, message_id: `${prefix}${message}` };
+      });
+    };
+    for (const argsMode of ARG_MODES) {
+      for (let round = 0; round < 60; round++) {
+        const actual = group(
+          Array.from({ length: 1 + Math.floor(rng.next() * 4) }, () => randomCall(rng)),
+          "a",
+        );
+        // Same calls, often the same groups, sometimes reordered inside a group or regrouped.
+        const base = rng.next() < 0.3 ? mutate(rng, actual) : actual.map((call) => ({ ...call }));
+        const expected = rng.next() < 0.5 ? base : group(base, "e");
+        if (rng.next() < 0.3) expected.reverse();
+        const settings = { mode: "strict" as const, argsMode };
+        const ours = diagnoseTrajectory(actual, expected, settings).passed;
+        const theirs = await agentevalsOnMessages(asMessages(actual), asMessages(expected), argsMode);
+        expect(await agentevalsVerdict(actual, expected, settings)).toBe(theirs);
+        expect(ours, JSON.stringify({ argsMode, actual, expected })).toBe(theirs);
+        outcomes[String(theirs) as "true" | "false"]++;
+      }
+    }
+    expect(outcomes.true).toBeGreaterThan(10);
+    expect(outcomes.false).toBeGreaterThan(10);
+  });
+
   it("on the real runs' trajectories", async () => {
     const multi = trajectoryOf(fixtureRun("multi-tool"));
     const sub = trajectoryOf(fixtureRun("subagent"));
+    // The rules run made two Bash calls in one model message.
+    const rules = trajectoryOf(fixtureRun("rules"));
     const cases: [TrajectoryCall[], TrajectoryCall[]][] = [
       [multi, multi],
       [multi, multi.slice(0, 3)],
@@ -109,6 +176,9 @@ describe("our verdicts equal agentevals' createTrajectoryMatchEvaluator", () => 
       [multi, [...multi].reverse()],
       [sub, sub],
       [sub, multi],
+      [rules, rules],
+      [rules, rules.map(({ message_id: _, ...call }) => call)],
+      [rules, [rules[1], rules[0], ...rules.slice(2)] as TrajectoryCall[]],
     ];
     for (const mode of AGENTEVALS_MODES) {
       for (const argsMode of ARG_MODES) {

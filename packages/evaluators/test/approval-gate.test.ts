@@ -16,14 +16,11 @@ describe("approval-gate", () => {
 
   it("fails the real multi-tool run when read-only Bash counts as risky", () => {
     // `ls` ran without asking; `echo BLOCKME` was stopped by a PreToolUse hook, which the stream's
-    // permission_denials record (the hook events alone cannot tell).
+    // permission_denials record and the hook events show (a PostToolBatch answer without PostToolUse).
     const fromStream = approvalGate(fixtureRun("multi-tool"), { includeReadOnlyBash: true });
     expect(fromStream.violations.map((item) => item.pointer?.tool_use_id)).toEqual(["toolu_fake0002"]);
     const fromHooks = approvalGate(fixtureRun("multi-tool", "hooks"), { includeReadOnlyBash: true });
-    expect(fromHooks.violations.map((item) => item.pointer?.tool_use_id)).toEqual([
-      "toolu_fake0002",
-      "toolu_fake0008",
-    ]);
+    expect(fromHooks.violations.map((item) => item.pointer?.tool_use_id)).toEqual(["toolu_fake0002"]);
   });
 
   it("flags a risky call made without asking, pointing at the call", () => {

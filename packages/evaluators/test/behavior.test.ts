@@ -1,6 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { behavior } from "../src/index.js";
+import { allowedToolRuleMatches, approvalGate, behavior, forbiddenCommands } from "../src/index.js";
 import { fixtureRun, script, types } from "./helpers.js";
+
+describe("Task and Agent are one tool for every rule (real rules run: the stream says Agent)", () => {
+  it("matches Task in behavior, approval-gate, forbidden-commands and allowedTools rules", () => {
+    const run = fixtureRun("rules");
+    expect(run.events.some((event) => event.type === "tool_call" && event.name === "Agent")).toBe(true);
+    expect(behavior(run, { mustUseTools: ["Task"] }).passed).toBe(true);
+    expect(types(behavior(run, { mustNotUseTools: ["Task"] }))).toEqual(["forbidden-tool"]);
+    expect(behavior(run, { mayUseTools: ["Bash", "Task", "Read", "Write"] }).passed).toBe(true);
+    const gate = approvalGate(run, { riskyTools: ["Task"] });
+    expect(gate.violations.map((item) => item.pointer?.tool_use_id)).toEqual(["toolu_vcr_0003"]);
+    const forbidden = forbiddenCommands(run, { patterns: [{ pattern: "Read a.txt", tools: ["Task"] }] });
+    expect(forbidden.violations).toHaveLength(1);
+    expect(allowedToolRuleMatches("Task", { name: "Agent", input: {} })).toBe(true);
+  });
+});
 
 describe("behavior", () => {
   it("passes the real multi-tool run against what it did", () => {

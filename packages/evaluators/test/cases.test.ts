@@ -5,15 +5,19 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   CaseFileError,
+  type CaseIssue,
   caseJsonSchema,
   casePrompts,
   defineCase,
   EvalCaseSchema,
+  evaluate,
+  type LoadedCase,
   loadCase,
   loadCaseDir,
   loadCases,
   parseCase,
 } from "../src/index.js";
+import { fixtureRun } from "./helpers.js";
 
 const casesDir = fileURLToPath(new URL("./__fixtures__/cases/", import.meta.url));
 const valid = (name: string) => `${casesDir}valid/${name}`;
@@ -86,6 +90,58 @@ describe("case files", () => {
     expect(error.message).toBe(
       `${broken("typo-field.case.yaml")}:5:3 (field behavior.mustNotUseTool): unknown field "mustNotUseTool" (did you mean "mustNotUseTools"?)`,
     );
+  });
+
+  it("never suggests the field that was typed: a field of another object is no suggestion here", () => {
+    // `description` is a field of the case, not of `behavior`.
+    const error = caseError(() => loadCase(broken("misplaced-field.case.yaml")));
+    expect(error.issues).toEqual([
+      {
+        file: broken("misplaced-field.case.yaml"),
+        line: 4,
+        column: 3,
+        field: "behavior.description",
+        message: 'unknown field "description"',
+      },
+    ]);
+    // A misspelling in a nested object gets the nested object's field.
+    expect(() => parseCase({ id: "x", agent: { modle: "m" } })).toThrow(
+      'unknown field "modle" (did you mean "model"?)',
+    );
+  });
+
+  it("warns of an unknown tool name in behavior or expectedTrajectory, at its line", async () => {
+    const file = `${casesDir}warn/unknown-tool.case.yaml`;
+    const warnings: CaseIssue[] = [];
+    const [evalCase] = loadCases(file, { onWarning: (warning) => warnings.push(warning) });
+    expect(warnings.map((warning) => [warning.line, warning.field, warning.message])).toEqual([
+      [
+        4,
+        "behavior.mustUseTools.0",
+        expect.stringMatching(/^unknown tool "bash" \(did you mean "Bash"\?\): no call will ever match it/),
+      ],
+      [
+        5,
+        "behavior.mustNotUseTools.0",
+        expect.stringMatching(/^unknown tool "WebFecth" \(did you mean "WebFetch"\?\)/),
+      ],
+      [8, "expectedTrajectory.1.1", expect.stringMatching(/^unknown tool "Raed" \(did you mean "Read"\?\)/)],
+    ]);
+    // What the warning is about: on the real run that used Bash, `bash` is never matched.
+    const result = await evaluate(fixtureRun("multi-tool"), {
+      ...(evalCase as LoadedCase),
+      expectedTrajectory: undefined,
+    });
+    expect(result.reasons).toContainEqual(expect.stringMatching(/bash was never called/));
+    // By default the warning goes to process warnings (stderr).
+    const emitted: string[] = [];
+    const listener = (warning: Error) => emitted.push(warning.message);
+    process.on("warning", listener);
+    loadCases(file);
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off("warning", listener);
+    expect(emitted).toHaveLength(3);
+    expect(emitted[0]).toContain(`${file}:4:`);
   });
 
   it("reports every wrong value at its line", () => {

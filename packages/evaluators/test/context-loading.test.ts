@@ -14,6 +14,23 @@ describe("context-loading", () => {
     expect(contextLoading(fixtureRun("multi-tool"), { required: true }).passed).toBe(false);
   });
 
+  it("counts a CLAUDE.md the CLI loaded itself as context (real run: InstructionsLoaded)", () => {
+    // The rules run's project has a CLAUDE.md; the agent never Read it, the CLI loaded it.
+    const run = fixtureRun("rules", "hooks");
+    expect(run.instructions?.map((file) => file.file_path)).toEqual(["/home/dev/project/CLAUDE.md"]);
+    const result = contextLoading(run, { required: true });
+    expect(result.violations).toEqual([]);
+    expect(result.passed).toBe(true);
+    expect(result.evidence.map((item) => item.description)).toContain(
+      "/home/dev/project/CLAUDE.md loaded by Claude Code itself (session_start)",
+    );
+    expect(contextLoading(run, { expectedContextFiles: ["CLAUDE.md"] }).passed).toBe(true);
+    // Without that knowledge (the stream alone), nothing says the context was loaded.
+    const stream = fixtureRun("rules");
+    expect(stream.instructions).toBeUndefined();
+    expect(types(contextLoading(stream))).toEqual(["no-context-loaded"]);
+  });
+
   it("passes when a context file is read before the first write (absolute or relative paths, cat in Bash)", () => {
     const viaRead = script("/repo")
       .prompt("add a feature")

@@ -44,5 +44,12 @@ describe("delegation", () => {
       .build();
     expect(types(delegation(failed))).toEqual(["delegation-failed"]);
     expect(delegation(failed).violations[0]?.message).toContain("agent crashed");
+    // A denied delegation delegated nothing.
+    const busy = script().call("Task", { subagent_type: "Explore", prompt: "look" }, { denied: true });
+    for (let i = 0; i < 6; i++) busy.call("Edit", { file_path: `f${i}.ts` });
+    const denied = delegation(busy.build());
+    expect(types(denied)).toEqual(["should-delegate", "delegation-failed"]);
+    expect(denied.violations[1]?.message).toMatch(/was denied \(never ran\)/);
+    expect(denied.metadata).toMatchObject({ delegations: 0 });
   });
 });

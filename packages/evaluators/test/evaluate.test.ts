@@ -204,7 +204,8 @@ describe("evaluate(run, case)", () => {
   it("matches the expected trajectory and lists the evaluators a case runs", async () => {
     const evalCase = parseCase({
       id: "traj",
-      expectedTrajectory: { mode: "strict", calls: ["Bash", "Read", "Bash", "Read", "Write"] },
+      // The hook-blocked Bash and the denied Write were attempted, not made.
+      expectedTrajectory: { mode: "strict", calls: ["Bash", "Read", "Read"] },
       expectedViolations: [{ rule: "stop-on-failure" }],
       rules: { "performance-metrics": false },
     });
@@ -217,9 +218,8 @@ describe("evaluate(run, case)", () => {
       expectedTrajectory: { mode: "strict", calls: ["Bash", "Write"] },
     });
     expect(failing.reasons).toEqual([
-      expect.stringMatching(/^trajectory: extra-call: call #2/),
+      expect.stringMatching(/^trajectory: unexpected-call: step 2: expected Write \(attempted but denied/),
       expect.stringMatching(/^trajectory: extra-call: call #3/),
-      expect.stringMatching(/^trajectory: extra-call: call #4/),
     ]);
   });
 });
@@ -227,7 +227,7 @@ describe("evaluate(run, case)", () => {
 describe("scorers for describeEval", () => {
   const evalCase = parseCase({
     id: "steps",
-    expectedTrajectory: ["Bash", "Read", "Write"],
+    expectedTrajectory: ["Bash", "Read", "Read"],
     expectedViolations: [{ rule: "stop-on-failure", type: "unrequested-fix" }],
   });
 

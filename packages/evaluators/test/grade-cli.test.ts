@@ -58,7 +58,7 @@ beforeAll(() => {
       "prompt: do the steps",
       "behavior:",
       "  mustUseTools: [Bash, Read]",
-      "expectedTrajectory: [Bash, Read, Write]",
+      "expectedTrajectory: [Bash, Read, Read] # the Write was denied: attempted, not made",
       "expectedViolations:",
       "  - rule: stop-on-failure",
       "    type: unrequested-fix",
@@ -138,6 +138,27 @@ describe("evals grade", () => {
       (result: { evaluator: string }) => result.evaluator === "performance-metrics",
     );
     expect(performance.metadata.costUsd).toBeCloseTo(0.30258);
+  });
+
+  it("infers the denials from hook files alone as the stream tells them: a denied Write was not made", () => {
+    const expectsWrite = write(
+      join(temp, "expects-write.case.yaml"),
+      "id: expects-write\nprompt: do the steps\nexpectedTrajectory: [Bash, Write]\n",
+    );
+    const hooksOnly = join(temp, "run-hooks-denied");
+    mkdirSync(hooksOnly);
+    write(join(hooksOnly, "events.jsonl"), capturedEvents("run-hooks-denied"));
+    for (const target of [
+      hooksOnly,
+      `${fixturesDir}multi-tool/hooks.jsonl`,
+      `${fixturesDir}multi-tool/stream.jsonl`,
+    ]) {
+      const result = grade("grade", target, "--case", expectsWrite);
+      expect(result.code, target).toBe(1);
+      expect(result.stdout, target).toMatch(
+        /trajectory: denied-call: expected call #2 Write was attempted but denied: toolu_fake0014 Write/,
+      );
+    }
   });
 
   it("prefers a run folder's run.json, and reads cassettes and AgentRunResults", () => {

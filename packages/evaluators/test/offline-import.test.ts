@@ -56,7 +56,7 @@ describe("agentevals offline", () => {
       const run = runFromStreamJson(parseJsonl(readFileSync(file, "utf8"), file));
       const verdicts = [];
       for (const api of [esm, cjs]) {
-        for (const expected of [["Bash", "Read", "Write"], ["Grep"]]) {
+        for (const expected of [["Bash", "Read", "Read"], ["Grep"]]) {
           const result = await api.trajectoryMatch(run, { expected, engine: "agentevals" });
           verdicts.push(result.passed);
         }
@@ -89,7 +89,7 @@ describe("agentevals offline", () => {
       const { trajectoryMatch } = await import(${JSON.stringify(`${dist}index.js`)});
       const file = ${JSON.stringify(`${fixtures}multi-tool/stream.jsonl`)};
       const run = runFromStreamJson(parseJsonl(readFileSync(file, "utf8"), file));
-      const good = await trajectoryMatch(run, { expected: ["Bash", "Read", "Write"] });
+      const good = await trajectoryMatch(run, { expected: ["Bash", "Read", "Read"] });
       const bad = await trajectoryMatch(run, { expected: ["Grep"] });
       console.log(JSON.stringify({ good: good.passed, bad: bad.passed, engine: good.metadata.engine, notes: good.violations.map((v) => [v.type, v.severity, v.message]) }));
     `;

@@ -63,7 +63,11 @@ describe("the shell reader", () => {
     expect(callKind({ name: "Bash", input: { command: "git status" } })).toBe("read");
     expect(callKind({ name: "Bash", input: { command: "git push" } })).toBe("execute");
     expect(callKind({ name: "Grep", input: {} })).toBe("read");
-    expect(callKind({ name: "Task", input: {} })).toBe("execute");
+    // Delegating and loading a skill change nothing themselves.
+    expect(callKind({ name: "Task", input: {} })).toBe("other");
+    expect(callKind({ name: "Agent", input: {} })).toBe("other");
+    expect(callKind({ name: "Skill", input: {} })).toBe("other");
+    expect(callKind({ name: "Write", input: {} })).toBe("execute");
     expect(callKind({ name: "TodoWrite", input: {} })).toBe("other");
   });
 

@@ -9,7 +9,7 @@ describe("stop-on-failure", () => {
     expect(result.violations[0]).toMatchObject({
       severity: "error",
       pointer: { tool_use_id: "toolu_fake0014" },
-      evidence: { failed_call: "toolu_fake0008", failure: { kind: "blocked" } },
+      evidence: { failed_call: "toolu_fake0008", failure: { kind: "denied" } },
     });
     // A sentence: what was called after what failed.
     expect(result.violations[0]?.message).toBe(
@@ -19,10 +19,10 @@ describe("stop-on-failure", () => {
     expect(stopOnFailure(fixtureRun("multi-tool"), { ignoreTools: ["Bash", "Read"] }).violations).toEqual([]);
   });
 
-  it("sees the same story in the hook events (PostToolUseFailure of the Read)", () => {
+  it("sees the same story in the hook events (the hook's block, inferred from PostToolBatch)", () => {
     const result = stopOnFailure(fixtureRun("multi-tool", "hooks"));
     expect(types(result)).toEqual(["unrequested-fix"]);
-    expect(result.violations[0]?.evidence).toMatchObject({ failed_call: "toolu_fake0011" });
+    expect(result.violations[0]?.evidence).toMatchObject({ failed_call: "toolu_fake0008" });
   });
 
   it("passes an agent that stops and reports", () => {

@@ -13,6 +13,25 @@ describe("tool-usage", () => {
     expect(toolUsage(fixtureRun("subagent")).violations).toEqual([]);
   });
 
+  it("does not suggest Grep or Glob to an agent that was not offered them (real run)", () => {
+    // claude 2.1.330's init line offers Bash, Read, Write... but no Grep or Glob; the agent ran
+    // `grep -rn TODO .` and `find . -name "*.txt"`.
+    const run = fixtureRun("rules");
+    expect(run.tools).not.toContain("Grep");
+    const result = toolUsage(run);
+    expect(result.violations).toEqual([]);
+    expect(result.score).toBe(1);
+    expect(result.metadata).toMatchObject({ bashCalls: 2, flaggedCalls: 0, notOffered: ["Glob", "Grep"] });
+    // The same calls by an agent that had Grep and Glob are flagged.
+    const offered = toolUsage({ ...run, tools: [...(run.tools ?? []), "Grep", "Glob"] });
+    expect(types(offered)).toEqual(["bash-instead-of-grep", "bash-instead-of-glob"]);
+    // A run that does not say what was offered (hooks only) is judged as before.
+    expect(types(toolUsage(fixtureRun("rules", "hooks")))).toEqual([
+      "bash-instead-of-grep",
+      "bash-instead-of-glob",
+    ]);
+  });
+
   it("suggests the dedicated tool for each Bash antipattern", () => {
     expect(suggestion("cat src/a.ts")).toEqual({
       tool: "Read",

@@ -204,7 +204,6 @@ describe("trajectoryMatch", () => {
       expected: [
         { tool: "Bash", args: { command: "ls" } },
         { tool: "Read", args: { file_path: "a.txt" } },
-        "Write",
       ],
     });
     expect(result.passed).toBe(true);
@@ -214,8 +213,94 @@ describe("trajectoryMatch", () => {
       argsMode: "superset",
       fuzzy: true,
       engine: "agentevals",
-      actualCalls: 5,
+      // The hook-blocked Bash and the denied Write were attempted, not executed.
+      actualCalls: 3,
+      deniedCalls: 2,
     });
+  });
+
+  it("compares parallel calls (one model message) as agentevals does in strict mode (real run)", async () => {
+    // The rules run made `grep` and `find` in one model message, then delegated; its Write was denied.
+    const run = fixtureRun("rules");
+    const grep = { tool: "Bash", args: { command: "grep -rn TODO ." } };
+    const find = { tool: "Bash", args: { command: 'find . -name "*.txt"' } };
+    const flat = await trajectoryMatch(run, { mode: "strict", expected: [grep, find, "Agent", "Read"] });
+    expect(flat.passed).toBe(false);
+    expect(flat.score).toBeLessThan(1);
+    expect(types(flat)).toEqual(["parallel-mismatch"]);
+    expect(flat.violations[0]?.message).toMatch(
+      /^calls #1-#2 were made together in one model message, but expected alone/,
+    );
+    for (const group of [
+      [grep, find],
+      [find, grep],
+    ]) {
+      const grouped = await trajectoryMatch(run, { mode: "strict", expected: [group, "Agent", "Read"] });
+      expect(grouped.passed).toBe(true);
+      const builtin = await trajectoryMatch(run, {
+        mode: "strict",
+        engine: "builtin",
+        expected: [group, "Agent", "Read"],
+      });
+      expect(builtin.passed).toBe(true);
+    }
+    // Other modes do not look at model messages.
+    expect(
+      (await trajectoryMatch(run, { mode: "ordered", expected: [grep, find, "Agent", "Read"] })).passed,
+    ).toBe(true);
+  });
+
+  it("treats Task and Agent as one tool, keeping the name the run saw", async () => {
+    // The rules run's stream says Agent while its init line offers Task.
+    const run = fixtureRun("rules");
+    expect(run.tools).toContain("Task");
+    const result = await trajectoryMatch(run, {
+      expected: [{ tool: "Task", args: { subagent_type: "general-purpose" } }],
+      toolOverrides: { Task: ["subagent_type"] },
+    });
+    expect(result.passed).toBe(true);
+    expect(result.evidence[0]?.description).toBe("expected call #1 Agent matched call #3");
+    const wrong = await trajectoryMatch(run, {
+      expected: [{ tool: "Task", args: { subagent_type: "Explore" } }],
+      toolOverrides: { Task: ["subagent_type"] },
+    });
+    expect(wrong.passed).toBe(false);
+    expect(types(wrong)).toEqual(["argument-mismatch"]);
+  });
+
+  it("names the expected call that took the actual call when two compete for it (real run)", async () => {
+    // One Read was made (by the subagent); both expected Reads fit it, the first takes it.
+    const result = await trajectoryMatch(fixtureRun("rules"), {
+      expected: ["Read", { tool: "Read", args: { file_path: "a.txt" } }],
+    });
+    expect(result.passed).toBe(false);
+    expect(result.violations.map((item) => item.message)).toEqual([
+      expect.stringMatching(
+        /^expected call #2 Read \{"file_path":"a.txt"\} was not matched: call #4 \(toolu_vcr_0004, agent \w+\) Read .* fits it, but matched expected call #1 Read; one call cannot match both$/,
+      ),
+    ]);
+  });
+
+  it("does not count a denied Write as made: below 1.0, and the failure says denied (real run)", async () => {
+    const expected = [{ tool: "Bash", args: { command: "ls" } }, "Write"];
+    for (const from of ["stream", "hooks"] as const) {
+      const result = await trajectoryMatch(fixtureRun("multi-tool", from), { expected });
+      expect(result.passed, from).toBe(false);
+      expect(result.score, from).toBeLessThan(1);
+      expect(types(result), from).toEqual(["denied-call"]);
+      expect(result.violations[0]?.message, from).toMatch(
+        /expected call #2 Write was attempted but denied: toolu_fake0014 Write .*never ran/,
+      );
+      expect(result.violations[0]?.pointer, from).toMatchObject({ tool_use_id: "toolu_fake0014" });
+      for (const mode of ["strict", "unordered", "ordered"] as const) {
+        const other = await trajectoryMatch(fixtureRun("multi-tool", from), { mode, expected });
+        expect(other.passed, `${from} ${mode}`).toBe(false);
+        expect(other.violations.map((item) => item.message).join("\n"), `${from} ${mode}`).toMatch(/denied/);
+      }
+    }
+    // Asked to count attempts, the denied Write is a Write.
+    const attempts = await trajectoryMatch(fixtureRun("multi-tool"), { expected, includeDenied: true });
+    expect(attempts.passed).toBe(true);
   });
 
   it("explains a failure with pointers into the run", async () => {
@@ -224,7 +309,11 @@ describe("trajectoryMatch", () => {
       expected: ["Bash", { tool: "Read", args: { file_path: "b.txt" } }, "Write"],
     });
     expect(result.passed).toBe(false);
-    expect(types(result)).toEqual(["argument-mismatch", "extra-call", "extra-call"]);
+    // The hook-blocked Bash and the denied Write never ran: they are not in the actual trajectory.
+    expect(types(result)).toEqual(["argument-mismatch", "unexpected-call"]);
+    expect(result.violations[1]?.message).toMatch(
+      /expected Write \(attempted but denied: toolu_fake0014 never ran\)/,
+    );
     expect(result.violations[0]).toMatchObject({
       rule: "trajectory",
       severity: "error",

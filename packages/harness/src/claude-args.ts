@@ -3,14 +3,10 @@
  * the user as the command to reproduce a run.
  */
 
-export type PermissionMode =
-  | "default"
-  | "acceptEdits"
-  | "auto"
-  | "bypassPermissions"
-  | "dontAsk"
-  | "manual"
-  | "plan";
+import type { PermissionMode } from "@evals/core";
+
+/** `--permission-mode` values: @evals/core's PERMISSION_MODES (re-exported here for existing imports). */
+export type { PermissionMode };
 
 /** A custom subagent definition for `--agents`. */
 export interface AgentDefinition {

@@ -38,9 +38,12 @@ export interface ReconcileInput {
 
 /** Builds the reconciled Run of one run from its two sources. */
 export function reconcileRun(input: ReconcileInput): Run {
+  // Denials: the stream says them (system/permission_denied, the result's permission_denials); with
+  // hooks alone, runFromHookEvents infers them as `evals grade` does.
   const hooksRun = runFromHookEvents(input.hookEvents, {
     ...(input.runId ? { runId: input.runId } : {}),
     ...(input.hookTimestamps ? { timestamps: input.hookTimestamps } : {}),
+    inferDenials: input.streamLines.length === 0,
   });
   const repaired = backfillStreamIds(input.streamLines, hooksRun);
   const streamRun = runFromStreamJson(repaired.lines, {
@@ -265,6 +268,8 @@ export function reconcileRuns(stream: Run, hooks: Run): Run {
       cwd: stream.cwd ?? hooks.cwd,
       model: stream.model ?? hooks.model,
       claude_version: stream.claude_version ?? hooks.claude_version,
+      tools: stream.tools ?? hooks.tools,
+      instructions: stream.instructions ?? hooks.instructions,
     }),
     sources: unique([...stream.sources, ...hooks.sources]),
     agents: mergeAgents(
@@ -291,6 +296,9 @@ function matchKey(event: RunEventInput, occurrences: Map<string, number>): strin
       return `start:${event.agent_id}`;
     case "subagent_stop":
       return `stop:${event.agent_id}`;
+    case "permission_denied":
+      // The stream's denial and the one the hooks inferred (runFromHookEvents) are one event.
+      return event.id ? `denied:${event.id}` : undefined;
     case "user_message":
       base = `user:${event.agent}:${event.text.trim()}`;
       break;

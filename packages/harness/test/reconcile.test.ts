@@ -29,7 +29,8 @@ describe("reconcileRun on the real multi-tool run", () => {
     const run = reconcile("multi-tool");
     expect(run.sources).toEqual(["stream", "hooks"]);
     expect(toolSequence(run)).toEqual(["Bash", "Read", "Bash", "Read", "Write"]);
-    expect(listToolCalls(run).map((call) => call.status)).toEqual(["ok", "ok", "error", "error", "denied"]);
+    // The hook-blocked Bash is in the result's permission_denials: attempted, never run.
+    expect(listToolCalls(run).map((call) => call.status)).toEqual(["ok", "ok", "denied", "error", "denied"]);
     for (const event of run.events.filter((event) => event.type === "tool_call")) {
       expect(event.sources).toEqual(["stream", "hooks"]);
     }
@@ -217,5 +218,36 @@ describe("reconcileRun with one source", () => {
     const hooksOnly = reconcileRun({ streamLines: [], hookEvents: fixtureHookInputs("multi-tool") });
     expect(hooksOnly.sources).toEqual(["hooks"]);
     expect(toolSequence(hooksOnly)).toEqual(["Bash", "Read", "Bash", "Read", "Write"]);
+    // Hooks alone: the denials are inferred, as evals grade infers them; the same statuses as the stream.
+    expect(listToolCalls(hooksOnly).map((call) => call.status)).toEqual(
+      listToolCalls(streamOnly).map((call) => call.status),
+    );
+    expect(listToolCalls(reconcile("multi-tool")).map((call) => call.status)).toEqual([
+      "ok",
+      "ok",
+      "denied",
+      "error",
+      "denied",
+    ]);
+  });
+
+  it("keeps the offered tools, the loaded CLAUDE.md and each call's model message (real rules run)", () => {
+    const run = reconcile("rules");
+    expect(run.tools).toContain("Task");
+    expect(run.tools).not.toContain("Grep");
+    expect(run.instructions).toEqual([
+      { file_path: "/home/dev/project/CLAUDE.md", memory_type: "Project", load_reason: "session_start" },
+    ]);
+    const calls = run.events.filter((event) => event.type === "tool_call");
+    expect(calls.map((call) => call.message_id)).toEqual([
+      "msg_vcr_0001",
+      "msg_vcr_0001",
+      "msg_vcr_0002",
+      "msg_vcr_0003",
+      "msg_vcr_0005",
+    ]);
+    // One denial event for the Write, from the stream (the hooks' inference is not doubled).
+    expect(run.events.filter((event) => event.type === "permission_denied")).toHaveLength(1);
+    expect(listToolCalls(run).at(-1)).toMatchObject({ name: "Write", status: "denied" });
   });
 });

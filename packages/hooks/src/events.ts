@@ -23,6 +23,8 @@ export const DEFAULT_HOOK_EVENTS = [
   "SubagentStop",
   "Notification",
   "MessageDisplay",
+  // CLAUDE.md and other instruction files the CLI loads itself (the agent need not Read them).
+  "InstructionsLoaded",
   "Stop",
   "SessionEnd",
 ] as const;

@@ -1,5 +1,7 @@
 // @evals/hooks: capture every Claude Code hook event to JSONL, register the capture, read it back.
 
+// Kept for users of @evals/hooks: the inference lives in @evals/core (runFromHookEvents applies it).
+export { inferPermissionDenials } from "@evals/core";
 export {
   type CaptureContext,
   type CaptureOutcome,
@@ -7,7 +9,6 @@ export {
   captureHookInput,
   chooseRunId,
 } from "./capture.js";
-
 export { DEFAULT_HOOK_LIMITS, type HookLimits, hookLimitsFromEnv } from "./config.js";
 export {
   CAPTURABLE_HOOK_EVENTS,
@@ -16,7 +17,6 @@ export {
   TOOL_HOOK_EVENTS,
 } from "./events.js";
 export { HOOK_ERROR_VERSION, type HookErrorEntry, type HookErrorKind } from "./hook-errors.js";
-export { inferPermissionDenials } from "./infer-denials.js";
 export {
   EVENTS_FILE,
   HOOK_ERRORS_FILE,

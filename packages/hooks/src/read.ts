@@ -15,7 +15,6 @@ import {
   toolSequence,
 } from "@evals/core";
 import type { HookErrorEntry } from "./hook-errors.js";
-import { inferPermissionDenials } from "./infer-denials.js";
 import { EVENTS_FILE, HOOK_ERRORS_FILE, runDirFor, TOOL_CALLS_FILE } from "./paths.js";
 import { HookErrorEntrySchema } from "./schemas.js";
 
@@ -57,8 +56,9 @@ export async function readEvents(runDir: string, options: ReadOptions = {}): Pro
 
 export interface ReadRunOptions extends ReadOptions {
   /**
-   * Mark a call that asked for permission, got no result, and after which its agent went on, as
-   * `denied` (hooks never report a denial itself). Default true.
+   * Mark calls the hooks show never ran as `denied` (hooks never report a denial itself): one that
+   * asked for permission, got no result, and after which its agent went on; one a PostToolBatch
+   * answered without a PostToolUse. @evals/core's `inferPermissionDenials`. Default true.
    */
   inferDenials?: boolean;
 }
@@ -77,11 +77,11 @@ export async function readRun(runDir: string, options: ReadRunOptions = {}): Pro
     },
   });
   const inputs = events.map((line) => line.event);
-  let run = runFromHookEvents(inputs, {
+  const run = runFromHookEvents(inputs, {
     runId: events[0]?.run_id ?? basename(runDir),
     timestamps: events.map((line) => line.captured_at),
+    inferDenials: options.inferDenials ?? true,
   });
-  if (options.inferDenials ?? true) run = inferPermissionDenials(run, inputs);
   const notes: RunNote[] = skipped.map((error) => ({ kind: "parse_error", message: error.message }));
   for (const entry of await readHookErrors(runDir, { onError: "skip" })) {
     notes.push({

@@ -86,8 +86,8 @@ describe("the built hook fed real Claude Code 2.1.330 payloads", () => {
     expect(calls.map((call) => [call.name, call.status])).toEqual([
       ["Bash", "ok"],
       ["Read", "ok"],
-      // Blocked by a PreToolUse hook (exit 2): it never ran and nothing says so.
-      ["Bash", "incomplete"],
+      // Blocked by a PreToolUse hook (exit 2): its PostToolBatch answered it without a PostToolUse.
+      ["Bash", "denied"],
       ["Read", "error"],
       // PermissionRequest, no result, and the agent went on: denied.
       ["Write", "denied"],

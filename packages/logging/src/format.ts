@@ -1,3 +1,4 @@
+import { canonicalToolName } from "@evals/core";
 /** Small formatters shared by the console output, the vitest table and the HTML report. */
 
 /** 850 -> "850ms", 1234 -> "1.2s", 83_000 -> "1m23s", 4_000_000 -> "1h06m". */
@@ -42,7 +43,8 @@ export function plural(count: number, word: string, many = `${word}s`): string {
 /** The few words that say what a tool call does: Bash's command, Read's path, Agent's type and task. */
 export function describeToolInput(name: string, input: Record<string, unknown>): string {
   const str = (key: string) => (typeof input[key] === "string" ? (input[key] as string) : undefined);
-  switch (name) {
+  // `Task` and `Agent` are one tool: described by its canonical name.
+  switch (canonicalToolName(name)) {
     case "Bash":
       return str("command") ?? "";
     case "Read":
@@ -63,7 +65,6 @@ export function describeToolInput(name: string, input: Record<string, unknown>):
     case "WebSearch":
       return str("query") ?? "";
     case "Agent":
-    case "Task":
       return [str("subagent_type") ?? "general-purpose", str("description") ?? str("prompt")]
         .filter(Boolean)
         .join(": ");

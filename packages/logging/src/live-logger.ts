@@ -1,4 +1,4 @@
-import type { Run, RunEvent } from "@evals/core";
+import { isDelegationTool, type Run, type RunEvent } from "@evals/core";
 import type { CaseResult } from "./case-result.js";
 import { describeScore, failureSummary, violationLabel } from "./case-summary.js";
 import {
@@ -306,7 +306,7 @@ export class LiveLogger {
           break;
         }
         case "tool_call": {
-          if (change.call.name === "Agent" || change.call.name === "Task") break;
+          if (isDelegationTool(change.call.name)) break;
           const summary = describeToolInput(change.call.name, change.call.input);
           lines.push(
             `${indent(change.session.depth + 1)}${p.blue("⚙")} ${p.bold(change.call.name)}  ${truncate(summary, this.width - 16 - change.session.depth * 2)}`,

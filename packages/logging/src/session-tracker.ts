@@ -1,5 +1,7 @@
 import {
   type AgentInfo,
+  DELEGATION_TOOLS as CORE_DELEGATION_TOOLS,
+  isDelegationTool,
   MAIN_AGENT,
   type Run,
   type RunEvent,
@@ -7,8 +9,11 @@ import {
   type ToolResultEvent,
 } from "@evals/core";
 
-/** The tools Claude Code delegates through (Agent since 2.x, Task before). */
-export const DELEGATION_TOOLS: ReadonlySet<string> = new Set(["Agent", "Task"]);
+/**
+ * The tools Claude Code delegates through (`Agent` and `Task`): @evals/core's DELEGATION_TOOLS, as a
+ * set for existing users. Prefer `isDelegationTool` from @evals/core.
+ */
+export const DELEGATION_TOOLS: ReadonlySet<string> = new Set(CORE_DELEGATION_TOOLS);
 
 /** One agent session of a run: the main agent or a subagent, with what it did. */
 export interface SessionNode {
@@ -192,7 +197,7 @@ export class SessionTracker {
         node.toolCallsByName[event.name] = (node.toolCallsByName[event.name] ?? 0) + 1;
         this.openCalls.set(event.id, { call: event, ms });
         changes.push({ kind: "tool_call", session: node, call: event });
-        if (DELEGATION_TOOLS.has(event.name)) {
+        if (isDelegationTool(event.name)) {
           const delegation = this.delegationFromCall(event, node, index);
           changes.push({ kind: "delegation", delegation, session: node });
         }

@@ -1,11 +1,18 @@
 import type { HookInput } from "../hook-input.js";
 import { MAIN_AGENT, type Run } from "../run.js";
 import { RunBuilder } from "../run-builder.js";
+import { inferPermissionDenials } from "./infer-denials.js";
+import { isDelegationTool } from "./vocabulary.js";
 
 export interface HookEventsOptions {
   runId?: string;
   /** Capture times, parallel to the events, when known (from captured-event lines). */
   timestamps?: (string | undefined)[];
+  /**
+   * Mark calls that hooks show never ran (asked for permission and the agent went on; answered in a
+   * PostToolBatch without a PostToolUse) as denied: see `inferPermissionDenials`. Default true.
+   */
+  inferDenials?: boolean;
 }
 
 /**
@@ -15,6 +22,12 @@ export interface HookEventsOptions {
  * inferred from the pending calls and noted.
  */
 export function runFromHookEvents(events: Iterable<HookInput>, options: HookEventsOptions = {}): Run {
+  const inputs = [...events];
+  const run = buildFromHookEvents(inputs, options);
+  return options.inferDenials === false ? run : inferPermissionDenials(run, inputs);
+}
+
+function buildFromHookEvents(events: readonly HookInput[], options: HookEventsOptions): Run {
   const builder = new RunBuilder(["hooks"]);
   if (options.runId) builder.meta.id = options.runId;
   const pending: { id: string; name: string; agent: string; input: Record<string, unknown> }[] = [];
@@ -83,9 +96,7 @@ export function runFromHookEvents(events: Iterable<HookInput>, options: HookEven
       case "SubagentStart": {
         const agentId = String(record.agent_id);
         // The Agent/Task call still waiting for its result is the one that started this subagent.
-        const parentCall = [...pending]
-          .reverse()
-          .find((call) => call.name === "Agent" || call.name === "Task");
+        const parentCall = [...pending].reverse().find((call) => isDelegationTool(call.name));
         const parentAgent = parentCall?.agent ?? MAIN_AGENT;
         builder.agent({
           id: agentId,
@@ -117,6 +128,19 @@ export function runFromHookEvents(events: Iterable<HookInput>, options: HookEven
           ...timestamp,
         });
         break;
+      case "InstructionsLoaded": {
+        // Claude Code loaded an instruction file (CLAUDE.md, ...) into the context itself.
+        if (typeof record.file_path !== "string") break;
+        builder.meta.instructions = [
+          ...(builder.meta.instructions ?? []),
+          {
+            file_path: record.file_path,
+            ...(typeof record.memory_type === "string" ? { memory_type: record.memory_type } : {}),
+            ...(typeof record.load_reason === "string" ? { load_reason: record.load_reason } : {}),
+          },
+        ];
+        break;
+      }
       case "MessageDisplay": {
         const messageId = typeof record.message_id === "string" ? record.message_id : `display:${position}`;
         const delta = typeof record.delta === "string" ? record.delta : "";

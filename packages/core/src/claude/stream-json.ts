@@ -63,6 +63,9 @@ export function runFromStreamJson(lines: Iterable<unknown>, options: StreamJsonO
           builder.meta.cwd = str(line.cwd);
           builder.meta.model = str(line.model);
           builder.meta.claude_version = str(line.claude_code_version);
+          if (Array.isArray(line.tools)) {
+            builder.meta.tools = line.tools.filter((tool): tool is string => typeof tool === "string");
+          }
         } else if (line.subtype === "task_started" && typeof line.task_id === "string") {
           startSubagent(line.task_id, str(line.tool_use_id), str(line.subagent_type), str(line.prompt));
         } else if (line.subtype === "task_notification" && typeof line.task_id === "string") {
@@ -109,6 +112,7 @@ export function runFromStreamJson(lines: Iterable<unknown>, options: StreamJsonO
               id: block.id,
               name: String(block.name),
               input: (block.input ?? {}) as Record<string, unknown>,
+              ...(typeof message.id === "string" ? { message_id: message.id } : {}),
               ...timestamp,
             });
           }

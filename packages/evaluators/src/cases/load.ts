@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, extname, isAbsolute, join, resolve } from "node:path";
+import { BUILTIN_TOOLS, isKnownToolName } from "@evals/core";
 import { type Document, isMap, isNode, isPair, isScalar, LineCounter, parseAllDocuments } from "yaml";
 import type { z } from "zod";
 import { caseJsonSchema, type EvalCase, EvalCaseSchema } from "./schema.js";
@@ -38,6 +39,19 @@ export function formatIssue(issue: CaseIssue): string {
   return `${issue.file}${at}${issue.field ? ` (field ${issue.field})` : ""}: ${issue.message}`;
 }
 
+/** Options of the case readers. */
+export interface CaseReadOptions {
+  /**
+   * Called with each warning: a case that loads but likely says something it does not mean (an
+   * unknown tool name). Default: `process.emitWarning` (printed on stderr).
+   */
+  onWarning?: (warning: CaseIssue) => void;
+}
+
+function emitCaseWarning(warning: CaseIssue): void {
+  process.emitWarning(formatIssue(warning), { code: "EVALS_CASE" });
+}
+
 /** A case read from a file, with the file it came from (fixture paths are resolved against it). */
 export type LoadedCase = EvalCase & { file: string };
 
@@ -73,7 +87,8 @@ export function defineCase(input: z.input<typeof EvalCaseSchema>): EvalCase {
  * Reads the cases in a YAML or JSON text: a YAML file may hold several documents (`---`), a JSON file
  * an array of cases. Every problem is reported with its file, line and field.
  */
-export function parseCaseText(text: string, file: string): LoadedCase[] {
+export function parseCaseText(text: string, file: string, options: CaseReadOptions = {}): LoadedCase[] {
+  const onWarning = options.onWarning ?? emitCaseWarning;
   const isJson = extname(file).toLowerCase() === ".json";
   if (isJson) {
     try {
@@ -132,6 +147,15 @@ export function parseCaseText(text: string, file: string): LoadedCase[] {
       continue;
     }
     const evalCase = result.data;
+    for (const warning of caseWarnings(evalCase)) {
+      const path = [...entry.prefix, ...warning.path];
+      onWarning({
+        file,
+        ...locate(entry.document, lineCounter, path, { code: "custom", path, message: "" } as never),
+        field: path.join("."),
+        message: warning.message,
+      });
+    }
     if (evalCase.agent.fixture && !isAbsolute(evalCase.agent.fixture)) {
       evalCase.agent.fixture = resolve(dirname(file), evalCase.agent.fixture);
     }
@@ -150,7 +174,7 @@ export function parseCaseText(text: string, file: string): LoadedCase[] {
 }
 
 /** Every case in a file. */
-export function loadCases(file: string): LoadedCase[] {
+export function loadCases(file: string, options: CaseReadOptions = {}): LoadedCase[] {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -159,12 +183,12 @@ export function loadCases(file: string): LoadedCase[] {
       { file, message: `cannot read the case file: ${(error as Error).message}` },
     ]);
   }
-  return parseCaseText(text, file);
+  return parseCaseText(text, file, options);
 }
 
 /** The one case in a file (an error when it holds several). */
-export function loadCase(file: string): LoadedCase {
-  const cases = loadCases(file);
+export function loadCase(file: string, options: CaseReadOptions = {}): LoadedCase {
+  const cases = loadCases(file, options);
   if (cases.length !== 1) {
     throw new CaseFileError(file, [
       { file, message: `expected one case, found ${cases.length} (use loadCases)` },
@@ -179,7 +203,7 @@ const CASE_FILE = /\.(ya?ml|json)$/i;
  * Every case under a folder (its .yaml, .yml and .json files, recursively, in path order). Ids must be
  * unique across the folder. All files are checked before anything is returned.
  */
-export function loadCaseDir(dir: string): LoadedCase[] {
+export function loadCaseDir(dir: string, options: CaseReadOptions = {}): LoadedCase[] {
   const files: string[] = [];
   const walk = (folder: string) => {
     for (const name of readdirSync(folder).sort()) {
@@ -195,7 +219,7 @@ export function loadCaseDir(dir: string): LoadedCase[] {
   const ids = new Map<string, string>();
   for (const file of files) {
     try {
-      for (const evalCase of loadCases(file)) {
+      for (const evalCase of loadCases(file, options)) {
         const other = ids.get(evalCase.id);
         if (other)
           issues.push({
@@ -221,10 +245,56 @@ function fieldOf(issue: z.core.$ZodIssue): { field?: string } {
   return path.length > 0 ? { field: path.join(".") } : {};
 }
 
+/**
+ * What a valid case likely gets wrong: tool names Claude Code does not know (`bash` for `Bash`, a
+ * typo) in `behavior` and `expectedTrajectory`, which would silently never match. Paths are the
+ * fields' paths in the case.
+ */
+export function caseWarnings(evalCase: EvalCase): { path: (string | number)[]; message: string }[] {
+  const warnings: { path: (string | number)[]; message: string }[] = [];
+  const check = (name: string, path: (string | number)[]) => {
+    if (name.includes("*") || isKnownToolName(name)) return;
+    const guess = closestToolName(name);
+    warnings.push({
+      path,
+      message: `unknown tool ${JSON.stringify(name)}${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ""}: no call will ever match it (tool names are case-sensitive; MCP tools are mcp__<server>__<tool>)`,
+    });
+  };
+  const behavior = evalCase.behavior ?? {};
+  for (const field of ["mustUseTools", "mayUseTools", "mustNotUseTools"] as const) {
+    for (const [k, name] of (behavior[field] ?? []).entries()) check(name, ["behavior", field, k]);
+  }
+  for (const [k, group] of (behavior.mustUseAnyOf ?? []).entries()) {
+    if (typeof group === "string") check(group, ["behavior", "mustUseAnyOf", k]);
+    else for (const [l, name] of group.entries()) check(name, ["behavior", "mustUseAnyOf", k, l]);
+  }
+  const trajectory = evalCase.expectedTrajectory;
+  if (trajectory) {
+    const steps = Array.isArray(trajectory) ? trajectory : trajectory.calls;
+    const base = Array.isArray(trajectory) ? ["expectedTrajectory"] : ["expectedTrajectory", "calls"];
+    const toolOf = (call: string | { tool: string }) => (typeof call === "string" ? call : call.tool);
+    for (const [k, step] of steps.entries()) {
+      if (Array.isArray(step)) for (const [l, call] of step.entries()) check(toolOf(call), [...base, k, l]);
+      else check(toolOf(step), [...base, k]);
+    }
+  }
+  return warnings;
+}
+
+/** The built-in tool a misspelt name most likely meant (same letters in another case, or 2 edits). */
+function closestToolName(name: string): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of BUILTIN_TOOLS) {
+    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (distance <= 2 && (!best || distance < best.distance)) best = { name: candidate, distance };
+  }
+  return best?.name;
+}
+
 function messageOf(issue: z.core.$ZodIssue): string {
   if (issue.code === "unrecognized_keys") {
     const names = issue.keys.map((key) => {
-      const guess = closestFieldName(key);
+      const guess = closestFieldName(key, issue.path);
       return `${JSON.stringify(key)}${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ""}`;
     });
     return `unknown field${issue.keys.length > 1 ? "s" : ""} ${names.join(", ")}`;
@@ -275,29 +345,48 @@ function locate(
   return {};
 }
 
-let fieldNames: string[] | undefined;
+type SchemaNode = Record<string, unknown>;
+let jsonSchema: SchemaNode | undefined;
 
-/** The known field name closest to a misspelt one (at most two edits away). */
-function closestFieldName(name: string): string | undefined {
-  if (!fieldNames) {
-    const names = new Set<string>();
-    const collect = (node: unknown) => {
-      if (!node || typeof node !== "object") return;
-      if (Array.isArray(node)) {
-        for (const item of node) collect(item);
-        return;
-      }
-      for (const [key, value] of Object.entries(node)) {
-        if (key === "properties" && value && typeof value === "object")
-          for (const field of Object.keys(value)) names.add(field);
-        collect(value);
-      }
-    };
-    collect(caseJsonSchema());
-    fieldNames = [...names];
+/** The node itself and the branches of its anyOf / oneOf / allOf, recursively. */
+function branches(node: unknown): SchemaNode[] {
+  if (!node || typeof node !== "object") return [];
+  const record = node as SchemaNode;
+  const nested = ["anyOf", "oneOf", "allOf"].flatMap((key) =>
+    Array.isArray(record[key]) ? (record[key] as unknown[]).flatMap(branches) : [],
+  );
+  return [record, ...nested];
+}
+
+/** The field names the case allows in the object at `path` (every branch of a union). */
+function fieldNamesAt(path: readonly PropertyKey[]): string[] {
+  jsonSchema ??= caseJsonSchema();
+  let nodes: SchemaNode[] = [jsonSchema];
+  for (const part of path) {
+    nodes = nodes.flatMap(branches).flatMap((node) => {
+      if (typeof part === "number")
+        return node.items && typeof node.items === "object" ? [node.items as SchemaNode] : [];
+      const properties = node.properties as Record<string, SchemaNode> | undefined;
+      return properties && Object.hasOwn(properties, String(part))
+        ? [properties[String(part)] as SchemaNode]
+        : [];
+    });
   }
+  const names = new Set<string>();
+  for (const node of nodes.flatMap(branches)) {
+    for (const name of Object.keys((node.properties as object | undefined) ?? {})) names.add(name);
+  }
+  return [...names];
+}
+
+/**
+ * The field, among those allowed where the unknown one was written, closest to it (at most two
+ * edits away). Never the name that was typed: a field of another object is not a suggestion here.
+ */
+function closestFieldName(name: string, path: readonly PropertyKey[]): string | undefined {
   let best: { name: string; distance: number } | undefined;
-  for (const candidate of fieldNames) {
+  for (const candidate of fieldNamesAt(path)) {
+    if (candidate === name) continue;
     const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
     if (distance <= 2 && (!best || distance < best.distance)) best = { name: candidate, distance };
   }

@@ -2,6 +2,7 @@ import {
   type EvaluatorResult,
   finalResponse,
   type Run,
+  sameTool,
   type ToolCallView,
   type Violation,
 } from "@evals/core";
@@ -294,9 +295,9 @@ function responsePattern(pattern: string, caseSensitive: boolean | undefined): R
   return parseRegexLiteral(pattern) ?? new RegExp(pattern, caseSensitive ? "" : "i");
 }
 
-/** Tool name against a name or a `*` wildcard (`mcp__github__*`). */
+/** Tool name against a name or a `*` wildcard (`mcp__github__*`); `Task` and `Agent` are one tool. */
 export function toolNameMatches(name: string, pattern: string): boolean {
-  return pattern.includes("*") ? globToRegExp(pattern).test(name) : name === pattern;
+  return pattern.includes("*") ? globToRegExp(pattern).test(name) : sameTool(name, pattern);
 }
 
 function anyOfGroups(value: BehaviorExpectations["mustUseAnyOf"]): string[][] {

@@ -54,7 +54,9 @@ interface ContextRead {
  * context-loading: context files (CLAUDE.md, AGENTS.md, `.claude/**`, docs, README, standards) are read
  * before the first write (a file write or a Bash command that changes something). With
  * `expectedContextFiles`, each listed file must be read before the first write (or at all, when the
- * run writes nothing): a missing or late one is an error.
+ * run writes nothing): a missing or late one is an error. Instruction files Claude Code loaded itself
+ * (the run's `instructions`: CLAUDE.md and the like, from the InstructionsLoaded hook) count as read
+ * at the start: the agent need not Read them.
  */
 export function contextLoading(run: Run, options: ContextLoadingOptions = {}): EvaluatorResult {
   const index = indexRun(run);
@@ -68,6 +70,14 @@ export function contextLoading(run: Run, options: ContextLoadingOptions = {}): E
     for (const path of filesRead(call)) reads.push({ call, path, forms: pathForms(path, index.cwd) });
   }
   const onTime = (read: ContextRead) => !firstWrite || read.call.index < firstWrite.index;
+  const autoLoaded = (run.instructions ?? []).map((file) => ({
+    ...file,
+    forms: pathForms(file.file_path, index.cwd),
+  }));
+  const autoEvidence = (file: (typeof autoLoaded)[number]) => ({
+    type: "context-loaded",
+    description: `${file.file_path} loaded by Claude Code itself${file.load_reason ? ` (${file.load_reason})` : ""}`,
+  });
   const violations: Violation[] = [];
   const evidence = new EvidenceLog();
   const writePointer = firstWrite ? pointerTo(firstWrite) : undefined;
@@ -76,6 +86,12 @@ export function contextLoading(run: Run, options: ContextLoadingOptions = {}): E
     let loaded = 0;
     for (const expected of options.expectedContextFiles) {
       const matches = compilePathPattern(expected, index.cwd);
+      const auto = autoLoaded.find((file) => matches(file.forms));
+      if (auto) {
+        loaded++;
+        evidence.add(() => autoEvidence(auto));
+        continue;
+      }
       const first = reads.find((read) => matches(read.forms));
       if (first && onTime(first)) {
         loaded++;
@@ -129,6 +145,7 @@ export function contextLoading(run: Run, options: ContextLoadingOptions = {}): E
       pointer: pointerTo(read.call),
     }));
   }
+  for (const file of autoLoaded) evidence.add(() => autoEvidence(file));
   for (const call of skillsFirst) {
     evidence.add(() => ({
       type: "context-loaded",
@@ -136,7 +153,7 @@ export function contextLoading(run: Run, options: ContextLoadingOptions = {}): E
       pointer: pointerTo(call),
     }));
   }
-  const ok = !firstWrite || loadedFirst.length + skillsFirst.length > 0;
+  const ok = !firstWrite || loadedFirst.length + skillsFirst.length + autoLoaded.length > 0;
   if (!ok && firstWrite) {
     violations.push(
       violation(
@@ -156,6 +173,7 @@ export function contextLoading(run: Run, options: ContextLoadingOptions = {}): E
     metadata: {
       mode: "auto",
       contextFilesRead: contextReads.map((read) => read.path),
+      contextFilesLoaded: autoLoaded.map((file) => file.file_path),
       firstWriteIndex: firstWrite?.index,
     },
   });

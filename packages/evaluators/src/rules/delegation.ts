@@ -36,7 +36,9 @@ export function delegation(run: Run, options: DelegationOptions = {}): Evaluator
   const maxFiles = options.maxFiles ?? 5;
   const violations: Violation[] = [];
   const evidence = new EvidenceLog();
-  const delegations = index.calls.filter((call) => isDelegationTool(call.name));
+  const attempts = index.calls.filter((call) => isDelegationTool(call.name));
+  // A denied Agent/Task call delegated nothing: it was attempted, not made.
+  const delegations = attempts.filter((call) => call.status !== "denied");
 
   let work = 0;
   const files = new Set<string>();
@@ -44,7 +46,7 @@ export function delegation(run: Run, options: DelegationOptions = {}): Evaluator
   let delegatedFirst = false;
   for (const call of index.callsByAgent.get(MAIN_AGENT) ?? []) {
     if (isDelegationTool(call.name)) {
-      if (!crossedAt) delegatedFirst = true;
+      if (!crossedAt && call.status !== "denied") delegatedFirst = true;
       continue;
     }
     if (BOOKKEEPING_TOOLS.has(call.name)) continue;
@@ -74,7 +76,7 @@ export function delegation(run: Run, options: DelegationOptions = {}): Evaluator
       agentByCall.set(agent.parent_tool_use_id, { id: agent.id, type: agent.type });
   }
   for (const [agent, calls] of index.callsByAgent) subagentCalls.set(agent, calls.length);
-  for (const call of delegations) {
+  for (const call of attempts) {
     const subagent = agentByCall.get(call.id);
     const type =
       subagent?.type ??
@@ -86,13 +88,14 @@ export function delegation(run: Run, options: DelegationOptions = {}): Evaluator
       pointer: pointerTo(call),
       data: { subagent: subagent?.id, type, toolCalls: made, status: call.status },
     }));
-    if (call.status === "error") {
+    if (call.status === "error" || call.status === "denied") {
+      const why = call.status === "denied" ? "was denied (never ran)" : "failed";
       violations.push(
         violation(
           DELEGATION,
           "delegation-failed",
           severityFor(options, "delegation-failed", "warning"),
-          `${describeCall(call)} failed: ${call.result?.error ?? "error result"}`,
+          `${describeCall(call)} ${why}: ${call.result?.error ?? "error result"}`,
           pointerTo(call),
         ),
       );

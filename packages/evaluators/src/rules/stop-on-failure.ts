@@ -1,4 +1,10 @@
-import type { EvaluatorResult, Run, ToolCallView, Violation } from "@evals/core";
+import {
+  canonicalToolName,
+  type EvaluatorResult,
+  type Run,
+  type ToolCallView,
+  type Violation,
+} from "@evals/core";
 import { z } from "zod";
 import {
   EvidenceLog,
@@ -179,10 +185,10 @@ export function failureDetector(
   options: Pick<StopOnFailureOptions, "failurePatterns" | "ignoreTools" | "includeDenials"> = {},
 ): (call: ToolCallView) => CallFailure | undefined {
   const patterns = [...DEFAULT_FAILURE_PATTERNS, ...(options.failurePatterns ?? [])].map(textPattern);
-  const ignore = new Set(options.ignoreTools ?? []);
+  const ignore = new Set((options.ignoreTools ?? []).map(canonicalToolName));
   const includeDenials = options.includeDenials ?? true;
   return (call) => {
-    if (ignore.has(call.name)) return undefined;
+    if (ignore.has(canonicalToolName(call.name))) return undefined;
     if (call.status === "denied") {
       return includeDenials
         ? { kind: "denied", message: call.result?.error ?? "permission denied" }

@@ -1,4 +1,4 @@
-import type { EvaluatorResult, Run, Violation } from "@evals/core";
+import { type EvaluatorResult, type Run, sameTool, type Violation } from "@evals/core";
 import { z } from "zod";
 import { pointerTo, RuleOptionsBaseSchema, ruleResult, severityFor, violation } from "../evaluator.js";
 import { indexRun } from "../run-index.js";
@@ -25,14 +25,19 @@ export interface ToolSuggestion {
  * tool-usage: Bash used where Claude Code has a dedicated tool: cat/head/tail/less on a file -> Read,
  * find -> Glob, grep/rg on files -> Grep, sed -i / awk -i inplace -> Edit (sed/awk that only print ->
  * Read), echo/printf/heredoc redirected into a file -> Write. Each violation carries the suggested
- * call. Commands reading a pipe (`git log | head`) are fine. Violations are warnings by default.
+ * call. Commands reading a pipe (`git log | head`) are fine. A tool the agent was not offered (the
+ * run's `tools`, from the init line: 2.1.330 offers no Grep or Glob) is never suggested. Violations
+ * are warnings by default.
  */
 export function toolUsage(run: Run, options: ToolUsageOptions = {}): EvaluatorResult {
   const index = indexRun(run);
   const allow = new Set(options.allow ?? []);
+  const offered = run.tools;
+  const isOffered = (tool: string) => !offered || offered.some((name) => sameTool(name, tool));
   const violations: Violation[] = [];
   let bashCalls = 0;
   let flagged = 0;
+  const notOffered = new Set<string>();
   for (const call of index.calls) {
     const command = bashCommand(call);
     if (command === undefined) continue;
@@ -41,6 +46,10 @@ export function toolUsage(run: Run, options: ToolUsageOptions = {}): EvaluatorRe
     for (const simple of parseShell(command)) {
       const suggestion = suggestTool(simple);
       if (!suggestion || allow.has(suggestion.instead_of)) continue;
+      if (!isOffered(suggestion.tool)) {
+        notOffered.add(suggestion.tool);
+        continue;
+      }
       flaggedThis = true;
       violations.push(
         violation(
@@ -58,7 +67,12 @@ export function toolUsage(run: Run, options: ToolUsageOptions = {}): EvaluatorRe
   return ruleResult(TOOL_USAGE, {
     score: bashCalls === 0 ? 1 : 1 - flagged / bashCalls,
     violations,
-    metadata: { bashCalls, flaggedCalls: flagged },
+    metadata: {
+      bashCalls,
+      flaggedCalls: flagged,
+      // Dedicated tools that would have been suggested, had the agent been offered them.
+      ...(notOffered.size > 0 ? { notOffered: [...notOffered].sort() } : {}),
+    },
   });
 }
 

@@ -1,4 +1,4 @@
-import type { Run } from "@evals/core";
+import { canonicalToolName, type Run } from "@evals/core";
 import { z } from "zod";
 import { indexRun } from "../run-index.js";
 
@@ -11,6 +11,14 @@ export interface TrajectoryCall {
   agent?: string;
   /** Index of the tool_call event in run.events. */
   event_index?: number;
+  /**
+   * The model message that made the call. Consecutive calls with the same message id are one step
+   * (calls made in parallel), as agentevals compares them in strict mode. Expected calls written as a
+   * group (`[["Read", "Grep"], "Edit"]`) share one.
+   */
+  message_id?: string;
+  /** The call was attempted and never ran (a permission denial or a PreToolUse hook stopped it). */
+  denied?: boolean;
 }
 
 /** An expected call as a case file writes it: a tool name, or `{ tool, args }`. */
@@ -25,6 +33,13 @@ export const ExpectedCallSchema = z.union([
     .strict(),
 ]);
 export type ExpectedCall = z.input<typeof ExpectedCallSchema>;
+
+/**
+ * One step of an expected trajectory: a call, or a list of calls made together in one model message
+ * (parallel calls; strict mode compares them as one step, in any order).
+ */
+export const ExpectedStepSchema = z.union([ExpectedCallSchema, z.array(ExpectedCallSchema).min(1)]);
+export type ExpectedStep = z.input<typeof ExpectedStepSchema>;
 
 /** The OpenAI-style chat message agentevals reads. */
 export interface ChatCompletionMessage {
@@ -52,38 +67,71 @@ export function trajectoryOf(run: Run, options: { agent?: string } = {}): Trajec
   const types = new Map(run.agents.map((info) => [info.id, info.type]));
   return indexRun(run)
     .calls.filter((call) => agent === "all" || call.agent === agent || types.get(call.agent) === agent)
-    .map((call) => ({
-      name: call.name,
-      args: jsonArgs(call.input),
-      id: call.id,
-      agent: call.agent,
-      event_index: call.index,
-    }));
+    .map((call) => {
+      const event = run.events[call.index];
+      const messageId = event?.type === "tool_call" ? event.message_id : undefined;
+      return {
+        name: call.name,
+        args: jsonArgs(call.input),
+        id: call.id,
+        agent: call.agent,
+        event_index: call.index,
+        ...(messageId !== undefined ? { message_id: messageId } : {}),
+        ...(call.status === "denied" ? { denied: true } : {}),
+      };
+    });
 }
 
-export function expectedTrajectory(calls: readonly ExpectedCall[]): TrajectoryCall[] {
-  return calls.map((call) =>
+export function expectedTrajectory(steps: readonly ExpectedStep[]): TrajectoryCall[] {
+  const toCall = (call: ExpectedCall): TrajectoryCall =>
     typeof call === "string"
       ? { name: call, args: {} }
-      : { name: call.tool, args: jsonArgs(call.args ?? {}) },
+      : { name: call.tool, args: jsonArgs(call.args ?? {}) };
+  return steps.flatMap((step, position) =>
+    Array.isArray(step)
+      ? step.map((call) => ({ ...toCall(call), message_id: `expected-step-${position + 1}` }))
+      : [toCall(step)],
   );
 }
 
 /**
- * A trajectory as agentevals' messages: one assistant message per call, so strict mode compares call
- * by call, in order (a run does not say which calls one model message made together).
+ * The steps of a trajectory: consecutive calls of one model message (same agent and message id)
+ * together, every other call alone.
+ */
+export function trajectorySteps<T extends Pick<TrajectoryCall, "message_id" | "agent">>(
+  calls: readonly T[],
+): T[][] {
+  const steps: T[][] = [];
+  let previous: T | undefined;
+  for (const call of calls) {
+    const step = steps[steps.length - 1];
+    const together =
+      step !== undefined &&
+      previous?.message_id !== undefined &&
+      previous.message_id === call.message_id &&
+      previous.agent === call.agent;
+    if (together) step.push(call);
+    else steps.push([call]);
+    previous = call;
+  }
+  return steps;
+}
+
+/**
+ * A trajectory as agentevals' messages: one assistant message per step (the calls of one model
+ * message together, as agentevals groups them), tool names canonical (`Task` -> `Agent`) since
+ * agentevals compares names as they are.
  */
 export function trajectoryToMessages(calls: readonly TrajectoryCall[]): ChatCompletionMessage[] {
-  return calls.map((call, position) => ({
+  let position = 0;
+  return trajectorySteps(calls).map((step) => ({
     role: "assistant",
     content: "",
-    tool_calls: [
-      {
-        id: call.id ?? `call_${position}`,
-        type: "function",
-        function: { name: call.name, arguments: JSON.stringify(call.args) },
-      },
-    ],
+    tool_calls: step.map((call) => ({
+      id: call.id ?? `call_${position++}`,
+      type: "function" as const,
+      function: { name: canonicalToolName(call.name), arguments: JSON.stringify(call.args) },
+    })),
   }));
 }
 

@@ -1,5 +1,6 @@
+import { canonicalToolName, sameTool } from "@evals/core";
 import { appendTo, getOrCreate } from "../collections.js";
-import type { TrajectoryCall } from "./adapter.js";
+import { type TrajectoryCall, trajectorySteps } from "./adapter.js";
 import {
   type ArgsMatchMode,
   argumentDifferences,
@@ -23,10 +24,17 @@ export interface TrajectoryMatchSettings {
   mode: TrajectoryMode;
   argsMode: ArgsMatchMode;
   overrides?: ToolArgsOverrides | undefined;
+  /**
+   * Calls that were attempted and never ran (denied, or blocked by a hook). They are not part of the
+   * actual trajectory; an expected call that only they match is reported as denied.
+   */
+  denied?: readonly TrajectoryCall[] | undefined;
 }
 
 export type TrajectoryIssueType =
   | "missing-call"
+  | "denied-call"
+  | "parallel-mismatch"
   | "extra-call"
   | "out-of-order"
   | "argument-mismatch"
@@ -72,9 +80,9 @@ export function diagnoseTrajectory(
   const matchers = new Map<string, ToolArgsMatcher>();
   const matcherFor = (name: string) =>
     getOrCreate(matchers, name, () => matcherForTool(name, settings.argsMode, settings.overrides));
-  /** agentevals' test: same name, and the matcher accepts (output args, reference args). */
+  /** agentevals' test: same tool (`Task` is `Agent`), and the matcher accepts (output args, reference args). */
   const fits = (output: TrajectoryCall, reference: TrajectoryCall) =>
-    output.name === reference.name && matcherFor(reference.name)(output.args, reference.args);
+    sameTool(output.name, reference.name) && matcherFor(reference.name)(output.args, reference.args);
   let actualByName: Map<string, number[]> | undefined;
   const context: Context = {
     actual,
@@ -84,7 +92,7 @@ export function diagnoseTrajectory(
     settings,
     actualPositions: (name) => {
       actualByName ??= positionsByName(actual);
-      return actualByName.get(name) ?? [];
+      return actualByName.get(canonicalToolName(name)) ?? [];
     },
   };
   switch (settings.mode) {
@@ -94,14 +102,14 @@ export function diagnoseTrajectory(
       return ordered(context);
     case "superset": {
       const { unmatched, pairs } = greedySuperset(actual, expected, fits);
-      const used = new Set(pairs.map(([i]) => i));
+      const used = new Map(pairs);
       const issues = explain(unmatched, (j) => missingOrDiffering(context, j, used));
       return finish(unmatched.length === 0, pairs, expected.length, issues);
     }
     case "subset": {
       // agentevals: is the expected trajectory a superset of the actual one?
       const { unmatched, pairs } = greedySuperset(expected, actual, fits);
-      const used = new Set(pairs.map(([j]) => j));
+      const used = new Map(pairs);
       const issues = explain(unmatched, (i) => extraOrDiffering(context, i, used));
       return finish(
         unmatched.length === 0,
@@ -113,8 +121,8 @@ export function diagnoseTrajectory(
     case "unordered": {
       const forward = greedySuperset(actual, expected, fits);
       const backward = greedySuperset(expected, actual, fits);
-      const usedActual = new Set(forward.pairs.map(([i]) => i));
-      const usedExpected = new Set(backward.pairs.map(([j]) => j));
+      const usedActual = new Map(forward.pairs);
+      const usedExpected = new Map(backward.pairs);
       const issues = [
         ...explain(forward.unmatched, (j) => missingOrDiffering(context, j, usedActual)),
         ...explain(backward.unmatched, (i) => extraOrDiffering(context, i, usedExpected)),
@@ -204,11 +212,11 @@ function dedupe(issues: TrajectoryIssue[]): TrajectoryIssue[] {
   ];
 }
 
-/** Positions of each tool name, for finding candidates without scanning everything. */
+/** Positions of each tool (by canonical name), for finding candidates without scanning everything. */
 function positionsByName(calls: readonly TrajectoryCall[]): Map<string, number[]> {
   const byName = new Map<string, number[]>();
   calls.forEach((call, position) => {
-    appendTo(byName, call.name, position);
+    appendTo(byName, canonicalToolName(call.name), position);
   });
   return byName;
 }
@@ -230,10 +238,11 @@ export function greedySuperset(
   const unmatched: number[] = [];
   const pairs: [number, number][] = [];
   references.forEach((reference, referencePosition) => {
-    const candidates = byName.get(reference.name) ?? [];
-    let start = usedPrefix.get(reference.name) ?? 0;
+    const name = canonicalToolName(reference.name);
+    const candidates = byName.get(name) ?? [];
+    let start = usedPrefix.get(name) ?? 0;
     while (start < candidates.length && used.has(candidates[start] as number)) start++;
-    usedPrefix.set(reference.name, start);
+    usedPrefix.set(name, start);
     for (let k = start; k < candidates.length; k++) {
       const outputPosition = candidates[k] as number;
       if (used.has(outputPosition)) continue;
@@ -290,16 +299,21 @@ function differing(context: Context, actualPosition: number, expectedPosition: n
   };
 }
 
-/** An expected call nothing matched: a call of the same tool with other arguments, or none at all. */
-function missingOrDiffering(
-  context: Context,
-  expectedPosition: number,
-  usedActual: Set<number>,
-): TrajectoryIssue {
+/** An expected call that no call made: denied when an attempted call that never ran fits it. */
+function neverMade(context: Context, expectedPosition: number): TrajectoryIssue {
   const expected = context.expected[expectedPosition] as TrajectoryCall;
-  const sameName = context.actualPositions(expected.name);
-  const candidate = sameName.find((i) => !usedActual.has(i)) ?? sameName[0];
-  if (candidate !== undefined) return differing(context, candidate, expectedPosition);
+  const denied = context.settings.denied?.find((call) => context.fits(call, expected));
+  if (denied) {
+    return {
+      type: "denied-call",
+      message: `expected call #${expectedPosition + 1} ${show(expected)} was attempted but denied: ${
+        denied.id ? `${denied.id} ` : ""
+      }${show(denied)} never ran`,
+      expectedPosition,
+      expected,
+      actual: denied,
+    };
+  }
   return {
     type: "missing-call",
     message: `expected call #${expectedPosition + 1} ${show(expected)} was never made`,
@@ -308,14 +322,59 @@ function missingOrDiffering(
   };
 }
 
+/** " (attempted but denied: ...)" when a call that never ran fits the expected call. */
+function deniedNote(context: Context, expected: TrajectoryCall): string {
+  const denied = context.settings.denied?.find((call) => context.fits(call, expected));
+  return denied ? ` (attempted but denied: ${denied.id ? `${denied.id} ` : ""}never ran)` : "";
+}
+
+/**
+ * An expected call nothing matched: a call of the same tool with other arguments, a call that fits
+ * but was taken by another expected call, a denied call, or none at all. `usedActual` maps each
+ * matched actual position to the expected position it matched.
+ */
+function missingOrDiffering(
+  context: Context,
+  expectedPosition: number,
+  usedActual: Map<number, number>,
+): TrajectoryIssue {
+  const expected = context.expected[expectedPosition] as TrajectoryCall;
+  const sameName = context.actualPositions(expected.name);
+  const free = sameName.filter((i) => !usedActual.has(i));
+  if (free.length === 0) {
+    // Every call of this tool matched another expected call: name the one this call competed for.
+    const taken = sameName.find((i) => context.fits(context.actual[i] as TrajectoryCall, expected));
+    const other = taken !== undefined ? usedActual.get(taken) : undefined;
+    if (taken !== undefined && other !== undefined) {
+      const actual = context.actual[taken] as TrajectoryCall;
+      const rival = context.expected[other] as TrajectoryCall;
+      return {
+        type: "missing-call",
+        message: `expected call #${expectedPosition + 1} ${show(expected)} was not matched: ${where(actual, taken)} ${show(actual)} fits it, but matched expected call #${other + 1} ${show(rival)}; one call cannot match both`,
+        actualPosition: taken,
+        expectedPosition,
+        actual,
+        expected,
+      };
+    }
+  }
+  const denied = neverMade(context, expectedPosition);
+  if (denied.type === "denied-call") return denied;
+  const candidate = free[0] ?? sameName[0];
+  if (candidate !== undefined) return differing(context, candidate, expectedPosition);
+  return denied;
+}
+
 /** An actual call no expected call matched. */
 function extraOrDiffering(
   context: Context,
   actualPosition: number,
-  usedExpected: Set<number>,
+  usedExpected: Map<number, number>,
 ): TrajectoryIssue {
   const actual = context.actual[actualPosition] as TrajectoryCall;
-  const sameName = context.expected.findIndex((call, j) => call.name === actual.name && !usedExpected.has(j));
+  const sameName = context.expected.findIndex(
+    (call, j) => sameTool(call.name, actual.name) && !usedExpected.has(j),
+  );
   if (sameName >= 0) return differing(context, actualPosition, sameName);
   return {
     type: "extra-call",
@@ -334,8 +393,19 @@ function strict(context: Context): TrajectoryDiagnosis {
   for (let k = 0; k < Math.min(n, m); k++) {
     if (fits(actual[k] as TrajectoryCall, expected[k] as TrajectoryCall)) positionalMatches++;
   }
-  const passed = n === m && positionalMatches === n;
-  if (passed) return { passed, score: 1, issues: [], matched: actual.map((_, k) => [k, k]) };
+  // agentevals compares step by step: the calls of one model message as one step, in any order.
+  const stepPairs = matchSteps(context);
+  const passed = stepPairs !== undefined;
+  if (passed) return { passed, score: 1, issues: [], matched: stepPairs };
+  if (n === m && positionalMatches === n) {
+    // The same calls in the same order, grouped into model messages differently.
+    return {
+      passed,
+      score: 0.99,
+      issues: [parallelMismatch(context)],
+      matched: actual.map((_, k) => [k, k]),
+    };
+  }
 
   const issues: TrajectoryIssue[] = [];
   let unexplained = 0;
@@ -376,7 +446,7 @@ function strict(context: Context): TrajectoryDiagnosis {
       while (i < k) extras.push(i++);
     } else if (l >= 0) {
       while (j < l) missing.push(j++);
-    } else if (a.name === e.name) {
+    } else if (sameTool(a.name, e.name)) {
       const [x, y] = [i, j];
       note(() => differing(context, x, y));
       i++;
@@ -385,7 +455,7 @@ function strict(context: Context): TrajectoryDiagnosis {
       const [x, y] = [i, j];
       note(() => ({
         type: "unexpected-call",
-        message: `step ${y + 1}: expected ${show(e)}, got ${where(a, x)} ${show(a)}`,
+        message: `step ${y + 1}: expected ${show(e)}${deniedNote(context, e)}, got ${where(a, x)} ${show(a)}`,
         actualPosition: x,
         expectedPosition: y,
         actual: a,
@@ -402,23 +472,18 @@ function strict(context: Context): TrajectoryDiagnosis {
   const extraSet = new Set(extras);
   const extrasByName = new Map<string, number[]>();
   for (const x of extras) {
-    appendTo(extrasByName, (actual[x] as TrajectoryCall).name, x);
+    appendTo(extrasByName, canonicalToolName((actual[x] as TrajectoryCall).name), x);
   }
   for (const y of missing) {
     const e = expected[y] as TrajectoryCall;
-    const moved = (extrasByName.get(e.name) ?? []).find(
+    const moved = (extrasByName.get(canonicalToolName(e.name)) ?? []).find(
       (x) => extraSet.has(x) && fits(actual[x] as TrajectoryCall, e),
     );
     if (moved !== undefined) {
       extraSet.delete(moved);
       note(() => outOfOrder(context, moved, y));
     } else {
-      note(() => ({
-        type: "missing-call",
-        message: `expected call #${y + 1} ${show(e)} was never made`,
-        expectedPosition: y,
-        expected: e,
-      }));
+      note(() => neverMade(context, y));
     }
   }
   for (const x of extras) {
@@ -446,6 +511,61 @@ function strict(context: Context): TrajectoryDiagnosis {
   };
 }
 
+/**
+ * agentevals' strict comparison: as many steps, each step with as many calls, each call of a step
+ * matching an unused expected call of the same step (the first that fits). Returns the pairs
+ * [actualPosition, expectedPosition], or undefined when the trajectories differ.
+ */
+function matchSteps(context: Context): [number, number][] | undefined {
+  // Steps of positions (the same call object may be in both trajectories).
+  const indexed = (calls: readonly TrajectoryCall[]) =>
+    trajectorySteps(calls.map((call, position) => ({ ...call, position })));
+  const actualSteps = indexed(context.actual);
+  const expectedSteps = indexed(context.expected);
+  if (actualSteps.length !== expectedSteps.length) return undefined;
+  const pairs: [number, number][] = [];
+  for (let s = 0; s < actualSteps.length; s++) {
+    const outputs = actualSteps[s] as (TrajectoryCall & { position: number })[];
+    const references = expectedSteps[s] as (TrajectoryCall & { position: number })[];
+    if (outputs.length !== references.length) return undefined;
+    const seen = new Set<number>();
+    for (const output of outputs) {
+      const r = references.findIndex((reference, k) => !seen.has(k) && context.fits(output, reference));
+      if (r < 0) return undefined;
+      seen.add(r);
+      pairs.push([output.position, (references[r] as { position: number }).position]);
+    }
+  }
+  return pairs;
+}
+
+/** The first step where the run's model messages group the calls differently from the expected steps. */
+function parallelMismatch(context: Context): TrajectoryIssue {
+  const actualSteps = trajectorySteps(context.actual);
+  const expectedSteps = trajectorySteps(context.expected);
+  let position = 0;
+  for (let s = 0; s < Math.min(actualSteps.length, expectedSteps.length); s++) {
+    const made = (actualSteps[s] as TrajectoryCall[]).length;
+    const wanted = (expectedSteps[s] as TrajectoryCall[]).length;
+    if (made !== wanted) {
+      const span = (from: number, count: number) =>
+        count === 1 ? `call #${from + 1}` : `calls #${from + 1}-#${from + count}`;
+      return {
+        type: "parallel-mismatch",
+        message: `${span(position, made)} ${made === 1 ? "was made alone" : "were made together in one model message"}, but expected ${
+          wanted === 1 ? "alone" : `${span(position, wanted)} together in one model message`
+        } (strict mode compares model messages; write parallel calls as a list: [["Read", "Grep"], ...])`,
+        actualPosition: position,
+        expectedPosition: position,
+        actual: context.actual[position] as TrajectoryCall,
+        expected: context.expected[position] as TrajectoryCall,
+      };
+    }
+    position += made;
+  }
+  return { type: "parallel-mismatch", message: "the calls are grouped into model messages differently" };
+}
+
 function outOfOrder(context: Context, actualPosition: number, expectedPosition: number): TrajectoryIssue {
   const actual = context.actual[actualPosition] as TrajectoryCall;
   const expected = context.expected[expectedPosition] as TrajectoryCall;
@@ -467,7 +587,7 @@ function ordered(context: Context): TrajectoryDiagnosis {
   const issues: TrajectoryIssue[] = [];
   let next = 0;
   expected.forEach((e, j) => {
-    const candidates = byName.get(e.name) ?? [];
+    const candidates = byName.get(canonicalToolName(e.name)) ?? [];
     let k = lowerBound(candidates, next);
     for (; k < candidates.length; k++) {
       const i = candidates[k] as number;
@@ -482,13 +602,7 @@ function ordered(context: Context): TrajectoryDiagnosis {
     else if (candidates.length > 0) {
       const after = candidates[lowerBound(candidates, next)];
       issues.push(differing(context, after ?? (candidates[candidates.length - 1] as number), j));
-    } else
-      issues.push({
-        type: "missing-call",
-        message: `expected call #${j + 1} ${show(e)} was never made`,
-        expectedPosition: j,
-        expected: e,
-      });
+    } else issues.push(neverMade(context, j));
   });
   return finish(issues.length === 0, matched, expected.length, issues);
 }

@@ -1,3 +1,4 @@
+import { canonicalToolName, toolNameVariants } from "@evals/core";
 import { globMatcher, hasGlobChars, normalizePath, pathMatches } from "../paths.js";
 import { commandsMatch } from "../shell.js";
 
@@ -81,17 +82,38 @@ function keysMatcher(keys: string[]): ToolArgsMatcher {
     keys.every((key) => deepEqual(nestedValue(output, key), nestedValue(reference, key)));
 }
 
-/** The matcher agentevals would use for a tool: the mode's, unless an override names the tool. */
+/**
+ * The matcher agentevals would use for a tool: the mode's, unless an override names the tool (by any
+ * of its names: an override for `Task` applies to `Agent` calls).
+ */
 export function matcherForTool(
   name: string,
   mode: ArgsMatchMode,
   overrides?: ToolArgsOverrides,
 ): ToolArgsMatcher {
-  const override = overrides && Object.hasOwn(overrides, name) ? overrides[name] : undefined;
+  const key = overrides
+    ? [name, ...toolNameVariants(name)].find((variant) => Object.hasOwn(overrides, variant))
+    : undefined;
+  const override = overrides && key !== undefined ? overrides[key] : undefined;
   if (typeof override === "string") return modeMatcher(override);
   if (typeof override === "function") return override;
   if (Array.isArray(override)) return keysMatcher(override);
   return modeMatcher(mode);
+}
+
+/**
+ * Overrides keyed by canonical tool names (`Task` -> `Agent`), later layers winning: what agentevals
+ * is given, since it sees canonical names only.
+ */
+export function canonicalOverrides(
+  ...layers: (ToolArgsOverrides | undefined)[]
+): ToolArgsOverrides | undefined {
+  if (layers.every((layer) => layer === undefined)) return undefined;
+  const merged: ToolArgsOverrides = {};
+  for (const layer of layers) {
+    for (const [name, override] of Object.entries(layer ?? {})) merged[canonicalToolName(name)] = override;
+  }
+  return merged;
 }
 
 /** Case-insensitive containment, either way round. */

@@ -8,8 +8,8 @@ import {
   violation,
 } from "../evaluator.js";
 import {
-  type ExpectedCall,
-  ExpectedCallSchema,
+  type ExpectedStep,
+  ExpectedStepSchema,
   expectedTrajectory,
   type TrajectoryCall,
   trajectoryOf,
@@ -21,7 +21,7 @@ import {
   type TrajectoryIssue,
   type TrajectoryMode,
 } from "./diagnose.js";
-import { type ArgsMatchMode, fuzzyMatchers, type ToolArgsOverrides } from "./matchers.js";
+import { type ArgsMatchMode, canonicalOverrides, fuzzyMatchers, type ToolArgsOverrides } from "./matchers.js";
 
 export const TRAJECTORY = "trajectory";
 
@@ -29,7 +29,7 @@ const ArgsModeSchema = z.enum(["exact", "ignore", "subset", "superset"]);
 
 /** The `expectedTrajectory` of a case file. A bare list of calls uses the recommended preset. */
 export const ExpectedTrajectorySchema = z.union([
-  z.array(ExpectedCallSchema),
+  z.array(ExpectedStepSchema),
   z
     .object({
       /** strict | unordered | subset | superset (agentevals) | ordered (default superset). */
@@ -42,15 +42,20 @@ export const ExpectedTrajectorySchema = z.union([
       fuzzy: z.boolean().optional(),
       /** Whose calls: "all" (default), "main", or a subagent id or type. */
       agent: z.string().optional(),
-      calls: z.array(ExpectedCallSchema),
+      /** Denied calls (attempted, never ran) count as made (default false). */
+      includeDenied: z.boolean().optional(),
+      calls: z.array(ExpectedStepSchema),
     })
     .strict(),
 ]);
 export type ExpectedTrajectory = z.input<typeof ExpectedTrajectorySchema>;
 
 export interface TrajectoryMatchOptions {
-  /** The expected calls: tool names or `{ tool, args }`. */
-  expected: readonly ExpectedCall[];
+  /**
+   * The expected calls: tool names or `{ tool, args }`; a list of them is one step of calls made
+   * together in one model message (parallel calls).
+   */
+  expected: readonly ExpectedStep[];
   /** Default "superset": the run made at least the expected calls. */
   mode?: TrajectoryMode;
   /** Default "superset": the expected arguments must be present and match. */
@@ -61,6 +66,12 @@ export interface TrajectoryMatchOptions {
   fuzzy?: boolean;
   /** Whose calls: "all" (default), "main", or a subagent id or type. */
   agent?: string;
+  /**
+   * Whether calls that were attempted but never ran (a permission denial, a PreToolUse hook's block)
+   * count as made. Default false: a denied Write does not satisfy an expected Write, and the failure
+   * says it was denied.
+   */
+  includeDenied?: boolean;
   /**
    * Who decides pass/fail: "agentevals" (default; its createTrajectoryMatchEvaluator, loaded on first
    * use) or "builtin" (our re-implementation, which always produces the diagnostics). "ordered" is
@@ -131,13 +142,16 @@ export async function trajectoryMatch(run: Run, options: TrajectoryMatchOptions)
   const mode = options.mode ?? RECOMMENDED_TRAJECTORY_PRESET.mode;
   const argsMode = options.argsMode ?? RECOMMENDED_TRAJECTORY_PRESET.argsMode;
   const fuzzy = options.fuzzy ?? RECOMMENDED_TRAJECTORY_PRESET.fuzzy;
-  const overrides: ToolArgsOverrides | undefined =
-    fuzzy || options.toolOverrides
-      ? { ...(fuzzy ? fuzzyMatchers({ cwd: run.cwd, argsMode }) : {}), ...(options.toolOverrides ?? {}) }
-      : undefined;
-  const actual = trajectoryOf(run, { agent: options.agent ?? "all" });
+  // Keyed by canonical tool names: an override for `Task` is one for `Agent`, the user's winning.
+  const overrides = canonicalOverrides(
+    fuzzy ? fuzzyMatchers({ cwd: run.cwd, argsMode }) : undefined,
+    options.toolOverrides,
+  );
+  const attempted = trajectoryOf(run, { agent: options.agent ?? "all" });
+  const actual = options.includeDenied ? attempted : attempted.filter((call) => !call.denied);
+  const denied = options.includeDenied ? [] : attempted.filter((call) => call.denied);
   const expected = expectedTrajectory(options.expected);
-  const diagnosis = diagnoseTrajectory(actual, expected, { mode, argsMode, overrides });
+  const diagnosis = diagnoseTrajectory(actual, expected, { mode, argsMode, overrides, denied });
   let engine = mode === "ordered" ? "builtin" : (options.engine ?? "agentevals");
   let passed = diagnosis.passed;
   let unavailable: string | undefined;
@@ -160,6 +174,7 @@ export async function trajectoryMatch(run: Run, options: TrajectoryMatchOptions)
     agent: options.agent ?? "all",
     actual,
     expected,
+    denied,
     severity: options.severity,
   });
   if (unavailable === undefined) return result;
@@ -193,6 +208,7 @@ function trajectoryResult(
     agent: string;
     actual: TrajectoryCall[];
     expected: TrajectoryCall[];
+    denied: TrajectoryCall[];
     severity: "error" | "warning" | "info" | undefined;
   },
 ): EvaluatorResult {
@@ -237,6 +253,7 @@ function trajectoryResult(
       agent: context.agent,
       actualCalls: context.actual.length,
       expectedCalls: context.expected.length,
+      deniedCalls: context.denied.length,
       actualSequence: context.actual.slice(0, 200).map((call) => call.name),
       expectedSequence: context.expected.map((call) => call.name),
     },
