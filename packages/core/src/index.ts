@@ -11,4 +11,5 @@ export * from "./jsonl-appender.js";
 export * from "./jsonl-reader.js";
 export * from "./run.js";
 export * from "./run-builder.js";
+export * from "./run-summary.js";
 export * from "./tool-calls.js";

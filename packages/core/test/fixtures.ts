@@ -5,12 +5,14 @@ import { parseJsonl } from "../src/jsonl-reader.js";
 /** Real Claude Code 2.1.330 runs, kept in the repo's fixtures/ folder. */
 export const fixturesDir = fileURLToPath(new URL("../../../fixtures/claude-code-2.1.330/", import.meta.url));
 
-export function fixtureHookInputs(name: "multi-tool" | "subagent"): unknown[] {
+export type FixtureName = "multi-tool" | "subagent" | "background-subagent" | "api-error" | "max-turns";
+
+export function fixtureHookInputs(name: FixtureName): unknown[] {
   const file = `${fixturesDir}${name}/hooks.jsonl`;
   return parseJsonl<{ input: unknown }>(readFileSync(file, "utf8"), file).map((line) => line.input);
 }
 
-export function fixtureStream(name: "multi-tool" | "subagent"): unknown[] {
+export function fixtureStream(name: FixtureName): unknown[] {
   const file = `${fixturesDir}${name}/stream.jsonl`;
   return parseJsonl(readFileSync(file, "utf8"), file);
 }

@@ -1,6 +1,7 @@
 import type { HookInput } from "../hook-input.js";
 import { MAIN_AGENT, type Run } from "../run.js";
 import { RunBuilder } from "../run-builder.js";
+import { pushUserMessage, userMessage } from "./stream-json.js";
 
 export interface HookEventsOptions {
   runId?: string;
@@ -37,7 +38,7 @@ export function runFromHookEvents(events: Iterable<HookInput>, options: HookEven
 
     switch (event.hook_event_name) {
       case "UserPromptSubmit":
-        builder.push({ type: "user_message", agent, text: String(record.prompt ?? ""), ...timestamp });
+        pushUserMessage(builder, userMessage(String(record.prompt ?? ""), agent), timestamp);
         break;
       case "PreToolUse": {
         let id = typeof record.tool_use_id === "string" ? record.tool_use_id : undefined;
