@@ -13,7 +13,7 @@ import {
 
 /** Real Claude Code 2.1.330 runs, kept in the repo's fixtures/ folder. */
 export const fixturesDir = fileURLToPath(new URL("../../../fixtures/claude-code-2.1.330/", import.meta.url));
-export type FixtureName = "multi-tool" | "subagent";
+export type FixtureName = "multi-tool" | "subagent" | "api-error" | "max-turns" | "background-subagent";
 
 export function fixtureStreamLines(name: FixtureName): unknown[] {
   const file = `${fixturesDir}${name}/stream.jsonl`;
@@ -25,7 +25,13 @@ export function fixtureHookInputs(name: FixtureName): unknown[] {
   return parseJsonl<{ input: unknown }>(readFileSync(file, "utf8"), file).map((line) => line.input);
 }
 
-const prompts: Record<FixtureName, string> = { "multi-tool": "do the steps", subagent: "delegate" };
+const prompts: Record<FixtureName, string> = {
+  "multi-tool": "do the steps",
+  subagent: "delegate",
+  "api-error": "api400",
+  "max-turns": "maxturns",
+  "background-subagent": "background",
+};
 
 /** A real run, from its stream-json (the default) or its hook events. */
 export function fixtureRun(name: FixtureName, from: "stream" | "hooks" = "stream"): Run {
