@@ -1,5 +1,5 @@
 import type { AgentRunResult, Run } from "@evals/core";
-import type { ModelServer, ModelSource, VcrMode } from "@evals/vcr";
+import type { ModelServer, ModelSource, ReplaySource, VcrMode } from "@evals/vcr";
 import type { Trial as WorktreeTrial, TrialOptions as WorktreeTrialOptions } from "@evals/worktree";
 import { type RunAgentOptions, type RunAgentResult, runAgent } from "./run-agent.js";
 
@@ -171,12 +171,13 @@ async function runWithModel<Case>(
     return { command: [], ...result };
   }
   let source: ModelSource | undefined;
+  let wire: { file: string; mode: VcrMode } | undefined;
   if (setup.model) source = setup.model();
   else if (setup.cassette) {
     const { wireSource } = await import("@evals/vcr");
     // One recording per case: the first trial records it, the others run against it or live.
     const mode = setup.trial > 0 && setup.cassette.mode === "record" ? "off" : setup.cassette.mode;
-    source = wireSource({
+    const chosen = wireSource({
       suite: setup.suite,
       caseId: setup.caseId,
       prompt,
@@ -184,7 +185,9 @@ async function runWithModel<Case>(
       ...(mode ? { mode } : {}),
       ...(setup.cassette.dir ? { dir: setup.cassette.dir } : {}),
       ...(setup.cassette.upstream ? { upstream: setup.cassette.upstream } : {}),
-    }).source;
+    });
+    source = chosen.source;
+    wire = { file: chosen.file, mode: chosen.mode };
   }
   if (!source) return runAgent(options);
   const { startModelServer } = await import("@evals/vcr");
@@ -192,7 +195,6 @@ async function runWithModel<Case>(
   let result: RunAgentResult | undefined;
   try {
     result = await runAgent({ ...options, baseUrl: server.url });
-    return result;
   } finally {
     // A run that did not finish is not worth recording.
     if ((!result || result.timed_out) && "discard" in source && typeof source.discard === "function") {
@@ -200,6 +202,33 @@ async function runWithModel<Case>(
     }
     await server.close();
   }
+  await failOnDivergence(source, result, wire);
+  return result;
+}
+
+/**
+ * A replay that left its recording fails the trial, whatever the run then did: the error is the
+ * replay's report (where it diverged, how the request differs from the closest recorded one), and it
+ * carries the run for the reports.
+ */
+async function failOnDivergence(
+  source: ModelSource,
+  result: RunAgentResult,
+  wire: { file: string; mode: VcrMode } | undefined,
+): Promise<void> {
+  const replay = source as Partial<ReplaySource>;
+  if (!Array.isArray(replay.divergences) || replay.divergences.length === 0) return;
+  if (typeof replay.report !== "function" || typeof replay.unplayed !== "function") return;
+  const { ReplayDivergenceError } = await import("@evals/vcr");
+  throw new ReplayDivergenceError({
+    result,
+    mode: wire?.mode ?? "replay",
+    action: "replay",
+    file: wire?.file ?? "the recording",
+    divergences: [...replay.divergences],
+    unplayed: replay.unplayed(),
+    report: replay.report(),
+  });
 }
 
 /** The options that identify a run in its cassette: the JSON-able ones that change what it does. */

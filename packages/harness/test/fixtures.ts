@@ -5,12 +5,15 @@ import { type HookInput, parseJsonl } from "@evals/core";
 /** Real Claude Code 2.1.330 runs, kept in the repo's fixtures/ folder. */
 export const fixturesDir = fileURLToPath(new URL("../../../fixtures/claude-code-2.1.330/", import.meta.url));
 
-export type FixtureName = "multi-tool" | "subagent";
+export type FixtureName = "multi-tool" | "subagent" | "max-turns" | "api-error" | "background-subagent";
 
 /** The prompt each fixture run was given with -p. */
 export const fixturePrompt: Record<FixtureName, string> = {
   "multi-tool": "do the steps",
   subagent: "delegate",
+  "max-turns": "maxturns",
+  "api-error": "api400",
+  "background-subagent": "background",
 };
 
 export function fixtureHookInputs(name: FixtureName): HookInput[] {
