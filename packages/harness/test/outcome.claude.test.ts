@@ -75,6 +75,8 @@ describe("a bad outcome fails a case that asserts nothing about it (real claude 
       "the API returned HTTP 400 (invalid_request_error), which ended the run: API Error: 400 messages.0.content: invalid for this test",
     );
     expect(outcome.message).not.toMatch(/error result: success/);
+    // Said once, by the outcome scorer's violation.
+    expect(outcome.message?.split("the API returned HTTP 400")).toHaveLength(2);
     expect(outcome.result.trials[0]?.scores).toEqual([
       expect.objectContaining({ scorer: "outcome", passed: false, score: 0 }),
     ]);
