@@ -135,7 +135,18 @@ export async function evaluateCase<Case>(
     let timer: NodeJS.Timeout | undefined;
     // With a worktree, scorers run before it is removed, so outcome graders see the agent's files.
     let scoredInWorktree: TrialScores | undefined;
-    const scoreInWorktree = async (trialResult: AgentRunResult) => {
+    /** Set when the trial's own timeout stopped it (the agent then sees an abort, not its timeout). */
+    let trialTimedOut = false;
+    const timedOutIfStopped = (trialResult: AgentRunResult): AgentRunResult =>
+      trialTimedOut && !trialResult.timed_out
+        ? ({
+            ...trialResult,
+            timed_out: true,
+            error: `the run timed out after ${settings.timeout} ms and was killed`,
+          } as AgentRunResult)
+        : trialResult;
+    const scoreInWorktree = async (ran: AgentRunResult) => {
+      const trialResult = timedOutIfStopped(ran);
       if (trialResult.timed_out && !timeoutExpected) return;
       scoredInWorktree = await scoreTrial(
         scorers,
@@ -167,6 +178,7 @@ export async function evaluateCase<Case>(
         const timeout = settings.timeout;
         const expired = new Promise<never>((_, reject) => {
           timer = setTimeout(() => {
+            trialTimedOut = true;
             controller.abort();
             timer = setTimeout(
               () => reject(new Error(`the trial did not finish within its timeout of ${timeout} ms`)),
@@ -177,6 +189,7 @@ export async function evaluateCase<Case>(
         running.catch(() => undefined);
         result = await Promise.race([running, expired]);
       }
+      result = timedOutIfStopped(result);
       if (result.timed_out && !timeoutExpected) error = runErrorOf(result) ?? "the agent's run timed out";
     } catch (caught) {
       error = caught instanceof Error ? caught.message : String(caught);

@@ -145,6 +145,19 @@ describe("a bad outcome fails a case that asserts nothing about it (real claude 
     expect(expected.passed).toBe(true);
   });
 
+  it("calls a run that the trial's own timeout stopped a timeout, not a kill", async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    const settings: CaseSettings<Case> = {
+      ...quietCase((_request, context) => stall(context), { killGraceMs: 500 }),
+      timeout: 4000,
+    };
+    const failed = await evaluateCase({ input: "hang" }, 0, settings);
+    expect(failed.passed).toBe(false);
+    expect(failed.message).toContain("the run timed out after 4000 ms and was killed");
+    const expected = await evaluateCase({ input: "hang", outcome: "timeout" }, 0, settings);
+    expect(expected.message).toBeUndefined();
+  });
+
   it("passes a run that ended normally", async (ctx) => {
     skipIfNoClaude(ctx, { claudeBin });
     const outcome = await evaluateCase({ input: "list and read" }, 0, quietCase(listThenRead(project)));
