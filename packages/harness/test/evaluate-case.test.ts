@@ -1,5 +1,5 @@
 import { type EvaluatorResult, evaluatorResult, runFromStreamJson, type Scorer } from "@evals/core";
-import { outcomeScorer, trajectoryScorer } from "@evals/evaluators";
+import { outcomeScorer, parseCase, trajectoryScorer } from "@evals/evaluators";
 import { CaseResultSchema } from "@evals/logging";
 import { describe, expect, it } from "vitest";
 import { type CaseSettings, evaluateCase, type TrialContext } from "../src/index.js";
@@ -150,6 +150,9 @@ describe("evaluateCase: the run's outcome", () => {
     const base = { suite: "outcome", task: () => maxTurns(), scorers: [] };
     expect((await evaluateCase({ input: "loop", outcome: "max_turns" as const }, 0, base)).passed).toBe(true);
     expect((await evaluateCase({ input: "loop" }, 0, { ...base, outcome: "max_turns" })).passed).toBe(true);
+    // A case file's case that says nothing about its outcome leaves it to the suite.
+    const parsed = parseCase({ id: "loop", prompt: "loop" });
+    expect((await evaluateCase(parsed, 0, { ...base, outcome: "max_turns" })).passed).toBe(true);
     expect(
       (await evaluateCase({ input: "loop" }, 0, { ...base, outcome: "any" })).result.trials[0]?.scores,
     ).toEqual([]);

@@ -81,7 +81,7 @@ export async function runCaseEvaluator(
   input: Run | AgentRunResult,
   evalCase: EvalCase,
 ): Promise<EvaluatorResult> {
-  if (id === "outcome") return outcomeResult(judgeOutcome(input, evalCase.outcome));
+  if (id === "outcome") return outcomeResult(judgeOutcome(input, evalCase.outcome ?? "success"));
   const run = runOf(input);
   if (id === "behavior") return behavior(run, evalCase.behavior ?? {});
   if (id === "trajectory") {

@@ -112,7 +112,8 @@ export const EvalCaseSchema = z
     agent: AgentOptionsSchema.default({}).describe(
       "How the agent runs: model, maxTurns, allowedTools, permissionMode, fixture.",
     ),
-    outcome: ExpectedOutcomeSchema.default("success").describe(
+    // Optional, not defaulted: a case that says nothing leaves the suite's choice (default success).
+    outcome: ExpectedOutcomeSchema.optional().describe(
       "How the run must end: success (default), api_error, max_turns, error, killed, exit_code, no_result, timeout, failure (any but success), any, or a list.",
     ),
     behavior: BehaviorSchema.optional().describe("What the agent must and must not do."),
