@@ -13,4 +13,5 @@ export * from "./jsonl-reader.js";
 export * from "./redact.js";
 export * from "./run.js";
 export * from "./run-builder.js";
+export * from "./run-summary.js";
 export * from "./tool-calls.js";

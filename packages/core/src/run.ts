@@ -28,6 +28,11 @@ export const UserMessageEventSchema = z.object({
   ...eventBase,
   type: z.literal("user_message"),
   text: z.string(),
+  /**
+   * True when Claude Code wrote the message, not the user: a `<task-notification>` telling the parent
+   * that a background subagent finished. `agent` is then the subagent it is about.
+   */
+  notification: z.boolean().optional(),
 });
 
 export const AssistantTextEventSchema = z.object({
@@ -126,7 +131,14 @@ export const FinalResultEventSchema = z.object({
     .optional(),
   usage: UsageSchema.optional(),
   stop_reason: z.string().nullable().optional(),
+  /** Why the run ended: completed, max_turns, api_error, budget_exhausted, prompt_too_long, ... */
   terminal_reason: z.string().optional(),
+  /** The HTTP status of the API error that ended the run (its subtype may still say "success"). */
+  api_error_status: z.number().int().optional(),
+  /** The API error's type, e.g. invalid_request_error. */
+  api_error_type: z.string().optional(),
+  /** What the CLI said went wrong, e.g. ["Reached maximum number of turns (2)"]. */
+  errors: z.array(z.string()).optional(),
 });
 
 export const RunEventSchema = z.discriminatedUnion("type", [

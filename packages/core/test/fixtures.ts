@@ -5,8 +5,14 @@ import { parseJsonl } from "../src/jsonl-reader.js";
 /** Real Claude Code 2.1.330 runs, kept in the repo's fixtures/ folder. */
 export const fixturesDir = fileURLToPath(new URL("../../../fixtures/claude-code-2.1.330/", import.meta.url));
 
-/** multi-tool and subagent (see the README), rules (captured by capture/rules.mjs). */
-export type FixtureName = "multi-tool" | "subagent" | "rules";
+/** See fixtures/claude-code-2.1.330/README.md. */
+export type FixtureName =
+  | "multi-tool"
+  | "subagent"
+  | "rules"
+  | "background-subagent"
+  | "api-error"
+  | "max-turns";
 
 export function fixtureHookInputs(name: FixtureName): unknown[] {
   const file = `${fixturesDir}${name}/hooks.jsonl`;

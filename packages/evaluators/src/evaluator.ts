@@ -27,8 +27,11 @@ export const RULE_IDS = [
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];
 
-/** Every built-in evaluator: the rules, behavior (the case's expectations) and trajectory matching. */
-export const EVALUATOR_IDS = ["behavior", "trajectory", ...RULE_IDS] as const;
+/**
+ * Every built-in evaluator: outcome (how the run ended), behavior (the case's expectations),
+ * trajectory matching, and the rules.
+ */
+export const EVALUATOR_IDS = ["outcome", "behavior", "trajectory", ...RULE_IDS] as const;
 export type EvaluatorId = (typeof EVALUATOR_IDS)[number];
 
 /**

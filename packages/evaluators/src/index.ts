@@ -22,6 +22,8 @@ export {
   StoredRunError,
 } from "./grade/load-run.js";
 export { formatEvaluation, type ReportOptions } from "./grade/report.js";
+// How the run ended (judged on every case unless it expects another outcome).
+export * from "./outcome.js";
 export { normalizePath, pathMatches, relativeToCwd } from "./paths.js";
 export {
   allowedToolRuleMatches,

@@ -1,4 +1,11 @@
-import { type EvaluatorResult, evaluatorResult, type Run, type Scorer, type Violation } from "@evals/core";
+import {
+  type AgentRunResult,
+  type EvaluatorResult,
+  evaluatorResult,
+  type Run,
+  type Scorer,
+  type Violation,
+} from "@evals/core";
 import {
   type CaseEvaluation,
   type EvaluatorVerdict,
@@ -85,10 +92,10 @@ export const behaviorScorer = (expectations?: WithThreshold<BehaviorExpectations
   );
 
 /** Evaluations shared by the scorers of one case on one run (each evaluator runs once). */
-const evaluations = new WeakMap<Run, Map<EvalCase, Promise<CaseEvaluation>>>();
+const evaluations = new WeakMap<Run | AgentRunResult, Map<EvalCase, Promise<CaseEvaluation>>>();
 
-/** `evaluate(run, case)`, computed once per run and case however many scorers ask. */
-export function evaluateOnce(run: Run, evalCase: EvalCase): Promise<CaseEvaluation> {
+/** `evaluate(run, case)`, computed once per run (or agent run result) and case however many scorers ask. */
+export function evaluateOnce(run: Run | AgentRunResult, evalCase: EvalCase): Promise<CaseEvaluation> {
   let byCase = evaluations.get(run);
   if (!byCase) {
     byCase = new Map();
@@ -135,9 +142,11 @@ export function scorersForCase(input: EvalCase | EvalCaseInput): Scorer[] {
   const evalCase = parseCase(input, `case ${JSON.stringify((input as { id?: unknown })?.id ?? "?")}`);
   return evaluatorsForCase(evalCase).map((id) => ({
     name: id,
-    ...(evalCase.threshold !== undefined && id !== "behavior" ? { threshold: evalCase.threshold } : {}),
-    async score({ run }) {
-      const evaluation = await evaluateOnce(run, evalCase);
+    ...(evalCase.threshold !== undefined && id !== "behavior" && id !== "outcome"
+      ? { threshold: evalCase.threshold }
+      : {}),
+    async score({ run, result }) {
+      const evaluation = await evaluateOnce(result ?? run, evalCase);
       const verdict = evaluation.verdicts.find((item) => item.evaluator === id) as EvaluatorVerdict;
       return verdictResult(verdict, evalCase);
     },
@@ -149,8 +158,8 @@ export function caseScorer(input: EvalCase | EvalCaseInput): Scorer {
   const evalCase = parseCase(input, `case ${JSON.stringify((input as { id?: unknown })?.id ?? "?")}`);
   return {
     name: `case:${evalCase.id}`,
-    async score({ run }) {
-      const evaluation = await evaluateOnce(run, evalCase);
+    async score({ run, result }) {
+      const evaluation = await evaluateOnce(result ?? run, evalCase);
       const failing = evaluation.verdicts.filter((verdict) => !verdict.ok);
       return evaluatorResult({
         evaluator: `case:${evalCase.id}`,

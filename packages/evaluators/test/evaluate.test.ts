@@ -18,6 +18,7 @@ describe("evaluate(run, case)", () => {
   it("runs every evaluator and fails on an unexpected error-severity violation", async () => {
     const evaluation = await evaluate(multiTool, { id: "steps", prompt: "do the steps" });
     expect(evaluation.verdicts.map((verdict) => verdict.evaluator)).toEqual([
+      "outcome",
       "behavior",
       "approval-gate",
       "context-loading",
@@ -197,8 +198,9 @@ describe("evaluate(run, case)", () => {
       behavior: { maxToolCalls: 3 },
     });
     expect(behaviorFails.passed).toBe(false);
-    expect(behaviorFails.verdicts[0]).toMatchObject({ evaluator: "behavior", ok: false });
-    expect(behaviorFails.verdicts[0]?.threshold).toBeUndefined();
+    const behaviorVerdict = behaviorFails.verdicts.find((verdict) => verdict.evaluator === "behavior");
+    expect(behaviorVerdict).toMatchObject({ evaluator: "behavior", ok: false });
+    expect(behaviorVerdict?.threshold).toBeUndefined();
   });
 
   it("matches the expected trajectory and lists the evaluators a case runs", async () => {
@@ -252,7 +254,8 @@ describe("scorers for describeEval", () => {
     const strictScorers = scorersForCase(strictCase);
     expect(strictScorers.map((scorer) => scorer.threshold)).toEqual([
       undefined,
-      ...strictScorers.slice(1).map(() => 0.5),
+      undefined,
+      ...strictScorers.slice(2).map(() => 0.5),
     ]);
     const strictResults = await Promise.all(strictScorers.map((scorer) => scorer.score({ run: hooksRun })));
     const missing = strictResults.find((result) => result.evaluator === "read-before-write");

@@ -13,8 +13,14 @@ import {
 
 /** Real Claude Code 2.1.330 runs, kept in the repo's fixtures/ folder. */
 export const fixturesDir = fileURLToPath(new URL("../../../fixtures/claude-code-2.1.330/", import.meta.url));
-/** multi-tool and subagent (see the README), rules (captured by capture/rules.mjs). */
-export type FixtureName = "multi-tool" | "subagent" | "rules";
+/** See fixtures/claude-code-2.1.330/README.md. */
+export type FixtureName =
+  | "multi-tool"
+  | "subagent"
+  | "rules"
+  | "background-subagent"
+  | "api-error"
+  | "max-turns";
 
 export function fixtureStreamLines(name: FixtureName): unknown[] {
   const file = `${fixturesDir}${name}/stream.jsonl`;
@@ -30,6 +36,9 @@ const prompts: Record<FixtureName, string> = {
   "multi-tool": "do the steps",
   subagent: "delegate",
   rules: "follow the notes",
+  "api-error": "api400",
+  "max-turns": "maxturns",
+  "background-subagent": "background",
 };
 
 /** A real run, from its stream-json (the default) or its hook events. */

@@ -18,6 +18,13 @@ describe("performance-metrics", () => {
     expect(result.evidence[0]?.description).toContain("5 tool calls");
   });
 
+  it("adds up both result lines of a background subagent's run, and takes its running cost once", () => {
+    const metrics = measureRun(fixtureRun("background-subagent"));
+    expect(metrics.turns).toBe(2 + 1);
+    expect(metrics.tokens).toEqual({ input: 24885 + 13002, output: 66 + 14, cacheRead: 0, cacheCreation: 0 });
+    expect(metrics.costUsd).toBe(0.212956);
+  });
+
   it("measures tool durations and idle time from timestamps", () => {
     // Each event is one second after the previous: every call runs 1 s, between calls 1 s passes.
     const run = script()

@@ -1,5 +1,6 @@
 import { relative } from "node:path";
 import type { Scorer } from "@evals/core";
+import type { ExpectedOutcome } from "@evals/evaluators";
 import type { EvalTestMeta } from "@evals/logging";
 import type { ModelSource } from "@evals/vcr";
 import { describe, test } from "vitest";
@@ -31,6 +32,11 @@ export interface DescribeEvalOptions<Case> {
   passRule?: PassRule;
   /** Per trial, in ms: the agent is stopped then and the trial errors. */
   timeout?: number;
+  /**
+   * How every case's run must end unless the case says (`outcome` in the case); default "success": an
+   * API error, max turns, an error result, a kill, a nonzero exit, no result line or a timeout fail it.
+   */
+  outcome?: ExpectedOutcome;
   /**
    * How many trials of the suite run at once (default 1). Above 1 the cases' tests run
    * concurrently, and the trials of all cases share this many slots.
@@ -118,6 +124,7 @@ export function describeEval<Case>(name: string, options: DescribeEvalOptions<Ca
             ...(options.threshold !== undefined ? { threshold: options.threshold } : {}),
             ...(options.passRule !== undefined ? { passRule: options.passRule } : {}),
             ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
+            ...(options.outcome !== undefined ? { outcome: options.outcome } : {}),
             ...(options.outputRoot !== undefined ? { outputRoot: options.outputRoot } : {}),
             ...(options.worktree ? { worktree: options.worktree === true ? {} : options.worktree } : {}),
             ...(options.cassette ? { cassette: options.cassette === true ? {} : options.cassette } : {}),

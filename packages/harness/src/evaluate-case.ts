@@ -1,4 +1,12 @@
-import { type AgentRunResult, finalResult, type Run, type Scorer } from "@evals/core";
+import { type AgentRunResult, type Run, runSummary, type Scorer } from "@evals/core";
+import {
+  type ExpectedOutcome,
+  expectedOutcomeOf,
+  judgeOutcome,
+  OUTCOME_EVALUATOR,
+  outcomeMatches,
+  outcomeScorer,
+} from "@evals/evaluators";
 import { outputRoot as defaultOutputRoot } from "@evals/hooks";
 import {
   type CaseResult,
@@ -27,6 +35,8 @@ export interface EvalCaseFields {
   tags?: string[];
   /** Skip this case (a string says why). */
   skip?: boolean | string;
+  /** How the run must end (default "success"): see ExpectedOutcome of @evals/evaluators. */
+  outcome?: ExpectedOutcome;
 }
 
 /** The task's first argument: the case's `input` when it has one, else the case itself. */
@@ -50,6 +60,13 @@ export interface CaseSettings<Case> {
   passRule?: PassRule;
   /** Per trial, in ms: the agent is stopped then, and the trial errors. */
   timeout?: number;
+  /**
+   * How every case's run must end unless the case says otherwise (its `outcome`); default "success":
+   * an API error, max turns, an error result, a kill, a nonzero exit, no result line or a timeout
+   * fail the trial. Judged by an "outcome" scorer added in front of the others (unless one is there;
+   * "any" adds none).
+   */
+  outcome?: ExpectedOutcome;
   /** Where runs write `test-output/<run id>/` (default: EVALS_OUTPUT_DIR, else the cwd). */
   outputRoot?: string;
   worktree?: WorktreeOption;
@@ -99,6 +116,14 @@ export async function evaluateCase<Case>(
   const outputRoot = settings.outputRoot ?? defaultOutputRoot();
   const schedule = settings.schedule ?? ((task) => task());
   const started = performance.now();
+  const expectedOutcome = expectedOutcomeOf(caseValue) ?? settings.outcome ?? "success";
+  const timeoutExpected = outcomeMatches("timeout", expectedOutcome);
+  // The run's outcome is judged (unless any is accepted): by the suite's own "outcome" scorer, else
+  // by ours, first.
+  const scorers =
+    expectedOutcome === "any" || settings.scorers.some((scorer) => scorer.name === OUTCOME_EVALUATOR)
+      ? settings.scorers
+      : [outcomeScorer({ expected: expectedOutcome }), ...settings.scorers];
 
   const runOne = async (trial: number) => {
     const runId = newRunId(`${safeName(settings.suite).slice(0, 30)}-${id.slice(0, 40)}-t${trial + 1}`);
@@ -110,10 +135,21 @@ export async function evaluateCase<Case>(
     let timer: NodeJS.Timeout | undefined;
     // With a worktree, scorers run before it is removed, so outcome graders see the agent's files.
     let scoredInWorktree: TrialScores | undefined;
-    const scoreInWorktree = async (trialResult: AgentRunResult) => {
-      if (trialResult.timed_out) return;
+    /** Set when the trial's own timeout stopped it (the agent then sees an abort, not its timeout). */
+    let trialTimedOut = false;
+    const timedOutIfStopped = (trialResult: AgentRunResult): AgentRunResult =>
+      trialTimedOut && !trialResult.timed_out
+        ? ({
+            ...trialResult,
+            timed_out: true,
+            error: `the run timed out after ${settings.timeout} ms and was killed`,
+          } as AgentRunResult)
+        : trialResult;
+    const scoreInWorktree = async (ran: AgentRunResult) => {
+      const trialResult = timedOutIfStopped(ran);
+      if (trialResult.timed_out && !timeoutExpected) return;
       scoredInWorktree = await scoreTrial(
-        settings.scorers,
+        scorers,
         { result: trialResult, case: caseValue },
         settings.threshold,
       );
@@ -142,6 +178,7 @@ export async function evaluateCase<Case>(
         const timeout = settings.timeout;
         const expired = new Promise<never>((_, reject) => {
           timer = setTimeout(() => {
+            trialTimedOut = true;
             controller.abort();
             timer = setTimeout(
               () => reject(new Error(`the trial did not finish within its timeout of ${timeout} ms`)),
@@ -152,16 +189,18 @@ export async function evaluateCase<Case>(
         running.catch(() => undefined);
         result = await Promise.race([running, expired]);
       }
-      if (result.timed_out) error = runErrorOf(result) ?? "the agent's run timed out";
+      result = timedOutIfStopped(result);
+      if (result.timed_out && !timeoutExpected) error = runErrorOf(result) ?? "the agent's run timed out";
     } catch (caught) {
       error = caught instanceof Error ? caught.message : String(caught);
+      // A replay that diverged from its recording still ran: keep its run for the reports.
+      result ??= divergedRunOf(caught);
     } finally {
       if (timer) clearTimeout(timer);
     }
     const scores =
       result && !error
-        ? (scoredInWorktree ??
-          (await scoreTrial(settings.scorers, { result, case: caseValue }, settings.threshold)))
+        ? (scoredInWorktree ?? (await scoreTrial(scorers, { result, case: caseValue }, settings.threshold)))
         : undefined;
     return { trial, runId, result, error, scores, durationMs: performance.now() - trialStarted };
   };
@@ -216,7 +255,7 @@ function trialResultOf(trial: TrialRun): TrialResult {
       trial: trial.trial,
     })),
   );
-  const cost = trial.result ? finalResult(trial.result.run)?.total_cost_usd : undefined;
+  const cost = trial.result ? runSummary(trial.result.run).cost_usd : undefined;
   return {
     trial: trial.trial,
     status,
@@ -246,14 +285,21 @@ function reportOf(trial: TrialRun, status: TrialResult["status"]): TrialReport {
   };
 }
 
-/** What went wrong with a run, as runAgent said, or from its final result. */
+/** What went wrong with a run, as runAgent said, or as its outcome tells. */
 function runErrorOf(result: AgentRunResult): string | undefined {
   const said = (result as { error?: unknown }).error;
   if (typeof said === "string") return said;
-  if (result.timed_out) return "the agent's run timed out";
-  const final = finalResult(result.run);
-  if (final?.is_error) return `claude ended with an error result: ${final.subtype}`;
-  return undefined;
+  const judgement = judgeOutcome(result);
+  return judgement.passed ? undefined : judgement.reason;
+}
+
+/** The run a ReplayDivergenceError of @evals/vcr carries (the replay ran, then diverged). */
+function divergedRunOf(caught: unknown): AgentRunResult | undefined {
+  if (!(caught instanceof Error) || caught.name !== "ReplayDivergenceError") return undefined;
+  const result = (caught as { outcome?: { result?: unknown } }).outcome?.result;
+  return result && typeof result === "object" && "run" in result && "run_id" in result
+    ? (result as AgentRunResult)
+    : undefined;
 }
 
 /** A case's display name: its `name`, else its input (shortened), else its position. */

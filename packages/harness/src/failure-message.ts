@@ -77,7 +77,12 @@ function trialLines(trial: TrialReport, several: boolean): string[] {
       `  passed: ${passing.map((verdict) => `${verdict.scorer} ${verdict.score.toFixed(2)}`).join(", ")}`,
     );
   }
-  if (trial.runError && trial.runError !== trial.error) lines.push(`  the agent's run: ${trial.runError}`);
+  // Said once: not again when the trial's error or a violation (the outcome's) already says it.
+  const said = (trial.scores?.verdicts ?? []).some((verdict) =>
+    verdict.result.violations.some((violation) => violation.message === trial.runError),
+  );
+  if (trial.runError && trial.runError !== trial.error && !said)
+    lines.push(`  the agent's run: ${trial.runError}`);
   if (trial.sandboxDir) lines.push(`  its config, home and tmp are kept in ${trial.sandboxDir}`);
   return lines;
 }

@@ -12,6 +12,7 @@ import {
   type RunNote,
   redactTreeSync,
 } from "@evals/core";
+import { runOutcome } from "@evals/evaluators";
 import {
   type ClaudeSettings,
   EVENTS_FILE,
@@ -264,8 +265,11 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     exitCode,
     signal: outcome.signal,
+    // Killed by a signal is not "could not be started": only a failure without exit code or signal is.
     spawnError:
-      outcome.failed && exitCode === null && !timedOut && !aborted ? outcome.shortMessage : undefined,
+      outcome.failed && exitCode === null && !outcome.signal && !timedOut && !aborted
+        ? outcome.shortMessage
+        : undefined,
     stderr,
   });
   const keep = options.keepSandbox ?? "on-failure";
@@ -314,9 +318,8 @@ function describeFailure(input: {
   if (input.aborted) return "the run was aborted and killed";
   if (input.spawnError) return `claude could not be started: ${input.spawnError}`;
   const final = finalResult(input.run);
-  if (final?.is_error) {
-    return `claude ended with an error result: ${final.subtype}${final.result ? ` (${final.result.slice(0, 300)})` : ""}`;
-  }
+  // "the API returned HTTP 400 (...)", "the agent stopped at the maximum of 2 turns", ...
+  if (final?.is_error) return runOutcome(input.run).reason;
   if (input.exitCode !== 0) {
     const how =
       input.exitCode === null

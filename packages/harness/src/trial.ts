@@ -5,7 +5,7 @@ import {
   type Run,
   secretsFromEnv,
 } from "@evals/core";
-import type { ModelServer, ModelSource, VcrMode } from "@evals/vcr";
+import type { ModelServer, ModelSource, ReplaySource, VcrMode } from "@evals/vcr";
 import type { Trial as WorktreeTrial, TrialOptions as WorktreeTrialOptions } from "@evals/worktree";
 import { type RunAgentOptions, type RunAgentResult, runAgent } from "./run-agent.js";
 
@@ -191,12 +191,13 @@ async function runWithModel<Case>(
     return { command: [], ...result };
   }
   let source: ModelSource | undefined;
+  let wire: { file: string; mode: VcrMode } | undefined;
   if (setup.model) source = setup.model();
   else if (setup.cassette) {
     const { wireSource } = await import("@evals/vcr");
     // One recording per case: the first trial records it, the others run against it or live.
     const mode = setup.trial > 0 && setup.cassette.mode === "record" ? "off" : setup.cassette.mode;
-    source = wireSource({
+    const chosen = wireSource({
       suite: setup.suite,
       caseId: setup.caseId,
       prompt,
@@ -205,7 +206,9 @@ async function runWithModel<Case>(
       ...(setup.cassette.dir ? { dir: setup.cassette.dir } : {}),
       ...(setup.cassette.upstream ? { upstream: setup.cassette.upstream } : {}),
       redact: recordingRedaction(options),
-    }).source;
+    });
+    source = chosen.source;
+    wire = { file: chosen.file, mode: chosen.mode };
   }
   if (!source) return runAgent(options);
   const { startModelServer } = await import("@evals/vcr");
@@ -213,8 +216,6 @@ async function runWithModel<Case>(
   let result: RunAgentResult | undefined;
   try {
     result = await runAgent({ ...options, baseUrl: server.url });
-    // Answered from a recording: reports show it as replayed, its cost and model as the recording's.
-    return source.name === "replay" ? { ...result, origin: "replay" } : result;
   } finally {
     // A run that did not finish is not worth recording.
     if ((!result || result.timed_out) && "discard" in source && typeof source.discard === "function") {
@@ -222,6 +223,34 @@ async function runWithModel<Case>(
     }
     await server.close();
   }
+  await failOnDivergence(source, result, wire);
+  // Answered from a recording: reports show it as replayed, its cost and model as the recording's.
+  return source.name === "replay" ? { ...result, origin: "replay" } : result;
+}
+
+/**
+ * A replay that left its recording fails the trial, whatever the run then did: the error is the
+ * replay's report (where it diverged, how the request differs from the closest recorded one), and it
+ * carries the run for the reports.
+ */
+async function failOnDivergence(
+  source: ModelSource,
+  result: RunAgentResult,
+  wire: { file: string; mode: VcrMode } | undefined,
+): Promise<void> {
+  const replay = source as Partial<ReplaySource>;
+  if (!Array.isArray(replay.divergences) || replay.divergences.length === 0) return;
+  if (typeof replay.report !== "function" || typeof replay.unplayed !== "function") return;
+  const { ReplayDivergenceError } = await import("@evals/vcr");
+  throw new ReplayDivergenceError({
+    result,
+    mode: wire?.mode ?? "replay",
+    action: "replay",
+    file: wire?.file ?? "the recording",
+    divergences: [...replay.divergences],
+    unplayed: replay.unplayed(),
+    report: replay.report(),
+  });
 }
 
 /** What a recording of the run must not contain: the run's own secrets (its env, its redact option). */

@@ -67,7 +67,11 @@ describe("describeEval under vitest", () => {
       suite: "basics",
       status: "passed",
       stats: { trials: 2, passed: 2, pass_hat_k: 1 },
-      scores: [{ scorer: "first-tool", score: 1, passed: true, threshold: 1 }],
+      // The run's outcome is judged first, on every case (these runs ended normally).
+      scores: [
+        { scorer: "outcome", score: 1, passed: true },
+        { scorer: "first-tool", score: 1, passed: true, threshold: 1 },
+      ],
     });
     expect(meta.evalCase.file).toBe("test/__fixtures__/describe-eval/suites.fixture.ts");
     expect(meta.evalCase.trials.map((trial) => trial.run_id)).toHaveLength(2);
@@ -91,7 +95,7 @@ describe("describeEval under vitest", () => {
     // Without EVAL_LLM_JUDGE=1 the judge is neither loaded nor scored.
     expect(tests.get("the judge module is loaded only with EVAL_LLM_JUDGE=1")!.state).toBe("passed");
     const judged = EvalTestMetaSchema.parse(tests.get("judged > list")!.meta).evalCase;
-    expect(judged.scores.map((score) => score.scorer)).toEqual(["first-tool"]);
+    expect(judged.scores.map((score) => score.scorer)).toEqual(["outcome", "first-tool"]);
     // Without a working claude, a suite that needs one skips its cases.
     expect(tests.get("needs claude > anything")!.state).toBe("skipped");
   });
@@ -101,6 +105,7 @@ describe("describeEval under vitest", () => {
     expect(tests.get("the judge module is loaded only with EVAL_LLM_JUDGE=1")!.state).toBe("passed");
     const judged = EvalTestMetaSchema.parse(tests.get("judged > list")!.meta).evalCase;
     expect(judged.scores.map((score) => [score.scorer, score.score])).toEqual([
+      ["outcome", 1],
       ["first-tool", 1],
       ["llm-judge", 0.9],
     ]);

@@ -1,5 +1,5 @@
 import { type EvaluatorResult, evaluatorResult, runFromStreamJson, type Scorer } from "@evals/core";
-import { trajectoryScorer } from "@evals/evaluators";
+import { outcomeScorer, parseCase, trajectoryScorer } from "@evals/evaluators";
 import { CaseResultSchema } from "@evals/logging";
 import { describe, expect, it } from "vitest";
 import { type CaseSettings, evaluateCase, type TrialContext } from "../src/index.js";
@@ -20,8 +20,12 @@ function scriptedScorer(name: string, scores: number[], extra: Partial<Evaluator
   };
 }
 
+/**
+ * These tests are about scorers, thresholds and messages: the run's outcome is not judged (outcome
+ * "any"), so no "outcome" scorer joins theirs (see "evaluateCase: the run's outcome").
+ */
 function settings(overrides: Partial<CaseSettings<{ input: string }>>): CaseSettings<{ input: string }> {
-  return { suite: "unit suite", task: () => multiTool(), scorers: [], ...overrides };
+  return { suite: "unit suite", task: () => multiTool(), scorers: [], outcome: "any", ...overrides };
 }
 
 describe("evaluateCase: trials", () => {
@@ -122,6 +126,56 @@ describe("evaluateCase: trials", () => {
       settings({ timeout: 30, trialGraceMs: 30, task: () => new Promise(() => {}) }),
     );
     expect(ignoring.message).toContain("the trial did not finish within its timeout of 30 ms");
+  });
+});
+
+describe("evaluateCase: the run's outcome", () => {
+  const maxTurns = () => runFromStreamJson(fixtureStream("max-turns"), { prompts: ["maxturns"] });
+
+  it("fails a case that asserts nothing when the real run stopped at max turns, first among the scorers", async () => {
+    const outcome = await evaluateCase({ input: "loop" }, 0, {
+      suite: "outcome",
+      task: () => maxTurns(),
+      scorers: [scriptedScorer("fine", [1])],
+    });
+    expect(outcome.passed).toBe(false);
+    expect(outcome.result.trials[0]?.scores.map((score) => [score.scorer, score.passed])).toEqual([
+      ["outcome", false],
+      ["fine", true],
+    ]);
+    expect(outcome.message).toContain("[error] max-turns: the agent stopped at the maximum of 2 turns");
+  });
+
+  it("passes it when the case, or the suite, expects that outcome", async () => {
+    const base = { suite: "outcome", task: () => maxTurns(), scorers: [] };
+    expect((await evaluateCase({ input: "loop", outcome: "max_turns" as const }, 0, base)).passed).toBe(true);
+    expect((await evaluateCase({ input: "loop" }, 0, { ...base, outcome: "max_turns" })).passed).toBe(true);
+    // A case file's case that says nothing about its outcome leaves it to the suite.
+    const parsed = parseCase({ id: "loop", prompt: "loop" });
+    expect((await evaluateCase(parsed, 0, { ...base, outcome: "max_turns" })).passed).toBe(true);
+    expect(
+      (await evaluateCase({ input: "loop" }, 0, { ...base, outcome: "any" })).result.trials[0]?.scores,
+    ).toEqual([]);
+  });
+
+  it("leaves the judging to the suite's own outcome scorer when it has one", async () => {
+    const outcome = await evaluateCase({ input: "loop" }, 0, {
+      suite: "outcome",
+      task: () => maxTurns(),
+      scorers: [outcomeScorer({ expected: "failure" })],
+    });
+    expect(outcome.passed).toBe(true);
+    expect(outcome.result.trials[0]?.scores.map((score) => score.scorer)).toEqual(["outcome"]);
+  });
+
+  it("counts the cost of a background subagent's run once", async () => {
+    const outcome = await evaluateCase({ input: "background" }, 0, {
+      suite: "outcome",
+      task: () => runFromStreamJson(fixtureStream("background-subagent"), { prompts: ["background"] }),
+      scorers: [],
+    });
+    expect(outcome.passed).toBe(true);
+    expect(outcome.result.trials[0]?.cost_usd).toBe(0.212956);
   });
 });
 

@@ -5,13 +5,23 @@ import { type HookInput, parseJsonl } from "@evals/core";
 /** Real Claude Code 2.1.330 runs, kept in the repo's fixtures/ folder. */
 export const fixturesDir = fileURLToPath(new URL("../../../fixtures/claude-code-2.1.330/", import.meta.url));
 
-export type FixtureName = "multi-tool" | "subagent" | "rules";
+/** See fixtures/claude-code-2.1.330/README.md. */
+export type FixtureName =
+  | "multi-tool"
+  | "subagent"
+  | "rules"
+  | "background-subagent"
+  | "api-error"
+  | "max-turns";
 
 /** The prompt each fixture run was given with -p. */
 export const fixturePrompt: Record<FixtureName, string> = {
   "multi-tool": "do the steps",
   subagent: "delegate",
   rules: "follow the notes",
+  "max-turns": "maxturns",
+  "api-error": "api400",
+  "background-subagent": "background",
 };
 
 export function fixtureHookInputs(name: FixtureName): HookInput[] {

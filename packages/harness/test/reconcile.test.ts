@@ -1,4 +1,12 @@
-import { finalResult, type HookInput, listToolCalls, type Run, RunSchema, toolSequence } from "@evals/core";
+import {
+  finalResult,
+  type HookInput,
+  listToolCalls,
+  type Run,
+  RunSchema,
+  runSummary,
+  toolSequence,
+} from "@evals/core";
 import { describe, expect, it } from "vitest";
 import { reconcileRun } from "../src/index.js";
 import { type FixtureName, fixtureHookInputs, fixturePrompt, fixtureStream } from "./fixtures.js";
@@ -249,5 +257,29 @@ describe("reconcileRun with one source", () => {
     // One denial event for the Write, from the stream (the hooks' inference is not doubled).
     expect(run.events.filter((event) => event.type === "permission_denied")).toHaveLength(1);
     expect(listToolCalls(run).at(-1)).toMatchObject({ name: "Write", status: "denied" });
+  });
+});
+
+describe("reconcileRun on the real background-subagent run", () => {
+  it("keeps both result lines for the summary and the <task-notification> as the subagent's notification", () => {
+    const run = reconcile("background-subagent");
+    expect(runSummary(run)).toMatchObject({
+      results: 2,
+      turns: 3,
+      tokens: { input: 24885 + 13002, output: 66 + 14 },
+      cost_usd: 0.212956,
+      final_text: "parent saw the child finish",
+    });
+    const child = run.agents.find((agent) => agent.id !== "main");
+    expect(child).toMatchObject({ type: "general-purpose", parent: "main" });
+    const messages = run.events.filter((event) => event.type === "user_message");
+    expect(messages.filter((event) => event.agent === "main").map((event) => event.text)).toEqual([
+      "background",
+    ]);
+    expect(messages.find((event) => event.text.startsWith("<task-notification>"))).toMatchObject({
+      agent: child?.id,
+      notification: true,
+      sources: ["hooks"],
+    });
   });
 });

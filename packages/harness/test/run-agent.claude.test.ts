@@ -304,7 +304,7 @@ describe("runAgent with the real claude CLI and a scripted loopback model", () =
     );
     expect(finalResult(result.run)).toMatchObject({ subtype: "error_max_turns", is_error: true });
     expect(result.exit_code).toBe(1);
-    expect(result.error).toMatch(/^claude ended with an error result: error_max_turns/);
+    expect(result.error).toBe("the agent stopped at the maximum of 2 turns");
     expect(toolSequence(result.run)).toEqual(["Bash", "Bash"]);
     expect(result.sandbox_dir && existsSync(result.sandbox_dir)).toBe(true);
     rmSync(result.sandbox_dir!, { recursive: true, force: true });

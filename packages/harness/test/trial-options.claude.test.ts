@@ -76,6 +76,7 @@ describe("describeEval's trial options with the real claude CLI", () => {
     expect(outcome.message).toBeUndefined();
     for (const trial of outcome.result.trials) {
       expect(trial.scores).toEqual([
+        expect.objectContaining({ scorer: "outcome", passed: true, score: 1 }),
         expect.objectContaining({ scorer: "file-made", passed: true, score: 1 }),
       ]);
     }

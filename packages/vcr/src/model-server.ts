@@ -88,6 +88,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
   // Requests are answered one after another, so interaction indexes follow arrival order and a
   // script sees every earlier interaction.
   let queue: Promise<unknown> = Promise.resolve();
+  const closed = new AbortController();
 
   /** Asks the source, sends its answer (streamed through when it streams), and keeps the pair. */
   const answer = async (wire: WireRequest, out: ServerResponse): Promise<void> => {
@@ -97,6 +98,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       interactions,
       nextToolUseId: () => `toolu_vcr_${pad(++toolUseCounter)}`,
       nextMessageId: () => `msg_vcr_${pad(++messageCounter)}`,
+      signal: closed.signal,
     };
     const started = performance.now();
     let response: SourceResponse;
@@ -188,6 +190,8 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();
+          // A source still waiting to answer (a stalled script) is told to stop.
+          closed.abort();
         });
         await queue;
         await source.close?.(interactions);

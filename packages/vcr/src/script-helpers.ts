@@ -47,6 +47,20 @@ export function apiError(status: number, message: string, errorType?: string): M
   return { kind: "error", status, message, ...(errorType ? { error_type: errorType } : {}) };
 }
 
+/**
+ * A model that never answers: waits until the server closes, then gives up with an HTTP 503 that no
+ * one reads. For testing what a run does when the model hangs (its timeout): `scripted((request,
+ * context) => stall(context))`.
+ */
+export async function stall(context: { signal: AbortSignal }): Promise<ModelErrorReply> {
+  if (!context.signal.aborted) {
+    await new Promise<void>((resolve) =>
+      context.signal.addEventListener("abort", () => resolve(), { once: true }),
+    );
+  }
+  return apiError(503, "the model stalled and the server closed before it answered");
+}
+
 function blocksOf(content: string | RequestContentBlock[]): RequestContentBlock[] {
   return typeof content === "string" ? [{ type: "text", text: content }] : content;
 }

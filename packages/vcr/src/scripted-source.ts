@@ -21,6 +21,8 @@ export interface ScriptContext {
   headers: Record<string, string>;
   /** The interactions before this one (all endpoints). */
   interactions: readonly Interaction[];
+  /** Aborts when the server closes (see `stall`). */
+  signal: AbortSignal;
 }
 
 export type ScriptFunction = (
@@ -117,6 +119,7 @@ export function scripted(fn: ScriptFunction): ModelSource {
           path: request.path,
           headers: request.headers,
           interactions: context.interactions,
+          signal: context.signal ?? new AbortController().signal,
         });
       } catch (error) {
         const message = `the scripted model threw on call ${call}: ${error instanceof Error ? error.message : String(error)}`;

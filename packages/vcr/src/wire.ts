@@ -46,6 +46,8 @@ export interface SourceContext {
   nextToolUseId(): string;
   /** A message id unique within the server: `msg_vcr_0001`, ... */
   nextMessageId(): string;
+  /** Aborts when the server closes: a source that waits (a stalled model) stops waiting then. */
+  signal?: AbortSignal;
 }
 
 /** A complete answer of a source, and optionally why it is not a normal answer. */

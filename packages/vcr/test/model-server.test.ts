@@ -9,6 +9,7 @@ import {
   parseSse,
   reply,
   scripted,
+  stall,
   startModelServer,
   text,
   toolUse,
@@ -165,6 +166,26 @@ describe("startModelServer with a scripted source", () => {
     expect(answer.status).toBe(500);
     expect(answer.text).toContain("no step 7");
     expect(server.interactions[0]!.error).toContain("no step 7");
+  });
+
+  it("lets a stalled script hang until the server closes, then closes without waiting forever", async () => {
+    let asked = false;
+    server = await startModelServer({
+      source: scripted((_request, context) => {
+        asked = true;
+        return stall(context);
+      }),
+    });
+    const pending = post("/v1/messages", request([{ role: "user", content: "hi" }])).catch(
+      (error: Error) => error,
+    );
+    while (!asked) await new Promise((resolve) => setTimeout(resolve, 10));
+    const closing = server;
+    server = undefined;
+    await closing.close();
+    // The client's connection was dropped; the stalled call was recorded as the error it gave up with.
+    expect(await pending).toBeInstanceOf(Error);
+    expect(closing.interactions[0]?.response.status).toBe(503);
   });
 
   it("refuses to listen anywhere but loopback", async () => {

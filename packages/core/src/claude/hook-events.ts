@@ -2,6 +2,7 @@ import type { HookInput } from "../hook-input.js";
 import { MAIN_AGENT, type Run } from "../run.js";
 import { RunBuilder } from "../run-builder.js";
 import { inferPermissionDenials } from "./infer-denials.js";
+import { pushUserMessage, userMessage } from "./stream-json.js";
 import { isDelegationTool } from "./vocabulary.js";
 
 export interface HookEventsOptions {
@@ -50,7 +51,7 @@ function buildFromHookEvents(events: readonly HookInput[], options: HookEventsOp
 
     switch (event.hook_event_name) {
       case "UserPromptSubmit":
-        builder.push({ type: "user_message", agent, text: String(record.prompt ?? ""), ...timestamp });
+        pushUserMessage(builder, userMessage(String(record.prompt ?? ""), agent), timestamp);
         break;
       case "PreToolUse": {
         let id = typeof record.tool_use_id === "string" ? record.tool_use_id : undefined;

@@ -1,4 +1,4 @@
-import { MAIN_AGENT, type Run } from "../run.js";
+import { MAIN_AGENT, type Run, type RunEventInput } from "../run.js";
 import { RunBuilder } from "../run-builder.js";
 
 /**
@@ -124,7 +124,7 @@ export function runFromStreamJson(lines: Iterable<unknown>, options: StreamJsonO
         const message = (line.message ?? {}) as Json;
         const content = message.content;
         if (typeof content === "string") {
-          builder.push({ type: "user_message", agent, text: content, ...timestamp });
+          pushUserMessage(builder, userMessage(content, agent), timestamp);
           break;
         }
         for (const block of asArray(content)) {
@@ -140,7 +140,7 @@ export function runFromStreamJson(lines: Iterable<unknown>, options: StreamJsonO
               ...timestamp,
             });
           } else if (block.type === "text" && typeof block.text === "string") {
-            builder.push({ type: "user_message", agent, text: block.text, ...timestamp });
+            pushUserMessage(builder, userMessage(block.text, agent), timestamp);
           }
         }
         break;
@@ -160,6 +160,11 @@ export function runFromStreamJson(lines: Iterable<unknown>, options: StreamJsonO
             "stop_reason",
           ]),
           ...(typeof line.terminal_reason === "string" ? { terminal_reason: line.terminal_reason } : {}),
+          ...(Number.isInteger(line.api_error_status)
+            ? { api_error_status: line.api_error_status as number }
+            : {}),
+          ...(typeof line.api_error_type === "string" ? { api_error_type: line.api_error_type } : {}),
+          ...(Array.isArray(line.errors) ? { errors: line.errors.map(String) } : {}),
           ...(Array.isArray(line.permission_denials)
             ? { permission_denials: line.permission_denials as never }
             : {}),
@@ -170,6 +175,34 @@ export function runFromStreamJson(lines: Iterable<unknown>, options: StreamJsonO
     }
   }
   return builder.build();
+}
+
+/**
+ * A user message as the Run keeps it: a `<task-notification>` (Claude Code telling the parent that a
+ * background subagent finished) is a notification attributed to that subagent, not a user prompt.
+ */
+export function userMessage(text: string, agent: string): RunEventInput & { type: "user_message" } {
+  const taskId = taskNotificationId(text);
+  if (taskId === undefined) return { type: "user_message", agent, text };
+  return { type: "user_message", agent: taskId, text, notification: true };
+}
+
+/** Pushes a user message, registering the subagent a notification is about when it is new. */
+export function pushUserMessage(
+  builder: RunBuilder,
+  message: RunEventInput & { type: "user_message" },
+  timestamp: { timestamp?: string },
+): void {
+  if (message.notification && !builder.hasAgent(message.agent)) {
+    builder.agent({ id: message.agent, type: "subagent", parent: MAIN_AGENT });
+  }
+  builder.push({ ...message, ...timestamp });
+}
+
+/** The task id of a `<task-notification>` message (the subagent's agent id), else undefined. */
+export function taskNotificationId(text: string): string | undefined {
+  if (!text.trimStart().startsWith("<task-notification>")) return undefined;
+  return /<task-id>([^<]+)<\/task-id>/.exec(text)?.[1]?.trim() ?? "task";
 }
 
 function str(value: unknown): string | undefined {

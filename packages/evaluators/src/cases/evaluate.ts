@@ -1,5 +1,6 @@
-import type { EvaluatorResult, Run, Violation } from "@evals/core";
+import type { AgentRunResult, EvaluatorResult, Run, Violation } from "@evals/core";
 import { type EvaluatorId, RULE_IDS, type RuleId } from "../evaluator.js";
+import { judgeOutcome, outcomeResult } from "../outcome.js";
 import { type ApprovalGateOptions, approvalGate } from "../rules/approval-gate.js";
 import { behavior } from "../rules/behavior.js";
 import { cleanupConfirmation } from "../rules/cleanup-confirmation.js";
@@ -60,20 +61,28 @@ export function ruleOptionsFromCase(id: RuleId, evalCase: EvalCase): Record<stri
   return options;
 }
 
-/** The evaluators a case runs, in report order: behavior, trajectory (when expected), then the rules. */
+/**
+ * The evaluators a case runs, in report order: outcome, behavior, trajectory (when expected), then
+ * the rules.
+ */
 export function evaluatorsForCase(evalCase: EvalCase): EvaluatorId[] {
-  const ids: EvaluatorId[] = ["behavior"];
+  const ids: EvaluatorId[] = ["outcome", "behavior"];
   if (evalCase.expectedTrajectory !== undefined) ids.push("trajectory");
   for (const id of RULE_IDS) if (evalCase.rules[id] !== false) ids.push(id);
   return ids;
 }
 
-/** Runs one evaluator of a case on a run. */
+/**
+ * Runs one evaluator of a case on a run. The outcome is judged on the whole AgentRunResult (exit
+ * code, timeout) when it is given one, else on the run's result lines.
+ */
 export async function runCaseEvaluator(
   id: EvaluatorId,
-  run: Run,
+  input: Run | AgentRunResult,
   evalCase: EvalCase,
 ): Promise<EvaluatorResult> {
+  if (id === "outcome") return outcomeResult(judgeOutcome(input, evalCase.outcome ?? "success"));
+  const run = runOf(input);
   if (id === "behavior") return behavior(run, evalCase.behavior ?? {});
   if (id === "trajectory") {
     if (evalCase.expectedTrajectory === undefined)
@@ -131,13 +140,24 @@ export interface CaseEvaluation {
   reasons: string[];
 }
 
+/** The Run of a run or of an AgentRunResult. */
+export function runOf(input: Run | AgentRunResult): Run {
+  return "run" in input && "run_id" in input ? input.run : (input as Run);
+}
+
 /**
- * Judges a run against a case: every evaluator the case runs, and one verdict. Behavior must pass;
+ * Judges a run against a case: every evaluator the case runs, and one verdict. The run must end the
+ * way the case expects (`outcome`, default success: an API error, max turns, an error result, a kill,
+ * a nonzero exit, no result line or a timeout fail the case; give an AgentRunResult for the exit code
+ * and timeout, a Run alone tells only its result lines). Behavior must pass;
  * every expected violation (shouldViolate: true) must occur and no forbidden one (shouldViolate:
  * false) may; any other error-severity violation fails. With a `threshold`, an evaluator other than
  * behavior passes when its score reaches it.
  */
-export async function evaluate(run: Run, input: EvalCase | EvalCaseInput): Promise<CaseEvaluation> {
+export async function evaluate(
+  run: Run | AgentRunResult,
+  input: EvalCase | EvalCaseInput,
+): Promise<CaseEvaluation> {
   const evalCase = parseCase(input, `case ${JSON.stringify((input as { id?: unknown })?.id ?? "?")}`);
   const ids = evaluatorsForCase(evalCase);
   const results = await Promise.all(ids.map((id) => runCaseEvaluator(id, run, evalCase)));
@@ -215,7 +235,7 @@ function judge(id: EvaluatorId, result: EvaluatorResult, evalCase: EvalCase): Ev
   }
   const passed = reasons.length === 0;
   const score = passed ? 1 : result.score < 1 ? result.score : 0;
-  const threshold = id === "behavior" ? undefined : evalCase.threshold;
+  const threshold = id === "behavior" || id === "outcome" ? undefined : evalCase.threshold;
   return {
     evaluator: id,
     passed,

@@ -1,6 +1,7 @@
 import { SeveritySchema } from "@evals/core";
 import { z } from "zod";
 import { EVALUATOR_IDS } from "../evaluator.js";
+import { ExpectedOutcomeSchema } from "../outcome.js";
 import { PermissionModeSchema } from "../permissions.js";
 import { ApprovalGateOptionsSchema } from "../rules/approval-gate.js";
 import { BehaviorSchema } from "../rules/behavior.js";
@@ -110,6 +111,10 @@ export const EvalCaseSchema = z
       .describe("Several prompts, sent in turn (multi-turn)."),
     agent: AgentOptionsSchema.default({}).describe(
       "How the agent runs: model, maxTurns, allowedTools, permissionMode, fixture.",
+    ),
+    // Optional, not defaulted: a case that says nothing leaves the suite's choice (default success).
+    outcome: ExpectedOutcomeSchema.optional().describe(
+      "How the run must end: success (default), api_error, max_turns, error, killed, exit_code, no_result, timeout, failure (any but success), any, or a list.",
     ),
     behavior: BehaviorSchema.optional().describe("What the agent must and must not do."),
     expectedTrajectory: ExpectedTrajectorySchema.optional().describe(

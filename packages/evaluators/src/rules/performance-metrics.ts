@@ -1,4 +1,4 @@
-import { type EvaluatorResult, type Evidence, evaluatorResult, type Run } from "@evals/core";
+import { type EvaluatorResult, type Evidence, evaluatorResult, type Run, runSummary } from "@evals/core";
 import type { z } from "zod";
 import { RuleOptionsBaseSchema } from "../evaluator.js";
 import { indexRun } from "../run-index.js";
@@ -118,7 +118,9 @@ export function measureRun(run: Run): PerformanceMetrics {
   const span = first !== undefined && last !== undefined ? last - first : undefined;
   const toolTime = intervals.length > 0 ? mergedLength(intervals) : undefined;
   const final = index.finalResult;
-  const usage = final?.usage;
+  // Every result line counts: a background subagent makes two (turns and tokens add up).
+  const summary = runSummary(run);
+  const tokens = summary.tokens;
   return {
     toolCalls: index.calls.length,
     byTool,
@@ -128,18 +130,14 @@ export function measureRun(run: Run): PerformanceMetrics {
     toolTimeMs: toolTime,
     idleTimeMs: span !== undefined && toolTime !== undefined ? Math.max(0, span - toolTime) : span,
     longestGapMs: longestGap,
-    turns: final?.num_turns ?? countTurns(run),
-    costUsd: final?.total_cost_usd,
-    tokens: usage
+    turns: summary.turns ?? countTurns(run),
+    costUsd: summary.cost_usd,
+    tokens: tokens
       ? {
-          ...(usage.input_tokens !== undefined ? { input: usage.input_tokens } : {}),
-          ...(usage.output_tokens !== undefined ? { output: usage.output_tokens } : {}),
-          ...(usage.cache_read_input_tokens !== undefined
-            ? { cacheRead: usage.cache_read_input_tokens }
-            : {}),
-          ...(usage.cache_creation_input_tokens !== undefined
-            ? { cacheCreation: usage.cache_creation_input_tokens }
-            : {}),
+          input: tokens.input,
+          output: tokens.output,
+          cacheRead: tokens.cache_read,
+          cacheCreation: tokens.cache_creation,
         }
       : undefined,
   };

@@ -1,0 +1,263 @@
+import {
+  type AgentRunResult,
+  type EvaluatorResult,
+  evaluatorResult,
+  eventsOfType,
+  type FinalResultEvent,
+  type Run,
+  type Scorer,
+} from "@evals/core";
+import { z } from "zod";
+
+/**
+ * How a run ended, judged. Every case fails on a bad outcome unless it says which outcome it expects:
+ * a run that ended in an API error, at its maximum turns, with any other error result, killed, with a
+ * nonzero exit code, without a result line, or timed out did not do its job, whatever else it did.
+ * Pure functions over a Run or an AgentRunResult, so the harness and `evals grade` give one verdict.
+ */
+
+/**
+ * The ways a run ends, most telling first:
+ * - timeout: the run was stopped because its time was up;
+ * - api_error: the API answered with an error (observed as `subtype: "success"`, `is_error: true`,
+ *   `api_error_status`);
+ * - max_turns: the agent stopped at its maximum number of turns (`error_max_turns`);
+ * - error: any other error result (`is_error: true`: budget, error during execution, ...);
+ * - killed: the CLI was killed by a signal;
+ * - exit_code: the CLI exited with a nonzero code;
+ * - no_result: the CLI wrote no result line;
+ * - success: a result line without an error, and exit code 0 where it is known.
+ */
+export const RUN_OUTCOMES = [
+  "success",
+  "api_error",
+  "max_turns",
+  "error",
+  "killed",
+  "exit_code",
+  "no_result",
+  "timeout",
+] as const;
+export type RunOutcomeKind = (typeof RUN_OUTCOMES)[number];
+
+/**
+ * The outcome a case expects: one of RUN_OUTCOMES, `failure` (any but success), `any` (not judged),
+ * or a list of them. Default `success`.
+ */
+export const ExpectedOutcomeSchema = z.union([
+  z.enum([...RUN_OUTCOMES, "failure", "any"]),
+  z.array(z.enum([...RUN_OUTCOMES, "failure"])).min(1),
+]);
+export type ExpectedOutcome = z.infer<typeof ExpectedOutcomeSchema>;
+
+/** How a run ended, with the facts it was judged on. */
+export interface RunOutcome {
+  /** undefined when the facts are not known (a run built from hook events alone). */
+  kind: RunOutcomeKind | undefined;
+  /** What happened, as an English sentence: "the API returned HTTP 400 (invalid_request_error): ...". */
+  reason: string;
+  /** The result line that decided it (the first with an error, else the last). */
+  final?: FinalResultEvent;
+  exitCode?: number | null;
+  timedOut?: boolean;
+}
+
+/** The verdict on a run's outcome against what was expected. */
+export interface OutcomeJudgement {
+  passed: boolean;
+  outcome: RunOutcome;
+  expected: ExpectedOutcome;
+  /** Why it passed or failed, in English. */
+  reason: string;
+}
+
+const MAX_TEXT = 300;
+
+function isAgentRunResult(value: Run | AgentRunResult): value is AgentRunResult {
+  return "run" in value && "run_id" in value;
+}
+
+/**
+ * How a run ended. From a Run alone only its result lines are known (a run with a stream but no
+ * result line ended without one; a run built from hook events alone has no known outcome); from an
+ * AgentRunResult also the exit code and the timeout.
+ */
+export function runOutcome(input: Run | AgentRunResult): RunOutcome {
+  const result = isAgentRunResult(input) ? input : undefined;
+  const run = result ? result.run : (input as Run);
+  const finals = eventsOfType(run, "final_result");
+  const final = finals.find((event) => event.is_error) ?? finals[finals.length - 1];
+  const said = result ? (result as { error?: unknown }).error : undefined;
+  // A stored run (a bare Run wrapped, a result.json read back) may not know its exit code.
+  const exitCode =
+    result && !(result.origin === "stored" && result.exit_code === null) ? result.exit_code : undefined;
+  const facts = {
+    ...(final ? { final } : {}),
+    ...(exitCode !== undefined ? { exitCode } : {}),
+    ...(result ? { timedOut: result.timed_out } : {}),
+  };
+  const outcome = (kind: RunOutcomeKind | undefined, reason: string): RunOutcome => ({
+    kind,
+    reason,
+    ...facts,
+  });
+  if (result?.timed_out) {
+    return outcome(
+      "timeout",
+      typeof said === "string" && /timed out/.test(said) ? said : "the run timed out",
+    );
+  }
+  if (final?.is_error) return errorOutcome(final, outcome);
+  if (exitCode === null) {
+    const signal = typeof said === "string" ? /killed by (SIG[A-Z0-9]+)/.exec(said)?.[1] : undefined;
+    const how =
+      typeof said === "string" && /aborted/.test(said)
+        ? "the run was aborted and claude killed"
+        : `claude was killed${signal ? ` by ${signal}` : " by a signal"}`;
+    return outcome("killed", `${how}${final ? "" : " before it wrote a result line"}`);
+  }
+  if (exitCode !== undefined && exitCode !== 0) {
+    return outcome(
+      "exit_code",
+      final
+        ? `claude exited with code ${exitCode} although its result line says ${final.subtype}`
+        : `claude exited with code ${exitCode} without writing a result line`,
+    );
+  }
+  if (!final) {
+    const streamed =
+      result !== undefined || run.sources.includes("stream") || run.sources.includes("cassette");
+    if (!streamed)
+      return outcome(undefined, "the run's outcome is not known: it was built without the CLI's output");
+    return outcome("no_result", "claude ended without writing a result line");
+  }
+  return outcome("success", "the run ended normally");
+}
+
+function errorOutcome(
+  final: FinalResultEvent,
+  outcome: (kind: RunOutcomeKind, reason: string) => RunOutcome,
+): RunOutcome {
+  const said = [...(final.errors ?? []), ...(final.result ? [final.result] : [])]
+    .join("; ")
+    .replace(/\s+/g, " ")
+    .trim();
+  const detail = said ? `: ${said.length > MAX_TEXT ? `${said.slice(0, MAX_TEXT - 1)}…` : said}` : "";
+  if (final.api_error_status !== undefined || final.terminal_reason === "api_error") {
+    const status = final.api_error_status !== undefined ? ` HTTP ${final.api_error_status}` : " an error";
+    const type = final.api_error_type ? ` (${final.api_error_type})` : "";
+    return outcome("api_error", `the API returned${status}${type}, which ended the run${detail}`);
+  }
+  if (final.subtype === "error_max_turns") {
+    const max = (final.errors ?? [])
+      .map((text) => /maximum number of turns \((\d+)\)/.exec(text)?.[1])
+      .find(Boolean);
+    return outcome(
+      "max_turns",
+      max
+        ? `the agent stopped at the maximum of ${max} turns`
+        : "the agent stopped at its maximum number of turns",
+    );
+  }
+  if (final.subtype === "error_max_budget_usd")
+    return outcome("error", `the run stopped at its budget${detail}`);
+  if (final.subtype === "error_during_execution")
+    return outcome("error", `the run failed during execution${detail}`);
+  return outcome("error", `the run ended with an error${detail}`);
+}
+
+const KIND_WORDS: Record<RunOutcomeKind | "failure", string> = {
+  success: "succeed",
+  api_error: "end in an API error",
+  max_turns: "stop at its maximum number of turns",
+  error: "end with an error result",
+  killed: "be killed",
+  exit_code: "exit with a nonzero code",
+  no_result: "end without a result line",
+  timeout: "time out",
+  failure: "fail",
+};
+
+/** Whether an outcome is one of those expected. */
+export function outcomeMatches(kind: RunOutcomeKind, expected: ExpectedOutcome): boolean {
+  const allowed = Array.isArray(expected) ? expected : [expected];
+  return allowed.some(
+    (item) => item === "any" || item === kind || (item === "failure" && kind !== "success"),
+  );
+}
+
+/**
+ * Judges how a run ended against the outcome expected (default `success`). A run whose outcome is not
+ * known (built from hook events alone) passes, saying so.
+ */
+export function judgeOutcome(
+  input: Run | AgentRunResult,
+  expected: ExpectedOutcome = "success",
+): OutcomeJudgement {
+  const outcome = runOutcome(input);
+  const judged = (passed: boolean, reason: string): OutcomeJudgement => ({
+    passed,
+    outcome,
+    expected,
+    reason,
+  });
+  if (expected === "any") return judged(true, `${outcome.reason} (any outcome is accepted)`);
+  if (outcome.kind === undefined) return judged(true, outcome.reason);
+  if (outcomeMatches(outcome.kind, expected)) {
+    return judged(true, expected === "success" ? outcome.reason : `${outcome.reason}, as expected`);
+  }
+  if (expected === "success") return judged(false, outcome.reason);
+  const wanted = (Array.isArray(expected) ? expected : [expected])
+    .map((item) => KIND_WORDS[item])
+    .join(" or ");
+  return judged(false, `the run was expected to ${wanted}, but ${outcome.reason}`);
+}
+
+/** The id of the outcome evaluator (its violations' rule). */
+export const OUTCOME_EVALUATOR = "outcome";
+
+/** A judgement as an evaluator result: one error violation (type = the outcome) when it failed. */
+export function outcomeResult(judgement: OutcomeJudgement): EvaluatorResult {
+  const kind = judgement.outcome.kind ?? "unknown";
+  const final = judgement.outcome.final;
+  return evaluatorResult({
+    evaluator: OUTCOME_EVALUATOR,
+    passed: judgement.passed,
+    score: judgement.passed ? 1 : 0,
+    violations: judgement.passed
+      ? []
+      : [
+          {
+            rule: OUTCOME_EVALUATOR,
+            type: kind.replace(/_/g, "-"),
+            severity: "error",
+            message: judgement.reason,
+            ...(final ? { pointer: { event_index: final.index, agent: final.agent } } : {}),
+          },
+        ],
+    evidence: [{ type: judgement.passed ? "outcome" : "bad-outcome", description: judgement.reason }],
+    metadata: { outcome: kind, expected: judgement.expected },
+  });
+}
+
+/** The outcome a case expects, from its `outcome` field, when it has a valid one. */
+export function expectedOutcomeOf(caseValue: unknown): ExpectedOutcome | undefined {
+  if (!caseValue || typeof caseValue !== "object" || !("outcome" in caseValue)) return undefined;
+  const parsed = ExpectedOutcomeSchema.safeParse((caseValue as { outcome?: unknown }).outcome);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * The outcome as a scorer named "outcome": the outcome given here, else the case's `outcome` field,
+ * else `success`. Judges the whole AgentRunResult (exit code, timeout) when it has one.
+ */
+export function outcomeScorer(options: { expected?: ExpectedOutcome } = {}): Scorer {
+  if (options.expected !== undefined) ExpectedOutcomeSchema.parse(options.expected);
+  return {
+    name: OUTCOME_EVALUATOR,
+    score({ run, result, case: caseValue }) {
+      const expected = options.expected ?? expectedOutcomeOf(caseValue) ?? "success";
+      return outcomeResult(judgeOutcome(result ?? run, expected));
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { fixturesDir } from "./helpers.js";
+
+const cli = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
+const temp = mkdtempSync(join(tmpdir(), "evals-grade-outcome-"));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+function grade(...args: string[]) {
+  const child = spawnSync(process.execPath, [cli, "grade", ...args], {
+    encoding: "utf8",
+    timeout: 60_000,
+    env: { ...process.env, FORCE_COLOR: "0" },
+  });
+  return { code: child.status, stdout: child.stdout, stderr: child.stderr };
+}
+
+function caseFile(name: string, lines: string[]): string {
+  const file = join(temp, `${name}.case.yaml`);
+  writeFileSync(file, `${lines.join("\n")}\n`);
+  return file;
+}
+
+/** A run folder holding only a stream.jsonl. */
+function runFolder(name: string, stream: string): string {
+  const dir = join(temp, name);
+  mkdirSync(dir);
+  writeFileSync(join(dir, "stream.jsonl"), stream);
+  return dir;
+}
+
+const stream = (fixture: string) => readFileSync(`${fixturesDir}${fixture}/stream.jsonl`, "utf8");
+
+describe("evals grade judges the run's outcome (real 2.1.330 runs)", () => {
+  it("fails a stored run that ended in an API error, on a case that asserts nothing", () => {
+    const quiet = caseFile("quiet", ["id: quiet", "prompt: api400"]);
+    const { code, stdout } = grade(runFolder("api-error", stream("api-error")), "--case", quiet);
+    expect(code).toBe(1);
+    expect(stdout).toContain("the API returned HTTP 400 (invalid_request_error)");
+  });
+
+  it("fails a bare stream without a result line", () => {
+    const cut = stream("multi-tool")
+      .split("\n")
+      .filter((line) => !line.startsWith('{"type":"result"') && !line.includes('"type":"result"'))
+      .join("\n");
+    const quiet = caseFile("quiet-cut", [
+      "id: quiet-cut",
+      "prompt: do the steps",
+      "rules: { stop-on-failure: false }",
+    ]);
+    const { code, stdout } = grade(runFolder("cut", cut), "--case", quiet);
+    expect(code).toBe(1);
+    expect(stdout).toContain("claude ended without writing a result line");
+  });
+
+  it("passes a run that stopped at max turns when the case expects it", () => {
+    const expects = caseFile("stops", ["id: stops", "prompt: maxturns", "outcome: max_turns"]);
+    const folder = runFolder("max-turns", stream("max-turns"));
+    const { code, stdout } = grade(folder, "--case", expects);
+    expect(code, stdout).toBe(0);
+    const quiet = caseFile("quiet-turns", ["id: quiet-turns", "prompt: maxturns"]);
+    expect(grade(folder, "--case", quiet).code).toBe(1);
+  });
+});
