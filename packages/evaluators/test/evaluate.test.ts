@@ -34,7 +34,7 @@ describe("evaluate(run, case)", () => {
     expect(evaluation.passed).toBe(false);
     expect(evaluation.reasons).toEqual([
       expect.stringMatching(
-        /^stop-on-failure: unrequested-fix: Write \/home\/dev\/project\/out.txt was called after Bash "echo BLOCKME" failed/,
+        /^stop-on-failure: unrequested-fix: Write \/home\/dev\/project\/out.txt was called after Bash "echo BLOCKME" was denied/,
       ),
     ]);
     // Warnings never fail a case.

@@ -13,7 +13,7 @@ describe("stop-on-failure", () => {
     });
     // A sentence: what was called after what failed.
     expect(result.violations[0]?.message).toBe(
-      'Write /home/dev/project/out.txt was called after Bash "echo BLOCKME" failed (blocked: stopped before it ran)',
+      'Write /home/dev/project/out.txt was called after Bash "echo BLOCKME" was denied (PreToolUse:Bash hook error: [node /home/dev/work/hooks/log-hook.cjs PreToolUse]: Blocked by eval hook: tool_input conta…)',
     );
     // Told that failed hook blocks and reads are expected, the run's Write follows no failure.
     expect(stopOnFailure(fixtureRun("multi-tool"), { ignoreTools: ["Bash", "Read"] }).violations).toEqual([]);

@@ -185,7 +185,7 @@ describe("the cassette file", () => {
     });
     expect(
       parsed.tool_calls.map((call: { name: string; status: string }) => `${call.name}:${call.status}`),
-    ).toEqual(["Bash:ok", "Read:ok", "Bash:error", "Read:error", "Write:denied"]);
+    ).toEqual(["Bash:ok", "Read:ok", "Bash:denied", "Read:error", "Write:denied"]);
     expect(Object.keys(parsed.tool_calls[0])).toEqual([...Object.keys(parsed.tool_calls[0])].sort());
     expect(parsed.result.output_dir).toBeUndefined();
     // The same cassette writes the same bytes.

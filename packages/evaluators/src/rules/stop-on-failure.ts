@@ -127,7 +127,7 @@ export function stopOnFailure(run: Run, options: StopOnFailureOptions = {}): Eva
             STOP_ON_FAILURE,
             type,
             severityFor(options, type, "error"),
-            `${describeCall(call)} was called after ${describeCall(current.call)} failed (${current.failure.kind}: ${truncate(oneLine(current.failure.message), 120)})${
+            `${describeCall(call)} was called after ${describeCall(current.call)} ${failedHow(current.failure)}${
               retry ? `: more than ${maxRetries} ${maxRetries === 1 ? "retry" : "retries"}` : ""
             }`,
             pointerTo(call),
@@ -157,7 +157,7 @@ export function stopOnFailure(run: Run, options: StopOnFailureOptions = {}): Eva
           STOP_ON_FAILURE,
           "failure-not-reported",
           severityFor(options, "failure-not-reported", "warning"),
-          `${describeCall(failure.call)} failed (${failure.failure.kind}) and the agent stopped without saying so`,
+          `${describeCall(failure.call)} ${failure.failure.kind === "denied" ? "was denied" : `failed (${failure.failure.kind})`} and the agent stopped without saying so`,
           pointerTo(failure.call),
           { failure: failure.failure },
         ),
@@ -221,4 +221,10 @@ function sameInput(a: ToolCallView, b: ToolCallView): boolean {
 /** A failure's text on one line, so a violation's message stays one sentence. */
 function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim();
+}
+
+/** "failed (error: ...)", or "was denied (...)" for a call that never ran. */
+function failedHow(failure: { kind: string; message: string }): string {
+  const said = truncate(oneLine(failure.message), 120);
+  return failure.kind === "denied" ? `was denied (${said})` : `failed (${failure.kind}: ${said})`;
 }
