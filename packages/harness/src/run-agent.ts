@@ -1,7 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import { type AgentRunResult, type CapturedEvent, finalResult, type Run, type RunNote } from "@evals/core";
+import {
+  type AgentRunResult,
+  type CapturedEvent,
+  finalResult,
+  type Run,
+  type RunNote,
+  registerExitCleanup,
+} from "@evals/core";
 import {
   type ClaudeSettings,
   EVENTS_FILE,
@@ -17,7 +24,7 @@ import { type ClaudeFlags, claudeArgs, userMessageLine } from "./claude-args.js"
 import { findClaude } from "./claude-bin.js";
 import { killProcessTree, runProcesses } from "./process-tree.js";
 import { reconcileRun } from "./reconcile.js";
-import { createSandbox, finishPendingRemovals, hermeticEnv, newRunId } from "./sandbox.js";
+import { createSandbox, hermeticEnv, newRunId } from "./sandbox.js";
 import { RESULT_FILE } from "./stored-runs.js";
 
 /** Everything runAgent accepts: what to ask, how to run the CLI, and where things go. */
@@ -137,8 +144,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
     stripFinalNewline: false,
   });
   const pid = child.pid;
-  const active = { pid, marker };
-  trackRun(active);
+  const untrackRun = trackRun({ pid, marker });
 
   let timedOut = false;
   let aborted = false;
@@ -211,7 +217,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   // Whatever the CLI left running (background shells, servers) goes too: nothing outlives a run.
   const leftovers = runProcesses(undefined, marker);
   if (leftovers.length > 0) await killProcessTree(undefined, { marker, graceMs: 500 });
-  activeRuns.delete(active);
+  untrackRun();
 
   const captured = await readCaptured(outputDir, capture);
   const run: Run = reconcileRun({
@@ -368,51 +374,26 @@ function readSettingsFile(file: string): Record<string, unknown> {
   }
 }
 
-/* Runs in flight: if the test process exits or is told to stop, their process trees go with it. */
-
-const activeRuns = new Set<{ pid: number | undefined; marker: string }>();
-let exitHooksInstalled = false;
-
-/** Ends every run in flight and deletes the sandboxes being deleted: the process is ending. */
-function killActiveRunsNow(): void {
-  finishPendingRemovals();
-  for (const { pid, marker } of activeRuns) {
-    for (const proc of runProcesses(pid, marker)) {
+/**
+ * A run in flight: if the test process exits or is told to stop, its process tree goes with it
+ * (through @evals/core's exit clean-up, which re-raises the signal afterwards). Returns the
+ * function that stops tracking it.
+ */
+function trackRun(run: { pid: number | undefined; marker: string }): () => void {
+  return registerExitCleanup(() => {
+    for (const proc of runProcesses(run.pid, run.marker)) {
       try {
         process.kill(proc.pid, "SIGKILL");
       } catch {
         // Gone already.
       }
     }
-    if (pid !== undefined) {
+    if (run.pid !== undefined) {
       try {
-        process.kill(-pid, "SIGKILL");
+        process.kill(-run.pid, "SIGKILL");
       } catch {
         // Gone already.
       }
     }
-  }
-  activeRuns.clear();
-}
-
-function installExitHooks(): void {
-  if (exitHooksInstalled) return;
-  exitHooksInstalled = true;
-  process.on("exit", killActiveRunsNow);
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    const onSignal = () => {
-      killActiveRunsNow();
-      // Without other listeners Node would have exited on this signal: do what it would have done.
-      if (process.listenerCount(signal) === 1) {
-        process.removeListener(signal, onSignal);
-        process.kill(process.pid, signal);
-      }
-    };
-    process.on(signal, onSignal);
-  }
-}
-
-function trackRun(run: { pid: number | undefined; marker: string }): void {
-  installExitHooks();
-  activeRuns.add(run);
+  }, "kill");
 }

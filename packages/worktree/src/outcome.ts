@@ -10,10 +10,10 @@ import {
   rmSync,
   statSync,
   utimesSync,
-  writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
+import { writeFileAtomic } from "@evals/core";
 import { z } from "zod";
 import { WorktreeError } from "./errors.js";
 import { git, gitText } from "./git.js";
@@ -144,8 +144,7 @@ export async function captureOutcome(worktreePath: string, options: CaptureOutco
       },
     };
     const outcomeFile = join(outputDir, OUTCOME_FILE);
-    writeFileSync(`${outcomeFile}.partial`, `${JSON.stringify(outcome, null, 2)}\n`);
-    renameSync(`${outcomeFile}.partial`, outcomeFile);
+    writeFileAtomic(outcomeFile, `${JSON.stringify(outcome, null, 2)}\n`);
     return outcome;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
