@@ -207,6 +207,15 @@ export function readManifest(dir: string): RunFolderManifest | undefined {
   return parseWith(RunFolderManifestSchema, readJson(path), path, "not a valid run folder manifest");
 }
 
+/**
+ * The folder's stored AgentRunResult (result.json), undefined when it has none; throws a
+ * RunFolderError naming the file and field when it is invalid.
+ */
+export function readRunFolderResult(dir: string): (AgentRunResult & Record<string, unknown>) | undefined {
+  const path = join(dir, RUN_FOLDER_FILES.result);
+  return isFile(path) ? readResult(path) : undefined;
+}
+
 function readResult(path: string): AgentRunResult & Record<string, unknown> {
   const value = readJson(path);
   const parsed = parseWith(AgentRunResultSchema, value, path, "not a valid AgentRunResult");
@@ -252,7 +261,7 @@ function parseWith<T>(schema: z.ZodType<T>, value: unknown, path: string, what: 
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   throw new RunFolderError(
-    path,
-    `${what} (field ${issue?.path.map(String).join(".") || "(root)"}): ${issue?.message ?? "invalid"}`,
+    `${path} (field ${issue?.path.map(String).join(".") || "(root)"})`,
+    `${what}: ${issue?.message ?? "invalid"}`,
   );
 }

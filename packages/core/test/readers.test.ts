@@ -15,7 +15,7 @@ import {
 } from "../src/index.js";
 import { fixtureHookInputs, fixturesDir } from "./fixtures.js";
 
-const here = (name: string) => new URL(`./__fixtures__/output-format-json/${name}`, import.meta.url).pathname;
+const here = (name: string) => `${fixturesDir}output-format-json/${name}`;
 const tempDir = () => mkdtempSync(join(tmpdir(), "core-readers-"));
 
 describe("hook event names that are JavaScript prototype keys", () => {

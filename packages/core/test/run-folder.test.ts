@@ -59,7 +59,9 @@ describe("the run folder", () => {
       join(dir, RUN_FOLDER_FILES.manifest),
       JSON.stringify({ version: 2, run_id: "r", written_at: "" }),
     );
-    await expect(readRunFolder(dir)).rejects.toThrow(/run-folder\.json: .*unsupported run folder version 2/);
+    await expect(readRunFolder(dir)).rejects.toThrow(
+      /run-folder\.json \(field version\): .*unsupported run folder version 2/,
+    );
   });
 
   it("reads a stream-only folder, with the prompts of the manifest", async () => {

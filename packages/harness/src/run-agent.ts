@@ -6,8 +6,10 @@ import {
   type CapturedEvent,
   finalResult,
   type Run,
+  type RunFolderAgent,
   type RunNote,
   registerExitCleanup,
+  writeRunFolder,
 } from "@evals/core";
 import {
   type ClaudeSettings,
@@ -25,7 +27,6 @@ import { findClaude } from "./claude-bin.js";
 import { killProcessTree, runProcesses } from "./process-tree.js";
 import { reconcileRun } from "./reconcile.js";
 import { createSandbox, hermeticEnv, newRunId } from "./sandbox.js";
-import { RESULT_FILE } from "./stored-runs.js";
 
 /** Everything runAgent accepts: what to ask, how to run the CLI, and where things go. */
 export interface RunAgentOptions extends ClaudeFlags {
@@ -271,8 +272,22 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
       finish_ms: round(performance.now() - exited),
     },
   };
-  writeFileSync(join(outputDir, RESULT_FILE), `${JSON.stringify(result, null, 2)}\n`);
+  writeRunFolder(outputDir, runId, { result, agent: agentSettingsOf(options, prompts) });
   return result;
+}
+
+/** The options the run used that grading it again needs (approval-gate reads the permissions). */
+function agentSettingsOf(options: RunAgentOptions, prompts: string[]): RunFolderAgent {
+  return {
+    prompts,
+    ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}),
+    ...(options.dangerouslySkipPermissions ? { permissionMode: "bypassPermissions" } : {}),
+    ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),
+    ...(options.disallowedTools ? { disallowedTools: options.disallowedTools } : {}),
+    ...(options.model ? { model: options.model } : {}),
+    ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+    ...(options.appendSystemPrompt !== undefined ? { appendSystemPrompt: options.appendSystemPrompt } : {}),
+  };
 }
 
 function round(ms: number): number {

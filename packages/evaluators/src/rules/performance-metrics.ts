@@ -69,7 +69,7 @@ export function measureRun(run: Run): PerformanceMetrics {
   const index = indexRun(run);
   // A Map: tool names such as "constructor" or "__proto__" must not hit Object.prototype.
   const timings = new Map<string, ToolTiming>();
-  const byAgent: Record<string, number> = {};
+  const callsByAgent = new Map<string, number>();
   const intervals: [number, number][] = [];
   // Each event's time, parsed once (Date.parse is the costly part of this evaluator).
   const times = run.events.map((event) => time(event.timestamp));
@@ -89,7 +89,7 @@ export function measureRun(run: Run): PerformanceMetrics {
     }
     timing.calls++;
     if (call.status === "error" || call.status === "denied") timing.errors++;
-    byAgent[call.agent] = (byAgent[call.agent] ?? 0) + 1;
+    callsByAgent.set(call.agent, (callsByAgent.get(call.agent) ?? 0) + 1);
     const start = times[call.index];
     const end = call.result ? times[call.result.index] : undefined;
     const duration =
@@ -106,6 +106,7 @@ export function measureRun(run: Run): PerformanceMetrics {
     timing.avgMs = timing.timed > 0 ? timing.totalMs / timing.timed : undefined;
   // Object.fromEntries defines own properties, so even "__proto__" is an ordinary key here.
   const byTool: Record<string, ToolTiming> = Object.fromEntries(timings);
+  const byAgent: Record<string, number> = Object.fromEntries(callsByAgent);
 
   const eventsByType: Record<string, number> = {};
   let first: number | undefined;
