@@ -35,7 +35,7 @@ export const RunFolderAgentSchema = z.looseObject({
   model: z.string().optional(),
   maxTurns: z.number().optional(),
   appendSystemPrompt: z.string().optional(),
-  /** The prompts, in order (stream-json does not echo `-p` prompts). */
+  /** The `-p` prompt, which stream-json does not echo (a multi-turn run's stream has its prompts). */
   prompts: z.array(z.string()).optional(),
 });
 export type RunFolderAgent = z.infer<typeof RunFolderAgentSchema>;

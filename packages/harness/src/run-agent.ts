@@ -272,14 +272,15 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
       finish_ms: round(performance.now() - exited),
     },
   };
-  writeRunFolder(outputDir, runId, { result, agent: agentSettingsOf(options, prompts) });
+  // A multi-turn stream echoes its prompts; only a -p prompt must be told to a reader of the stream.
+  writeRunFolder(outputDir, runId, { result, agent: agentSettingsOf(options, multiTurn ? [] : prompts) });
   return result;
 }
 
 /** The options the run used that grading it again needs (approval-gate reads the permissions). */
 function agentSettingsOf(options: RunAgentOptions, prompts: string[]): RunFolderAgent {
   return {
-    prompts,
+    ...(prompts.length > 0 ? { prompts } : {}),
     ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}),
     ...(options.dangerouslySkipPermissions ? { permissionMode: "bypassPermissions" } : {}),
     ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),

@@ -116,6 +116,19 @@ describe("readRun", () => {
     expect(run.events[0]?.timestamp).toBe(new Date(1_800_000_000_001).toISOString());
   });
 
+  it("keeps a run whose last line was cut off (the hook was killed mid-write), noting file and line", async () => {
+    const runDir = runWith([line(1, pre("a")), line(2, post("a"))]);
+    writeFileSync(
+      join(runDir, "events.jsonl"),
+      `${JSON.stringify(line(1, pre("a")))}\n${JSON.stringify(line(2, post("a")))}\n{"version":1,"capt`,
+    );
+    const run = await readRun(runDir);
+    expect(listToolCalls(run).map((call) => [call.name, call.status])).toEqual([["Bash", "ok"]]);
+    expect(run.notes.map((note) => note.message)).toEqual([
+      expect.stringMatching(new RegExp(`^${join(runDir, "events.jsonl")}:3: the last line is cut off`)),
+    ]);
+  });
+
   it("marks a call denied only when its agent went on after the permission request", async () => {
     const request = (id: string) => ({
       hook_event_name: "PermissionRequest",
