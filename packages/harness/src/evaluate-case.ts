@@ -1,9 +1,13 @@
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import {
   type AgentRunResult,
   finalResult,
+  RUN_FOLDER_FILES,
   type Run,
   type RunFolderCase,
+  type RunFolderManifest,
+  readManifest,
   type Scorer,
   writeRunFolder,
 } from "@evals/core";
@@ -287,10 +291,12 @@ function reportOf(trial: TrialRun, status: TrialResult["status"]): TrialReport {
  */
 function recordCaseInRunFolder(result: AgentRunResult, record: RunFolderCase): void {
   const dir = result.output_dir;
-  if (!dir || result.origin !== "live" || !existsSync(dir)) return;
+  // Only a folder the run folder writer made (runAgent's, or a replayed result's) gets the case.
+  if (!dir || !existsSync(join(dir, RUN_FOLDER_FILES.manifest))) return;
   try {
+    const manifest = readManifest(dir) as RunFolderManifest;
     // Through JSON: what cannot be stored (functions) is left out, as the file will have it.
-    writeRunFolder(dir, result.run_id, { case: JSON.parse(JSON.stringify(record)) as RunFolderCase });
+    writeRunFolder(dir, manifest.run_id, { case: JSON.parse(JSON.stringify(record)) as RunFolderCase });
   } catch (error) {
     process.emitWarning(
       `could not record the case in the run folder ${dir}: ${error instanceof Error ? error.message : String(error)}`,

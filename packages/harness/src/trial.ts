@@ -1,4 +1,6 @@
-import type { AgentRunResult, Run } from "@evals/core";
+import { mkdirSync } from "node:fs";
+import { type AgentRunResult, type Run, writeRunFolder } from "@evals/core";
+import { runDirFor } from "@evals/hooks";
 import type { ModelServer, ModelSource, VcrMode } from "@evals/vcr";
 import type { Trial as WorktreeTrial, TrialOptions as WorktreeTrialOptions } from "@evals/worktree";
 import { type RunAgentOptions, type RunAgentResult, runAgent } from "./run-agent.js";
@@ -168,7 +170,7 @@ async function runWithModel<Case>(
       },
       () => runAgent(options),
     );
-    return { command: [], ...result };
+    return { command: [], ...withRunFolder(result, options) };
   }
   let source: ModelSource | undefined;
   if (setup.model) source = setup.model();
@@ -200,6 +202,19 @@ async function runWithModel<Case>(
     }
     await server.close();
   }
+}
+
+/**
+ * A replayed result (its recording keeps no folder) gets a run folder of its own under this trial's
+ * run id, so it can be graded again like a live run. A recorded one already has runAgent's.
+ */
+function withRunFolder(result: AgentRunResult, options: RunAgentOptions): AgentRunResult {
+  if (result.output_dir !== undefined || options.runId === undefined) return result;
+  const dir = runDirFor(options.runId, options.outputRoot ? { root: options.outputRoot } : {});
+  mkdirSync(dir, { recursive: true });
+  const stored = { ...result, output_dir: dir };
+  writeRunFolder(dir, options.runId, { result: stored });
+  return stored;
 }
 
 /** The options that identify a run in its cassette: the JSON-able ones that change what it does. */
