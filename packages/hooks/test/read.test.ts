@@ -214,3 +214,25 @@ describe("getToolCalls / getToolSequence / readToolCallEntries", () => {
     expect(await readToolCallEntries(runDir)).toEqual([]);
   });
 });
+
+describe("events named like JavaScript prototype keys", () => {
+  it("are captured and read back as unknown events, with no tool-call entry and no hook error", async () => {
+    const root = join(temp.dir, "proto-root");
+    const env = { TEST_RUN_ID: "proto", EVALS_OUTPUT_DIR: root };
+    for (const event of [pre("1"), post("1")]) captureHookEvent({ ...common, ...event }, { env });
+    for (const name of ["constructor", "toString", "__proto__"]) {
+      const input = JSON.parse(`{"session_id":"s1","cwd":"/p","hook_event_name":${JSON.stringify(name)}}`);
+      expect(captureHookEvent(input, { env })).toMatchObject({ captured: true, toolCallWritten: false });
+    }
+    const runDir = runDirFor("proto", { root });
+    expect(await readHookErrors(runDir)).toEqual([]);
+    expect((await readEvents(runDir)).map((line) => line.event.hook_event_name)).toEqual([
+      "PreToolUse",
+      "PostToolUse",
+      "constructor",
+      "toString",
+      "__proto__",
+    ]);
+    expect(listToolCalls(await readRun(runDir)).map((call) => call.name)).toEqual(["Bash"]);
+  });
+});
