@@ -368,6 +368,8 @@ async function readCaptured(
   const events = await readEvents(outputDir, {
     onError: "skip",
     onBadLine: (error) => notes.push({ kind: "parse_error", message: error.message }),
+    // A hook killed mid-write leaves a cut-off last line: the events before it still count.
+    onTruncatedLine: (error) => notes.push({ kind: "parse_error", message: error.message }),
   });
   for (const entry of await readHookErrors(outputDir, { onError: "skip" })) {
     notes.push({
