@@ -272,8 +272,11 @@ describe("evals grade", () => {
 
     const resultOnly = `${fixturesDir}output-format-json/result.json`;
     const asJsonl = write(join(temp, "result-only.jsonl"), readFileSync(resultOnly, "utf8"));
-    for (const file of [resultOnly, asJsonl]) {
-      const refused = grade("grade", file, "--case", steps);
+    const folder = join(temp, "run-result-only");
+    mkdirSync(folder);
+    const inFolder = write(join(folder, "stream.jsonl"), readFileSync(resultOnly, "utf8"));
+    for (const file of [resultOnly, asJsonl, inFolder]) {
+      const refused = grade("grade", file === inFolder ? folder : file, "--case", steps);
       expect(refused.code).toBe(2);
       expect(refused.stdout).toBe("");
       expect(refused.stderr).toContain(`${file}: this is \`claude --output-format json\` output`);

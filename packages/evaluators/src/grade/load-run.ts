@@ -9,6 +9,7 @@ import {
   parseClaudeOutput,
   parseHookInput,
   parseJsonl,
+  RESULT_ONLY_NOTE,
   type Run,
   RunFolderError,
   type RunFolderManifest,
@@ -87,6 +88,12 @@ export async function loadStoredRun(path: string, options: LoadStoredRunOptions 
 async function loadRunFolder(dir: string, options: LoadStoredRunOptions): Promise<StoredRun> {
   try {
     const folder = await readRunFolder(dir, options.prompts ? { prompts: options.prompts } : {});
+    if (
+      folder.source === "stream-json" &&
+      folder.run.notes.some((note) => note.message === RESULT_ONLY_NOTE)
+    ) {
+      throw resultOnly(folder.file);
+    }
     return {
       run: folder.run,
       file: folder.file,
