@@ -1,6 +1,7 @@
 import { evaluate } from "../cases/evaluate.js";
 import { CaseFileError, loadCases, parseCase } from "../cases/load.js";
 import { casePrompts, type EvalCase } from "../cases/schema.js";
+import { judgeAsHarness } from "./harness-grading.js";
 import { loadStoredRun, type StoredRun, StoredRunError } from "./load-run.js";
 import { formatEvaluation } from "./report.js";
 
@@ -147,7 +148,10 @@ async function grade(args: GradeArguments, io: { stdout: Output; stderr: Output;
       return GRADE_EXIT.unreadable;
     }
   }
-  const evaluation = await evaluate(stored.run, evalCase);
+  const evaluated = await evaluate(stored.run, evalCase);
+  // The stored case is judged as the harness judged it: with the thresholds it used.
+  const evaluation =
+    !args.caseFile && recorded?.grading ? judgeAsHarness(evaluated, recorded.grading) : evaluated;
   const harness = recorded?.grading?.verdict;
   if (args.json) {
     io.stdout.write(
@@ -167,7 +171,12 @@ async function grade(args: GradeArguments, io: { stdout: Output; stderr: Output;
     io.stdout.write(
       `${formatEvaluation(evaluation, stored.run, { source: `${stored.file} (${stored.format})`, verbose: args.verbose })}\n`,
     );
-    if (harness) io.stdout.write(`The harness's verdict on this run: ${harness.status.toUpperCase()}\n`);
+    if (harness) {
+      const same = harness.status === (evaluation.passed ? "passed" : "failed");
+      io.stdout.write(
+        `The harness's verdict on this run: ${harness.status.toUpperCase()}${same ? "" : " (not this one: the harness ran other scorers or options)"}\n`,
+      );
+    }
   }
   return evaluation.passed ? GRADE_EXIT.passed : GRADE_EXIT.failed;
 }
