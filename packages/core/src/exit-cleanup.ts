@@ -7,8 +7,12 @@
  * last one is unregistered, so any number of trials never leaks listeners.
  */
 
-/** `kill` clean-ups (stop child processes) run before `remove` clean-ups (delete worktrees). */
-export type CleanupPhase = "kill" | "remove";
+/**
+ * `kill` clean-ups (stop child processes) run first, then `save` (keep what a trial did), then
+ * `remove` (delete worktrees).
+ */
+export type CleanupPhase = "kill" | "save" | "remove";
+const PHASE_ORDER: Record<CleanupPhase, number> = { kill: 0, save: 1, remove: 2 };
 
 interface Entry {
   phase: CleanupPhase;
@@ -39,7 +43,7 @@ export function pendingExitCleanups(): number {
 }
 
 function runAll(reason: NodeJS.Signals | "exit"): void {
-  const ordered = [...entries].sort((a, b) => (a.phase === b.phase ? 0 : a.phase === "kill" ? -1 : 1));
+  const ordered = [...entries].sort((a, b) => PHASE_ORDER[a.phase] - PHASE_ORDER[b.phase]);
   entries.clear();
   for (const entry of ordered) {
     try {
