@@ -5,3 +5,4 @@
 export const CAPTURED_EVENT_VERSION = 1 as const;
 export const RUN_VERSION = 1 as const;
 export const EVALUATOR_RESULT_VERSION = 1 as const;
+export const RUN_FOLDER_VERSION = 1 as const;

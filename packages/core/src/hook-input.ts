@@ -147,7 +147,8 @@ export const HookInputSchema = z.custom<HookInput>().superRefine((value, ctx) =>
 
 function hookInputSchemaFor(value: unknown): z.ZodType {
   const name = (value as { hook_event_name?: unknown } | null)?.hook_event_name;
-  if (typeof name === "string" && name in schemasByName) return schemasByName[name as KnownHookEventName];
+  if (typeof name === "string" && Object.hasOwn(schemasByName, name))
+    return schemasByName[name as KnownHookEventName];
   return GenericHookInputSchema;
 }
 

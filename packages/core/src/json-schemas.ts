@@ -18,6 +18,7 @@ import {
   UserPromptSubmitInputSchema,
 } from "./hook-input.js";
 import { RunSchema } from "./run.js";
+import { RunFolderManifestSchema } from "./run-folder.js";
 
 /** The hook input as a plain union: what JSON Schema can say (parsing dispatches by event name). */
 const HookInputUnionSchema = z.union([
@@ -44,6 +45,7 @@ export const fileFormats = {
   "hook-input": HookInputUnionSchema,
   run: RunSchema,
   "evaluator-result": EvaluatorResultSchema,
+  "run-folder": RunFolderManifestSchema,
 } as const;
 export type FileFormatName = keyof typeof fileFormats;
 

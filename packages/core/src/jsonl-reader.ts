@@ -1,4 +1,4 @@
-import { createReadStream } from "node:fs";
+import { closeSync, createReadStream, fstatSync, openSync, readSync } from "node:fs";
 import { createInterface } from "node:readline";
 import type { z } from "zod";
 
@@ -25,6 +25,43 @@ export interface JsonlReadOptions<T> {
    */
   onError?: "throw" | "skip";
   onBadLine?: (error: JsonlLineError) => void;
+  /**
+   * The last line is not valid JSON and the file does not end with a newline: the writer was killed
+   * mid-line. That line is left out (whatever `onError` says) so the rest of the file stays usable,
+   * and reported here; without a handler, as a process warning naming the file and line.
+   */
+  onTruncatedLine?: (error: JsonlLineError) => void;
+}
+
+/** Reports a truncated last line: to the caller's handler, else as a process warning. */
+function reportTruncated(error: JsonlLineError, options: JsonlReadOptions<unknown>): void {
+  if (options.onTruncatedLine) options.onTruncatedLine(error);
+  else process.emitWarning(error.message, "JsonlTruncatedLine");
+}
+
+function truncatedLineError(file: string, line: number): JsonlLineError {
+  return new JsonlLineError(
+    file,
+    line,
+    "the last line is cut off (the writer was stopped mid-line); it was left out and the lines before it were read",
+  );
+}
+
+/** Whether the file's last byte is a newline (a complete last line). */
+function endsWithNewline(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, "r");
+    const size = fstatSync(fd).size;
+    if (size === 0) return true;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] === 0x0a;
+  } catch {
+    return true;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 export interface JsonlRecord<T> {
@@ -44,17 +81,31 @@ export async function* readJsonl<T = unknown>(
   const input = createReadStream(file, { encoding: "utf8", highWaterMark: 64 * 1024 });
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let lineNumber = 0;
+  // A line that is not JSON waits until we know whether it is the last one (maybe cut off).
+  let unparsable: JsonlLineError | undefined;
+  const fail = (error: JsonlLineError) => {
+    if (options.onError === "skip") options.onBadLine?.(error);
+    else throw error;
+  };
   try {
     for await (const text of lines) {
       lineNumber++;
       if (text.trim() === "") continue;
+      if (unparsable) {
+        fail(unparsable);
+        unparsable = undefined;
+      }
       const parsed = parseJsonlLine(text, file, lineNumber, options.schema);
       if (parsed.ok) {
         yield { value: parsed.value, line: lineNumber };
         continue;
       }
-      if (options.onError === "skip") options.onBadLine?.(parsed.error);
-      else throw parsed.error;
+      if (parsed.notJson) unparsable = parsed.error;
+      else fail(parsed.error);
+    }
+    if (unparsable) {
+      if (endsWithNewline(file)) fail(unparsable);
+      else reportTruncated(truncatedLineError(file, unparsable.line), options as JsonlReadOptions<unknown>);
     }
   } finally {
     lines.close();
@@ -80,12 +131,15 @@ export function parseJsonl<T = unknown>(
 ): T[] {
   const values: T[] = [];
   const lines = text.split(/\r?\n/);
+  const last = lines.findLastIndex((line) => line.trim() !== "");
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] ?? "";
     if (line.trim() === "") continue;
     const parsed = parseJsonlLine(line, source, index + 1, options.schema);
     if (parsed.ok) values.push(parsed.value);
-    else if (options.onError === "skip") options.onBadLine?.(parsed.error);
+    else if (parsed.notJson && index === last && !/\n\s*$/.test(text)) {
+      reportTruncated(truncatedLineError(source, index + 1), options as JsonlReadOptions<unknown>);
+    } else if (options.onError === "skip") options.onBadLine?.(parsed.error);
     else throw parsed.error;
   }
   return values;
@@ -96,12 +150,16 @@ function parseJsonlLine<T>(
   file: string,
   line: number,
   schema: z.ZodType<T> | undefined,
-): { ok: true; value: T } | { ok: false; error: JsonlLineError } {
+): { ok: true; value: T } | { ok: false; error: JsonlLineError; notJson?: boolean } {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return { ok: false, error: new JsonlLineError(file, line, `invalid JSON: ${(error as Error).message}`) };
+    return {
+      ok: false,
+      error: new JsonlLineError(file, line, `invalid JSON: ${(error as Error).message}`),
+      notJson: true,
+    };
   }
   if (!schema) return { ok: true, value: json as T };
   const result = schema.safeParse(json);

@@ -11,7 +11,7 @@ describe("JSON Schemas", () => {
   }
 
   it("carries a version in every versioned format", () => {
-    for (const name of ["captured-event", "run", "evaluator-result"] as const) {
+    for (const name of ["captured-event", "run", "evaluator-result", "run-folder"] as const) {
       const schema = jsonSchemaFor(name) as { properties: Record<string, unknown>; required: string[] };
       expect(schema.properties.version).toBeDefined();
       expect(schema.required).toContain("version");

@@ -63,7 +63,7 @@ describe("readJsonl", () => {
   });
 
   it("parses in-memory text with the same errors", () => {
-    expect(() => parseJsonl('{"a":1}\n[', "mem.jsonl")).toThrow("mem.jsonl:2");
+    expect(() => parseJsonl('{"a":1}\n[\n{"b":2}\n', "mem.jsonl")).toThrow("mem.jsonl:2");
   });
 });
 

@@ -1,20 +1,22 @@
 #!/usr/bin/env node
 import { createRequire } from "node:module";
-import { gradeCommand } from "./grade/grade-command.js";
+import { GRADE_EXIT, gradeCommand, internalErrorMessage } from "./grade/grade-command.js";
 
-const USAGE = `Usage: evals grade <run folder | cassette.json | run.json | stream.jsonl | events.jsonl> --case <case file> [options]
+const USAGE = `Usage: evals grade <run folder | cassette.json | run.json | stream.jsonl | events.jsonl> [--case <case file>] [options]
 
-Grades a stored run against a case without running the agent again.
+Grades a stored run against a case without running the agent again. A run folder the harness wrote
+(test-output/<run id>/) holds the case it ran: without --case, that case is graded again.
 
 Options:
-  --case <file>     the case file (YAML or JSON)
+  --case <file>     the case file (YAML or JSON); optional for a harness run folder
   --case-id <id>    which case, when the file holds several
   --json            print the evaluation as JSON
-  --verbose         show every violation and the evidence
+  --verbose         show every violation and the evidence (and the stack of an internal error)
   -h, --help        this help
   -v, --version     the version
 
-Exit code: 0 when the case passes, 1 when it fails, 2 when the input cannot be read.`;
+Exit code: 0 when the case passes, 1 when it fails, 2 when the input cannot be read,
+3 on an internal error (a bug in evals grade: one line, the stack with --verbose).`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -39,9 +41,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(
-      `evals: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-    process.exitCode = 2;
+    process.stderr.write(`${internalErrorMessage(error, process.argv.includes("--verbose"))}\n`);
+    process.exitCode = GRADE_EXIT.internalError;
   },
 );

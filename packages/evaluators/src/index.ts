@@ -14,6 +14,7 @@ export {
   type RuleOptionsBase,
   scorerFrom,
 } from "./evaluator.js";
+export { GRADE_EXIT } from "./grade/grade-command.js";
 // Re-grading stored runs.
 export {
   type LoadStoredRunOptions,

@@ -241,7 +241,7 @@ describe("evals grade", () => {
     const empty = join(temp, "empty-folder");
     mkdirSync(empty);
     expect(grade("grade", empty, "--case", passingCase).stderr).toContain(
-      "found none of run.json, stream.jsonl, events.jsonl",
+      "found none of result.json, run.json, stream.jsonl, events.jsonl",
     );
     const notRun = write(join(temp, "other.json"), '{"hello": 1}');
     expect(grade("grade", notRun, "--case", passingCase).stderr).toContain(
@@ -253,10 +253,109 @@ describe("evals grade", () => {
     expect(grade("--help").stdout).toContain("Usage: evals grade");
     expect(grade("grade", "--help").code).toBe(0);
     expect(grade("--version").stdout.trim()).toBe(pkg.version);
-    const noCase = grade("grade", temp);
+    const noCase = grade("grade", `${fixturesDir}multi-tool/stream.jsonl`);
     expect(noCase.code).toBe(2);
     expect(noCase.stderr).toContain("--case <file> is required");
+    expect(grade("--help").stdout).toContain("3 on an internal error");
     expect(grade("frobnicate").code).toBe(2);
     expect(grade("grade", "a", "--case", "b", "--what").stderr).toContain("unknown option --what");
+  });
+
+  it("loads hook events named like JavaScript prototype keys as unknown events", () => {
+    const inputs = readFileSync(`${fixturesDir}multi-tool/hooks.jsonl`, "utf8").trimEnd();
+    for (const name of ["toString", "constructor", "__proto__"]) {
+      const odd = `{"input":{"session_id":"s","cwd":"/home/dev/project","hook_event_name":"${name}"}}`;
+      const file = write(join(temp, `proto-${name}.jsonl`), `${inputs}\n${odd}\n`);
+      const result = grade("grade", file, "--case", passingCase);
+      expect(result.stderr).toBe("");
+      expect(result.code).toBe(0);
+    }
+  });
+
+  it("takes a hooks-only run's final text from Stop", () => {
+    // Captured without MessageDisplay: the last assistant message is only in Stop.
+    const lines = readFileSync(`${fixturesDir}multi-tool/hooks.jsonl`, "utf8")
+      .trimEnd()
+      .split("\n")
+      .filter((line) => !line.includes('"hook_event_name":"MessageDisplay"'));
+    const file = write(join(temp, "no-display.jsonl"), `${lines.join("\n")}\n`);
+    const respond = write(
+      join(temp, "responds.case.yaml"),
+      "id: responds\nbehavior:\n  expectedResponse: { contains: All steps done }\n",
+    );
+    const result = grade("grade", file, "--case", respond, "--json");
+    expect(result.stderr).toBe("");
+    const behavior = JSON.parse(result.stdout).verdicts.find(
+      (verdict: { evaluator: string }) => verdict.evaluator === "behavior",
+    );
+    expect(behavior).toMatchObject({ ok: true, reasons: [] });
+  });
+
+  it("grades claude --output-format json --verbose output, and refuses the result-only json clearly", () => {
+    const steps = write(
+      join(temp, "echo.case.yaml"),
+      "id: echo\nprompt: say hi\nbehavior:\n  mustUseTools: [Bash]\n  expectedResponse: { contains: hi }\n",
+    );
+    const messages = grade(
+      "grade",
+      `${fixturesDir}output-format-json/messages.json`,
+      "--case",
+      steps,
+      "--json",
+    );
+    expect(messages.stderr).toBe("");
+    expect(messages.code).toBe(0);
+    expect(JSON.parse(messages.stdout).format).toBe("json-messages");
+
+    const resultOnly = `${fixturesDir}output-format-json/result.json`;
+    const asJsonl = write(join(temp, "result-only.jsonl"), readFileSync(resultOnly, "utf8"));
+    const folder = join(temp, "run-result-only");
+    mkdirSync(folder);
+    const inFolder = write(join(folder, "stream.jsonl"), readFileSync(resultOnly, "utf8"));
+    for (const file of [resultOnly, asJsonl, inFolder]) {
+      const refused = grade("grade", file === inFolder ? folder : file, "--case", steps);
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).toBe("");
+      expect(refused.stderr).toContain(`${file}: this is \`claude --output-format json\` output`);
+      expect(refused.stderr).toContain("--output-format stream-json --verbose");
+    }
+  });
+
+  it("grades a run whose last line was cut off, with a warning naming the file and line", () => {
+    const lines = readFileSync(`${fixturesDir}multi-tool/stream.jsonl`, "utf8").trimEnd().split("\n");
+    const folder = join(temp, "run-cut");
+    mkdirSync(folder);
+    // Killed while writing a line: the last one stops half way, with no newline.
+    write(join(folder, "stream.jsonl"), `${lines.join("\n")}\n${lines[1]?.slice(0, 50)}`);
+    write(join(folder, "events.jsonl"), `${capturedEvents("run-cut")}\n{"version":1,"captu`);
+    const result = grade("grade", folder, "--case", passingCase);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      `warning: ${join(folder, "stream.jsonl")}:${lines.length + 1}: the last line is cut off`,
+    );
+    expect(result.stderr).toMatch(
+      new RegExp(`warning: ${join(folder, "events.jsonl")}:\\d+: the last line is cut off`),
+    );
+  });
+
+  it("exits 3 on an internal error, in one line (the stack only with --verbose)", () => {
+    // An invalid pattern is not caught when the case loads (yet), so evaluating it crashes.
+    const badPattern = write(
+      join(temp, "bad-pattern.case.yaml"),
+      'id: bad-pattern\nbehavior:\n  expectedResponse: { matches: "/(/" }\n',
+    );
+    const crashed = grade("grade", `${fixturesDir}multi-tool/stream.jsonl`, "--case", badPattern);
+    expect(crashed.code).toBe(3);
+    expect(crashed.stderr.trim().split("\n")).toHaveLength(1);
+    expect(crashed.stderr).toMatch(/^evals grade: internal error: SyntaxError: Invalid regular expression/);
+    const verbose = grade(
+      "grade",
+      `${fixturesDir}multi-tool/stream.jsonl`,
+      "--case",
+      badPattern,
+      "--verbose",
+    );
+    expect(verbose.code).toBe(3);
+    expect(verbose.stderr).toMatch(/\n\s+at /);
   });
 });

@@ -50,3 +50,26 @@ describe("performance-metrics", () => {
     expect(metrics.eventsByType).toMatchObject({ tool_call: 3, tool_result: 3, user_message: 1 });
   });
 });
+
+describe("tool names that are JavaScript prototype keys", () => {
+  it("are counted like any other tool, without touching Object.prototype", () => {
+    // The real multi-tool run, its calls renamed: Bash -> constructor, Read -> __proto__.
+    const run = fixtureRun("multi-tool");
+    const renamed = {
+      ...run,
+      events: run.events.map((event) =>
+        event.type === "tool_call"
+          ? {
+              ...event,
+              name: event.name === "Bash" ? "constructor" : event.name === "Read" ? "__proto__" : event.name,
+            }
+          : event,
+      ),
+    };
+    const metrics = measureRun(renamed);
+    expect(Object.keys(metrics.byTool).sort()).toEqual(["Write", "__proto__", "constructor"]);
+    expect(Object.getOwnPropertyDescriptor(metrics.byTool, "__proto__")?.value.calls).toBe(2);
+    expect(Object.getOwnPropertyDescriptor(metrics.byTool, "constructor")?.value.calls).toBe(2);
+    expect(({} as Record<string, unknown>).calls).toBeUndefined();
+  });
+});

@@ -1,4 +1,16 @@
-import { type AgentRunResult, type Run, runSummary, type Scorer } from "@evals/core";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import {
+  type AgentRunResult,
+  RUN_FOLDER_FILES,
+  type Run,
+  type RunFolderCase,
+  type RunFolderManifest,
+  readManifest,
+  runSummary,
+  type Scorer,
+  writeRunFolder,
+} from "@evals/core";
 import {
   type ExpectedOutcome,
   expectedOutcomeOf,
@@ -20,7 +32,7 @@ import type { ModelSource } from "@evals/vcr";
 import { caseFailureMessage, type TrialReport } from "./failure-message.js";
 import { checkPassRule, type PassRule, satisfiesPassRule } from "./pass-rule.js";
 import { newRunId, safeName } from "./sandbox.js";
-import { scoreTrial, type Threshold, type TrialScores } from "./scoring.js";
+import { scoreTrial, type Threshold, type TrialScores, thresholdFor } from "./scoring.js";
 import { type CassetteOption, runTrial, type TrialContext, type WorktreeOption } from "./trial.js";
 
 /** Fields describeEval reads from a case when they are there; anything else is the case's own. */
@@ -202,6 +214,33 @@ export async function evaluateCase<Case>(
       result && !error
         ? (scoredInWorktree ?? (await scoreTrial(scorers, { result, case: caseValue }, settings.threshold)))
         : undefined;
+    if (result) {
+      recordCaseInRunFolder(result, {
+        suite: settings.suite,
+        id,
+        name,
+        trial,
+        trials,
+        value: caseValue,
+        grading: {
+          ...(settings.threshold !== undefined ? { threshold: settings.threshold } : {}),
+          scorers: settings.scorers.map((scorer) => {
+            const needed = thresholdFor(scorer, settings.threshold);
+            return { name: scorer.name, ...(needed !== undefined ? { threshold: needed } : {}) };
+          }),
+          verdict: {
+            status: error || !scores ? "error" : scores.passed ? "passed" : "failed",
+            scores: (scores?.verdicts ?? []).map((verdict) => ({
+              scorer: verdict.scorer,
+              score: verdict.score,
+              passed: verdict.passed,
+              ...(verdict.threshold !== undefined ? { threshold: verdict.threshold } : {}),
+            })),
+            ...(error ? { error } : {}),
+          },
+        },
+      });
+    }
     return { trial, runId, result, error, scores, durationMs: performance.now() - trialStarted };
   };
 
@@ -283,6 +322,26 @@ function reportOf(trial: TrialRun, status: TrialResult["status"]): TrialReport {
     ...(typeof sandbox === "string" ? { sandboxDir: sandbox } : {}),
     ...(trial.error ? { error: trial.error } : {}),
   };
+}
+
+/**
+ * Adds the case and the verdict to the run's folder, so `evals grade <run folder>` can grade the
+ * run again the same way. Only for a run of this process (a replayed result's folder is not ours).
+ */
+function recordCaseInRunFolder(result: AgentRunResult, record: RunFolderCase): void {
+  const dir = result.output_dir;
+  // Only a folder the run folder writer made (runAgent's, or a replayed result's) gets the case.
+  if (!dir || !existsSync(join(dir, RUN_FOLDER_FILES.manifest))) return;
+  try {
+    const manifest = readManifest(dir) as RunFolderManifest;
+    // Through JSON: what cannot be stored (functions) is left out, as the file will have it.
+    writeRunFolder(dir, manifest.run_id, { case: JSON.parse(JSON.stringify(record)) as RunFolderCase });
+  } catch (error) {
+    process.emitWarning(
+      `could not record the case in the run folder ${dir}: ${error instanceof Error ? error.message : String(error)}`,
+      "EvalsRunFolder",
+    );
+  }
 }
 
 /** What went wrong with a run, as runAgent said, or as its outcome tells. */

@@ -9,8 +9,11 @@ import {
   type RedactOptions,
   type Redactor,
   type Run,
+  type RunFolderAgent,
   type RunNote,
   redactTreeSync,
+  registerExitCleanup,
+  writeRunFolder,
 } from "@evals/core";
 import { runOutcome } from "@evals/evaluators";
 import {
@@ -29,8 +32,7 @@ import { findClaude } from "./claude-bin.js";
 import { killProcessTree, runProcesses } from "./process-tree.js";
 import { reconcileRun } from "./reconcile.js";
 import { cleanupLeftoverRunsOnce, type GuardedRun, guardRun } from "./run-guard.js";
-import { createSandbox, finishPendingRemovals, hermeticEnv, newRunId } from "./sandbox.js";
-import { RESULT_FILE } from "./stored-runs.js";
+import { createSandbox, hermeticEnv, newRunId } from "./sandbox.js";
 
 /** Everything runAgent accepts: what to ask, how to run the CLI, and where things go. */
 export interface RunAgentOptions extends ClaudeFlags {
@@ -161,8 +163,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   });
   const pid = child.pid;
   guard.started(pid);
-  const active: ActiveRun = { pid, marker, outputDir, sandboxRoot: sandbox.root, redactor, guard };
-  trackRun(active);
+  const untrackRun = trackRun({ pid, marker, outputDir, sandboxRoot: sandbox.root, redactor, guard });
 
   let timedOut = false;
   let aborted = false;
@@ -235,7 +236,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   // Whatever the CLI left running (background shells, servers) goes too: nothing outlives a run.
   const leftovers = runProcesses(undefined, marker);
   if (leftovers.length > 0) await killProcessTree(undefined, { marker, graceMs: 500 });
-  activeRuns.delete(active);
+  untrackRun();
   guard.release();
   // The hook wrote what the agent printed, secrets included: redacted here, off the hook's hot path.
   redactTreeSync(outputDir, redactor);
@@ -296,8 +297,26 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
       finish_ms: round(performance.now() - exited),
     },
   });
-  writeFileSync(join(outputDir, RESULT_FILE), `${JSON.stringify(result, null, 2)}\n`);
+  // A multi-turn stream echoes its prompts; only a -p prompt must be told to a reader of the stream.
+  writeRunFolder(outputDir, runId, {
+    result,
+    agent: redactor.value(agentSettingsOf(options, multiTurn ? [] : prompts)),
+  });
   return result;
+}
+
+/** The options the run used that grading it again needs (approval-gate reads the permissions). */
+function agentSettingsOf(options: RunAgentOptions, prompts: string[]): RunFolderAgent {
+  return {
+    ...(prompts.length > 0 ? { prompts } : {}),
+    ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}),
+    ...(options.dangerouslySkipPermissions ? { permissionMode: "bypassPermissions" } : {}),
+    ...(options.allowedTools ? { allowedTools: options.allowedTools } : {}),
+    ...(options.disallowedTools ? { disallowedTools: options.disallowedTools } : {}),
+    ...(options.model ? { model: options.model } : {}),
+    ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+    ...(options.appendSystemPrompt !== undefined ? { appendSystemPrompt: options.appendSystemPrompt } : {}),
+  };
 }
 
 function round(ms: number): number {
@@ -376,6 +395,8 @@ async function readCaptured(
   const events = await readEvents(outputDir, {
     onError: "skip",
     onBadLine: (error) => notes.push({ kind: "parse_error", message: error.message }),
+    // A hook killed mid-write leaves a cut-off last line: the events before it still count.
+    onTruncatedLine: (error) => notes.push({ kind: "parse_error", message: error.message }),
   });
   for (const entry of await readHookErrors(outputDir, { onError: "skip" })) {
     notes.push({
@@ -409,55 +430,41 @@ interface ActiveRun {
   guard: GuardedRun;
 }
 
-const activeRuns = new Set<ActiveRun>();
-let exitHooksInstalled = false;
-
 /**
- * Ends every run in flight, redacts its folder and deletes its sandbox (no result will name it), and
- * deletes the sandboxes being deleted: the process is ending.
+ * Tracks a run in flight through @evals/core's exit clean-up (which re-raises a signal afterwards):
+ * if the test process exits or is told to stop, the run's process tree is killed, its folder
+ * redacted and its sandbox deleted (no result will name it). Returns the function that stops tracking.
  */
-function killActiveRunsNow(): void {
-  finishPendingRemovals();
-  for (const { pid, marker, outputDir, sandboxRoot, redactor, guard } of activeRuns) {
-    for (const proc of runProcesses(pid, marker)) {
-      try {
-        process.kill(proc.pid, "SIGKILL");
-      } catch {
-        // Gone already.
-      }
-    }
-    if (pid !== undefined) {
-      try {
-        process.kill(-pid, "SIGKILL");
-      } catch {
-        // Gone already.
-      }
-    }
-    redactTreeSync(outputDir, redactor);
-    rmSync(sandboxRoot, { recursive: true, force: true, maxRetries: 3 });
-    guard.release();
-  }
-  activeRuns.clear();
+function trackRun(run: ActiveRun): () => void {
+  const untrack = [
+    registerExitCleanup(() => killRunProcesses(run.pid, run.marker), "kill"),
+    registerExitCleanup(() => {
+      redactTreeSync(run.outputDir, run.redactor);
+      run.guard.release();
+    }, "save"),
+    registerExitCleanup(
+      () => rmSync(run.sandboxRoot, { recursive: true, force: true, maxRetries: 3 }),
+      "remove",
+    ),
+  ];
+  return () => {
+    for (const stop of untrack) stop();
+  };
 }
 
-function installExitHooks(): void {
-  if (exitHooksInstalled) return;
-  exitHooksInstalled = true;
-  process.on("exit", killActiveRunsNow);
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    const onSignal = () => {
-      killActiveRunsNow();
-      // Without other listeners Node would have exited on this signal: do what it would have done.
-      if (process.listenerCount(signal) === 1) {
-        process.removeListener(signal, onSignal);
-        process.kill(process.pid, signal);
-      }
-    };
-    process.on(signal, onSignal);
+function killRunProcesses(pid: number | undefined, marker: string): void {
+  for (const proc of runProcesses(pid, marker)) {
+    try {
+      process.kill(proc.pid, "SIGKILL");
+    } catch {
+      // Gone already.
+    }
   }
-}
-
-function trackRun(run: ActiveRun): void {
-  installExitHooks();
-  activeRuns.add(run);
+  if (pid !== undefined) {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // Gone already.
+    }
+  }
 }

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { registerExitCleanup } from "@evals/core";
 import { RUN_MARKER_ENV } from "./process-tree.js";
 
 /**
@@ -24,18 +25,8 @@ export interface Sandbox {
   removeLater(): void;
 }
 
-/** Sandboxes being deleted in the background. */
-const pendingRemovals = new Set<string>();
-let exitHookInstalled = false;
-
 function removeNow(root: string): void {
   rmSync(root, { recursive: true, force: true, maxRetries: 3 });
-}
-
-/** Deletes, now, the sandboxes still being deleted in the background (when the process ends). */
-export function finishPendingRemovals(): void {
-  for (const root of pendingRemovals) removeNow(root);
-  pendingRemovals.clear();
 }
 
 export function createSandbox(runId: string, parent = tmpdir()): Sandbox {
@@ -47,14 +38,11 @@ export function createSandbox(runId: string, parent = tmpdir()): Sandbox {
     tmpDir: join(root, "tmp"),
     remove: () => removeNow(root),
     removeLater: () => {
-      if (!exitHookInstalled) {
-        exitHookInstalled = true;
-        process.on("exit", finishPendingRemovals);
-      }
-      pendingRemovals.add(root);
+      // Whatever is still there when the process exits or is interrupted is deleted then.
+      const unregister = registerExitCleanup(() => removeNow(root), "remove");
       rm(root, { recursive: true, force: true, maxRetries: 3 })
         .catch(() => undefined)
-        .finally(() => pendingRemovals.delete(root));
+        .finally(unregister);
     },
   };
   for (const dir of [sandbox.configDir, sandbox.home, sandbox.tmpDir]) mkdirSync(dir, { recursive: true });

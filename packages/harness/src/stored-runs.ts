@@ -1,10 +1,12 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import {
   type AgentRunResult,
-  AgentRunResultSchema,
   listToolCalls,
+  RUN_FOLDER_FILES,
   type Run,
+  readRunFolder,
+  readRunFolderResult,
   type ToolCallView,
   toolSequence,
 } from "@evals/core";
@@ -16,32 +18,25 @@ import { type RunLookupOptions, readRun, runDirFor } from "@evals/hooks";
  * start, the run built from the capture hook's events.jsonl alone.
  */
 
-/** The file runAgent writes its result to, in the run's folder. */
-export const RESULT_FILE = "result.json";
+/** The file runAgent writes its result to, in the run's folder (see @evals/core's run folder). */
+export const RESULT_FILE = RUN_FOLDER_FILES.result;
 
 /** The stored result of a runAgent run (for re-grading without running the agent again). */
 export function readRunResult(testId: string, options: Pick<RunLookupOptions, "root"> = {}): AgentRunResult {
-  const file = join(runDirFor(testId, options), RESULT_FILE);
-  if (!existsSync(file))
-    throw new Error(`No stored result for run ${JSON.stringify(testId)}: ${file} does not exist`);
-  let value: unknown;
-  try {
-    value = JSON.parse(readFileSync(file, "utf8"));
-  } catch (error) {
-    throw new Error(`${file}: not valid JSON: ${(error as Error).message}`);
+  const dir = runDirFor(testId, options);
+  const result = readRunFolderResult(dir);
+  if (!result) {
+    throw new Error(
+      `No stored result for run ${JSON.stringify(testId)}: ${join(dir, RESULT_FILE)} does not exist`,
+    );
   }
-  const parsed = AgentRunResultSchema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`${file} (field ${issue.path.join(".") || "(root)"}): ${issue.message}`);
-  }
-  return { ...parsed.data, origin: "stored" };
+  return { ...result, origin: "stored" };
 }
 
 /** The run of `testId`: runAgent's reconciled run when stored, else the hooks' events alone. */
 export async function readStoredRun(testId: string, options: RunLookupOptions = {}): Promise<Run> {
   const dir = runDirFor(testId, options);
-  if (existsSync(join(dir, RESULT_FILE))) return readRunResult(testId, options).run;
+  if (existsSync(join(dir, RESULT_FILE))) return (await readRunFolder(dir)).run;
   return readRun(dir, options);
 }
 

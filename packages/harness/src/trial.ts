@@ -1,10 +1,13 @@
+import { mkdirSync } from "node:fs";
 import {
   type AgentRunResult,
   createRedactor,
   type RedactOptions,
   type Run,
   secretsFromEnv,
+  writeRunFolder,
 } from "@evals/core";
+import { runDirFor } from "@evals/hooks";
 import type { ModelServer, ModelSource, ReplaySource, VcrMode } from "@evals/vcr";
 import type { Trial as WorktreeTrial, TrialOptions as WorktreeTrialOptions } from "@evals/worktree";
 import { type RunAgentOptions, type RunAgentResult, runAgent } from "./run-agent.js";
@@ -188,7 +191,7 @@ async function runWithModel<Case>(
       },
       () => runAgent(options),
     );
-    return { command: [], ...result };
+    return { command: [], ...withRunFolder(result, options) };
   }
   let source: ModelSource | undefined;
   let wire: { file: string; mode: VcrMode } | undefined;
@@ -256,6 +259,19 @@ async function failOnDivergence(
 /** What a recording of the run must not contain: the run's own secrets (its env, its redact option). */
 function recordingRedaction(options: RunAgentOptions): RedactOptions {
   return { ...options.redact, ...(options.env ? { env: options.env } : {}) };
+}
+
+/**
+ * A replayed result (its recording keeps no folder) gets a run folder of its own under this trial's
+ * run id, so it can be graded again like a live run. A recorded one already has runAgent's.
+ */
+function withRunFolder(result: AgentRunResult, options: RunAgentOptions): AgentRunResult {
+  if (result.output_dir !== undefined || options.runId === undefined) return result;
+  const dir = runDirFor(options.runId, options.outputRoot ? { root: options.outputRoot } : {});
+  mkdirSync(dir, { recursive: true });
+  const stored = { ...result, output_dir: dir };
+  writeRunFolder(dir, options.runId, { result: stored });
+  return stored;
 }
 
 /** The options that identify a run in its cassette: the JSON-able ones that change what it does. */

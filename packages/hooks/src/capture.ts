@@ -223,7 +223,8 @@ const PHASES: Record<string, ToolCallEntry["phase"]> = {
 function toolCallEntry(line: CapturedEvent): ToolCallEntry | string | undefined {
   const event = line.event as Record<string, unknown>;
   const name = String(event.hook_event_name);
-  const phase = PHASES[name];
+  // Own keys only: an event named "constructor" or "toString" is no tool event.
+  const phase = Object.hasOwn(PHASES, name) ? PHASES[name] : undefined;
   if (!phase) return undefined;
   const input = event.tool_input;
   if (typeof event.tool_name !== "string")

@@ -27,6 +27,11 @@ export interface ReadOptions {
    */
   onError?: "throw" | "skip";
   onBadLine?: (error: JsonlLineError) => void;
+  /**
+   * A cut-off last line (the hook was killed mid-write) is left out either way, and passed here
+   * (readRun also keeps it as a note); without a handler, a process warning names the file and line.
+   */
+  onTruncatedLine?: (error: JsonlLineError) => void;
 }
 
 /** The run folder exists but the hook never wrote to it, or it does not exist. */
@@ -74,6 +79,10 @@ export async function readRun(runDir: string, options: ReadRunOptions = {}): Pro
     onBadLine: (error) => {
       skipped.push(error);
       options.onBadLine?.(error);
+    },
+    onTruncatedLine: (error) => {
+      skipped.push(error);
+      options.onTruncatedLine?.(error);
     },
   });
   const inputs = events.map((line) => line.event);

@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { writeFileAtomic } from "@evals/core";
 import { DEFAULT_HOOK_EVENTS, isToolHookEvent } from "./events.js";
 
 /**
@@ -72,10 +73,7 @@ export function hookSettings(options: HookSettingsOptions = {}): ClaudeSettings 
 export function writeHookSettings(file: string, options: HookSettingsOptions = {}): string {
   const target = resolve(file);
   const settings = hookSettings(options);
-  mkdirSync(dirname(target), { recursive: true });
-  const temporary = `${target}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(settings, null, 2)}\n`);
-  renameSync(temporary, target);
+  writeFileAtomic(target, `${JSON.stringify(settings, null, 2)}\n`);
   return target;
 }
 

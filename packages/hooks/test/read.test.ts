@@ -116,6 +116,19 @@ describe("readRun", () => {
     expect(run.events[0]?.timestamp).toBe(new Date(1_800_000_000_001).toISOString());
   });
 
+  it("keeps a run whose last line was cut off (the hook was killed mid-write), noting file and line", async () => {
+    const runDir = runWith([line(1, pre("a")), line(2, post("a"))]);
+    writeFileSync(
+      join(runDir, "events.jsonl"),
+      `${JSON.stringify(line(1, pre("a")))}\n${JSON.stringify(line(2, post("a")))}\n{"version":1,"capt`,
+    );
+    const run = await readRun(runDir);
+    expect(listToolCalls(run).map((call) => [call.name, call.status])).toEqual([["Bash", "ok"]]);
+    expect(run.notes.map((note) => note.message)).toEqual([
+      expect.stringMatching(new RegExp(`^${join(runDir, "events.jsonl")}:3: the last line is cut off`)),
+    ]);
+  });
+
   it("marks a call denied only when its agent went on after the permission request", async () => {
     const request = (id: string) => ({
       hook_event_name: "PermissionRequest",
@@ -199,5 +212,27 @@ describe("getToolCalls / getToolSequence / readToolCallEntries", () => {
   it("readToolCallEntries is empty for a run without tool calls", async () => {
     const runDir = runWith([line(1, { hook_event_name: "SessionStart" })]);
     expect(await readToolCallEntries(runDir)).toEqual([]);
+  });
+});
+
+describe("events named like JavaScript prototype keys", () => {
+  it("are captured and read back as unknown events, with no tool-call entry and no hook error", async () => {
+    const root = join(temp.dir, "proto-root");
+    const env = { TEST_RUN_ID: "proto", EVALS_OUTPUT_DIR: root };
+    for (const event of [pre("1"), post("1")]) captureHookEvent({ ...common, ...event }, { env });
+    for (const name of ["constructor", "toString", "__proto__"]) {
+      const input = JSON.parse(`{"session_id":"s1","cwd":"/p","hook_event_name":${JSON.stringify(name)}}`);
+      expect(captureHookEvent(input, { env })).toMatchObject({ captured: true, toolCallWritten: false });
+    }
+    const runDir = runDirFor("proto", { root });
+    expect(await readHookErrors(runDir)).toEqual([]);
+    expect((await readEvents(runDir)).map((line) => line.event.hook_event_name)).toEqual([
+      "PreToolUse",
+      "PostToolUse",
+      "constructor",
+      "toString",
+      "__proto__",
+    ]);
+    expect(listToolCalls(await readRun(runDir)).map((call) => call.name)).toEqual(["Bash"]);
   });
 });

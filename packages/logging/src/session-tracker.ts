@@ -194,7 +194,7 @@ export class SessionTracker {
     switch (event.type) {
       case "tool_call": {
         node.toolCalls++;
-        node.toolCallsByName[event.name] = (node.toolCallsByName[event.name] ?? 0) + 1;
+        countTool(node.toolCallsByName, event.name);
         this.openCalls.set(event.id, { call: event, ms });
         changes.push({ kind: "tool_call", session: node, call: event });
         if (isDelegationTool(event.name)) {
@@ -527,4 +527,13 @@ const CLOCK_DIGITS = [11, 12, 14, 15, 17, 18, 20, 21, 22];
 /** The session tree of a stored run. */
 export function buildSessionTree(run: Pick<Run, "events" | "agents">): SessionTree {
   return SessionTracker.fromRun(run).buildTree();
+}
+
+/**
+ * Adds one to a tool's count. An own property is defined, so a tool named "constructor" or
+ * "__proto__" is counted like any other instead of reaching Object.prototype.
+ */
+function countTool(counts: Record<string, number>, name: string): void {
+  const value = (Object.hasOwn(counts, name) ? (counts[name] ?? 0) : 0) + 1;
+  Object.defineProperty(counts, name, { value, enumerable: true, writable: true, configurable: true });
 }

@@ -287,3 +287,25 @@ describe("isoToMs", () => {
     }
   });
 });
+
+describe("tool names that are JavaScript prototype keys", () => {
+  it("are counted per session like any other tool", () => {
+    // The real multi-tool run, its calls renamed: Bash -> constructor, Read -> __proto__.
+    const run = fixtureRun("multi-tool");
+    const renamed = {
+      ...run,
+      events: run.events.map((event) =>
+        event.type === "tool_call"
+          ? {
+              ...event,
+              name: event.name === "Bash" ? "constructor" : event.name === "Read" ? "__proto__" : event.name,
+            }
+          : event,
+      ),
+    };
+    const counts = buildSessionTree(renamed).root.toolCallsByName;
+    expect(Object.keys(counts).sort()).toEqual(["Write", "__proto__", "constructor"]);
+    expect(Object.getOwnPropertyDescriptor(counts, "constructor")?.value).toBe(2);
+    expect(Object.getOwnPropertyDescriptor(counts, "__proto__")?.value).toBe(2);
+  });
+});

@@ -1,5 +1,5 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { readFileSync } from "node:fs";
+import { writeFileAtomic } from "@evals/core";
 import { z } from "zod";
 import { createRedactor, type RedactOptions, type Redactor } from "./redact.js";
 import { encodeSse, parseSse } from "./sse.js";
@@ -294,10 +294,7 @@ export function writeSecretFreeFile(file: string, text: string, redactor: Redact
   if (leaks.length > 0) {
     throw new Error(`refusing to write ${file}: it would contain secrets (${leaks.join(", ")})`);
   }
-  mkdirSync(dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, text);
-  renameSync(temporary, file);
+  writeFileAtomic(file, text);
 }
 
 export function writeRecording(file: string, recording: Recording, redact?: RedactOptions): void {

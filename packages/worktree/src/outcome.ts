@@ -10,11 +10,10 @@ import {
   rmSync,
   statSync,
   utimesSync,
-  writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
-import { type Redactor, redactFileSync } from "@evals/core";
+import { type Redactor, redactFileSync, writeFileAtomic } from "@evals/core";
 import { z } from "zod";
 import { WorktreeError } from "./errors.js";
 import { type GitOptions, git, gitOutputSync } from "./git.js";
@@ -204,8 +203,7 @@ function* captureSteps(
     const outcomeFile = join(outputDir, OUTCOME_FILE);
     const json = `${JSON.stringify(outcome, null, 2)}\n`;
     const written = options.redactor ? options.redactor.text(json) : json;
-    writeFileSync(`${outcomeFile}.partial`, written);
-    renameSync(`${outcomeFile}.partial`, outcomeFile);
+    writeFileAtomic(outcomeFile, written);
     return written === json ? outcome : (JSON.parse(written) as Outcome);
   } finally {
     rmSync(scratch, { recursive: true, force: true });

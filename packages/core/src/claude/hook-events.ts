@@ -20,7 +20,8 @@ export interface HookEventsOptions {
  * Translates captured hook inputs (in capture order) into a Run. PostToolBatch is ignored so tool
  * calls are never counted twice; MessageDisplay deltas of one message become one assistant_text.
  * What hooks cannot tell (the tool_use_id of a PermissionRequest, which call started a subagent) is
- * inferred from the pending calls and noted.
+ * inferred from the pending calls and noted. The final text comes from Stop's
+ * `last_assistant_message` when no MessageDisplay event already gave it.
  */
 export function runFromHookEvents(events: Iterable<HookInput>, options: HookEventsOptions = {}): Run {
   const inputs = [...events];
@@ -33,7 +34,7 @@ function buildFromHookEvents(events: readonly HookInput[], options: HookEventsOp
   if (options.runId) builder.meta.id = options.runId;
   const pending: { id: string; name: string; agent: string; input: Record<string, unknown> }[] = [];
   /** Open assistant_text events by message id: later deltas of the message are appended. */
-  const textByMessage = new Map<string, { text: string }>();
+  const textByMessage = new Map<string, { text: string; agent: string }>();
   let missingIds = 0;
   let position = -1;
 
@@ -140,6 +141,24 @@ function buildFromHookEvents(events: readonly HookInput[], options: HookEventsOp
             ...(typeof record.load_reason === "string" ? { load_reason: record.load_reason } : {}),
           },
         ];
+        break;
+      }
+      case "Stop": {
+        // The agent's last message: the run's final text when MessageDisplay did not show it.
+        const text = record.last_assistant_message;
+        if (typeof text !== "string" || text.trim() === "") break;
+        let lastText: string | undefined;
+        for (const open of textByMessage.values()) if (open.agent === agent) lastText = open.text;
+        if (lastText?.trim() === text.trim()) break;
+        const stopText = {
+          type: "assistant_text" as const,
+          agent,
+          message_id: `stop:${position}`,
+          text,
+          ...timestamp,
+        };
+        textByMessage.set(stopText.message_id, stopText);
+        builder.push(stopText);
         break;
       }
       case "MessageDisplay": {

@@ -1,7 +1,8 @@
 import { evaluate } from "../cases/evaluate.js";
-import { CaseFileError, type LoadedCase, loadCases } from "../cases/load.js";
-import { casePrompts } from "../cases/schema.js";
-import { loadStoredRun, StoredRunError } from "./load-run.js";
+import { CaseFileError, loadCases, parseCase } from "../cases/load.js";
+import { casePrompts, type EvalCase } from "../cases/schema.js";
+import { judgeAsHarness } from "./harness-grading.js";
+import { loadStoredRun, type StoredRun, StoredRunError } from "./load-run.js";
 import { formatEvaluation } from "./report.js";
 
 interface Output {
@@ -47,7 +48,17 @@ function parseArguments(argv: string[]): GradeArguments | string {
   return parsed;
 }
 
-/** `evals grade`: returns the exit code (0 pass, 1 fail, 2 unreadable input). */
+/** The exit codes of `evals grade`. */
+export const GRADE_EXIT = {
+  passed: 0,
+  failed: 1,
+  /** The run, the case file or the arguments cannot be read. */
+  unreadable: 2,
+  /** evals grade itself failed (a bug): a one-line message, the stack with --verbose. */
+  internalError: 3,
+} as const;
+
+/** `evals grade`: returns the exit code (see GRADE_EXIT). */
 export async function gradeCommand(
   argv: string[],
   io: { stdout: Output; stderr: Output; usage: string },
@@ -55,62 +66,117 @@ export async function gradeCommand(
   const args = parseArguments(argv);
   if (typeof args === "string") {
     io.stderr.write(`evals grade: ${args}\n\n${io.usage}\n`);
-    return 2;
+    return GRADE_EXIT.unreadable;
   }
+  try {
+    return await grade(args, io);
+  } catch (error) {
+    io.stderr.write(`${internalErrorMessage(error, args.verbose)}\n`);
+    return GRADE_EXIT.internalError;
+  }
+}
+
+/** An internal error in one line (what and where it failed), or with its stack when verbose. */
+export function internalErrorMessage(error: unknown, verbose: boolean): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  if (verbose && error instanceof Error && error.stack) return `evals grade: internal error: ${error.stack}`;
+  return `evals grade: internal error: ${text.split("\n")[0]} (this is a bug in evals grade; --verbose shows the stack)`;
+}
+
+async function grade(args: GradeArguments, io: { stdout: Output; stderr: Output; usage: string }) {
   if (args.help) {
     io.stdout.write(`${io.usage}\n`);
-    return 0;
+    return GRADE_EXIT.passed;
   }
-  if (!args.target || !args.caseFile) {
-    io.stderr.write(
-      `evals grade: ${!args.target ? "which run? give a run folder, cassette or stream.jsonl" : "--case <file> is required"}\n\n${io.usage}\n`,
-    );
-    return 2;
+  if (!args.target) {
+    io.stderr.write(`evals grade: which run? give a run folder, cassette or stream.jsonl\n\n${io.usage}\n`);
+    return GRADE_EXIT.unreadable;
   }
-  let evalCase: LoadedCase;
-  try {
-    const cases = loadCases(args.caseFile);
-    const chosen = args.caseId
-      ? cases.find((item) => item.id === args.caseId)
-      : cases.length === 1
-        ? cases[0]
-        : undefined;
-    if (!chosen) {
-      const ids = cases.map((item) => item.id).join(", ");
-      io.stderr.write(
-        args.caseId
-          ? `evals grade: ${args.caseFile} has no case ${JSON.stringify(args.caseId)} (cases: ${ids})\n`
-          : `evals grade: ${args.caseFile} holds ${cases.length} cases; pick one with --case-id (${ids})\n`,
-      );
-      return 2;
+  let evalCase: EvalCase | undefined;
+  if (args.caseFile) {
+    try {
+      const cases = loadCases(args.caseFile);
+      const chosen = args.caseId
+        ? cases.find((item) => item.id === args.caseId)
+        : cases.length === 1
+          ? cases[0]
+          : undefined;
+      if (!chosen) {
+        const ids = cases.map((item) => item.id).join(", ");
+        io.stderr.write(
+          args.caseId
+            ? `evals grade: ${args.caseFile} has no case ${JSON.stringify(args.caseId)} (cases: ${ids})\n`
+            : `evals grade: ${args.caseFile} holds ${cases.length} cases; pick one with --case-id (${ids})\n`,
+        );
+        return GRADE_EXIT.unreadable;
+      }
+      evalCase = chosen;
+    } catch (error) {
+      if (error instanceof CaseFileError) {
+        io.stderr.write(`evals grade: invalid case file\n${error.message}\n`);
+        return GRADE_EXIT.unreadable;
+      }
+      throw error;
     }
-    evalCase = chosen;
-  } catch (error) {
-    if (error instanceof CaseFileError) {
-      io.stderr.write(`evals grade: invalid case file\n${error.message}\n`);
-      return 2;
-    }
-    throw error;
   }
-  let stored: Awaited<ReturnType<typeof loadStoredRun>>;
+  let stored: StoredRun;
   try {
-    stored = await loadStoredRun(args.target, { prompts: casePrompts(evalCase) });
+    stored = await loadStoredRun(args.target, evalCase ? { prompts: casePrompts(evalCase) } : {});
   } catch (error) {
     if (error instanceof StoredRunError || (error as Error).name === "JsonlLineError") {
       io.stderr.write(`evals grade: cannot read the run: ${(error as Error).message}\n`);
-      return 2;
+      return GRADE_EXIT.unreadable;
     }
     throw error;
   }
-  const evaluation = await evaluate(stored.run, evalCase);
+  for (const warning of stored.warnings) io.stderr.write(`evals grade: warning: ${warning}\n`);
+  const recorded = stored.manifest?.case;
+  if (!evalCase) {
+    // The case the harness ran, stored in the run folder with its verdict.
+    if (!recorded) {
+      io.stderr.write(
+        `evals grade: --case <file> is required (${stored.file} holds no case: only a run folder written by the harness does)\n\n${io.usage}\n`,
+      );
+      return GRADE_EXIT.unreadable;
+    }
+    try {
+      evalCase = parseCase(recorded.value, `the case stored in ${stored.file}`);
+    } catch (error) {
+      io.stderr.write(
+        `evals grade: the run folder's case ${JSON.stringify(recorded.id)} is not an @evals/evaluators case, so it cannot be graded without one; give --case <file>\n${(error as Error).message}\n`,
+      );
+      return GRADE_EXIT.unreadable;
+    }
+  }
+  const evaluated = await evaluate(stored.run, evalCase);
+  // The stored case is judged as the harness judged it: with the thresholds it used.
+  const evaluation =
+    !args.caseFile && recorded?.grading ? judgeAsHarness(evaluated, recorded.grading) : evaluated;
+  const harness = recorded?.grading?.verdict;
   if (args.json) {
     io.stdout.write(
-      `${JSON.stringify({ source: stored.file, format: stored.format, ...evaluation }, null, 2)}\n`,
+      `${JSON.stringify(
+        {
+          source: stored.file,
+          format: stored.format,
+          ...evaluation,
+          ...(stored.warnings.length > 0 ? { warnings: stored.warnings } : {}),
+          ...(harness ? { harnessVerdict: harness } : {}),
+        },
+        null,
+        2,
+      )}\n`,
     );
   } else {
     io.stdout.write(
       `${formatEvaluation(evaluation, stored.run, { source: `${stored.file} (${stored.format})`, verbose: args.verbose })}\n`,
     );
+    if (harness) {
+      const same = harness.status === (evaluation.passed ? "passed" : "failed");
+      io.stdout.write(
+        `The harness's verdict on this run: ${harness.status.toUpperCase()}${same ? "" : " (not this one: the harness ran other scorers or options)"}\n`,
+      );
+    }
   }
-  return evaluation.passed ? 0 : 1;
+  return evaluation.passed ? GRADE_EXIT.passed : GRADE_EXIT.failed;
 }

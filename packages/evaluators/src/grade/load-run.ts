@@ -1,15 +1,22 @@
 import { readFileSync, statSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import {
+  type AgentRunResult,
   type CapturedEvent,
   CapturedEventSchema,
+  type ClaudeOutputFormat,
+  type JsonlLineError,
+  parseClaudeOutput,
   parseHookInput,
   parseJsonl,
+  RESULT_ONLY_NOTE,
   type Run,
+  RunFolderError,
+  type RunFolderManifest,
   RunSchema,
   readJsonlFile,
+  readRunFolder,
   runFromHookEvents,
-  runFromStreamJson,
 } from "@evals/core";
 
 /** A stored run that cannot be read: which file, and what is wrong with it. */
@@ -28,7 +35,20 @@ export interface StoredRun {
   /** The file the run was read from. */
   file: string;
   /** How it was stored. */
-  format: "run-json" | "cassette" | "stream-json" | "captured-events" | "hook-inputs";
+  format:
+    | "run-result"
+    | "run-json"
+    | "cassette"
+    | "stream-json"
+    | "json-messages"
+    | "captured-events"
+    | "hook-inputs";
+  /** The stored AgentRunResult (exit code, timed out, error), when the run folder has one. */
+  result?: AgentRunResult & Record<string, unknown>;
+  /** A run folder's manifest: the agent's options and, when the harness ran a case, the case. */
+  manifest?: RunFolderManifest;
+  /** What was left out while reading (a cut-off last line): file and line, one each. */
+  warnings: string[];
 }
 
 export interface LoadStoredRunOptions {
@@ -41,10 +61,12 @@ export interface LoadStoredRunOptions {
 
 /**
  * Reads a stored run, whatever stored it:
- * - a run folder (test-output/<run-id>): its run.json (a serialized Run) when present, else its
- *   stream.jsonl (stream-json), else its events.jsonl (captured hook events);
- * - a .json file: a Run, or a cassette / AgentRunResult whose `run` (or `result.run`) is one;
+ * - a run folder (test-output/<run-id>): through @evals/core's readRunFolder (its result.json, the
+ *   run the harness graded, when present; else run.json, stream.jsonl, events.jsonl);
+ * - a .json file: a Run, a cassette / AgentRunResult whose `run` (or `result.run`) is one, or
+ *   `claude --output-format json --verbose` output (a JSON array of stream messages);
  * - a .jsonl file: stream-json, captured events, or hook inputs (one per line, or `{input}` lines).
+ * `claude --output-format json` without --verbose (the result only, no tool calls) is refused.
  */
 export async function loadStoredRun(path: string, options: LoadStoredRunOptions = {}): Promise<StoredRun> {
   let isDirectory: boolean;
@@ -60,61 +82,78 @@ export async function loadStoredRun(path: string, options: LoadStoredRunOptions 
     const runId = ["stream", "events", "hooks"].includes(name) ? basename(dirname(resolve(path))) : name;
     return loadJsonlRun(path, options, runId);
   }
-  return loadJsonRun(path);
+  return loadJsonRun(path, options);
 }
 
 async function loadRunFolder(dir: string, options: LoadStoredRunOptions): Promise<StoredRun> {
-  const runId = basename(dir);
-  const file = (name: string) => join(dir, name);
-  if (exists(file("run.json"))) return loadJsonRun(file("run.json"));
-  const events = exists(file("events.jsonl"))
-    ? await readCapturedEvents(file("events.jsonl"), runId)
-    : undefined;
-  if (exists(file("stream.jsonl"))) {
-    const prompts = events ? promptsOf(events.map((line) => line.event)) : [];
-    const lines = await readJsonlFile(file("stream.jsonl"));
-    const run = runFromStreamJson(lines, {
-      prompts: prompts.length > 0 ? prompts : (options.prompts ?? []),
-      runId,
-    });
-    return { run, file: file("stream.jsonl"), format: "stream-json" };
+  try {
+    const folder = await readRunFolder(dir, options.prompts ? { prompts: options.prompts } : {});
+    if (
+      folder.source === "stream-json" &&
+      folder.run.notes.some((note) => note.message === RESULT_ONLY_NOTE)
+    ) {
+      throw resultOnly(folder.file);
+    }
+    return {
+      run: folder.run,
+      file: folder.file,
+      format: folder.source === "result" ? "run-result" : folder.source,
+      ...(folder.result ? { result: folder.result } : {}),
+      ...(folder.manifest ? { manifest: folder.manifest } : {}),
+      warnings: folder.warnings,
+    };
+  } catch (error) {
+    if (error instanceof RunFolderError)
+      throw new StoredRunError(error.file, error.message.slice(error.file.length + 2));
+    throw error;
   }
-  if (events) {
-    const run = runFromHookEvents(
-      events.map((line) => line.event),
-      { runId, timestamps: events.map((line) => line.captured_at) },
-    );
-    return { run, file: file("events.jsonl"), format: "captured-events" };
-  }
-  throw new StoredRunError(dir, "not a run folder: found none of run.json, stream.jsonl, events.jsonl");
 }
 
-function exists(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
+/** The message for `claude --output-format json` output, which holds no tool calls to grade. */
+function resultOnly(file: string): StoredRunError {
+  return new StoredRunError(
+    file,
+    "this is `claude --output-format json` output: the final result only, without the tool calls, so the run cannot be graded; capture it with --output-format stream-json --verbose (or json --verbose)",
+  );
+}
+
+/** Claude Code's own output (stream-json, or json --verbose): a run, or a clear refusal. */
+function claudeOutputRun(
+  text: string,
+  file: string,
+  options: LoadStoredRunOptions,
+  runId: string,
+  warnings: string[],
+): StoredRun {
+  const output = parseClaudeOutput(text, file, {
+    prompts: options.prompts ?? [],
+    runId,
+    onTruncatedLine: (error: JsonlLineError) => warnings.push(error.message),
+  });
+  if (output.format === "json-result") throw resultOnly(file);
+  const format: Exclude<ClaudeOutputFormat, "json-result"> = output.format;
+  return { run: output.run, file, format, warnings };
 }
 
 /** Captured events of one run, in capture order (seq), validated line by line. */
-async function readCapturedEvents(file: string, runId?: string): Promise<CapturedEvent[]> {
-  const lines = await readJsonlFile(file, { schema: CapturedEventSchema });
+async function readCapturedEvents(
+  file: string,
+  runId: string | undefined,
+  onTruncatedLine: (error: JsonlLineError) => void,
+): Promise<CapturedEvent[]> {
+  const lines = await readJsonlFile(file, { schema: CapturedEventSchema, onTruncatedLine });
   const ofRun = runId ? lines.filter((line) => line.run_id === runId) : [];
   return (ofRun.length > 0 ? ofRun : lines).sort((a, b) => a.seq - b.seq);
 }
 
-function promptsOf(events: { hook_event_name: string }[]): string[] {
-  return events
-    .filter((event) => event.hook_event_name === "UserPromptSubmit")
-    .map((event) => String((event as { prompt?: unknown }).prompt ?? ""));
-}
-
 async function loadJsonlRun(file: string, options: LoadStoredRunOptions, runId: string): Promise<StoredRun> {
   const text = readFileSync(file, "utf8");
+  const warnings: string[] = [];
+  const onTruncatedLine = (error: JsonlLineError) => warnings.push(error.message);
   const first = firstJsonLine(text, file);
+  if (Array.isArray(first)) return claudeOutputRun(text, file, options, runId, warnings);
   if (first && typeof first === "object" && "run_id" in first && "event" in first) {
-    const events = await readCapturedEvents(file);
+    const events = await readCapturedEvents(file, undefined, onTruncatedLine);
     return {
       run: runFromHookEvents(
         events.map((line) => line.event),
@@ -122,20 +161,22 @@ async function loadJsonlRun(file: string, options: LoadStoredRunOptions, runId: 
       ),
       file,
       format: "captured-events",
+      warnings,
     };
   }
   if (first && typeof first === "object" && ("hook_event_name" in first || "input" in first)) {
-    const lines = parseJsonl<Record<string, unknown>>(text, file);
-    const inputs = lines.map((line) => parseHookInput("hook_event_name" in line ? line : line.input));
-    return { run: runFromHookEvents(inputs, { runId }), file, format: "hook-inputs" };
+    const lines = parseJsonl<Record<string, unknown>>(text, file, { onTruncatedLine });
+    const inputs = lines.map((line, position) => {
+      try {
+        return parseHookInput("hook_event_name" in line ? line : line.input);
+      } catch (error) {
+        throw new StoredRunError(`${file}:${position + 1}`, `not a hook input: ${(error as Error).message}`);
+      }
+    });
+    return { run: runFromHookEvents(inputs, { runId }), file, format: "hook-inputs", warnings };
   }
   if (first && typeof first === "object" && "type" in first) {
-    const lines = parseJsonl(text, file);
-    return {
-      run: runFromStreamJson(lines, { prompts: options.prompts ?? [], runId }),
-      file,
-      format: "stream-json",
-    };
+    return claudeOutputRun(text, file, options, runId, warnings);
   }
   throw new StoredRunError(
     file,
@@ -154,20 +195,27 @@ function firstJsonLine(text: string, file: string): unknown {
   }
 }
 
-function loadJsonRun(file: string): StoredRun {
+function loadJsonRun(file: string, options: LoadStoredRunOptions): StoredRun {
+  const text = readFileSync(file, "utf8");
   let value: unknown;
   try {
-    value = JSON.parse(readFileSync(file, "utf8"));
+    value = JSON.parse(text);
   } catch (error) {
     throw new StoredRunError(file, `invalid JSON: ${(error as Error).message}`);
   }
+  const warnings: string[] = [];
+  // claude --output-format json: an array of messages (--verbose) or the result object alone.
+  if (Array.isArray(value)) {
+    return claudeOutputRun(text, file, options, basename(file, ".json"), warnings);
+  }
+  if ((value as { type?: unknown } | null)?.type === "result") throw resultOnly(file);
   const direct = RunSchema.safeParse(value);
-  if (direct.success) return { run: direct.data, file, format: "run-json" };
+  if (direct.success) return { run: direct.data, file, format: "run-json", warnings };
   const record = (value && typeof value === "object" ? value : {}) as Record<string, unknown>;
   const nested = record.run ?? (record.result as Record<string, unknown> | undefined)?.run;
   if (nested !== undefined) {
     const parsed = RunSchema.safeParse(nested);
-    if (parsed.success) return { run: parsed.data, file, format: "cassette" };
+    if (parsed.success) return { run: parsed.data, file, format: "cassette", warnings };
     const issue = parsed.error.issues[0];
     const prefix = record.run !== undefined ? "run" : "result.run";
     throw new StoredRunError(

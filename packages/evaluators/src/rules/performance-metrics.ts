@@ -67,25 +67,29 @@ export function performanceMetrics(run: Run, _options: PerformanceMetricsOptions
 
 export function measureRun(run: Run): PerformanceMetrics {
   const index = indexRun(run);
-  const byTool: Record<string, ToolTiming> = {};
-  const byAgent: Record<string, number> = {};
+  // A Map: tool names such as "constructor" or "__proto__" must not hit Object.prototype.
+  const timings = new Map<string, ToolTiming>();
+  const callsByAgent = new Map<string, number>();
   const intervals: [number, number][] = [];
   // Each event's time, parsed once (Date.parse is the costly part of this evaluator).
   const times = run.events.map((event) => time(event.timestamp));
   for (const call of index.calls) {
-    byTool[call.name] ??= {
-      calls: 0,
-      errors: 0,
-      timed: 0,
-      totalMs: 0,
-      avgMs: undefined,
-      minMs: undefined,
-      maxMs: undefined,
-    };
-    const timing = byTool[call.name] as ToolTiming;
+    let timing = timings.get(call.name);
+    if (!timing) {
+      timing = {
+        calls: 0,
+        errors: 0,
+        timed: 0,
+        totalMs: 0,
+        avgMs: undefined,
+        minMs: undefined,
+        maxMs: undefined,
+      };
+      timings.set(call.name, timing);
+    }
     timing.calls++;
     if (call.status === "error" || call.status === "denied") timing.errors++;
-    byAgent[call.agent] = (byAgent[call.agent] ?? 0) + 1;
+    callsByAgent.set(call.agent, (callsByAgent.get(call.agent) ?? 0) + 1);
     const start = times[call.index];
     const end = call.result ? times[call.result.index] : undefined;
     const duration =
@@ -98,8 +102,11 @@ export function measureRun(run: Run): PerformanceMetrics {
       if (start !== undefined) intervals.push([start, start + duration]);
     }
   }
-  for (const timing of Object.values(byTool))
+  for (const timing of timings.values())
     timing.avgMs = timing.timed > 0 ? timing.totalMs / timing.timed : undefined;
+  // Object.fromEntries defines own properties, so even "__proto__" is an ordinary key here.
+  const byTool: Record<string, ToolTiming> = Object.fromEntries(timings);
+  const byAgent: Record<string, number> = Object.fromEntries(callsByAgent);
 
   const eventsByType: Record<string, number> = {};
   let first: number | undefined;

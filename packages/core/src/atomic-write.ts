@@ -1,0 +1,29 @@
+import { randomBytes } from "node:crypto";
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+
+/**
+ * Writes a file so that readers see either the old content or the new, never half of it: the text
+ * goes to a temporary file in the same folder, is flushed to disk, then renamed over the target.
+ */
+export function writeFileAtomic(file: string, content: string): void {
+  const folder = dirname(file);
+  mkdirSync(folder, { recursive: true });
+  const temp = join(folder, `.${basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  const fd = openSync(temp, "w");
+  try {
+    writeSync(fd, content);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  try {
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}

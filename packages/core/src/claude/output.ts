@@ -1,0 +1,58 @@
+import { readFileSync } from "node:fs";
+import { type JsonlLineError, parseJsonl } from "../jsonl-reader.js";
+import type { Run } from "../run.js";
+import { runFromStreamJson, type StreamJsonOptions } from "./stream-json.js";
+
+/**
+ * What `claude -p` printed, in any of its output formats:
+ * - "stream-json": `--output-format stream-json --verbose`, one JSON message a line;
+ * - "json-messages": `--output-format json --verbose`, one JSON array of the same messages;
+ * - "json-result": `--output-format json`, one JSON object, the result only: no tool calls, no
+ *   assistant messages. It loads as a run holding just its final result, with a note saying so.
+ */
+export type ClaudeOutputFormat = "stream-json" | "json-messages" | "json-result";
+
+export interface ClaudeOutput {
+  run: Run;
+  format: ClaudeOutputFormat;
+}
+
+export interface ClaudeOutputOptions extends StreamJsonOptions {
+  /** A cut-off last line of stream-json (see readJsonl's onTruncatedLine). */
+  onTruncatedLine?: (error: JsonlLineError) => void;
+}
+
+/** The note a result-only run carries. */
+export const RESULT_ONLY_NOTE =
+  "this is `claude --output-format json` output: the final result only, without the tool calls or messages of the run (capture with --output-format stream-json --verbose to see them)";
+
+/** Reads a file of Claude Code output (see ClaudeOutputFormat) into a Run. */
+export function runFromClaudeOutput(file: string, options: ClaudeOutputOptions = {}): ClaudeOutput {
+  return parseClaudeOutput(readFileSync(file, "utf8"), file, options);
+}
+
+/**
+ * Parses Claude Code output already in memory into a Run, telling which format it was. Invalid
+ * JSON throws a JsonlLineError naming `source` and the line (a cut-off last line is left out).
+ */
+export function parseClaudeOutput(
+  text: string,
+  source: string,
+  options: ClaudeOutputOptions = {},
+): ClaudeOutput {
+  const { onTruncatedLine, ...streamOptions } = options;
+  if (text.trimStart().startsWith("[")) {
+    const [messages] = parseJsonl<unknown>(text.replace(/\r?\n(?=.)/g, " "), source);
+    if (Array.isArray(messages)) {
+      return { run: runFromStreamJson(messages, streamOptions), format: "json-messages" };
+    }
+  }
+  const lines = parseJsonl<unknown>(text, source, onTruncatedLine ? { onTruncatedLine } : {});
+  const only = lines.length === 1 ? (lines[0] as { type?: unknown } | null) : undefined;
+  if (only && typeof only === "object" && only.type === "result") {
+    const run = runFromStreamJson(lines, streamOptions);
+    run.notes.push({ kind: "other", message: RESULT_ONLY_NOTE });
+    return { run, format: "json-result" };
+  }
+  return { run: runFromStreamJson(lines, streamOptions), format: "stream-json" };
+}

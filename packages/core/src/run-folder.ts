@@ -1,0 +1,267 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
+import { z } from "zod";
+import { type AgentRunResult, AgentRunResultSchema } from "./agent-run.js";
+import { writeFileAtomic } from "./atomic-write.js";
+import { type CapturedEvent, CapturedEventSchema } from "./captured-event.js";
+import { runFromHookEvents } from "./claude/hook-events.js";
+import { runFromClaudeOutput } from "./claude/output.js";
+import { RUN_FOLDER_VERSION } from "./format-version.js";
+import { type JsonlLineError, readJsonlFile } from "./jsonl-reader.js";
+import { type Run, RunSchema } from "./run.js";
+
+/**
+ * The run folder, `test-output/<run id>/`: everything one run of an agent left behind, and what
+ * re-grading it needs. One writer (writeRunFolder) and one reader (readRunFolder) for every package:
+ * - `run-folder.json`: the manifest (this module's format, versioned): the run id, the options the
+ *   agent ran with, and, when the harness ran a case, the case and how it was graded;
+ * - `result.json`: the AgentRunResult (the reconciled run, exit code, timed out, origin, error);
+ * - `stream.jsonl`: the CLI's stream-json output; `events.jsonl`: the capture hook's events.
+ */
+export const RUN_FOLDER_FILES = {
+  manifest: "run-folder.json",
+  result: "result.json",
+  stream: "stream.jsonl",
+  events: "events.jsonl",
+  /** A serialized Run (older folders, or written by hand). */
+  run: "run.json",
+} as const;
+
+/** The options the agent ran with that grading depends on (approval-gate reads the first three). */
+export const RunFolderAgentSchema = z.looseObject({
+  permissionMode: z.string().optional(),
+  allowedTools: z.array(z.string()).optional(),
+  disallowedTools: z.array(z.string()).optional(),
+  model: z.string().optional(),
+  maxTurns: z.number().optional(),
+  appendSystemPrompt: z.string().optional(),
+  /** The `-p` prompt, which stream-json does not echo (a multi-turn run's stream has its prompts). */
+  prompts: z.array(z.string()).optional(),
+});
+export type RunFolderAgent = z.infer<typeof RunFolderAgentSchema>;
+
+/** One scorer's verdict on the run, as the harness gave it. */
+export const RunFolderScoreSchema = z.object({
+  scorer: z.string(),
+  score: z.number(),
+  passed: z.boolean(),
+  threshold: z.number().optional(),
+});
+
+/** The case the harness ran, and how it graded the run: what `evals grade` needs to do it again. */
+export const RunFolderCaseSchema = z.object({
+  suite: z.string(),
+  id: z.string(),
+  name: z.string().optional(),
+  /** 0-based trial number, and how many trials the case had. */
+  trial: z.number().int().nonnegative(),
+  trials: z.number().int().positive(),
+  /** The case value itself (for an @evals/evaluators case: the case, as JSON). */
+  value: z.unknown(),
+  grading: z
+    .object({
+      /** describeEval's `threshold` option, as given. */
+      threshold: z.unknown().optional(),
+      /** The scorers, in order, with the threshold each needed. */
+      scorers: z.array(z.object({ name: z.string(), threshold: z.number().optional() })),
+      /** The harness's verdict on this trial. */
+      verdict: z.object({
+        status: z.enum(["passed", "failed", "error"]),
+        scores: z.array(RunFolderScoreSchema),
+        error: z.string().optional(),
+      }),
+    })
+    .optional(),
+});
+export type RunFolderCase = z.infer<typeof RunFolderCaseSchema>;
+
+export const RunFolderManifestSchema = z.object({
+  version: z.literal(RUN_FOLDER_VERSION, {
+    error: (issue) =>
+      `unsupported run folder version ${JSON.stringify(issue.input)}: this @evals/core reads version ${RUN_FOLDER_VERSION}`,
+  }),
+  run_id: z.string(),
+  /** When the manifest was last written (ISO). */
+  written_at: z.string(),
+  agent: RunFolderAgentSchema.optional(),
+  case: RunFolderCaseSchema.optional(),
+});
+export type RunFolderManifest = z.infer<typeof RunFolderManifestSchema>;
+
+/** A run folder that cannot be read: which file, and what is wrong with it. */
+export class RunFolderError extends Error {
+  override readonly name = "RunFolderError";
+  constructor(
+    readonly file: string,
+    message: string,
+  ) {
+    super(`${file}: ${message}`);
+  }
+}
+
+export interface WriteRunFolderInput {
+  /** The run's result: written to result.json. */
+  result?: AgentRunResult;
+  agent?: RunFolderAgent;
+  case?: RunFolderCase;
+}
+
+/**
+ * Writes (or adds to) a run folder: result.json when a result is given, and the manifest, merged
+ * with what it already held (runAgent writes the result and agent options, the harness then adds
+ * the case and its verdict). Every file is written atomically.
+ */
+export function writeRunFolder(dir: string, runId: string, input: WriteRunFolderInput): RunFolderManifest {
+  if (input.result) {
+    writeFileAtomic(join(dir, RUN_FOLDER_FILES.result), `${JSON.stringify(input.result, null, 2)}\n`);
+  }
+  const previous = readManifest(dir);
+  const manifest: RunFolderManifest = {
+    version: RUN_FOLDER_VERSION,
+    run_id: runId,
+    written_at: new Date().toISOString(),
+    ...(previous?.agent || input.agent ? { agent: { ...previous?.agent, ...input.agent } } : {}),
+    ...((input.case ?? previous?.case) ? { case: input.case ?? previous?.case } : {}),
+  };
+  writeFileAtomic(join(dir, RUN_FOLDER_FILES.manifest), `${JSON.stringify(manifest, null, 2)}\n`);
+  return manifest;
+}
+
+/** What a run folder holds, read and checked. */
+export interface RunFolder {
+  dir: string;
+  runId: string;
+  /** The manifest, when the folder has one (folders written before it existed do not). */
+  manifest?: RunFolderManifest;
+  /** The stored AgentRunResult (fields beyond the schema, such as runAgent's `error`, are kept). */
+  result?: AgentRunResult & Record<string, unknown>;
+  /** The run: the stored result's (reconciled) run, else built from the stream, else the hook events. */
+  run: Run;
+  /** The file the run came from. */
+  file: string;
+  source: "result" | "run-json" | "stream-json" | "captured-events";
+  /** Lines left out (a cut-off last line, bad lines of the capture): file and line, one each. */
+  warnings: string[];
+}
+
+export interface ReadRunFolderOptions {
+  /** Prompts for a stream-only folder when neither the manifest nor the hook events tell them. */
+  prompts?: string[];
+}
+
+/** Whether `dir` looks like a run folder (it has any of the files a run leaves). */
+export function isRunFolder(dir: string): boolean {
+  return Object.values(RUN_FOLDER_FILES).some((name) => isFile(join(dir, name)));
+}
+
+/**
+ * Reads a run folder. The run is the stored result's run when there is one (the harness reconciled
+ * the stream and the hooks), else a serialized run.json, else stream.jsonl (prompts from the
+ * manifest or the captured UserPromptSubmit events), else events.jsonl. A cut-off last line is left
+ * out with a warning; anything else unreadable throws a RunFolderError or JsonlLineError naming the
+ * file (and line).
+ */
+export async function readRunFolder(dir: string, options: ReadRunFolderOptions = {}): Promise<RunFolder> {
+  const file = (name: string) => join(dir, name);
+  const warnings: string[] = [];
+  const onTruncatedLine = (error: JsonlLineError) => warnings.push(error.message);
+  const manifest = readManifest(dir);
+  const runId = manifest?.run_id ?? basename(dir);
+  const base = { dir, runId, ...(manifest ? { manifest } : {}), warnings };
+
+  if (isFile(file(RUN_FOLDER_FILES.result))) {
+    const result = readResult(file(RUN_FOLDER_FILES.result));
+    return { ...base, result, run: result.run, file: file(RUN_FOLDER_FILES.result), source: "result" };
+  }
+  if (isFile(file(RUN_FOLDER_FILES.run))) {
+    const value = readJson(file(RUN_FOLDER_FILES.run));
+    const run = parseWith(RunSchema, value, file(RUN_FOLDER_FILES.run), "not a valid Run");
+    return { ...base, run, file: file(RUN_FOLDER_FILES.run), source: "run-json" };
+  }
+  const events = isFile(file(RUN_FOLDER_FILES.events))
+    ? await readCapturedEvents(file(RUN_FOLDER_FILES.events), runId, onTruncatedLine)
+    : undefined;
+  if (isFile(file(RUN_FOLDER_FILES.stream))) {
+    const captured = events ? promptsOf(events) : [];
+    const prompts = manifest?.agent?.prompts ?? (captured.length > 0 ? captured : (options.prompts ?? []));
+    const output = runFromClaudeOutput(file(RUN_FOLDER_FILES.stream), { prompts, runId, onTruncatedLine });
+    return { ...base, run: output.run, file: file(RUN_FOLDER_FILES.stream), source: "stream-json" };
+  }
+  if (events) {
+    const run = runFromHookEvents(
+      events.map((line) => line.event),
+      { runId, timestamps: events.map((line) => line.captured_at) },
+    );
+    return { ...base, run, file: file(RUN_FOLDER_FILES.events), source: "captured-events" };
+  }
+  throw new RunFolderError(
+    dir,
+    `not a run folder: found none of ${[RUN_FOLDER_FILES.result, RUN_FOLDER_FILES.run, RUN_FOLDER_FILES.stream, RUN_FOLDER_FILES.events].join(", ")}`,
+  );
+}
+
+/** The folder's manifest, undefined when it has none; throws a RunFolderError when it is invalid. */
+export function readManifest(dir: string): RunFolderManifest | undefined {
+  const path = join(dir, RUN_FOLDER_FILES.manifest);
+  if (!existsSync(path)) return undefined;
+  return parseWith(RunFolderManifestSchema, readJson(path), path, "not a valid run folder manifest");
+}
+
+/**
+ * The folder's stored AgentRunResult (result.json), undefined when it has none; throws a
+ * RunFolderError naming the file and field when it is invalid.
+ */
+export function readRunFolderResult(dir: string): (AgentRunResult & Record<string, unknown>) | undefined {
+  const path = join(dir, RUN_FOLDER_FILES.result);
+  return isFile(path) ? readResult(path) : undefined;
+}
+
+function readResult(path: string): AgentRunResult & Record<string, unknown> {
+  const value = readJson(path);
+  const parsed = parseWith(AgentRunResultSchema, value, path, "not a valid AgentRunResult");
+  // Fields the schema does not list (runAgent's error, command, timings) are kept for the reader.
+  return { ...(value as Record<string, unknown>), ...parsed };
+}
+
+/** Captured events of one run, in capture order (seq), validated line by line. */
+async function readCapturedEvents(
+  path: string,
+  runId: string,
+  onTruncatedLine: (error: JsonlLineError) => void,
+): Promise<CapturedEvent[]> {
+  const lines = await readJsonlFile(path, { schema: CapturedEventSchema, onTruncatedLine });
+  const ofRun = lines.filter((line) => line.run_id === runId);
+  return (ofRun.length > 0 ? ofRun : lines).sort((a, b) => a.seq - b.seq);
+}
+
+function promptsOf(events: CapturedEvent[]): string[] {
+  return events
+    .filter((line) => line.event.hook_event_name === "UserPromptSubmit")
+    .map((line) => String((line.event as { prompt?: unknown }).prompt ?? ""));
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function readJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new RunFolderError(path, `not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function parseWith<T>(schema: z.ZodType<T>, value: unknown, path: string, what: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new RunFolderError(
+    `${path} (field ${issue?.path.map(String).join(".") || "(root)"})`,
+    `${what}: ${issue?.message ?? "invalid"}`,
+  );
+}

@@ -1,0 +1,81 @@
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  type AgentRunResult,
+  listToolCalls,
+  parseHookInput,
+  RUN_FOLDER_FILES,
+  readRunFolder,
+  runFromHookEvents,
+  writeRunFolder,
+} from "../src/index.js";
+import { fixtureHookInputs, fixturesDir } from "./fixtures.js";
+
+const newFolder = () => mkdtempSync(join(tmpdir(), "run-folder-"));
+const run = runFromHookEvents(fixtureHookInputs("multi-tool").map(parseHookInput), { runId: "r1" });
+const result: AgentRunResult & { error: string } = {
+  run_id: "r1",
+  run,
+  exit_code: 1,
+  timed_out: false,
+  duration_ms: 12,
+  origin: "live",
+  error: "claude exited with code 1",
+};
+
+describe("the run folder", () => {
+  it("reads back what was written: result (with its extra fields), agent options, case and verdict", async () => {
+    const dir = newFolder();
+    writeRunFolder(dir, "r1", { result, agent: { permissionMode: "acceptEdits", allowedTools: ["Read"] } });
+    writeRunFolder(dir, "r1", {
+      case: {
+        suite: "s",
+        id: "c",
+        trial: 0,
+        trials: 1,
+        value: { id: "c", prompt: "p" },
+        grading: {
+          scorers: [{ name: "behavior" }],
+          verdict: { status: "failed", scores: [{ scorer: "behavior", score: 0, passed: false }] },
+        },
+      },
+    });
+    const folder = await readRunFolder(dir);
+    expect(folder.source).toBe("result");
+    expect(folder.runId).toBe("r1");
+    expect(folder.result?.exit_code).toBe(1);
+    expect(folder.result?.error).toBe("claude exited with code 1");
+    expect(folder.run).toEqual(run);
+    expect(folder.manifest?.agent).toEqual({ permissionMode: "acceptEdits", allowedTools: ["Read"] });
+    expect(folder.manifest?.case?.grading?.verdict.status).toBe("failed");
+    expect(JSON.parse(readFileSync(join(dir, RUN_FOLDER_FILES.manifest), "utf8")).version).toBe(1);
+  });
+
+  it("says which version it reads when the manifest is newer", async () => {
+    const dir = newFolder();
+    writeFileSync(
+      join(dir, RUN_FOLDER_FILES.manifest),
+      JSON.stringify({ version: 2, run_id: "r", written_at: "" }),
+    );
+    await expect(readRunFolder(dir)).rejects.toThrow(
+      /run-folder\.json \(field version\): .*unsupported run folder version 2/,
+    );
+  });
+
+  it("reads a stream-only folder, with the prompts of the manifest", async () => {
+    const dir = newFolder();
+    copyFileSync(`${fixturesDir}multi-tool/stream.jsonl`, join(dir, RUN_FOLDER_FILES.stream));
+    writeRunFolder(dir, "r2", { agent: { prompts: ["do the steps"] } });
+    const folder = await readRunFolder(dir);
+    expect(folder.source).toBe("stream-json");
+    expect(folder.run.events[0]).toMatchObject({ type: "user_message", text: "do the steps" });
+    expect(listToolCalls(folder.run)).toHaveLength(5);
+  });
+
+  it("names the folder when it holds no run", async () => {
+    const dir = newFolder();
+    await expect(readRunFolder(dir)).rejects.toThrow(`${dir}: not a run folder`);
+  });
+});
