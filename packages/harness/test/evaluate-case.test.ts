@@ -175,7 +175,9 @@ describe("evaluateCase: the run's outcome", () => {
       scorers: [],
     });
     expect(outcome.passed).toBe(true);
-    expect(outcome.result.trials[0]?.cost_usd).toBe(0.212956);
+    // A Run handed over by the task was not paid for here: its cost is the recording's, counted once.
+    expect(outcome.result.trials[0]?.recorded_cost_usd).toBe(0.212956);
+    expect(outcome.result.trials[0]?.cost_usd).toBeUndefined();
   });
 });
 
