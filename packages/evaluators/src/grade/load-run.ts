@@ -2,11 +2,11 @@ import { readFileSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import {
   type CapturedEvent,
-  CapturedEventSchema,
   parseHookInput,
   parseJsonl,
   type Run,
   RunSchema,
+  readCapturedEvents as readCapturedEventsFile,
   readJsonlFile,
   runFromHookEvents,
   runFromStreamJson,
@@ -97,9 +97,12 @@ function exists(path: string): boolean {
   }
 }
 
-/** Captured events of one run, in capture order (seq), validated line by line. */
+/**
+ * Captured events of one run, in capture order (seq), validated line by line (both forms: the Node
+ * hook's, and the shell hook's raw lines; a raw line whose input was not a hook input is no event).
+ */
 async function readCapturedEvents(file: string, runId?: string): Promise<CapturedEvent[]> {
-  const lines = await readJsonlFile(file, { schema: CapturedEventSchema });
+  const lines = await readCapturedEventsFile(file);
   const ofRun = runId ? lines.filter((line) => line.run_id === runId) : [];
   return (ofRun.length > 0 ? ofRun : lines).sort((a, b) => a.seq - b.seq);
 }
