@@ -93,6 +93,17 @@ export function parseCapturedEventLine(
     return { error: new JsonlLineError(file, line, `invalid JSON: ${(error as Error).message}`) };
   }
   const record = json as Record<string, unknown> | null;
+  // An input that is not JSON could close the event early and add envelope fields of its own.
+  if (
+    raw &&
+    (record?.version !== RAW_CAPTURED_EVENT_VERSION ||
+      record.captured_at !== raw[1] ||
+      record.run_id !== raw[2] ||
+      record.seq !== Number(raw[3]) ||
+      record.pid !== Number(raw[4]))
+  ) {
+    return badInput("the hook input is not a single JSON object (it overrode the line's fields)");
+  }
   if (record?.version === RAW_CAPTURED_EVENT_VERSION) {
     const event = record.event as Record<string, unknown> | null;
     if (event === null || typeof event !== "object" || Array.isArray(event)) {
