@@ -119,7 +119,7 @@ export function parseCapturedEventLine(
       : [];
   const result = CapturedEventSchema.safeParse(json);
   if (!result.success) {
-    if (raw) return badInput(`the hook input is not a hook input: ${result.error.issues[0]?.message}`);
+    // A JSON object with an event name: kept, as the Node hook keeps it, and reported like its lines.
     const issue = result.error.issues[0];
     const field = issue && issue.path.length > 0 ? issue.path.map(String).join(".") : undefined;
     return { error: new JsonlLineError(file, line, issue?.message ?? "invalid line", field) };

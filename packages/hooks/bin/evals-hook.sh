@@ -22,7 +22,7 @@ hook=${0%/*}/../dist/evals-hook.cjs
 payload=
 full() {
   # The Node hook, with the input on stdin: what was read, then the rest.
-  if [ -z "$payload" ]; then "$node" "$hook"; else { printf '%s\n' "$payload"; cat; } | "$node" "$hook"; fi
+  if [ -z "$payload" ]; then "$node" "$hook"; else { printf '%s' "$payload"; cat; } | "$node" "$hook"; fi
   exit 0
 }
 [ -z "${BASH_VERSION-}${ZSH_VERSION-}${KSH_VERSION-}${BB_ASH_VERSION-}${YASH_VERSION-}" ] || full
@@ -35,7 +35,8 @@ case $id in '' | . | *..* | *[!A-Za-z0-9._-]*) full ;; esac
 root=${EVALS_OUTPUT_DIR:-${CLAUDE_PROJECT_DIR:-$PWD}}
 case $root in /*) ;; *) root=$PWD/$root ;; esac
 dir=$root/test-output/$id
-[ -d "$dir" ] || mkdir -p "$dir" || full
+[ ! -h "$root/test-output" ] || full
+[ -d "$dir" ] || [ -h "$dir" ] || mkdir -p "$dir" || full
 # Never through a link out of the root: the Node hook refuses and logs those.
 [ ! -h "$root/test-output" ] && [ ! -h "$dir" ] && [ ! -h "$dir/events.jsonl" ] && [ -d "$dir" ] || full
 # Room kept for hook-errors.log on a full disk (the Node hook frees it to log), gone at SessionEnd.
@@ -46,21 +47,24 @@ reserve=$dir/.hook-reserve
 limit=${EVALS_HOOK_MAX_FIELD_BYTES:-262144}
 case $limit in '' | *[!0-9]* | 0*) limit=262144 ;; esac
 [ ${#limit} -le 12 ] || limit=262144
-payload=$(head -c $((limit + 1)))
+# The x keeps the trailing newlines $(...) would strip: what was read goes on to the Node hook as is.
+payload=$(head -c $((limit + 1)) && echo x)
+payload=${payload%x}
 [ ${#payload} -le "$limit" ] || full
 
 nl='
 '
-cr=$(printf '\r')
-case $payload in *"$nl"* | *"$cr"*) full ;; esac
-case $payload in '{"'*'}') ;; *) full ;; esac
-case $payload in *'"hook_event_name":"'*) ;; *) full ;; esac
+cr='' # a carriage return
+event=${payload%"$nl"}
+case $event in *"$nl"* | *"$cr"*) full ;; esac
+case $event in '{"'*'}') ;; *) full ;; esac
+case $event in *'"hook_event_name":"'*) ;; *) full ;; esac
 
 # seq: microseconds of the real-time clock (the Node hook uses the same clock).
 set -- $(date -u '+%Y-%m-%dT%H:%M:%S %s %N')
 case ${3-} in [0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]) ;; *) full ;; esac
 ns=$3
-line="{\"version\":2,\"captured_at\":\"$1.${ns%??????}Z\",\"run_id\":\"$id\",\"seq\":$2${ns%???},\"pid\":$$,\"event\":$payload}
+line="{\"version\":2,\"captured_at\":\"$1.${ns%??????}Z\",\"run_id\":\"$id\",\"seq\":$2${ns%???},\"pid\":$$,\"event\":$event}
 "
 if ! printf '%s' "$line" >>"$dir/events.jsonl"; then
   # A full disk may have left part of the line: the Node hook removes it, retries, and logs.
@@ -68,5 +72,5 @@ if ! printf '%s' "$line" >>"$dir/events.jsonl"; then
   export EVALS_HOOK_UNFINISHED_PID
   full
 fi
-case $payload in *'"hook_event_name":"SessionEnd"'*) rm -f "$reserve" ;; esac
+case $event in *'"hook_event_name":"SessionEnd"'*) rm -f "$reserve" ;; esac
 exit 0
