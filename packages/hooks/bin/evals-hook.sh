@@ -39,7 +39,7 @@ dir=$root/test-output/$id
 [ -d "$dir" ] || [ -h "$dir" ] || mkdir -p "$dir" || full
 # Never through a link out of the root: the Node hook refuses and logs those.
 [ ! -h "$root/test-output" ] && [ ! -h "$dir" ] && [ ! -h "$dir/events.jsonl" ] && [ -d "$dir" ] || full
-# Room kept for hook-errors.log on a full disk (the Node hook frees it to log), gone at SessionEnd.
+# Room kept for hook-errors.log on a full disk (the Node hook frees it to log), gone at Stop.
 reserve=$dir/.hook-reserve
 [ -e "$reserve" ] || [ -h "$reserve" ] || printf '%16384s' '' >"$reserve"
 
@@ -54,7 +54,8 @@ payload=${payload%x}
 
 nl='
 '
-cr='' # a carriage return
+cr='
+' # a carriage return
 event=${payload%"$nl"}
 case $event in *"$nl"* | *"$cr"*) full ;; esac
 case $event in '{"'*'}') ;; *) full ;; esac
@@ -72,5 +73,6 @@ if ! printf '%s' "$line" >>"$dir/events.jsonl"; then
   export EVALS_HOOK_UNFINISHED_PID
   full
 fi
-case $event in *'"hook_event_name":"SessionEnd"'*) rm -f "$reserve" ;; esac
+# The run may be over (SessionEnd is not registered by default): the next event makes it again.
+case $event in *'"hook_event_name":"Stop"'* | *'"hook_event_name":"SessionEnd"'*) rm -f "$reserve" ;; esac
 exit 0

@@ -38,6 +38,11 @@ export interface CaptureContext {
    * its unfinished line is removed before this event is written.
    */
   unfinishedPid?: number;
+  /**
+   * Keep the run's reserve (RESERVE_FILE) for logging on a full disk. The hook executable does;
+   * in-process capture (captureHookEvent) does not by default, as no SessionEnd may come to remove it.
+   */
+  keepReserve?: boolean;
 }
 
 export interface CaptureOutcome {
@@ -73,6 +78,7 @@ export function captureHookEvent(input: unknown, options: Partial<CaptureContext
     seq: options.seq ?? hookSeq(),
     limits: options.limits ?? hookLimitsFromEnv(env),
     ...(options.stdinProblems ? { stdinProblems: options.stdinProblems } : {}),
+    ...(options.keepReserve ? { keepReserve: true } : {}),
   });
 }
 
@@ -106,7 +112,7 @@ export function captureHookInput(text: string, context: CaptureContext): Capture
 
   try {
     try {
-      ensureRunDir(root, run.id);
+      ensureRunDir(root, run.id, { reserve: context.keepReserve === true });
     } catch (error) {
       report("write_failed", describe(error), text ? { input_head: text.slice(0, 200) } : {});
       return outcome;
@@ -137,7 +143,8 @@ export function captureHookInput(text: string, context: CaptureContext): Capture
       report("write_failed", describe(error), { input_head: text.slice(0, 200) });
       return outcome;
     }
-    if (eventName === "SessionEnd") releaseReserve(runDir);
+    // The run may be over (SessionEnd is not registered by default): the next event makes it again.
+    if (eventName === "Stop" || eventName === "SessionEnd") releaseReserve(runDir);
     const entry = toolCallEntry(line);
     if (entry === undefined) return outcome;
     if (typeof entry === "string") {

@@ -49,6 +49,7 @@ export async function runHook(env: NodeJS.ProcessEnv = process.env): Promise<voi
     limits,
     stdinProblems: input.problems,
     ...unfinishedPid(env.EVALS_HOOK_UNFINISHED_PID),
+    keepReserve: true,
   });
 }
 

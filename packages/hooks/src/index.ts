@@ -13,6 +13,7 @@ export {
   CAPTURABLE_HOOK_EVENTS,
   DEFAULT_HOOK_EVENTS,
   type HookEventName,
+  OPTIONAL_HOOK_EVENTS,
   TOOL_HOOK_EVENTS,
 } from "./events.js";
 export { HOOK_ERROR_VERSION, type HookErrorEntry, type HookErrorKind } from "./hook-errors.js";

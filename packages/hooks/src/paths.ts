@@ -11,7 +11,7 @@ export const TOOL_CALLS_FILE = "tool-calls.jsonl";
 export const HOOK_ERRORS_FILE = "hook-errors.log";
 /**
  * Space kept free for hook-errors.log while a run is captured: on a full disk the hook deletes it
- * and so can still log what it could not write. Removed at SessionEnd.
+ * and so can still log what it could not write. Removed at Stop and SessionEnd (made again by the next event).
  */
 export const RESERVE_FILE = ".hook-reserve";
 export const RESERVE_BYTES = 16 * 1024;

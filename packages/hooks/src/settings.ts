@@ -29,7 +29,10 @@ export interface ClaudeSettings {
 }
 
 export interface HookSettingsOptions {
-  /** Events to register. Default: DEFAULT_HOOK_EVENTS (add "PostToolBatch" to capture batches). */
+  /**
+   * Events to register. Default: DEFAULT_HOOK_EVENTS, the events the readers use
+   * (CAPTURABLE_HOOK_EVENTS adds SessionStart, Notification, SessionEnd and PostToolBatch).
+   */
   events?: readonly string[];
   /**
    * The command Claude Code runs. Default: the fast shell entry, `<dash> <hookShellPath()> <node>`,

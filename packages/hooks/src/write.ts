@@ -34,13 +34,13 @@ export class HookWriteError extends Error {
  * the run folder must be real folders: a symbolic link at either is refused, so nothing is ever
  * written through a link out of the root.
  */
-export function ensureRunDir(root: string, runId: string): string {
+export function ensureRunDir(root: string, runId: string, options: { reserve?: boolean } = {}): string {
   makeFolders(root);
   const outputDir = join(root, OUTPUT_FOLDER);
   makeRealFolder(outputDir);
   const runDir = join(outputDir, runId);
   makeRealFolder(runDir);
-  keepReserve(runDir);
+  if (options.reserve) keepReserve(runDir);
   return runDir;
 }
 
@@ -62,7 +62,7 @@ function keepReserve(runDir: string): void {
   }
 }
 
-/** Frees the run's reserve: on a full disk (so the error can be logged), and at SessionEnd. */
+/** Frees the run's reserve: on a full disk (so the error can be logged), and at Stop / SessionEnd. */
 export function releaseReserve(runDir: string): void {
   try {
     unlinkSync(join(runDir, RESERVE_FILE));

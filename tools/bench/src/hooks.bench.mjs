@@ -4,9 +4,10 @@
 //    against a bare `node -e 0` and a bare `dash -c :` spawned the same way, interleaved.
 // 2. A whole run: the real claude CLI against the scripted loopback model (Bash, Read, answer),
 //    without capture, with the Node entry, and with the shell entry (the default where dash is
-//    installed), interleaved, BENCH_HOOK_RUNS rounds (default 7). Target: a captured run (default
-//    entry) <= 1.15x an uncaptured one, with no event lost: every hook the CLI reports starting
-//    (--include-hook-events) is in events.jsonl.
+//    installed), interleaved, BENCH_HOOK_RUNS rounds (default 9). Target: a captured run (default
+//    entry) <= 1.15x an uncaptured one (median of the ratios within each round), with no event lost: every hook the CLI reports starting
+//    (--include-hook-events) is in events.jsonl. BENCH_ASYNC=1 adds the shell entry registered with
+//    Claude Code's `async: true` (measured: no faster here, and it lost a run's last event).
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,7 +25,7 @@ import {
 } from "@evals/vcr";
 
 const calls = Math.max(100, Number(process.env.BENCH_HOOK_CALLS ?? 200));
-const rounds = Math.max(3, Number(process.env.BENCH_HOOK_RUNS ?? 7));
+const rounds = Math.max(3, Number(process.env.BENCH_HOOK_RUNS ?? 9));
 const warmup = 10;
 const work = mkdtempSync(join(tmpdir(), "evals-bench-hooks-"));
 const bin = hookBinPath();
@@ -124,15 +125,21 @@ mkdirSync(project);
 writeFileSync(join(project, "a.txt"), "hello\n");
 const outputRoot = join(work, "out");
 
-const settingsFile = (name, options) => {
+const settingsFile = (name, options, extra = {}) => {
   const file = join(work, `${name}.settings.json`);
-  writeFileSync(file, JSON.stringify(hookSettings(options)));
+  const settings = hookSettings(options);
+  for (const groups of Object.values(settings.hooks))
+    for (const group of groups) for (const hook of group.hooks) Object.assign(hook, extra);
+  writeFileSync(file, JSON.stringify(settings));
   return file;
 };
 const runVariants = {
   "no capture": undefined,
   "capture, node entry": settingsFile("node", { entry: "node" }),
   ...(dash ? { "capture, shell entry (default)": settingsFile("shell", { entry: "shell" }) } : {}),
+  ...(process.env.BENCH_ASYNC
+    ? { "capture, shell entry, async": settingsFile("shell-async", { entry: "shell" }, { async: true }) }
+    : {}),
   // The floor: the same events registered with a command that does nothing.
   "hooks that do nothing (true)": settingsFile("true", { command: "true" }),
 };
@@ -226,22 +233,25 @@ try {
         .padStart(6)} ms${cpu}   (wall: ${list.map((run) => run.ms.toFixed(0)).join(", ")})${events}`,
     );
   }
-  const base = median(results["no capture"].map((run) => run.ms));
-  const cpuOf = (name) => median(results[name].map((run) => run.cpu ?? Number.NaN));
+  // The load of a shared machine drifts over minutes: each round runs every variant back to back,
+  // so the ratio is taken within each round, and the median of those is the one judged.
+  const paired = (name, key) =>
+    median(results[name].map((run, round) => run[key] / results["no capture"][round][key]));
+  const best = (name) =>
+    Math.min(...results[name].map((run) => run.ms)) / Math.min(...results["no capture"].map((run) => run.ms));
+  console.log("  ratios to no capture: median of per-round ratios (wall, CPU); fastest run over fastest run");
   for (const name of names.slice(1)) {
+    const wall = paired(name, "ms");
+    const cpu = results[name].every((run) => run.cpu !== undefined) ? paired(name, "cpu") : Number.NaN;
+    const figures = `${wall.toFixed(3)}x wall, ${cpu.toFixed(3)}x CPU, ${best(name).toFixed(3)}x fastest`;
     if (runVariants[name].endsWith("true.settings.json")) {
-      const floor = median(results[name].map((run) => run.ms)) / base;
-      console.log(`  ${name} / no capture: ${floor.toFixed(3)}x (what any command hook costs the CLI)`);
+      console.log(`  ${name}: ${figures} (what any command hook costs the CLI)`);
       continue;
     }
-    const ratio = median(results[name].map((run) => run.ms)) / base;
     const lost = results[name].reduce((sum, run) => sum + Math.max(0, run.fired - run.captured), 0);
     const target =
-      name === defaultVariant ? ` (target <= 1.15x): ${ratio <= 1.15 && lost === 0 ? "OK" : "OVER"}` : "";
-    const cpu = cpuOf(name) / cpuOf("no capture");
-    console.log(
-      `  ${name} / no capture: ${ratio.toFixed(3)}x wall, ${cpu.toFixed(3)}x CPU of the CLI's process tree, events lost ${lost}${target}`,
-    );
+      name === defaultVariant ? ` (target <= 1.15x): ${wall <= 1.15 && lost === 0 ? "OK" : "OVER"}` : "";
+    console.log(`  ${name}: ${figures}, events lost ${lost}${target}`);
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
