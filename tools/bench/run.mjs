@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // Runs every benchmark in src/ (or those named: `npm run bench -- jsonl hooks`), one after another.
+// `faults` is the fault suite: faults.bench.mjs runs every module in src/faults/ and prints one table.
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CAPTURED_EVENT_VERSION } from "./format-version.js";
+import { CAPTURED_EVENT_VERSION, RAW_CAPTURED_EVENT_VERSION } from "./format-version.js";
 import { HookInputSchema } from "./hook-input.js";
 
 /**
@@ -7,7 +7,11 @@ import { HookInputSchema } from "./hook-input.js";
  * capture hook knew when it wrote the line.
  */
 export const CapturedEventSchema = z.object({
-  version: z.literal(CAPTURED_EVENT_VERSION),
+  /**
+   * 1: written by the Node hook (input validated, large fields cut). 2: appended raw by the shell
+   * hook (read it with readCapturedEvents, which validates it and cuts its depth).
+   */
+  version: z.union([z.literal(CAPTURED_EVENT_VERSION), z.literal(RAW_CAPTURED_EVENT_VERSION)]),
   /** ISO time at which the hook wrote the line. */
   captured_at: z.string(),
   /** The run (TEST_RUN_ID) this line belongs to. */

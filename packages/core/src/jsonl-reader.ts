@@ -34,12 +34,15 @@ export interface JsonlReadOptions<T> {
 }
 
 /** Reports a truncated last line: to the caller's handler, else as a process warning. */
-function reportTruncated(error: JsonlLineError, options: JsonlReadOptions<unknown>): void {
+export function reportTruncated(
+  error: JsonlLineError,
+  options: Pick<JsonlReadOptions<unknown>, "onTruncatedLine">,
+): void {
   if (options.onTruncatedLine) options.onTruncatedLine(error);
   else process.emitWarning(error.message, "JsonlTruncatedLine");
 }
 
-function truncatedLineError(file: string, line: number): JsonlLineError {
+export function truncatedLineError(file: string, line: number): JsonlLineError {
   return new JsonlLineError(
     file,
     line,
@@ -48,7 +51,7 @@ function truncatedLineError(file: string, line: number): JsonlLineError {
 }
 
 /** Whether the file's last byte is a newline (a complete last line). */
-function endsWithNewline(file: string): boolean {
+export function endsWithNewline(file: string): boolean {
   let fd: number | undefined;
   try {
     fd = openSync(file, "r");

@@ -3,11 +3,12 @@ import { basename, join } from "node:path";
 import { z } from "zod";
 import { type AgentRunResult, AgentRunResultSchema } from "./agent-run.js";
 import { writeFileAtomic } from "./atomic-write.js";
-import { type CapturedEvent, CapturedEventSchema } from "./captured-event.js";
+import type { CapturedEvent } from "./captured-event.js";
+import { readCapturedEvents } from "./captured-events-file.js";
 import { runFromHookEvents } from "./claude/hook-events.js";
 import { runFromClaudeOutput } from "./claude/output.js";
 import { RUN_FOLDER_VERSION } from "./format-version.js";
-import { type JsonlLineError, readJsonlFile } from "./jsonl-reader.js";
+import type { JsonlLineError } from "./jsonl-reader.js";
 import { type Run, RunSchema } from "./run.js";
 
 /**
@@ -179,7 +180,7 @@ export async function readRunFolder(dir: string, options: ReadRunFolderOptions =
     return { ...base, run, file: file(RUN_FOLDER_FILES.run), source: "run-json" };
   }
   const events = isFile(file(RUN_FOLDER_FILES.events))
-    ? await readCapturedEvents(file(RUN_FOLDER_FILES.events), runId, onTruncatedLine)
+    ? await readRunEvents(file(RUN_FOLDER_FILES.events), runId, onTruncatedLine)
     : undefined;
   if (isFile(file(RUN_FOLDER_FILES.stream))) {
     const captured = events ? promptsOf(events) : [];
@@ -223,15 +224,15 @@ function readResult(path: string): AgentRunResult & Record<string, unknown> {
   return { ...(value as Record<string, unknown>), ...parsed };
 }
 
-/** Captured events of one run, in capture order (seq), validated line by line. */
-async function readCapturedEvents(
+/** Captured events of one run (both forms of events.jsonl), in capture order (seq). */
+async function readRunEvents(
   path: string,
   runId: string,
   onTruncatedLine: (error: JsonlLineError) => void,
 ): Promise<CapturedEvent[]> {
-  const lines = await readJsonlFile(path, { schema: CapturedEventSchema, onTruncatedLine });
+  const lines = await readCapturedEvents(path, { onTruncatedLine });
   const ofRun = lines.filter((line) => line.run_id === runId);
-  return (ofRun.length > 0 ? ofRun : lines).sort((a, b) => a.seq - b.seq);
+  return ofRun.length > 0 ? ofRun : lines;
 }
 
 function promptsOf(events: CapturedEvent[]): string[] {

@@ -168,6 +168,21 @@ describe("case files", () => {
     expect(json.issues[0]).toMatchObject({ line: 4, message: expect.stringMatching(/^invalid JSON: /) });
   });
 
+  it("names the file and the line of an alias bomb (and of any alias yaml cannot resolve)", () => {
+    const bomb = caseError(() => loadCase(broken("alias-bomb.case.yaml")));
+    expect(bomb.issues[0]).toMatchObject({
+      file: broken("alias-bomb.case.yaml"),
+      line: 5,
+      message: expect.stringMatching(/^invalid YAML: .*alias/i),
+    });
+    expect(bomb.message).toContain(`${broken("alias-bomb.case.yaml")}:5`);
+    // Inside a folder too: the folder's error lists the file.
+    const dir = join(temp, "bombs");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "bomb.yaml"), readFileSync(broken("alias-bomb.case.yaml")));
+    expect(caseError(() => loadCaseDir(dir)).message).toContain(join(dir, "bomb.yaml"));
+  });
+
   it("rejects expected violations the case can never produce, and newer format versions", () => {
     const inconsistent = caseError(() => loadCase(broken("expected-trajectory-violation.case.yaml")));
     expect(inconsistent.issues.map((issue) => [issue.line, issue.message])).toEqual([

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { appendJsonlLine, CAPTURED_EVENT_VERSION, type CapturedEvent, type ToolCallEntry } from "@evals/core";
+import { CAPTURED_EVENT_VERSION, type CapturedEvent, limitDepth, MAX_EVENT_DEPTH } from "@evals/core";
 import { type HookLimits, hookLimitsFromEnv } from "./config.js";
 import { type HookErrorEntry, logHookError } from "./hook-errors.js";
 import {
@@ -13,7 +13,9 @@ import {
   TOOL_CALLS_FILE,
 } from "./paths.js";
 import { hookSeq } from "./seq.js";
+import { toolCallEntry } from "./tool-call-entry.js";
 import { truncateLargeFields } from "./truncate.js";
+import { appendWholeLine, dropUnfinishedLine, ensureRunDir, errorLogDir, releaseReserve } from "./write.js";
 
 /**
  * What one hook call does with the JSON Claude Code sent it: append it to events.jsonl as a
@@ -31,6 +33,16 @@ export interface CaptureContext {
   limits: HookLimits;
   /** Problems reading stdin, logged with the run. */
   stdinProblems?: Pick<HookErrorEntry, "kind" | "message">[];
+  /**
+   * The pid of a shell hook whose append of this event failed half-way (EVALS_HOOK_UNFINISHED_PID):
+   * its unfinished line is removed before this event is written.
+   */
+  unfinishedPid?: number;
+  /**
+   * Keep the run's reserve (RESERVE_FILE) for logging on a full disk. The hook executable does;
+   * in-process capture (captureHookEvent) does not by default, as no SessionEnd may come to remove it.
+   */
+  keepReserve?: boolean;
 }
 
 export interface CaptureOutcome {
@@ -66,6 +78,7 @@ export function captureHookEvent(input: unknown, options: Partial<CaptureContext
     seq: options.seq ?? hookSeq(),
     limits: options.limits ?? hookLimitsFromEnv(env),
     ...(options.stdinProblems ? { stdinProblems: options.stdinProblems } : {}),
+    ...(options.keepReserve ? { keepReserve: true } : {}),
   });
 }
 
@@ -73,7 +86,8 @@ export function captureHookInput(text: string, context: CaptureContext): Capture
   const parsed = parsePayload(text);
   const payload = parsed.ok ? parsed.payload : undefined;
   const run = chooseRunId(context.env.TEST_RUN_ID, payload?.session_id);
-  const runDir = join(outputRoot(context.env, context.cwd), OUTPUT_FOLDER, run.id);
+  const root = outputRoot(context.env, context.cwd);
+  const runDir = join(root, OUTPUT_FOLDER, run.id);
   const outcome: CaptureOutcome = {
     runId: run.id,
     runDir,
@@ -84,7 +98,9 @@ export function captureHookInput(text: string, context: CaptureContext): Capture
   const eventName = payload?.hook_event_name;
   const report = (kind: HookErrorEntry["kind"], message: string, extra: Partial<HookErrorEntry> = {}) => {
     outcome.problems.push(kind);
-    logHookError(join(runDir, HOOK_ERRORS_FILE), {
+    const logDir = errorLogDir(root, run.id);
+    if (!logDir) return;
+    logHookError(join(logDir, HOOK_ERRORS_FILE), {
       run_id: run.id,
       pid: context.pid,
       kind,
@@ -95,6 +111,12 @@ export function captureHookInput(text: string, context: CaptureContext): Capture
   };
 
   try {
+    try {
+      ensureRunDir(root, run.id, { reserve: context.keepReserve === true });
+    } catch (error) {
+      report("write_failed", describe(error), text ? { input_head: text.slice(0, 200) } : {});
+      return outcome;
+    }
     // Said once per run folder (when it has no events yet), not on every call.
     if (run.problem && !existsSync(join(runDir, EVENTS_FILE))) report("run_id", run.problem);
     for (const problem of context.stdinProblems ?? []) report(problem.kind, problem.message);
@@ -110,13 +132,19 @@ export function captureHookInput(text: string, context: CaptureContext): Capture
       );
       return outcome;
     }
+    if (context.unfinishedPid !== undefined)
+      dropUnfinishedLine(join(runDir, EVENTS_FILE), context.unfinishedPid);
     try {
-      appendJsonlLine(join(runDir, EVENTS_FILE), line);
+      appendWholeLine(join(runDir, EVENTS_FILE), jsonLine(line));
       outcome.captured = true;
     } catch (error) {
-      report("write_failed", `could not append to ${EVENTS_FILE}: ${describe(error)}`);
+      // On a full disk the reserve makes room for the error line.
+      releaseReserve(runDir);
+      report("write_failed", describe(error), { input_head: text.slice(0, 200) });
       return outcome;
     }
+    // The run may be over (SessionEnd is not registered by default): the next event makes it again.
+    if (eventName === "Stop" || eventName === "SessionEnd") releaseReserve(runDir);
     const entry = toolCallEntry(line);
     if (entry === undefined) return outcome;
     if (typeof entry === "string") {
@@ -124,10 +152,11 @@ export function captureHookInput(text: string, context: CaptureContext): Capture
       return outcome;
     }
     try {
-      appendJsonlLine(join(runDir, TOOL_CALLS_FILE), entry);
+      appendWholeLine(join(runDir, TOOL_CALLS_FILE), jsonLine(entry));
       outcome.toolCallWritten = true;
     } catch (error) {
-      report("write_failed", `could not append to ${TOOL_CALLS_FILE}: ${describe(error)}`);
+      releaseReserve(runDir);
+      report("write_failed", describe(error));
     }
   } catch (error) {
     report("internal", describe(error));
@@ -183,6 +212,8 @@ function capturedLine(
   context: CaptureContext,
 ): CapturedEvent | undefined {
   const { maxFieldBytes, maxLineBytes } = context.limits;
+  // Deeper than this, JSON.stringify overflows the stack: cut the depth, keep the event.
+  const tooDeep = limitDepth(payload, MAX_EVENT_DEPTH);
   const base = {
     version: CAPTURED_EVENT_VERSION,
     captured_at: new Date().toISOString(),
@@ -195,57 +226,28 @@ function capturedLine(
   const envelope = 200 + runId.length;
   const bytes = json.length * 3 <= maxFieldBytes ? json.length * 3 : Buffer.byteLength(json, "utf8");
   if (bytes <= maxFieldBytes && bytes + envelope <= maxLineBytes) {
-    return { ...base, event: payload as CapturedEvent["event"] };
+    return {
+      ...base,
+      ...(tooDeep.length > 0 ? { truncated: tooDeep } : {}),
+      event: payload as CapturedEvent["event"],
+    };
   }
   // Cut fields at the limit; while the line is still too long, cut harder.
   for (let limit = maxFieldBytes; limit >= 256; limit = Math.floor(limit / 4)) {
     const cut = truncateLargeFields(payload, limit);
+    const truncated = [...tooDeep, ...cut.truncated];
     const line = {
       ...base,
-      ...(cut.truncated.length > 0 ? { truncated: cut.truncated } : {}),
+      ...(truncated.length > 0 ? { truncated } : {}),
       event: cut.value as CapturedEvent["event"],
     };
-    if (cut.bytes + envelope + JSON.stringify(cut.truncated).length <= maxLineBytes) return line;
+    if (cut.bytes + envelope + JSON.stringify(truncated).length <= maxLineBytes) return line;
   }
   return undefined;
 }
 
-const PHASES: Record<string, ToolCallEntry["phase"]> = {
-  PreToolUse: "pre",
-  PostToolUse: "post",
-  PostToolUseFailure: "post",
-};
-
-/**
- * The tool-calls.jsonl view of a Pre/Post/PostFailure event (the seeds' ToolCallEntry): undefined
- * for other events, a problem when the payload lacks what the entry needs.
- */
-function toolCallEntry(line: CapturedEvent): ToolCallEntry | string | undefined {
-  const event = line.event as Record<string, unknown>;
-  const name = String(event.hook_event_name);
-  // Own keys only: an event named "constructor" or "toString" is no tool event.
-  const phase = Object.hasOwn(PHASES, name) ? PHASES[name] : undefined;
-  if (!phase) return undefined;
-  const input = event.tool_input;
-  if (typeof event.tool_name !== "string")
-    return `${name} without a tool_name: not written to ${TOOL_CALLS_FILE}`;
-  if (input === null || typeof input !== "object" || Array.isArray(input)) {
-    return `${name} of ${event.tool_name} without an object tool_input: not written to ${TOOL_CALLS_FILE}`;
-  }
-  const entry: ToolCallEntry = {
-    timestamp: line.captured_at,
-    phase,
-    tool_name: event.tool_name,
-    tool_input: input as Record<string, unknown>,
-  };
-  if (typeof event.tool_use_id === "string") entry.tool_use_id = event.tool_use_id;
-  if (typeof event.session_id === "string") entry.session_id = event.session_id;
-  if (typeof event.cwd === "string") entry.cwd = event.cwd;
-  if (typeof event.agent_id === "string") entry.agent_id = event.agent_id;
-  if (name === "PostToolUse" && event.tool_response !== undefined) entry.tool_output = event.tool_response;
-  if (name === "PostToolUseFailure")
-    entry.error = typeof event.error === "string" ? event.error : "tool failed";
-  return entry;
+function jsonLine(value: unknown): string {
+  return `${JSON.stringify(value)}\n`;
 }
 
 /** 32-bit FNV-1a of a string, as 8 hex digits (no crypto module to load). */

@@ -19,7 +19,9 @@ const USAGE = `Usage:
     --out FILE                    write to FILE instead of printing (use with claude --settings FILE)
     --events A,B,...              events to register (default: every event the readers use)
     --node PATH                   Node executable for the command (default: this one)
-    --command CMD                 the whole hook command instead of "<node> <evals-hook.cjs>"
+    --entry shell|node|auto       the fast shell entry (under dash), the Node entry, or shell when
+                                  dash is installed (default auto)
+    --command CMD                 the whole hook command instead of the entry's
     --timeout SECONDS             per-hook timeout (default 30)
     --merge FILE                  start from this settings file, keeping its keys and hooks
   evals-hook help                 this text`;
@@ -46,7 +48,14 @@ export async function runHook(env: NodeJS.ProcessEnv = process.env): Promise<voi
     seq,
     limits,
     stdinProblems: input.problems,
+    ...unfinishedPid(env.EVALS_HOOK_UNFINISHED_PID),
+    keepReserve: true,
   });
+}
+
+/** Set by the shell hook when its append failed half-way (see bin/evals-hook.sh). */
+function unfinishedPid(text: string | undefined): { unfinishedPid?: number } {
+  return text && /^\d{1,10}$/.test(text) ? { unfinishedPid: Number(text) } : {};
 }
 
 /** `evals-hook settings ...`: returns the exit code. */
@@ -60,6 +69,7 @@ export async function settingsCommand(args: string[]): Promise<number> {
         events: { type: "string" },
         node: { type: "string" },
         command: { type: "string" },
+        entry: { type: "string" },
         timeout: { type: "string" },
         merge: { type: "string" },
       },
@@ -88,6 +98,11 @@ export async function settingsCommand(args: string[]): Promise<number> {
     }
     if (values.node) options.node = values.node;
     if (values.command) options.command = values.command;
+    if (values.entry) {
+      if (!["auto", "shell", "node"].includes(values.entry))
+        throw new Error(`--entry must be shell, node or auto, got ${values.entry}`);
+      options.entry = values.entry as NonNullable<HookSettingsOptions["entry"]>;
+    }
     if (values.timeout) {
       const seconds = Number(values.timeout);
       if (!Number.isFinite(seconds) || seconds <= 0)

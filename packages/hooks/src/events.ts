@@ -12,29 +12,31 @@ export const TOOL_HOOK_EVENTS = [
 ] as const;
 
 /**
- * Registered by default: every event the framework reads. MessageDisplay carries the assistant's
- * text (it becomes `assistant_text` in the Run).
+ * Registered by default: the events the readers and evaluators use (measured: each registered
+ * event is one more process per firing, and the CLI's own cost of running a hook is most of what
+ * capture costs). MessageDisplay carries the assistant's text (it becomes `assistant_text` in the
+ * Run); Stop tells that the main agent went on after a permission request.
  */
 export const DEFAULT_HOOK_EVENTS = [
-  "SessionStart",
   "UserPromptSubmit",
   ...TOOL_HOOK_EVENTS,
   "SubagentStart",
   "SubagentStop",
-  "Notification",
   "MessageDisplay",
   // CLAUDE.md and other instruction files the CLI loads itself (the agent need not Read them).
   "InstructionsLoaded",
   "Stop",
-  "SessionEnd",
 ] as const;
 
 /**
- * Every event the hook knows how to capture. PostToolBatch repeats the calls of a batch that
- * PreToolUse/PostToolUse already captured; it is off by default (one more process per batch) and,
- * when on, never counted as tool calls by the readers.
+ * Captured on request only (`events: CAPTURABLE_HOOK_EVENTS`, or `--events`): no reader needs them.
+ * PostToolBatch repeats the calls of a batch that PreToolUse/PostToolUse already captured and is
+ * never counted as tool calls.
  */
-export const CAPTURABLE_HOOK_EVENTS = [...DEFAULT_HOOK_EVENTS, "PostToolBatch"] as const;
+export const OPTIONAL_HOOK_EVENTS = ["SessionStart", "Notification", "SessionEnd", "PostToolBatch"] as const;
+
+/** Every event the hook knows how to capture. */
+export const CAPTURABLE_HOOK_EVENTS = [...DEFAULT_HOOK_EVENTS, ...OPTIONAL_HOOK_EVENTS] as const;
 
 export type HookEventName = (typeof CAPTURABLE_HOOK_EVENTS)[number];
 

@@ -1,4 +1,4 @@
-import { appendJsonlLine } from "@evals/core";
+import { appendWholeLine } from "./write.js";
 
 /**
  * The hook's own problems, one JSON object per line in `<run dir>/hook-errors.log`. The hook never
@@ -44,7 +44,8 @@ export interface HookErrorEntry {
 /** Appends one entry; a failure to log is swallowed (the hook must never fail). */
 export function logHookError(file: string, entry: Omit<HookErrorEntry, "version" | "time">): void {
   try {
-    appendJsonlLine(file, { version: HOOK_ERROR_VERSION, time: new Date().toISOString(), ...entry });
+    const line = { version: HOOK_ERROR_VERSION, time: new Date().toISOString(), ...entry };
+    appendWholeLine(file, `${JSON.stringify(line)}\n`);
   } catch {
     // Nowhere left to report to; stdout and the exit code belong to Claude Code.
   }

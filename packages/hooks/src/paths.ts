@@ -9,6 +9,12 @@ export const OUTPUT_FOLDER = "test-output";
 export const EVENTS_FILE = "events.jsonl";
 export const TOOL_CALLS_FILE = "tool-calls.jsonl";
 export const HOOK_ERRORS_FILE = "hook-errors.log";
+/**
+ * Space kept free for hook-errors.log while a run is captured: on a full disk the hook deletes it
+ * and so can still log what it could not write. Removed at Stop and SessionEnd (made again by the next event).
+ */
+export const RESERVE_FILE = ".hook-reserve";
+export const RESERVE_BYTES = 16 * 1024;
 
 /** The longest run id used as a folder name. */
 export const MAX_RUN_ID_LENGTH = 128;

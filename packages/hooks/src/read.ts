@@ -1,12 +1,14 @@
 import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import {
+  type BadCapturedInput,
   type CapturedEvent,
-  CapturedEventSchema,
   type JsonlLineError,
   listToolCalls,
   type Run,
   type RunNote,
+  readCapturedEvents,
   readJsonlFile,
   runFromHookEvents,
   type ToolCallEntry,
@@ -17,6 +19,7 @@ import {
 import type { HookErrorEntry } from "./hook-errors.js";
 import { EVENTS_FILE, HOOK_ERRORS_FILE, runDirFor, TOOL_CALLS_FILE } from "./paths.js";
 import { HookErrorEntrySchema } from "./schemas.js";
+import { toolCallEntry } from "./tool-call-entry.js";
 
 /** Reading a captured run back: the files under `<root>/test-output/<run id>/`. */
 
@@ -34,6 +37,14 @@ export interface ReadOptions {
   onTruncatedLine?: (error: JsonlLineError) => void;
 }
 
+export interface ReadEventsOptions extends ReadOptions {
+  /**
+   * Raw lines (written by the shell hook, which does not parse its input) whose input is not a
+   * hook input. They are never events; readRun turns them into notes.
+   */
+  onBadInput?: (problem: BadCapturedInput) => void;
+}
+
 /** The run folder exists but the hook never wrote to it, or it does not exist. */
 export class CaptureNotFoundError extends Error {
   override readonly name = "CaptureNotFoundError";
@@ -48,15 +59,14 @@ export class CaptureNotFoundError extends Error {
 }
 
 /**
- * Every line of `<runDir>/events.jsonl`, validated against @evals/core's CapturedEventSchema,
- * in `seq` order (ties keep file order).
+ * Every line of `<runDir>/events.jsonl`, both forms (version 1 from the Node hook, raw version 2
+ * from the shell hook), validated against @evals/core's CapturedEventSchema, nesting cut at
+ * MAX_EVENT_DEPTH, in `seq` order (ties keep file order). See @evals/core readCapturedEvents.
  */
-export async function readEvents(runDir: string, options: ReadOptions = {}): Promise<CapturedEvent[]> {
+export async function readEvents(runDir: string, options: ReadEventsOptions = {}): Promise<CapturedEvent[]> {
   const file = join(runDir, EVENTS_FILE);
   if (!existsSync(file)) throw new CaptureNotFoundError(file);
-  const events = await readJsonlFile(file, { ...options, schema: CapturedEventSchema });
-  // Array.prototype.sort is stable, so lines with the same seq keep their file order.
-  return events.sort((a, b) => a.seq - b.seq);
+  return readCapturedEvents(file, options);
 }
 
 export interface ReadRunOptions extends ReadOptions {
@@ -74,6 +84,7 @@ export interface ReadRunOptions extends ReadOptions {
  */
 export async function readRun(runDir: string, options: ReadRunOptions = {}): Promise<Run> {
   const skipped: JsonlLineError[] = [];
+  const badInputs: BadCapturedInput[] = [];
   const events = await readEvents(runDir, {
     ...options,
     onBadLine: (error) => {
@@ -84,6 +95,7 @@ export async function readRun(runDir: string, options: ReadRunOptions = {}): Pro
       skipped.push(error);
       options.onTruncatedLine?.(error);
     },
+    onBadInput: (problem) => badInputs.push(problem),
   });
   const inputs = events.map((line) => line.event);
   const run = runFromHookEvents(inputs, {
@@ -92,6 +104,12 @@ export async function readRun(runDir: string, options: ReadRunOptions = {}): Pro
     inferDenials: options.inferDenials ?? true,
   });
   const notes: RunNote[] = skipped.map((error) => ({ kind: "parse_error", message: error.message }));
+  for (const problem of badInputs) {
+    notes.push({
+      kind: "other",
+      message: `capture hook bad_input: ${problem.message} (${problem.file}:${problem.line})`,
+    });
+  }
   for (const entry of await readHookErrors(runDir, { onError: "skip" })) {
     notes.push({
       kind: "other",
@@ -101,17 +119,36 @@ export async function readRun(runDir: string, options: ReadRunOptions = {}): Pro
   return notes.length > 0 ? { ...run, notes: [...run.notes, ...notes] } : run;
 }
 
-/** The lines of `<runDir>/tool-calls.jsonl` (the seeds' ToolCallEntry), in file order. */
+/**
+ * The seeds' ToolCallEntry view of the run's PreToolUse / PostToolUse / PostToolUseFailure events:
+ * the lines of `<runDir>/tool-calls.jsonl` (file order) when the Node hook wrote every event, else
+ * (the shell hook wrote raw lines and no tool-calls.jsonl) derived from events.jsonl, in seq order.
+ */
 export async function readToolCallEntries(
   runDir: string,
   options: ReadOptions = {},
 ): Promise<ToolCallEntry[]> {
+  const events = join(runDir, EVENTS_FILE);
+  if (existsSync(events) && (await hasRawLines(events))) {
+    const entries: ToolCallEntry[] = [];
+    for (const line of await readEvents(runDir, options)) {
+      const entry = toolCallEntry(line);
+      if (entry !== undefined && typeof entry !== "string") entries.push(entry);
+    }
+    return entries;
+  }
   const file = join(runDir, TOOL_CALLS_FILE);
   if (!existsSync(file)) {
     if (existsSync(join(runDir, EVENTS_FILE))) return [];
     throw new CaptureNotFoundError(join(runDir, EVENTS_FILE));
   }
   return readJsonlFile(file, { ...options, schema: ToolCallEntrySchema });
+}
+
+/** Whether any line of events.jsonl is a raw (version 2) line. */
+async function hasRawLines(file: string): Promise<boolean> {
+  const text = await readFile(file, "utf8");
+  return text.startsWith('{"version":2,') || text.includes('\n{"version":2,');
 }
 
 /** The hook's own problems for this run (`hook-errors.log`); empty when it had none. */

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeFileAtomic } from "@evals/core";
 import { DEFAULT_HOOK_EVENTS, isToolHookEvent } from "./events.js";
@@ -30,10 +30,22 @@ export interface ClaudeSettings {
 }
 
 export interface HookSettingsOptions {
-  /** Events to register. Default: DEFAULT_HOOK_EVENTS (add "PostToolBatch" to capture batches). */
+  /**
+   * Events to register. Default: DEFAULT_HOOK_EVENTS, the events the readers use
+   * (CAPTURABLE_HOOK_EVENTS adds SessionStart, Notification, SessionEnd and PostToolBatch).
+   */
   events?: readonly string[];
-  /** The command Claude Code runs. Default: `<node> <hookBinPath()>`, both absolute and quoted. */
+  /**
+   * The command Claude Code runs. Default: the fast shell entry, `<dash> <hookShellPath()> <node>`,
+   * when dash is installed, else the Node entry `<node> <hookBinPath()>` (absolute, quoted).
+   */
   command?: string;
+  /**
+   * Which entry the default command runs: "shell" (bin/evals-hook.sh under dash: a few ms per
+   * event), "node" (dist/evals-hook.cjs: one Node start, ~35 ms, per event) or "auto" (default:
+   * shell when dash is found).
+   */
+  entry?: "auto" | "shell" | "node";
   /** The Node executable for the default command. Default: the one running this code. */
   node?: string;
   /** Per-hook timeout in seconds written with each command. Default 30. */
@@ -47,15 +59,21 @@ export const DEFAULT_HOOK_TIMEOUT_SECONDS = 30;
 /** The file name of the hook executable inside the package's dist/. */
 export const HOOK_BIN_FILE = "evals-hook.cjs";
 
-/** The plugin's hook command: Claude Code sets CLAUDE_PLUGIN_ROOT to the plugin (this package). */
-export const PLUGIN_HOOK_COMMAND = `node "\${CLAUDE_PLUGIN_ROOT}/dist/${HOOK_BIN_FILE}"`;
+/** The fast shell entry, inside the package's bin/. */
+export const HOOK_SHELL_FILE = "evals-hook.sh";
+
+/**
+ * The plugin's hook command: Claude Code sets CLAUDE_PLUGIN_ROOT to the plugin (this package). The
+ * shell entry hands over to the Node entry (`node` from PATH) wherever /bin/sh is not dash.
+ */
+export const PLUGIN_HOOK_COMMAND = `sh "\${CLAUDE_PLUGIN_ROOT}/bin/${HOOK_SHELL_FILE}"`;
 
 /**
  * A Claude Code settings object that runs the capture hook on every event in `events` (tool
  * events with matcher "*"). Throws when the hook executable has not been built.
  */
 export function hookSettings(options: HookSettingsOptions = {}): ClaudeSettings {
-  const command = options.command ?? defaultCommand(options.node);
+  const command = options.command ?? defaultCommand(options.node, options.entry);
   const base = options.base ?? {};
   const hooks: Record<string, ClaudeHookMatcher[]> = { ...(base.hooks ?? {}) };
   for (const [event, groups] of Object.entries(
@@ -91,15 +109,37 @@ export function pluginHooksFile(options: Pick<HookSettingsOptions, "events" | "t
  * from this module whether it runs from dist/ or src/.
  */
 export function hookBinPath(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  let folder = here;
+  const root = packageRoot();
+  return root
+    ? join(root, "dist", HOOK_BIN_FILE)
+    : join(dirname(fileURLToPath(import.meta.url)), HOOK_BIN_FILE);
+}
+
+/** The absolute path of the fast shell entry (`bin/evals-hook.sh` of this package). */
+export function hookShellPath(): string {
+  const root = packageRoot() ?? join(dirname(fileURLToPath(import.meta.url)), "..");
+  return join(root, "bin", HOOK_SHELL_FILE);
+}
+
+/** The dash executable, when installed (the shell entry needs it for whole-line appends). */
+export function findDash(): string | undefined {
+  const folders = ["/bin", "/usr/bin", ...(process.env.PATH ?? "").split(delimiter).filter(Boolean)];
+  for (const folder of folders) {
+    const candidate = join(folder, "dash");
+    if (isAbsolute(candidate) && existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+function packageRoot(): string | undefined {
+  let folder = dirname(fileURLToPath(import.meta.url));
   for (let depth = 0; depth < 4; depth++) {
-    if (isThisPackage(join(folder, "package.json"))) return join(folder, "dist", HOOK_BIN_FILE);
+    if (isThisPackage(join(folder, "package.json"))) return folder;
     const parent = dirname(folder);
     if (parent === folder) break;
     folder = parent;
   }
-  return join(here, HOOK_BIN_FILE);
+  return undefined;
 }
 
 function hookRegistrations(
@@ -115,14 +155,21 @@ function hookRegistrations(
   return hooks;
 }
 
-function defaultCommand(node: string | undefined): string {
+function defaultCommand(node: string | undefined, entry: HookSettingsOptions["entry"] = "auto"): string {
   const bin = hookBinPath();
   if (!existsSync(bin)) {
     throw new Error(
       `The capture hook has not been built: ${bin} does not exist. Build @evals/hooks (npm run build) or pass { command }.`,
     );
   }
-  return `${shellQuote(node ?? nodeExecutable())} ${shellQuote(bin)}`;
+  const nodePath = shellQuote(node ?? nodeExecutable());
+  if (entry !== "node") {
+    const dash = findDash();
+    if (dash) return `${shellQuote(dash)} ${shellQuote(hookShellPath())} ${nodePath}`;
+    if (entry === "shell")
+      throw new Error("The shell entry of the capture hook needs dash, which was not found.");
+  }
+  return `${nodePath} ${shellQuote(bin)}`;
 }
 
 /** The running Node binary, unless this is another runtime (then `node` from PATH). */

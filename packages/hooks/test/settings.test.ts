@@ -6,9 +6,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import {
   type ClaudeSettings,
   DEFAULT_HOOK_EVENTS,
+  findDash,
   hookBinPath,
   hookJsonSchemaFor,
   hookSettings,
+  hookShellPath,
   PLUGIN_HOOK_COMMAND,
   pluginHooksFile,
   readEvents,
@@ -33,11 +35,16 @@ describe("hookSettings", () => {
   it("registers the built hook for every default event, by absolute paths", () => {
     const settings = hookSettings();
     expect(Object.keys(settings.hooks ?? {})).toEqual([...DEFAULT_HOOK_EVENTS]);
-    const command = `${process.execPath} ${hookBinPath()}`;
+    // The fast shell entry under dash, handing over to this Node when it must.
+    const command = `${findDash()} ${hookShellPath()} ${process.execPath}`;
     for (const [event, groups] of Object.entries(settings.hooks ?? {})) {
       const matcher = (TOOL_HOOK_EVENTS as readonly string[]).includes(event) ? { matcher: "*" } : {};
       expect(groups).toEqual([{ ...matcher, hooks: [{ type: "command", command, timeout: 30 }] }]);
     }
+    expect(hookSettings({ entry: "node" }).hooks?.Stop?.[0]?.hooks[0]?.command).toBe(
+      `${process.execPath} ${hookBinPath()}`,
+    );
+    expect(hookShellPath()).toBe(join(packageRoot, "bin", "evals-hook.sh"));
     expect(isAbsolute(hookBinPath())).toBe(true);
     expect(hookBinPath()).toBe(join(packageRoot, "dist", "evals-hook.cjs"));
     expect(existsSync(hookBinPath())).toBe(true);
@@ -48,6 +55,7 @@ describe("hookSettings", () => {
       events: ["PreToolUse", "PostToolBatch"],
       node: "/opt/my node/bin/node",
       timeoutSeconds: 5,
+      entry: "node",
     });
     expect(Object.keys(settings.hooks ?? {})).toEqual(["PreToolUse", "PostToolBatch"]);
     expect(settings.hooks?.PreToolUse?.[0]?.hooks[0]).toEqual({
@@ -55,6 +63,9 @@ describe("hookSettings", () => {
       command: `'/opt/my node/bin/node' ${shellQuote(hookBinPath())}`,
       timeout: 5,
     });
+    expect(hookSettings({ node: "/opt/my node/bin/node" }).hooks?.Stop?.[0]?.hooks[0]?.command).toBe(
+      `${findDash()} ${shellQuote(hookShellPath())} '/opt/my node/bin/node'`,
+    );
     expect(hookSettings({ command: "my-hook" }).hooks?.Stop?.[0]?.hooks[0]?.command).toBe("my-hook");
   });
 
@@ -117,8 +128,13 @@ describe("evals-hook settings (the built CLI)", () => {
     expect(Object.keys(settings.hooks)).toEqual(["PreToolUse", "Stop"]);
     expect(settings.hooks.PreToolUse[0]).toEqual({
       matcher: "*",
-      hooks: [{ type: "command", command: `${process.execPath} ${hookBin}`, timeout: 7 }],
+      hooks: [
+        { type: "command", command: `${findDash()} ${hookShellPath()} ${process.execPath}`, timeout: 7 },
+      ],
     });
+    const nodeOut = join(temp.dir, "cli", "node-settings.json");
+    await runHook("", { args: ["settings", "--out", nodeOut, "--entry", "node"] });
+    expect(readJson(nodeOut).hooks.Stop[0].hooks[0].command).toBe(`${process.execPath} ${hookBin}`);
   });
 
   it("prints the settings without --out, and merges --merge", async () => {
@@ -171,9 +187,9 @@ describe("the plugin layout", () => {
     for (const groups of Object.values(hooksFile.hooks) as { hooks: { command: string }[] }[][]) {
       for (const hook of groups.flatMap((group) => group.hooks)) {
         expect(hook.command).toBe(PLUGIN_HOOK_COMMAND);
-        const resolved = hook.command.replace(PLUGIN_ROOT_VARIABLE, packageRoot).match(/^node "(.+)"$/)?.[1];
+        const resolved = hook.command.replace(PLUGIN_ROOT_VARIABLE, packageRoot).match(/^sh "(.+)"$/)?.[1];
         expect(resolved && existsSync(resolved)).toBe(true);
-        expect(relative(packageRoot, resolved as string)).toBe(join("dist", "evals-hook.cjs"));
+        expect(relative(packageRoot, resolved as string)).toBe(join("bin", "evals-hook.sh"));
       }
     }
   });

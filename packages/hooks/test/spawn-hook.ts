@@ -1,11 +1,19 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The BUILT hook executable (Nx builds the package before its tests). */
 export const hookBin = fileURLToPath(new URL("../dist/evals-hook.cjs", import.meta.url));
+/** The fast shell entry (it hands over to the built Node hook when it must). */
+export const hookShell = fileURLToPath(new URL("../bin/evals-hook.sh", import.meta.url));
+/** The dash the shell entry runs under, when installed. */
+export const dash = ["/bin/dash", "/usr/bin/dash"].find((file) => existsSync(file));
+
+/** Both entries when dash is installed, else the Node one. */
+export const ENTRIES: HookEntry[] = dash ? ["node", "shell"] : ["node"];
+export type HookEntry = "node" | "shell";
 
 export interface HookRun {
   code: number | null;
@@ -21,14 +29,23 @@ export interface HookSpawnOptions {
   keepStdinOpen?: boolean;
   args?: string[];
   timeoutMs?: number;
+  /** Which entry runs: the Node hook (default) or the shell entry under dash. */
+  entry?: HookEntry;
+  /** Extra Node options for the Node hook (e.g. `--require` a stub). */
+  nodeOptions?: string[];
 }
 
 /** Runs the built hook once with `stdin`, in a clean env (plus `env`); kills it after a timeout. */
 export function runHook(stdin: string | Buffer, options: HookSpawnOptions = {}): Promise<HookRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [hookBin, ...(options.args ?? [])], {
+    const [command, args] =
+      options.entry === "shell"
+        ? [dash as string, [hookShell, process.execPath, ...(options.args ?? [])]]
+        : [process.execPath, [hookBin, ...(options.args ?? [])]];
+    const nodeOptions = options.nodeOptions ? { NODE_OPTIONS: options.nodeOptions.join(" ") } : {};
+    const child = spawn(command, args, {
       cwd: options.cwd ?? tmpdir(),
-      env: { PATH: process.env.PATH, FORCE_COLOR: "0", ...options.env },
+      env: { PATH: process.env.PATH, FORCE_COLOR: "0", ...nodeOptions, ...options.env },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";

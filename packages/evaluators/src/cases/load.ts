@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, extname, isAbsolute, join, resolve } from "node:path";
 import { BUILTIN_TOOLS, isKnownToolName } from "@evals/core";
-import { type Document, isMap, isNode, isPair, isScalar, LineCounter, parseAllDocuments } from "yaml";
+import { type Document, isMap, isNode, isPair, isScalar, LineCounter, parseAllDocuments, visit } from "yaml";
 import type { z } from "zod";
 import { caseJsonSchema, type EvalCase, EvalCaseSchema } from "./schema.js";
 
@@ -122,7 +122,19 @@ export function parseCaseText(text: string, file: string, options: CaseReadOptio
 
   const entries: { document: Document; prefix: (string | number)[]; value: unknown }[] = [];
   for (const document of list) {
-    const value = document.toJS({ maxAliasCount: 100 });
+    let value: unknown;
+    try {
+      value = document.toJS({ maxAliasCount: 100 });
+    } catch (error) {
+      // An alias bomb ("excessive alias count"), or an alias yaml cannot resolve: say where.
+      throw new CaseFileError(file, [
+        {
+          file,
+          ...firstAliasPosition(document, lineCounter),
+          message: `invalid ${isJson ? "JSON" : "YAML"}: ${(error as Error).message}`,
+        },
+      ]);
+    }
     if (value === null || value === undefined) continue;
     if (!Array.isArray(value)) entries.push({ document, prefix: [], value });
     else
@@ -171,6 +183,24 @@ export function parseCaseText(text: string, file: string, options: CaseReadOptio
   }
   if (issues.length > 0) throw new CaseFileError(file, issues);
   return cases;
+}
+
+/** The line and column of the document's first alias (`*name`), else of the document. */
+function firstAliasPosition(
+  document: Document,
+  lineCounter: LineCounter,
+): { line?: number; column?: number } {
+  let offset: number | undefined;
+  visit(document, {
+    Alias(_key, node) {
+      offset = node.range?.[0];
+      return visit.BREAK;
+    },
+  });
+  offset ??= document.range?.[0];
+  if (offset === undefined) return {};
+  const position = lineCounter.linePos(offset);
+  return { line: position.line, column: position.col };
 }
 
 /** Every case in a file. */

@@ -3,7 +3,6 @@ import { basename, dirname, resolve } from "node:path";
 import {
   type AgentRunResult,
   type CapturedEvent,
-  CapturedEventSchema,
   type ClaudeOutputFormat,
   type JsonlLineError,
   parseClaudeOutput,
@@ -14,6 +13,7 @@ import {
   RunFolderError,
   type RunFolderManifest,
   RunSchema,
+  readCapturedEvents as readCapturedEventsFile,
   readJsonlFile,
   readRunFolder,
   runFromHookEvents,
@@ -135,13 +135,16 @@ function claudeOutputRun(
   return { run: output.run, file, format, warnings };
 }
 
-/** Captured events of one run, in capture order (seq), validated line by line. */
+/**
+ * Captured events of one run, in capture order (seq), validated line by line (both forms: the Node
+ * hook's, and the shell hook's raw lines; a raw line whose input was not a hook input is no event).
+ */
 async function readCapturedEvents(
   file: string,
   runId: string | undefined,
   onTruncatedLine: (error: JsonlLineError) => void,
 ): Promise<CapturedEvent[]> {
-  const lines = await readJsonlFile(file, { schema: CapturedEventSchema, onTruncatedLine });
+  const lines = await readCapturedEventsFile(file, { onTruncatedLine });
   const ofRun = runId ? lines.filter((line) => line.run_id === runId) : [];
   return (ofRun.length > 0 ? ofRun : lines).sort((a, b) => a.seq - b.seq);
 }
