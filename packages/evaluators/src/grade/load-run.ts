@@ -14,7 +14,6 @@ import {
   type RunFolderManifest,
   RunSchema,
   readCapturedEvents as readCapturedEventsFile,
-  readJsonlFile,
   readRunFolder,
   runFromHookEvents,
 } from "@evals/core";
