@@ -29,6 +29,8 @@ export interface RunLock {
   output_dir: string;
   sandbox: string;
   created_at: string;
+  /** The owner's watchdog: while it lives, it cleans up with the run's own redaction patterns. */
+  watchdog_pid?: number;
 }
 
 /** The folder of lock files of this user's runs in flight. */
@@ -61,22 +63,6 @@ export function guardRun(run: {
 }): GuardedRun {
   const dir = runLocksDir();
   const lockFile = join(dir, `${run.marker}.json`);
-  const lock: RunLock = {
-    version: LOCK_VERSION,
-    marker: run.marker,
-    owner_pid: process.pid,
-    ...optionalStart(process.pid),
-    hostname: hostname(),
-    output_dir: run.outputDir,
-    sandbox: run.sandbox,
-    created_at: new Date().toISOString(),
-  };
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    writeFileSync(lockFile, `${JSON.stringify(lock, null, 2)}\n`, { mode: 0o600 });
-  } catch {
-    // Best effort: without its lock file the run is still guarded by the watchdog.
-  }
   tell({
     add: {
       marker: run.marker,
@@ -86,6 +72,24 @@ export function guardRun(run: {
       patterns: run.patterns.map((pattern) => ({ source: pattern.source, flags: pattern.flags })),
     },
   });
+  const watchdog = watchdogPid();
+  const lock: RunLock = {
+    version: LOCK_VERSION,
+    marker: run.marker,
+    owner_pid: process.pid,
+    ...optionalStart(process.pid),
+    hostname: hostname(),
+    output_dir: run.outputDir,
+    sandbox: run.sandbox,
+    created_at: new Date().toISOString(),
+    ...(watchdog !== undefined ? { watchdog_pid: watchdog } : {}),
+  };
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(lockFile, `${JSON.stringify(lock, null, 2)}\n`, { mode: 0o600 });
+  } catch {
+    // Best effort: without its lock file the run is still guarded by the watchdog.
+  }
   return {
     started(pid) {
       if (pid !== undefined) tell({ pid: { marker: run.marker, pid } });
@@ -171,6 +175,8 @@ export async function cleanupLeftoverRuns(): Promise<LeftoverReport> {
     const file = join(dir, entry);
     const lock = readLock(file);
     if (!lock || lock.hostname !== hostname() || ownerAlive(lock)) continue;
+    // The owner's watchdog is still at work, with the run's own secrets to redact: leave it the run.
+    if (lock.watchdog_pid !== undefined && pidAlive(lock.watchdog_pid)) continue;
     report.processes.push(...(await killProcessTree(undefined, { marker: lock.marker, graceMs: 0 })));
     redactTreeSync(lock.output_dir, createRedactor());
     if (isOurSandbox(lock.sandbox) && existsSync(lock.sandbox)) {
@@ -210,6 +216,20 @@ function readLock(file: string): RunLock | undefined {
     return value as RunLock;
   } catch {
     return undefined;
+  }
+}
+
+/** Whether a process runs (a zombie, killed and not yet reaped, does not). */
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return process.platform !== "linux";
   }
 }
 
