@@ -162,7 +162,7 @@ export async function evaluateCase<Case>(
       if (trialResult.timed_out && !timeoutExpected) return;
       scoredInWorktree = await scoreTrial(
         scorers,
-        { result: trialResult, case: caseValue },
+        { result: trialResult, case: caseValue, expectedOutcome },
         settings.threshold,
       );
     };
@@ -212,7 +212,8 @@ export async function evaluateCase<Case>(
     }
     const scores =
       result && !error
-        ? (scoredInWorktree ?? (await scoreTrial(scorers, { result, case: caseValue }, settings.threshold)))
+        ? (scoredInWorktree ??
+          (await scoreTrial(scorers, { result, case: caseValue, expectedOutcome }, settings.threshold)))
         : undefined;
     if (result) {
       recordCaseInRunFolder(result, {
@@ -224,6 +225,7 @@ export async function evaluateCase<Case>(
         value: caseValue,
         grading: {
           ...(settings.threshold !== undefined ? { threshold: settings.threshold } : {}),
+          outcome: expectedOutcome,
           scorers: settings.scorers.map((scorer) => {
             const needed = thresholdFor(scorer, settings.threshold);
             return { name: scorer.name, ...(needed !== undefined ? { threshold: needed } : {}) };
