@@ -66,7 +66,7 @@ const evalCase = (): EvalCase =>
 function verdictOf(result: CaseResult, message: string | undefined) {
   const trial = result.trials[0]!;
   const unnamed = (value: string | undefined) =>
-    value?.replaceAll(trial.output_dir ?? "(no folder)", "<run folder>").replaceAll(trial.run_id, "<run id>");
+    value?.replaceAll(trial.output_dir ?? "(no folder)", "<run folder>").replaceAll(trial.run_id ?? "(no run id)", "<run id>");
   return {
     status: trial.status,
     scores: trial.scores,
@@ -166,5 +166,5 @@ describe("replaying one recording gives the same verdict every time (real claude
         report.verdicts.map(({ evaluator, score, ok }) => ({ scorer: evaluator, score, passed: ok })),
       ).toEqual(expected.scores.map(({ scorer, score, passed }) => ({ scorer, score, passed })));
     }
-  });
+  }, 240_000);
 });
