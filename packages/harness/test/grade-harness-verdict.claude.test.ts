@@ -86,7 +86,10 @@ describe("evals grade on the run folder of a trial the harness marked error (rea
       error: expect.stringContaining("@evals/vcr replay diverged at request 3"),
     });
 
-    for (const args of [[], ["--case-id", "list-read"]]) {
+    // With the stored case, and with a case file: the harness's error fails the run either way.
+    const caseFile = join(root, "list-read.json");
+    writeFileSync(caseFile, JSON.stringify({ id: "list-read", prompt: "list and read", outcome: "any" }));
+    for (const args of [[], ["--case", caseFile]]) {
       const graded = grade(trial.output_dir as string, "--json", ...args);
       expect(graded.code, graded.stderr).toBe(1);
       const report = JSON.parse(graded.stdout) as GradeReport;
@@ -98,6 +101,46 @@ describe("evals grade on the run folder of a trial the harness marked error (rea
     expect(text.code).toBe(1);
     expect(text.stdout).toContain("Verdict: FAIL");
     expect(text.stdout).toContain("@evals/vcr replay diverged at request 3");
+  });
+});
+
+describe("evals grade on the run folder of a trial whose task threw after its run (real claude CLI)", () => {
+  it("fails it with the task's error, though every scorer would pass the run", async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    const evalCase: EvalCase = parseCase({
+      id: "threw",
+      prompt: "list and read",
+      behavior: { mustUseTools: ["Bash", "Read"] },
+    });
+    const outputRoot = join(root, "threw");
+    const outcome = await evaluateCase(evalCase, 0, {
+      suite: "grade-threw",
+      model: () => scripted(listThenRead(project)),
+      task: async (_case, { runAgent }) => {
+        await runAgent({ prompt: "list and read", claudeBin, cwd: project, keepSandbox: "never" });
+        throw new Error("the task's own check failed after the run");
+      },
+      scorers: scorersForCase(evalCase),
+      outputRoot,
+    });
+    const trial = outcome.result.trials[0]!;
+    expect(trial.status).toBe("error");
+    // The task returned no result: the folder is the one the agent's run wrote under the trial's id.
+    const dir = join(outputRoot, "test-output", trial.run_id as string);
+    const folder = await readRunFolder(dir);
+    expect(folder.result?.exit_code).toBe(0);
+    expect(folder.manifest?.case?.grading?.verdict).toMatchObject({
+      status: "error",
+      error: "the task's own check failed after the run",
+    });
+    const graded = grade(dir, "--json");
+    expect(graded.code, graded.stderr).toBe(1);
+    const report = JSON.parse(graded.stdout) as GradeReport;
+    expect(report.verdicts.every((verdict) => verdict.ok)).toBe(true);
+    expect(report.passed).toBe(false);
+    expect(report.reasons).toEqual([
+      "harness: the harness marked this trial error: the task's own check failed after the run",
+    ]);
   });
 });
 
