@@ -66,7 +66,9 @@ const evalCase = (): EvalCase =>
 function verdictOf(result: CaseResult, message: string | undefined) {
   const trial = result.trials[0]!;
   const unnamed = (value: string | undefined) =>
-    value?.replaceAll(trial.output_dir ?? "(no folder)", "<run folder>").replaceAll(trial.run_id ?? "(no run id)", "<run id>");
+    value
+      ?.replaceAll(trial.output_dir ?? "(no folder)", "<run folder>")
+      .replaceAll(trial.run_id ?? "(no run id)", "<run id>");
   return {
     status: trial.status,
     scores: trial.scores,
