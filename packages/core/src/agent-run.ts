@@ -27,6 +27,11 @@ export interface ScorerInput<Case = unknown> {
   run: Run;
   result?: AgentRunResult;
   case?: Case;
+  /**
+   * How the run was expected to end (the case's `outcome`, else the suite's): an @evals/evaluators
+   * ExpectedOutcome. Scorers that judge the outcome use it when their case does not say.
+   */
+  expectedOutcome?: string | string[];
 }
 
 /**

@@ -63,6 +63,11 @@ export const RunFolderCaseSchema = z.object({
     .object({
       /** describeEval's `threshold` option, as given. */
       threshold: z.unknown().optional(),
+      /**
+       * How the run was expected to end: the case's `outcome`, else describeEval's `outcome` option,
+       * else "success" (an @evals/evaluators ExpectedOutcome: an outcome, "failure", "any", or a list).
+       */
+      outcome: z.union([z.string(), z.array(z.string())]).optional(),
       /** The scorers, in order, with the threshold each needed. */
       scorers: z.array(z.object({ name: z.string(), threshold: z.number().optional() })),
       /** The harness's verdict on this trial. */

@@ -5,7 +5,8 @@ import { GRADE_EXIT, gradeCommand, internalErrorMessage } from "./grade/grade-co
 const USAGE = `Usage: evals grade <run folder | cassette.json | run.json | stream.jsonl | events.jsonl> [--case <case file>] [options]
 
 Grades a stored run against a case without running the agent again. A run folder the harness wrote
-(test-output/<run id>/) holds the case it ran: without --case, that case is graded again.
+(test-output/<run id>/) holds the case it ran: without --case, that case is graded again, and a
+trial the harness marked error (a replay that diverged from its recording) fails with its reason.
 
 Options:
   --case <file>     the case file (YAML or JSON); optional for a harness run folder

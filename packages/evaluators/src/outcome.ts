@@ -249,14 +249,18 @@ export function expectedOutcomeOf(caseValue: unknown): ExpectedOutcome | undefin
 
 /**
  * The outcome as a scorer named "outcome": the outcome given here, else the case's `outcome` field,
- * else `success`. Judges the whole AgentRunResult (exit code, timeout) when it has one.
+ * else the one the harness expects (describeEval's `outcome` option), else `success`. Judges the whole AgentRunResult (exit code, timeout) when it has one.
  */
 export function outcomeScorer(options: { expected?: ExpectedOutcome } = {}): Scorer {
   if (options.expected !== undefined) ExpectedOutcomeSchema.parse(options.expected);
   return {
     name: OUTCOME_EVALUATOR,
-    score({ run, result, case: caseValue }) {
-      const expected = options.expected ?? expectedOutcomeOf(caseValue) ?? "success";
+    score({ run, result, case: caseValue, expectedOutcome }) {
+      const expected =
+        options.expected ??
+        expectedOutcomeOf(caseValue) ??
+        expectedOutcomeOf({ outcome: expectedOutcome }) ??
+        "success";
       return outcomeResult(judgeOutcome(result ?? run, expected));
     },
   };

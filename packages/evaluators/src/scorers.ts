@@ -17,6 +17,7 @@ import { parseCase } from "./cases/load.js";
 import type { EvalCase, EvalCaseInput } from "./cases/schema.js";
 import { getOrCreate } from "./collections.js";
 import { type EvaluatorOptionsWithThreshold, type RuleId, scorerFrom } from "./evaluator.js";
+import { ExpectedOutcomeSchema } from "./outcome.js";
 import { type ApprovalGateOptions, approvalGate } from "./rules/approval-gate.js";
 import { type BehaviorExpectations, behavior } from "./rules/behavior.js";
 import { type CleanupConfirmationOptions, cleanupConfirmation } from "./rules/cleanup-confirmation.js";
@@ -104,6 +105,25 @@ export function evaluateOnce(run: Run | AgentRunResult, evalCase: EvalCase): Pro
   return getOrCreate(byCase, evalCase, () => evaluate(run, evalCase));
 }
 
+/** Cases with the expected outcome filled in, per case and outcome, so evaluateOnce shares them. */
+const withOutcomes = new WeakMap<EvalCase, Map<string, EvalCase>>();
+
+/**
+ * The case as judged when the run was expected to end `expected` (describeEval's `outcome` option,
+ * or the one stored in a run folder): the case's own `outcome` wins; an invalid `expected` is ignored.
+ */
+export function caseWithOutcome(evalCase: EvalCase, expected: unknown): EvalCase {
+  if (evalCase.outcome !== undefined || expected === undefined) return evalCase;
+  const parsed = ExpectedOutcomeSchema.safeParse(expected);
+  if (!parsed.success) return evalCase;
+  let byOutcome = withOutcomes.get(evalCase);
+  if (!byOutcome) {
+    byOutcome = new Map();
+    withOutcomes.set(evalCase, byOutcome);
+  }
+  return getOrCreate(byOutcome, JSON.stringify(parsed.data), () => ({ ...evalCase, outcome: parsed.data }));
+}
+
 /** A verdict as a scorer's result: the case-aware pass and score, the reasons as violations. */
 function verdictResult(verdict: EvaluatorVerdict, evalCase: EvalCase): EvaluatorResult {
   const missing: Violation[] = verdict.expectedViolations
@@ -145,8 +165,8 @@ export function scorersForCase(input: EvalCase | EvalCaseInput): Scorer[] {
     ...(evalCase.threshold !== undefined && id !== "behavior" && id !== "outcome"
       ? { threshold: evalCase.threshold }
       : {}),
-    async score({ run, result }) {
-      const evaluation = await evaluateOnce(result ?? run, evalCase);
+    async score({ run, result, expectedOutcome }) {
+      const evaluation = await evaluateOnce(result ?? run, caseWithOutcome(evalCase, expectedOutcome));
       const verdict = evaluation.verdicts.find((item) => item.evaluator === id) as EvaluatorVerdict;
       return verdictResult(verdict, evalCase);
     },
@@ -158,8 +178,8 @@ export function caseScorer(input: EvalCase | EvalCaseInput): Scorer {
   const evalCase = parseCase(input, `case ${JSON.stringify((input as { id?: unknown })?.id ?? "?")}`);
   return {
     name: `case:${evalCase.id}`,
-    async score({ run, result }) {
-      const evaluation = await evaluateOnce(result ?? run, evalCase);
+    async score({ run, result, expectedOutcome }) {
+      const evaluation = await evaluateOnce(result ?? run, caseWithOutcome(evalCase, expectedOutcome));
       const failing = evaluation.verdicts.filter((verdict) => !verdict.ok);
       return evaluatorResult({
         evaluator: `case:${evalCase.id}`,

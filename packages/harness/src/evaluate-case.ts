@@ -19,7 +19,7 @@ import {
   outcomeMatches,
   outcomeScorer,
 } from "@evals/evaluators";
-import { outputRoot as defaultOutputRoot } from "@evals/hooks";
+import { outputRoot as defaultOutputRoot, runDirFor } from "@evals/hooks";
 import {
   type CaseResult,
   type CaseViolation,
@@ -162,7 +162,7 @@ export async function evaluateCase<Case>(
       if (trialResult.timed_out && !timeoutExpected) return;
       scoredInWorktree = await scoreTrial(
         scorers,
-        { result: trialResult, case: caseValue },
+        { result: trialResult, case: caseValue, expectedOutcome },
         settings.threshold,
       );
     };
@@ -212,35 +212,37 @@ export async function evaluateCase<Case>(
     }
     const scores =
       result && !error
-        ? (scoredInWorktree ?? (await scoreTrial(scorers, { result, case: caseValue }, settings.threshold)))
+        ? (scoredInWorktree ??
+          (await scoreTrial(scorers, { result, case: caseValue, expectedOutcome }, settings.threshold)))
         : undefined;
-    if (result) {
-      recordCaseInRunFolder(result, {
-        suite: settings.suite,
-        id,
-        name,
-        trial,
-        trials,
-        value: caseValue,
-        grading: {
-          ...(settings.threshold !== undefined ? { threshold: settings.threshold } : {}),
-          scorers: settings.scorers.map((scorer) => {
-            const needed = thresholdFor(scorer, settings.threshold);
-            return { name: scorer.name, ...(needed !== undefined ? { threshold: needed } : {}) };
-          }),
-          verdict: {
-            status: error || !scores ? "error" : scores.passed ? "passed" : "failed",
-            scores: (scores?.verdicts ?? []).map((verdict) => ({
-              scorer: verdict.scorer,
-              score: verdict.score,
-              passed: verdict.passed,
-              ...(verdict.threshold !== undefined ? { threshold: verdict.threshold } : {}),
-            })),
-            ...(error ? { error } : {}),
-          },
+    // A task that threw after its agent ran leaves the agent's folder: the error goes there too.
+    const folder = result?.output_dir ?? runDirFor(runId, { root: outputRoot });
+    recordCaseInRunFolder(folder, {
+      suite: settings.suite,
+      id,
+      name,
+      trial,
+      trials,
+      value: caseValue,
+      grading: {
+        ...(settings.threshold !== undefined ? { threshold: settings.threshold } : {}),
+        outcome: expectedOutcome,
+        scorers: settings.scorers.map((scorer) => {
+          const needed = thresholdFor(scorer, settings.threshold);
+          return { name: scorer.name, ...(needed !== undefined ? { threshold: needed } : {}) };
+        }),
+        verdict: {
+          status: error || !scores ? "error" : scores.passed ? "passed" : "failed",
+          scores: (scores?.verdicts ?? []).map((verdict) => ({
+            scorer: verdict.scorer,
+            score: verdict.score,
+            passed: verdict.passed,
+            ...(verdict.threshold !== undefined ? { threshold: verdict.threshold } : {}),
+          })),
+          ...(error ? { error } : {}),
         },
-      });
-    }
+      },
+    });
     return { trial, runId, result, error, scores, durationMs: performance.now() - trialStarted };
   };
 
@@ -328,10 +330,9 @@ function reportOf(trial: TrialRun, status: TrialResult["status"]): TrialReport {
  * Adds the case and the verdict to the run's folder, so `evals grade <run folder>` can grade the
  * run again the same way. Only for a run of this process (a replayed result's folder is not ours).
  */
-function recordCaseInRunFolder(result: AgentRunResult, record: RunFolderCase): void {
-  const dir = result.output_dir;
+function recordCaseInRunFolder(dir: string, record: RunFolderCase): void {
   // Only a folder the run folder writer made (runAgent's, or a replayed result's) gets the case.
-  if (!dir || !existsSync(join(dir, RUN_FOLDER_FILES.manifest))) return;
+  if (!existsSync(join(dir, RUN_FOLDER_FILES.manifest))) return;
   try {
     const manifest = readManifest(dir) as RunFolderManifest;
     // Through JSON: what cannot be stored (functions) is left out, as the file will have it.

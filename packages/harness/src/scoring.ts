@@ -43,7 +43,7 @@ export function thresholdFor(
 /** Runs every scorer on one trial's result. A scorer that throws scores 0 and fails, with its error. */
 export async function scoreTrial<Case>(
   scorers: Scorer<Case>[],
-  input: { result: AgentRunResult; case: Case },
+  input: { result: AgentRunResult; case: Case; expectedOutcome?: string | string[] },
   threshold?: Threshold,
 ): Promise<TrialScores> {
   const verdicts: ScorerVerdict[] = [];
@@ -52,7 +52,12 @@ export async function scoreTrial<Case>(
     let result: EvaluatorResult;
     let error: string | undefined;
     try {
-      result = await scorer.score({ run: input.result.run, result: input.result, case: input.case });
+      result = await scorer.score({
+        run: input.result.run,
+        result: input.result,
+        case: input.case,
+        ...(input.expectedOutcome !== undefined ? { expectedOutcome: input.expectedOutcome } : {}),
+      });
     } catch (caught) {
       error = caught instanceof Error ? caught.message : String(caught);
       result = evaluatorResult({ evaluator: scorer.name, passed: false, score: 0 });

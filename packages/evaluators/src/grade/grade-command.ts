@@ -1,7 +1,8 @@
 import { evaluate } from "../cases/evaluate.js";
 import { CaseFileError, loadCases, parseCase } from "../cases/load.js";
 import { casePrompts, type EvalCase } from "../cases/schema.js";
-import { judgeAsHarness } from "./harness-grading.js";
+import { caseWithOutcome } from "../scorers.js";
+import { failOnHarnessError, judgeAsHarness } from "./harness-grading.js";
 import { loadStoredRun, type StoredRun, StoredRunError } from "./load-run.js";
 import { formatEvaluation } from "./report.js";
 
@@ -148,11 +149,17 @@ async function grade(args: GradeArguments, io: { stdout: Output; stderr: Output;
       return GRADE_EXIT.unreadable;
     }
   }
-  const evaluated = await evaluate(stored.run, evalCase);
+  // The run must end as the harness expected it to (the suite's outcome option) unless the case says.
+  // The whole stored result when there is one: its exit code and timeout are part of the outcome.
+  const evaluated = await evaluate(
+    stored.result ?? stored.run,
+    caseWithOutcome(evalCase, recorded?.grading?.outcome),
+  );
   // The stored case is judged as the harness judged it: with the thresholds it used.
-  const evaluation =
+  const judged =
     !args.caseFile && recorded?.grading ? judgeAsHarness(evaluated, recorded.grading) : evaluated;
   const harness = recorded?.grading?.verdict;
+  const evaluation = harness ? failOnHarnessError(judged, harness) : judged;
   if (args.json) {
     io.stdout.write(
       `${JSON.stringify(
@@ -172,7 +179,10 @@ async function grade(args: GradeArguments, io: { stdout: Output; stderr: Output;
       `${formatEvaluation(evaluation, stored.run, { source: `${stored.file} (${stored.format})`, verbose: args.verbose })}\n`,
     );
     if (harness) {
-      const same = harness.status === (evaluation.passed ? "passed" : "failed");
+      const same =
+        harness.status === "error"
+          ? !evaluation.passed
+          : harness.status === (evaluation.passed ? "passed" : "failed");
       io.stdout.write(
         `The harness's verdict on this run: ${harness.status.toUpperCase()}${same ? "" : " (not this one: the harness ran other scorers or options)"}\n`,
       );

@@ -40,3 +40,14 @@ export function judgeAsHarness(evaluation: CaseEvaluation, grading: Grading): Ca
   }
   return { ...evaluation, verdicts, passed: reasons.length === 0, reasons };
 }
+
+/**
+ * A trial the harness marked error (a replay that diverged from its recording, a run that timed
+ * out, a task that threw) did not pass, whatever its run scores now: the evaluation fails with the
+ * harness's error as the reason.
+ */
+export function failOnHarnessError(evaluation: CaseEvaluation, verdict: Grading["verdict"]): CaseEvaluation {
+  if (verdict.status !== "error") return evaluation;
+  const reason = `harness: the harness marked this trial error: ${verdict.error ?? "(no reason stored)"}`;
+  return { ...evaluation, passed: false, reasons: [...evaluation.reasons, reason] };
+}
