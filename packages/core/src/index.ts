@@ -21,3 +21,4 @@ export * from "./run-builder.js";
 export * from "./run-folder.js";
 export * from "./run-summary.js";
 export * from "./tool-calls.js";
+export * from "./watchdog.js";

@@ -1,16 +1,14 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir, userInfo } from "node:os";
 import { join, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
-import { createRedactor, redactTreeSync } from "@evals/core";
+import { createRedactor, guardUntilExit, redactTreeSync, watchdogPid } from "@evals/core";
 import { killProcessTree, processStartTime } from "./process-tree.js";
 
 /**
  * Nothing of a run outlives the process that started it, even when that process is SIGKILLed:
  * - every run in flight has a lock file (`<tmp>/evals-runs-<uid>/<marker>.json`) naming its owner
  *   process, its marker, output folder and sandbox;
- * - a watchdog process (lib/watchdog.cjs, one per owner process) kills a run's processes, redacts its
+ * - a watchdog process (@evals/core's guardUntilExit, one per owner process) kills a run's processes, redacts its
  *   output folder and deletes its sandbox as soon as the owner dies;
  * - should the watchdog have died too (a kill of every process at once), the next process that runs
  *   an agent finds the lock files of dead owners and cleans up after them (cleanupLeftoverRuns).
@@ -63,14 +61,14 @@ export function guardRun(run: {
 }): GuardedRun {
   const dir = runLocksDir();
   const lockFile = join(dir, `${run.marker}.json`);
-  tell({
-    add: {
-      marker: run.marker,
-      outputDir: run.outputDir,
-      sandbox: run.sandbox,
-      lockFile,
-      patterns: run.patterns.map((pattern) => ({ source: pattern.source, flags: pattern.flags })),
-    },
+  // Should this process die, the watchdog kills the run's processes (its marker and, once started, the
+  // CLI's process group), redacts its output folder, then deletes its sandbox and lock file.
+  const guard = guardUntilExit({
+    id: run.marker,
+    marker: run.marker,
+    group: true,
+    redact: { dir: run.outputDir, patterns: run.patterns },
+    remove: [run.sandbox, lockFile],
   });
   const watchdog = watchdogPid();
   const lock: RunLock = {
@@ -92,10 +90,10 @@ export function guardRun(run: {
   }
   return {
     started(pid) {
-      if (pid !== undefined) tell({ pid: { marker: run.marker, pid } });
+      guard.started(pid);
     },
     release() {
-      tell({ remove: run.marker });
+      guard.release();
       rmSync(lockFile, { force: true });
     },
   };
@@ -104,41 +102,6 @@ export function guardRun(run: {
 function optionalStart(pid: number): { owner_started?: number } {
   const started = processStartTime(pid);
   return started === undefined ? {} : { owner_started: started };
-}
-
-/* The watchdog: started on the first guarded run, it lives as long as this process. */
-
-let watchdog: ChildProcess | undefined;
-
-const WATCHDOG_SCRIPT = fileURLToPath(new URL("../lib/watchdog.cjs", import.meta.url));
-
-function tell(message: unknown): void {
-  const child = startWatchdog();
-  if (!child?.stdin || child.stdin.destroyed) return;
-  child.stdin.write(`${JSON.stringify(message)}\n`);
-}
-
-function startWatchdog(): ChildProcess | undefined {
-  if (watchdog && watchdog.exitCode === null && watchdog.signalCode === null) return watchdog;
-  if (!existsSync(WATCHDOG_SCRIPT)) return undefined;
-  const child = spawn(process.execPath, [WATCHDOG_SCRIPT], {
-    // Its own process group: a Ctrl-C or a kill of our group does not take it down with us.
-    detached: true,
-    stdio: ["pipe", "ignore", "ignore"],
-    env: { PATH: process.env.PATH ?? "" },
-  });
-  child.on("error", () => undefined);
-  child.stdin?.on("error", () => undefined);
-  // Neither the watchdog nor its pipe keeps this process alive.
-  child.unref();
-  (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
-  watchdog = child;
-  return child;
-}
-
-/** The watchdog's pid, when one runs (for tests and diagnostics). */
-export function watchdogPid(): number | undefined {
-  return watchdog?.pid;
 }
 
 /* Leftovers of earlier runs whose owner died. */

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { guardUntilExit } from "@evals/core";
 import { registerExitCleanup } from "./exit-cleanup.js";
 
 export interface RunProcessOptions {
@@ -34,7 +35,8 @@ const KILL_GRACE_MS = 2_000;
 
 /**
  * Runs a program without a shell, stdin closed, and resolves (never rejects) with its exit status and
- * output. Every child is registered for clean-up, so an interrupted parent never leaves it running.
+ * output. Every child is registered for clean-up, so an interrupted parent never leaves it running, and
+ * with the parent-death watchdog of @evals/core, so neither does a SIGKILLed one.
  */
 export function runProcess(file: string, args: readonly string[], options: RunProcessOptions = {}) {
   const started = performance.now();
@@ -68,6 +70,11 @@ export function runProcess(file: string, args: readonly string[], options: RunPr
       forceTimer.unref();
     };
     const unregister = registerExitCleanup(() => kill("SIGKILL"), "kill");
+    // A SIGKILL of this process runs no clean-up: the watchdog kills the child (its group) instead.
+    const guard =
+      child.pid !== undefined
+        ? guardUntilExit({ pid: child.pid, group: options.ownProcessGroup === true })
+        : undefined;
     const timer =
       options.timeoutMs !== undefined
         ? setTimeout(() => {
@@ -93,6 +100,7 @@ export function runProcess(file: string, args: readonly string[], options: RunPr
       // A user command's own children (servers, watchers) must not outlive it.
       if (options.ownProcessGroup) kill("SIGKILL");
       unregister();
+      guard?.release();
       resolve({
         exitCode,
         signal,

@@ -1,11 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanupDeadTrials, readOutcome, withTrialWorktree } from "../src/index.js";
 import { makeRepo, type TestRepo, worktreePaths } from "./git-repo.js";
 
 const script = fileURLToPath(new URL("./fixtures/working-trial.mjs", import.meta.url));
+const graderScript = fileURLToPath(new URL("./fixtures/grading-trial.mjs", import.meta.url));
 const repos: TestRepo[] = [];
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -92,3 +95,80 @@ describe("worktrees left by a SIGKILL", () => {
     expect(new Set(worktreePaths(r))).toEqual(new Set([r.root, alive.trial.path]));
   });
 });
+
+describe("command graders of a SIGKILLed test process", () => {
+  it("are killed, with what they started, by the watchdog", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "worktree-grader-"));
+    const child = spawn(process.execPath, [graderScript, dir], { stdio: "ignore" });
+    children.push(child);
+    try {
+      const pidsFile = join(dir, "pids");
+      const pids = () =>
+        existsSync(pidsFile) ? readFileSync(pidsFile, "utf8").split("\n").filter(Boolean).map(Number) : [];
+      expect(await waitFor(() => pids().length === 2, 30_000), "the grader's command never started").toBe(
+        true,
+      );
+      expect(pids().filter(running)).toHaveLength(2);
+      // The shell leads the grader's process group (its last `sleep` is in it too).
+      const group = pids()[1]!;
+      child.kill("SIGKILL");
+      await exited(child);
+      // The fault: the grader's shell and the sleeps it started outlived the test process.
+      const left = () => [...pids().filter(running), ...groupMembers(group)];
+      expect(await waitFor(() => left().length === 0, 10_000), "grader processes left").toBe(true);
+    } finally {
+      const group = readPids(dir)[1];
+      if (group !== undefined) killQuietly(-group);
+      for (const pid of readPids(dir)) killQuietly(pid);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+function readPids(dir: string): number[] {
+  try {
+    return readFileSync(join(dir, "pids"), "utf8").split("\n").filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Whether a process runs (a zombie, killed and not yet reaped, does not). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** The running processes of a process group. */
+function groupMembers(pgid: number): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        return fields[0] !== "Z" && Number(fields[2]) === pgid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // Gone already.
+  }
+}
+
+async function waitFor(condition: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  return condition();
+}

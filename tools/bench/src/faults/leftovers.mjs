@@ -1,10 +1,13 @@
-// Fault injection: runs leave nothing behind and leak no secret. Three rows:
+// Fault injection: runs leave nothing behind and leak no secret. Four rows:
 //  - orphans after SIGKILL: a child node process starts a real `claude` run (scripted loopback model
 //    that never answers) and is SIGKILLed; a run is bad when any of its processes is still alive
 //    10 s later;
 //  - worktrees left after SIGKILL and the next start: child processes each start a trial worktree and
 //    are SIGKILLed; then this process starts the next trial of the same repository; each leftover
 //    worktree is bad;
+//  - grader processes left after SIGKILL: child processes each run a command grader whose command
+//    (a shell and two sleeps, in its own process group) keeps running, and are SIGKILLed; a grader is
+//    bad when any process of its group is still alive 10 s later;
 //  - secrets found in all written files after a run that prints planted secrets: a recorded run cats
 //    a key file and prints its env; every (file, secret) found under the output root, the kept
 //    sandbox and the recordings is bad.
@@ -167,6 +170,57 @@ async function worktreesAfterSigkill(work) {
   };
 }
 
+const GRADER_CHILD = `
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { runCommandGrader } from "@evals/worktree";
+const [dir] = process.argv.slice(1);
+const pids = join(dir, "pids");
+runCommandGrader(dir, { command: "sleep 300 & echo $! >> pids; echo $$ >> pids; sleep 300", timeoutMs: 600_000 });
+const timer = setInterval(() => {
+  if (existsSync(pids) && readFileSync(pids, "utf8").split("\\n").filter(Boolean).length === 2) {
+    clearInterval(timer);
+    console.log("ready");
+  }
+}, 50);
+`;
+
+/** The running processes of a process group. */
+function groupMembers(pgid) {
+  const pids = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (fields[0] !== "Z" && Number(fields[2]) === pgid) pids.push(Number(entry));
+    } catch {}
+  }
+  return pids;
+}
+
+async function gradersAfterSigkill(work) {
+  let bad = 0;
+  for (let i = 0; i < kills; i++) {
+    const dir = join(work, `grader-${i}`);
+    mkdirSync(dir);
+    const { child, ready, exited } = startChild(GRADER_CHILD, [dir]);
+    await ready;
+    // The grader's shell leads its process group (the sleeps are in it).
+    const group = Number(readFileSync(join(dir, "pids"), "utf8").split("\n").filter(Boolean)[1]);
+    child.kill("SIGKILL");
+    await exited;
+    for (let waited = 0; waited < 10_000 && groupMembers(group).length > 0; waited += 100) await sleep(100);
+    if (groupMembers(group).length > 0) {
+      bad++;
+      try {
+        process.kill(-group, "SIGKILL");
+      } catch {}
+    }
+  }
+  return { label: "grader processes left after SIGKILL (graders with a process left)", tried: kills, bad };
+}
+
 function filesUnder(dir) {
   if (!existsSync(dir)) return [];
   const out = [];
@@ -257,7 +311,12 @@ async function secretsAfterRun(work) {
 export default async function leftovers() {
   const work = mkdtempSync(join(tmpdir(), "evals-fault-leftovers-"));
   try {
-    return [await orphansAfterSigkill(work), await worktreesAfterSigkill(work), await secretsAfterRun(work)];
+    return [
+      await orphansAfterSigkill(work),
+      await worktreesAfterSigkill(work),
+      await gradersAfterSigkill(work),
+      await secretsAfterRun(work),
+    ];
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
