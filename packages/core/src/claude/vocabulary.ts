@@ -76,6 +76,13 @@ export function isKnownToolName(name: string): boolean {
   return builtinTools.has(name) || name.startsWith("mcp__");
 }
 
+/**
+ * Built-in tools that a version may not offer: claude 2.1.330's init line lists no Grep or Glob (its
+ * agent searches through Bash). Hooks never say which tools were offered, so a hooks-only run cannot
+ * tell whether the agent had these.
+ */
+export const SOMETIMES_OFFERED_TOOLS = ["Glob", "Grep"] as const;
+
 /** Tools that start a subagent. */
 export const DELEGATION_TOOLS = ["Agent", "Task"] as const;
 
