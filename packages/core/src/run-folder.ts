@@ -6,6 +6,7 @@ import { writeFileAtomic } from "./atomic-write.js";
 import { type CapturedEvent, CapturedEventSchema } from "./captured-event.js";
 import { runFromHookEvents } from "./claude/hook-events.js";
 import { runFromClaudeOutput } from "./claude/output.js";
+import { PermissionModeSchema } from "./claude/vocabulary.js";
 import { RUN_FOLDER_VERSION } from "./format-version.js";
 import { type JsonlLineError, readJsonlFile } from "./jsonl-reader.js";
 import { type Run, RunSchema } from "./run.js";
@@ -29,7 +30,7 @@ export const RUN_FOLDER_FILES = {
 
 /** The options the agent ran with that grading depends on (approval-gate reads the first three). */
 export const RunFolderAgentSchema = z.looseObject({
-  permissionMode: z.string().optional(),
+  permissionMode: PermissionModeSchema.optional(),
   allowedTools: z.array(z.string()).optional(),
   disallowedTools: z.array(z.string()).optional(),
   model: z.string().optional(),

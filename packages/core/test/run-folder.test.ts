@@ -64,6 +64,15 @@ describe("the run folder", () => {
     );
   });
 
+  it("rejects a permission mode Claude Code does not have, naming the field", async () => {
+    const dir = newFolder();
+    writeFileSync(
+      join(dir, RUN_FOLDER_FILES.manifest),
+      JSON.stringify({ version: 1, run_id: "r", written_at: "", agent: { permissionMode: "yolo" } }),
+    );
+    await expect(readRunFolder(dir)).rejects.toThrow(/run-folder\.json \(field agent\.permissionMode\)/);
+  });
+
   it("reads a stream-only folder, with the prompts of the manifest", async () => {
     const dir = newFolder();
     copyFileSync(`${fixturesDir}multi-tool/stream.jsonl`, join(dir, RUN_FOLDER_FILES.stream));

@@ -86,8 +86,11 @@ export const SOMETIMES_OFFERED_TOOLS = ["Glob", "Grep"] as const;
 /** Tools that start a subagent. */
 export const DELEGATION_TOOLS = ["Agent", "Task"] as const;
 
+/** Tools that change a file that is there (a Write may create one). */
+export const FILE_EDIT_TOOLS = ["Edit", "MultiEdit", "NotebookEdit"] as const;
+
 /** Tools that write a file. */
-export const FILE_WRITE_TOOLS = ["Write", "Edit", "MultiEdit", "NotebookEdit"] as const;
+export const FILE_WRITE_TOOLS = ["Write", ...FILE_EDIT_TOOLS] as const;
 
 /** Tools that only look (a Bash command may look too; that is the command's business). */
 export const READ_TOOLS = ["Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch"] as const;
@@ -98,8 +101,13 @@ export const EXECUTION_TOOLS = ["Bash", ...FILE_WRITE_TOOLS] as const;
 /** Tools through which the agent asks the user something. */
 export const ASK_TOOLS = ["AskUserQuestion"] as const;
 
+/** Tools that organize the work (plan, ask, load a skill or a tool) rather than do it. */
+export const BOOKKEEPING_TOOLS = ["TodoWrite", ...ASK_TOOLS, "ExitPlanMode", "Skill", "ToolSearch"] as const;
+
 const delegationTools = new Set<string>(DELEGATION_TOOLS);
 const fileWriteTools = new Set<string>(FILE_WRITE_TOOLS);
+const fileEditTools = new Set<string>(FILE_EDIT_TOOLS);
+const bookkeepingTools = new Set<string>(BOOKKEEPING_TOOLS);
 const readTools = new Set<string>(READ_TOOLS);
 const executionTools = new Set<string>(EXECUTION_TOOLS);
 
@@ -109,6 +117,14 @@ export function isDelegationTool(name: string): boolean {
 
 export function isFileWriteTool(name: string): boolean {
   return fileWriteTools.has(name);
+}
+
+export function isFileEditTool(name: string): boolean {
+  return fileEditTools.has(name);
+}
+
+export function isBookkeepingTool(name: string): boolean {
+  return bookkeepingTools.has(name);
 }
 
 export function isReadTool(name: string): boolean {
