@@ -3,6 +3,7 @@ import { basename, join } from "node:path";
 import {
   type CapturedEvent,
   CapturedEventSchema,
+  hookErrorNotes,
   type JsonlLineError,
   listToolCalls,
   type Run,
@@ -92,12 +93,7 @@ export async function readRun(runDir: string, options: ReadRunOptions = {}): Pro
     inferDenials: options.inferDenials ?? true,
   });
   const notes: RunNote[] = skipped.map((error) => ({ kind: "parse_error", message: error.message }));
-  for (const entry of await readHookErrors(runDir, { onError: "skip" })) {
-    notes.push({
-      kind: "other",
-      message: `capture hook ${entry.kind}${entry.hook_event_name ? ` (${entry.hook_event_name})` : ""}: ${entry.message}`,
-    });
-  }
+  notes.push(...(await hookErrorNotes(join(runDir, HOOK_ERRORS_FILE))));
   return notes.length > 0 ? { ...run, notes: [...run.notes, ...notes] } : run;
 }
 
