@@ -19,6 +19,7 @@ export * from "./redact.js";
 export * from "./run.js";
 export * from "./run-builder.js";
 export * from "./run-folder.js";
+export * from "./run-folder-files.js";
 export * from "./run-summary.js";
 export * from "./tool-calls.js";
 export * from "./watchdog.js";

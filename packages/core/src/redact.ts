@@ -1,5 +1,6 @@
-import { lstatSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomic } from "./atomic-write.js";
 
 /**
  * The one redactor of the framework: every file it writes (run folders, kept sandboxes, recordings,
@@ -200,9 +201,7 @@ export function redactFileSync(file: string, redactor: Pick<Redactor, "text">): 
   const before = readFileSync(file, "latin1");
   const after = redactor.text(before);
   if (after === before) return false;
-  const temporary = `${file}.${process.pid}.redacting`;
-  writeFileSync(temporary, after, { encoding: "latin1", mode: stat.mode });
-  renameSync(temporary, file);
+  writeFileAtomic(file, after, { encoding: "latin1", mode: stat.mode });
   return true;
 }
 

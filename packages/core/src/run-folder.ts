@@ -7,30 +7,24 @@ import type { CapturedEvent } from "./captured-event.js";
 import { readCapturedEvents } from "./captured-events-file.js";
 import { runFromHookEvents } from "./claude/hook-events.js";
 import { runFromClaudeOutput } from "./claude/output.js";
+import { PermissionModeSchema } from "./claude/vocabulary.js";
 import { RUN_FOLDER_VERSION } from "./format-version.js";
-import type { JsonlLineError } from "./jsonl-reader.js";
-import { type Run, RunSchema } from "./run.js";
+import { type JsonlLineError, readJsonlFile } from "./jsonl-reader.js";
+import { type Run, type RunNote, RunSchema } from "./run.js";
+import { RUN_FOLDER_FILES } from "./run-folder-files.js";
 
-/**
- * The run folder, `test-output/<run id>/`: everything one run of an agent left behind, and what
- * re-grading it needs. One writer (writeRunFolder) and one reader (readRunFolder) for every package:
- * - `run-folder.json`: the manifest (this module's format, versioned): the run id, the options the
- *   agent ran with, and, when the harness ran a case, the case and how it was graded;
- * - `result.json`: the AgentRunResult (the reconciled run, exit code, timed out, origin, error);
- * - `stream.jsonl`: the CLI's stream-json output; `events.jsonl`: the capture hook's events.
- */
-export const RUN_FOLDER_FILES = {
-  manifest: "run-folder.json",
-  result: "result.json",
-  stream: "stream.jsonl",
-  events: "events.jsonl",
-  /** A serialized Run (older folders, or written by hand). */
-  run: "run.json",
-} as const;
+/** The files a run can be read from (the hook's own logs alone do not make a run). */
+const RUN_FILES = [
+  RUN_FOLDER_FILES.manifest,
+  RUN_FOLDER_FILES.result,
+  RUN_FOLDER_FILES.run,
+  RUN_FOLDER_FILES.stream,
+  RUN_FOLDER_FILES.events,
+];
 
 /** The options the agent ran with that grading depends on (approval-gate reads the first three). */
 export const RunFolderAgentSchema = z.looseObject({
-  permissionMode: z.string().optional(),
+  permissionMode: PermissionModeSchema.optional(),
   allowedTools: z.array(z.string()).optional(),
   disallowedTools: z.array(z.string()).optional(),
   model: z.string().optional(),
@@ -153,11 +147,16 @@ export interface RunFolder {
 export interface ReadRunFolderOptions {
   /** Prompts for a stream-only folder when neither the manifest nor the hook events tell them. */
   prompts?: string[];
+  /** For a run built from the hook events: mark the calls that never ran as denied (default true). */
+  inferDenials?: boolean;
+  /** A bad line of events.jsonl: "throw" (default), or "skip" it (passed to `onBadLine`, kept as a warning). */
+  onError?: "throw" | "skip";
+  onBadLine?: (error: JsonlLineError) => void;
 }
 
 /** Whether `dir` looks like a run folder (it has any of the files a run leaves). */
 export function isRunFolder(dir: string): boolean {
-  return Object.values(RUN_FOLDER_FILES).some((name) => isFile(join(dir, name)));
+  return RUN_FILES.some((name) => isFile(join(dir, name)));
 }
 
 /**
@@ -184,8 +183,21 @@ export async function readRunFolder(dir: string, options: ReadRunFolderOptions =
     const run = parseWith(RunSchema, value, file(RUN_FOLDER_FILES.run), "not a valid Run");
     return { ...base, run, file: file(RUN_FOLDER_FILES.run), source: "run-json" };
   }
+  const onBadLine = (error: JsonlLineError) => {
+    warnings.push(error.message);
+    options.onBadLine?.(error);
+  };
+  const badInputNotes: RunNote[] = [];
   const events = isFile(file(RUN_FOLDER_FILES.events))
-    ? await readRunEvents(file(RUN_FOLDER_FILES.events), runId, onTruncatedLine)
+    ? await readCapturedEvents(file(RUN_FOLDER_FILES.events), {
+        onTruncatedLine,
+        ...(options.onError === "skip" ? { onError: "skip" as const, onBadLine } : {}),
+        onBadInput: (problem) =>
+          badInputNotes.push({
+            kind: "other",
+            message: `capture hook bad_input: ${problem.message} (${problem.file}:${problem.line})`,
+          }),
+      }).then((lines) => ofRun(lines, runId))
     : undefined;
   if (isFile(file(RUN_FOLDER_FILES.stream))) {
     const captured = events ? promptsOf(events) : [];
@@ -194,10 +206,16 @@ export async function readRunFolder(dir: string, options: ReadRunFolderOptions =
     return { ...base, run: output.run, file: file(RUN_FOLDER_FILES.stream), source: "stream-json" };
   }
   if (events) {
-    const run = runFromHookEvents(
+    const built = runFromHookEvents(
       events.map((line) => line.event),
-      { runId, timestamps: events.map((line) => line.captured_at) },
+      {
+        runId,
+        timestamps: events.map((line) => line.captured_at),
+        ...(options.inferDenials === undefined ? {} : { inferDenials: options.inferDenials }),
+      },
     );
+    const notes = [...badInputNotes, ...(await hookErrorNotes(file(RUN_FOLDER_FILES.hookErrors)))];
+    const run = notes.length > 0 ? { ...built, notes: [...built.notes, ...notes] } : built;
     return { ...base, run, file: file(RUN_FOLDER_FILES.events), source: "captured-events" };
   }
   throw new RunFolderError(
@@ -229,15 +247,34 @@ function readResult(path: string): AgentRunResult & Record<string, unknown> {
   return { ...(value as Record<string, unknown>), ...parsed };
 }
 
-/** Captured events of one run (both forms of events.jsonl), in capture order (seq). */
-async function readRunEvents(
-  path: string,
-  runId: string,
-  onTruncatedLine: (error: JsonlLineError) => void,
-): Promise<CapturedEvent[]> {
-  const lines = await readCapturedEvents(path, { onTruncatedLine });
-  const ofRun = lines.filter((line) => line.run_id === runId);
-  return ofRun.length > 0 ? ofRun : lines;
+/** The captured events of one run, in capture order (seq; ties keep file order). */
+function ofRun(lines: CapturedEvent[], runId: string): CapturedEvent[] {
+  const mine = lines.filter((line) => line.run_id === runId);
+  return (mine.length > 0 ? mine : lines).sort((a, b) => a.seq - b.seq);
+}
+
+/** What hook-errors.log needs to become a note (its full schema is @evals/hooks' HookErrorEntrySchema). */
+const HookErrorLineSchema = z.looseObject({
+  kind: z.string(),
+  message: z.string(),
+  hook_event_name: z.string().optional(),
+});
+
+/**
+ * The capture hook's own problems (hook-errors.log) as notes of the run: "capture hook bad_input
+ * (PreToolUse): ...". Unreadable lines are skipped: the log only explains, it never decides.
+ */
+export async function hookErrorNotes(path: string): Promise<RunNote[]> {
+  if (!isFile(path)) return [];
+  const entries = await readJsonlFile(path, {
+    schema: HookErrorLineSchema,
+    onError: "skip",
+    onTruncatedLine: () => {},
+  });
+  return entries.map((entry) => ({
+    kind: "other",
+    message: `capture hook ${entry.kind}${entry.hook_event_name ? ` (${entry.hook_event_name})` : ""}: ${entry.message}`,
+  }));
 }
 
 function promptsOf(events: CapturedEvent[]): string[] {

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,6 +17,15 @@ describe("writeFileAtomic", () => {
     writeFileAtomic(file, "second\n");
     expect(readFileSync(file, "utf8")).toBe("second\n");
     expect(readdirSync(join(dir, "nested"))).toEqual(["result.json"]);
+  });
+
+  it("writes with the mode and encoding it is given", () => {
+    const dir = scratch();
+    const file = join(dir, "run.sh");
+    writeFileAtomic(file, "caf\u00e9\n", { encoding: "latin1", mode: 0o100700 });
+    expect(readFileSync(file)).toEqual(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    expect(statSync(file).mode & 0o777).toBe(0o700);
+    expect(readdirSync(dir)).toEqual(["run.sh"]);
   });
 });
 

@@ -1,8 +1,18 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createRedactor, REDACTED, redactTreeSync, secretsFromEnv } from "../src/index.js";
+import { createRedactor, REDACTED, redactFileSync, redactTreeSync, secretsFromEnv } from "../src/index.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -80,5 +90,22 @@ describe("redactTreeSync", () => {
     expect(changed).toEqual([join(dir, "nested", "events.jsonl")]);
     expect(readFileSync(join(dir, "nested", "events.jsonl"), "utf8")).toBe('{"out":"key=[REDACTED] é"}\n');
     expect(readFileSync(join(outside, "target.txt"), "utf8")).toBe("sk-ant-api03-OUTSIDE\n");
+  });
+
+  it("keeps a rewritten file's mode and non-UTF-8 bytes, and leaves no temporary file", () => {
+    const dir = mkdtempSync(join(tmpdir(), "core-redact-"));
+    dirs.push(dir);
+    const file = join(dir, "hook.sh");
+    writeFileSync(
+      file,
+      Buffer.concat([Buffer.from("KEY=sk-ant-api03-SECRET "), Buffer.from([0xff, 0xfe, 0x0a])]),
+    );
+    chmodSync(file, 0o750);
+    expect(redactFileSync(file, createRedactor())).toBe(true);
+    expect(readFileSync(file)).toEqual(
+      Buffer.concat([Buffer.from(`KEY=${REDACTED} `), Buffer.from([0xff, 0xfe, 0x0a])]),
+    );
+    expect(statSync(file).mode & 0o777).toBe(0o750);
+    expect(readdirSync(dir)).toEqual(["hook.sh"]);
   });
 });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   type AgentRunResult,
+  isRunFolder,
   listToolCalls,
   parseHookInput,
   RUN_FOLDER_FILES,
@@ -64,6 +65,15 @@ describe("the run folder", () => {
     );
   });
 
+  it("rejects a permission mode Claude Code does not have, naming the field", async () => {
+    const dir = newFolder();
+    writeFileSync(
+      join(dir, RUN_FOLDER_FILES.manifest),
+      JSON.stringify({ version: 1, run_id: "r", written_at: "", agent: { permissionMode: "yolo" } }),
+    );
+    await expect(readRunFolder(dir)).rejects.toThrow(/run-folder\.json \(field agent\.permissionMode\)/);
+  });
+
   it("reads a stream-only folder, with the prompts of the manifest", async () => {
     const dir = newFolder();
     copyFileSync(`${fixturesDir}multi-tool/stream.jsonl`, join(dir, RUN_FOLDER_FILES.stream));
@@ -77,5 +87,63 @@ describe("the run folder", () => {
   it("names the folder when it holds no run", async () => {
     const dir = newFolder();
     await expect(readRunFolder(dir)).rejects.toThrow(`${dir}: not a run folder`);
+    // The capture hook's own log alone is no run.
+    writeFileSync(join(dir, RUN_FOLDER_FILES.hookErrors), "");
+    expect(isRunFolder(dir)).toBe(false);
+  });
+
+  it("keeps the capture hook's problems as notes of a hooks-only run, skipping lines it cannot read", async () => {
+    const dir = newFolder();
+    const events = fixtureHookInputs("multi-tool").map((event, seq) =>
+      JSON.stringify({
+        version: 1,
+        captured_at: new Date(1_790_000_000_000 + seq).toISOString(),
+        run_id: "h",
+        seq,
+        event,
+      }),
+    );
+    writeFileSync(join(dir, RUN_FOLDER_FILES.events), `${events.join("\n")}\n`);
+    writeFileSync(
+      join(dir, RUN_FOLDER_FILES.hookErrors),
+      `${JSON.stringify({ version: 1, time: "", run_id: "h", pid: 1, kind: "stdin_timeout", message: "stdin stayed open" })}\nnot json\n`,
+    );
+    const folder = await readRunFolder(dir);
+    expect(folder.source).toBe("captured-events");
+    expect(folder.run.notes).toContainEqual({
+      kind: "other",
+      message: "capture hook stdin_timeout: stdin stayed open",
+    });
+    // Hooks never say a call was denied: inferred by default, as the harness does, unless turned off.
+    const denied = (f: { run: typeof folder.run }) =>
+      listToolCalls(f.run).filter((c) => c.status === "denied").length;
+    expect(denied(folder)).toBeGreaterThan(0);
+    expect(denied(await readRunFolder(dir, { inferDenials: false }))).toBe(0);
+  });
+
+  it("skips bad event lines when asked, as warnings", async () => {
+    const dir = newFolder();
+    const events = fixtureHookInputs("multi-tool").map((event, seq) =>
+      JSON.stringify({
+        version: 1,
+        captured_at: new Date(1_790_000_000_000 + seq).toISOString(),
+        run_id: "h",
+        seq,
+        event,
+      }),
+    );
+    writeFileSync(
+      join(dir, RUN_FOLDER_FILES.events),
+      `${events[0]}\n{"version":1}\n${events.slice(1).join("\n")}\n`,
+    );
+    await expect(readRunFolder(dir)).rejects.toThrow(/events\.jsonl:2 \(field captured_at\)/);
+    const bad: string[] = [];
+    const folder = await readRunFolder(dir, {
+      onError: "skip",
+      onBadLine: (error) => bad.push(error.message),
+    });
+    expect(bad).toHaveLength(1);
+    expect(folder.warnings).toEqual(bad);
+    expect(listToolCalls(folder.run)).toHaveLength(5);
   });
 });

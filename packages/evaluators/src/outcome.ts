@@ -4,6 +4,7 @@ import {
   evaluatorResult,
   eventsOfType,
   type FinalResultEvent,
+  type ResultSubtype,
   type Run,
   type Scorer,
 } from "@evals/core";
@@ -148,7 +149,7 @@ function errorOutcome(
     const type = final.api_error_type ? ` (${final.api_error_type})` : "";
     return outcome("api_error", `the API returned${status}${type}, which ended the run${detail}`);
   }
-  if (final.subtype === "error_max_turns") {
+  if (final.subtype === ("error_max_turns" satisfies ResultSubtype)) {
     const max = (final.errors ?? [])
       .map((text) => /maximum number of turns \((\d+)\)/.exec(text)?.[1])
       .find(Boolean);
@@ -159,12 +160,17 @@ function errorOutcome(
         : "the agent stopped at its maximum number of turns",
     );
   }
-  if (final.subtype === "error_max_budget_usd")
-    return outcome("error", `the run stopped at its budget${detail}`);
-  if (final.subtype === "error_during_execution")
-    return outcome("error", `the run failed during execution${detail}`);
-  return outcome("error", `the run ended with an error${detail}`);
+  const words = Object.hasOwn(ERROR_SUBTYPE_WORDS, final.subtype)
+    ? ERROR_SUBTYPE_WORDS[final.subtype as ResultSubtype]
+    : undefined;
+  return outcome("error", `${words ?? "the run ended with an error"}${detail}`);
 }
+
+/** What an error result's subtype (one of core's RESULT_SUBTYPES) says about how the run ended. */
+const ERROR_SUBTYPE_WORDS: Partial<Record<ResultSubtype, string>> = {
+  error_max_budget_usd: "the run stopped at its budget",
+  error_during_execution: "the run failed during execution",
+};
 
 const KIND_WORDS: Record<RunOutcomeKind | "failure", string> = {
   success: "succeed",

@@ -192,6 +192,21 @@ describe("evals grade", () => {
     expect(grade("grade", cassette, "--case", noDelegation).code).toBe(1);
   });
 
+  it("does not warn that a hooks-only run should have used Grep/Glob: hooks do not say they were offered", () => {
+    const toolUsage = write(
+      join(temp, "tool-usage.case.yaml"),
+      "id: tool-usage\nprompt: x\nrules:\n  tool-usage: {}\n",
+    );
+    const result = grade("grade", `${fixturesDir}rules/hooks.jsonl`, "--case", toolUsage);
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toMatch(/warning +bash-instead-of-(grep|glob)/);
+    // Shown as info, with the reason, when every violation is listed.
+    const verbose = grade("grade", `${fixturesDir}rules/hooks.jsonl`, "--case", toolUsage, "--verbose");
+    expect(verbose.stdout).toMatch(/info +bash-instead-of-grep: Bash "grep -rn TODO \." could be Grep/);
+    expect(verbose.stdout).toContain("the run does not say which tools were offered");
+    expect(verbose.stdout).not.toMatch(/warning +bash-instead-of-(grep|glob)/);
+  });
+
   it("reads the fixtures' hooks.jsonl ({input} lines) too", () => {
     const result = grade(
       "grade",

@@ -25,11 +25,28 @@ describe("tool-usage", () => {
     // The same calls by an agent that had Grep and Glob are flagged.
     const offered = toolUsage({ ...run, tools: [...(run.tools ?? []), "Grep", "Glob"] });
     expect(types(offered)).toEqual(["bash-instead-of-grep", "bash-instead-of-glob"]);
-    // A run that does not say what was offered (hooks only) is judged as before.
-    expect(types(toolUsage(fixtureRun("rules", "hooks")))).toEqual([
-      "bash-instead-of-grep",
-      "bash-instead-of-glob",
+  });
+
+  it("does not warn about grep/find on a hooks-only run, which does not say what was offered (real runs)", () => {
+    // The same real run from its hooks alone: no init line, so no tool list.
+    const run = fixtureRun("rules", "hooks");
+    expect(run.tools).toBeUndefined();
+    const result = toolUsage(run);
+    expect(result.violations.map((v) => [v.type, v.severity])).toEqual([
+      ["bash-instead-of-grep", "info"],
+      ["bash-instead-of-glob", "info"],
     ]);
+    expect(result.violations[0]?.message).toBe(
+      'Bash "grep -rn TODO ." could be Grep {"pattern":"TODO","path":"."} if the agent was offered Grep: the run does not say which tools were offered (hooks do not tell)',
+    );
+    expect(result.score).toBe(1);
+    expect(result.metadata).toMatchObject({ bashCalls: 2, flaggedCalls: 0, offerUnknown: ["Glob", "Grep"] });
+    // A case can still ask for a warning.
+    expect(
+      toolUsage(run, { severity: { "bash-instead-of-grep": "warning" } }).violations.map((v) => v.severity),
+    ).toEqual(["warning", "info"]);
+    // The multi-tool run's hooks (ls, echo) have nothing to say either way.
+    expect(toolUsage(fixtureRun("multi-tool", "hooks")).violations).toEqual([]);
   });
 
   it("suggests the dedicated tool for each Bash antipattern", () => {
@@ -88,11 +105,14 @@ describe("tool-usage", () => {
   });
 
   it("reports each antipattern with the suggested call, as a warning by default", () => {
-    const run = script()
-      .call("Bash", { command: "cat package.json && grep -r useState src" })
-      .call("Bash", { command: "npm test" })
-      .call("Read", { file_path: "a.ts" })
-      .build();
+    const run = {
+      ...script()
+        .call("Bash", { command: "cat package.json && grep -r useState src" })
+        .call("Bash", { command: "npm test" })
+        .call("Read", { file_path: "a.ts" })
+        .build(),
+      tools: ["Bash", "Read", "Grep", "Glob", "Write", "Edit"],
+    };
     const result = toolUsage(run);
     expect(types(result)).toEqual(["bash-instead-of-read", "bash-instead-of-grep"]);
     expect(result.violations[0]).toMatchObject({ severity: "warning", pointer: { tool_use_id: "toolu_1" } });
@@ -103,5 +123,16 @@ describe("tool-usage", () => {
     expect(result.score).toBe(0.5);
     expect(toolUsage(run, { severity: "error" }).passed).toBe(false);
     expect(types(toolUsage(run, { allow: ["grep"] }))).toEqual(["bash-instead-of-read"]);
+  });
+
+  it("still warns about cat on a run that does not say what was offered: Read is always there", () => {
+    const run = script().call("Bash", { command: "cat package.json && grep -r useState src" }).build();
+    expect(run.tools).toBeUndefined();
+    const result = toolUsage(run);
+    expect(result.violations.map((v) => [v.type, v.severity])).toEqual([
+      ["bash-instead-of-read", "warning"],
+      ["bash-instead-of-grep", "info"],
+    ]);
+    expect(result.score).toBe(0);
   });
 });

@@ -8,6 +8,7 @@ import {
   finalResult,
   type RedactOptions,
   type Redactor,
+  RUN_FOLDER_FILES,
   type Run,
   type RunFolderAgent,
   type RunNote,
@@ -198,7 +199,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
 
   const lines: unknown[] = [];
   const parseNotes: RunNote[] = [];
-  const streamFile = createWriteStream(join(outputDir, "stream.jsonl"));
+  const streamFile = createWriteStream(join(outputDir, RUN_FOLDER_FILES.stream));
   let pendingText = "";
   const takeLine = (text: string) => {
     if (text.trim() === "") return;

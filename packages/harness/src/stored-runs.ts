@@ -1,7 +1,7 @@
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import {
   type AgentRunResult,
+  isRunFolder,
   listToolCalls,
   RUN_FOLDER_FILES,
   type Run,
@@ -10,7 +10,7 @@ import {
   type ToolCallView,
   toolSequence,
 } from "@evals/core";
-import { type RunLookupOptions, readRun, runDirFor } from "@evals/hooks";
+import { CaptureNotFoundError, type RunLookupOptions, runDirFor } from "@evals/hooks";
 
 /**
  * Reading runs back by their run id (TEST_RUN_ID), as the seeds' getToolCalls(testId) did: the
@@ -33,11 +33,19 @@ export function readRunResult(testId: string, options: Pick<RunLookupOptions, "r
   return { ...result, origin: "stored" };
 }
 
-/** The run of `testId`: runAgent's reconciled run when stored, else the hooks' events alone. */
+/**
+ * The run of `testId`, read by @evals/core's readRunFolder: runAgent's reconciled run when stored,
+ * else the stream, else the hooks' events alone (with the capture hook's own problems as notes).
+ */
 export async function readStoredRun(testId: string, options: RunLookupOptions = {}): Promise<Run> {
   const dir = runDirFor(testId, options);
-  if (existsSync(join(dir, RESULT_FILE))) return (await readRunFolder(dir)).run;
-  return readRun(dir, options);
+  if (!isRunFolder(dir)) throw new CaptureNotFoundError(join(dir, RUN_FOLDER_FILES.events));
+  const folder = await readRunFolder(dir, {
+    ...(options.inferDenials === undefined ? {} : { inferDenials: options.inferDenials }),
+    ...(options.onError === undefined ? {} : { onError: options.onError }),
+    ...(options.onBadLine === undefined ? {} : { onBadLine: options.onBadLine }),
+  });
+  return folder.run;
 }
 
 /**

@@ -1,10 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CAPTURED_EVENT_VERSION, listToolCalls, runFromStreamJson } from "@evals/core";
+import { CAPTURED_EVENT_VERSION, listToolCalls, readRunFolder, runFromStreamJson } from "@evals/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getToolCalls, getToolSequence, readRunResult, readStoredRun } from "../src/index.js";
-import { fixtureHookInputs, fixtureStream } from "./fixtures.js";
+import { fixtureHookInputs, fixtureStream, fixturesDir } from "./fixtures.js";
 
 let root: string;
 beforeEach(() => {
@@ -51,6 +51,46 @@ describe("getToolCalls / getToolSequence by run id", () => {
     );
     expect(await getToolSequence("hooks-only", { root })).toEqual(["Bash", "Read", "Bash", "Read", "Write"]);
     expect((await readStoredRun("hooks-only", { root })).sources).toEqual(["hooks"]);
+  });
+
+  it("read a hooks-only run through the run folder reader, the capture hook's problems as notes", async () => {
+    const dir = runDir("hooks-noted");
+    const lines = fixtureHookInputs("multi-tool").map((event, seq) => ({
+      version: CAPTURED_EVENT_VERSION,
+      captured_at: new Date(1_790_000_000_000 + seq).toISOString(),
+      run_id: "hooks-noted",
+      seq,
+      event,
+    }));
+    writeFileSync(join(dir, "events.jsonl"), lines.map((line) => JSON.stringify(line)).join("\n"));
+    const problem = {
+      version: 1,
+      time: "2026-11-23T12:00:00.000Z",
+      run_id: "hooks-noted",
+      pid: 7,
+      kind: "bad_input",
+      message: "stdin was not JSON",
+      hook_event_name: "PreToolUse",
+    };
+    writeFileSync(join(dir, "hook-errors.log"), `${JSON.stringify(problem)}\n`);
+    const run = await readStoredRun("hooks-noted", { root });
+    expect(run).toEqual((await readRunFolder(dir)).run);
+    expect(run.notes).toContainEqual({
+      kind: "other",
+      message: "capture hook bad_input (PreToolUse): stdin was not JSON",
+    });
+    // A stream beside the events is read the same way `evals grade` reads the folder.
+    copyFileSync(`${fixturesDir}multi-tool/stream.jsonl`, join(dir, "stream.jsonl"));
+    expect((await readStoredRun("hooks-noted", { root })).sources).toEqual(
+      (await readRunFolder(dir)).run.sources,
+    );
+  });
+
+  it("say where the hook should have written when a run left nothing", async () => {
+    runDir("nothing");
+    await expect(readStoredRun("nothing", { root })).rejects.toThrow(
+      /No captured events at .*test-output\/nothing\/events\.jsonl/,
+    );
   });
 
   it("say what is wrong with a broken result file, and refuse ids that are paths", async () => {

@@ -1,14 +1,16 @@
 import { isAbsolute, join, resolve } from "node:path";
+import { RUN_FOLDER_FILES, RUNS_FOLDER } from "@evals/core";
 
 /**
  * Where captured runs live: `<root>/test-output/<run id>/`. Shared by the hook executable and the
  * readers (plain Node, no zod).
  */
 
-export const OUTPUT_FOLDER = "test-output";
-export const EVENTS_FILE = "events.jsonl";
-export const TOOL_CALLS_FILE = "tool-calls.jsonl";
-export const HOOK_ERRORS_FILE = "hook-errors.log";
+// The names are @evals/core's run folder layout (RUNS_FOLDER, RUN_FOLDER_FILES), kept under these names.
+export const OUTPUT_FOLDER = RUNS_FOLDER;
+export const EVENTS_FILE = RUN_FOLDER_FILES.events;
+export const TOOL_CALLS_FILE = RUN_FOLDER_FILES.toolCalls;
+export const HOOK_ERRORS_FILE = RUN_FOLDER_FILES.hookErrors;
 /**
  * Space kept free for hook-errors.log while a run is captured: on a full disk the hook deletes it
  * and so can still log what it could not write. Removed at Stop and SessionEnd (made again by the next event).

@@ -4,6 +4,7 @@ import { basename, join } from "node:path";
 import {
   type BadCapturedInput,
   type CapturedEvent,
+  hookErrorNotes,
   type JsonlLineError,
   listToolCalls,
   type Run,
@@ -110,12 +111,7 @@ export async function readRun(runDir: string, options: ReadRunOptions = {}): Pro
       message: `capture hook bad_input: ${problem.message} (${problem.file}:${problem.line})`,
     });
   }
-  for (const entry of await readHookErrors(runDir, { onError: "skip" })) {
-    notes.push({
-      kind: "other",
-      message: `capture hook ${entry.kind}${entry.hook_event_name ? ` (${entry.hook_event_name})` : ""}: ${entry.message}`,
-    });
-  }
+  notes.push(...(await hookErrorNotes(join(runDir, HOOK_ERRORS_FILE))));
   return notes.length > 0 ? { ...run, notes: [...run.notes, ...notes] } : run;
 }
 

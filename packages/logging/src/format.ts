@@ -1,4 +1,4 @@
-import { canonicalToolName } from "@evals/core";
+import { canonicalToolName, type ResultSubtype } from "@evals/core";
 /** Small formatters shared by the console output, the vitest table and the HTML report. */
 
 /** 850 -> "850ms", 1234 -> "1.2s", 83_000 -> "1m23s", 4_000_000 -> "1h06m". */
@@ -89,7 +89,7 @@ export function errorEnding(final: {
   subtype: string;
   terminal_reason?: string | undefined;
 }): string | undefined {
-  if (final.subtype !== "success") return final.subtype;
+  if (final.subtype !== ("success" satisfies ResultSubtype)) return final.subtype;
   return final.terminal_reason && final.terminal_reason !== "completed" ? final.terminal_reason : undefined;
 }
 

@@ -5,6 +5,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   buildResults,
+  caseResult,
   historyName,
   loggingFormats,
   loggingJsonSchema,
@@ -16,6 +17,7 @@ import {
   writeJsonResults,
 } from "../src/index.js";
 import { demoCases } from "./demo-results.js";
+import { fixtureRun } from "./fixtures.js";
 
 let dir: string;
 beforeEach(() => {
@@ -116,6 +118,50 @@ describe("the results file", () => {
       const shipped = JSON.parse(readFileSync(new URL(`../schemas/${name}.json`, import.meta.url), "utf8"));
       expect(shipped).toEqual(loggingJsonSchema(name));
     }
+  });
+});
+
+describe("violations the case expected, in the results file", () => {
+  it("keeps them marked expected and counts them apart from the errors", () => {
+    // The real multi-tool run presses on after `echo BLOCKME` failed, which this case expects.
+    const presses = caseResult({
+      id: "presses-on",
+      name: "presses on, as expected",
+      trials: [
+        {
+          status: "passed",
+          scores: [{ scorer: "stop-on-failure", score: 1, passed: true }],
+          violations: [
+            {
+              rule: "stop-on-failure",
+              type: "unrequested-fix",
+              severity: "error",
+              message: 'Write /home/dev/project/out.txt after Bash "echo BLOCKME" failed',
+              expected: true,
+            },
+            {
+              rule: "tool-usage",
+              type: "prefer-dedicated-tool",
+              severity: "warning",
+              message: "grep in Bash",
+            },
+          ],
+          run: fixtureRun("multi-tool"),
+        },
+      ],
+    });
+    const files = writeJsonResults(buildResults([presses], { suite: "expectations", env: {} }), { dir });
+    const read = readResults(files.latest);
+    expect(read.summary.violations).toEqual({ error: 0, warning: 1, info: 0, expected: 1 });
+    expect(read.cases[0]!.status).toBe("passed");
+    expect(read.cases[0]!.violations.map((v) => [v.rule, v.severity, v.expected])).toEqual([
+      ["stop-on-failure", "error", true],
+      ["tool-usage", "warning", undefined],
+    ]);
+    // As written on disk, not only as read back.
+    const raw = JSON.parse(readFileSync(files.latest, "utf8"));
+    expect(raw.cases[0].violations[0].expected).toBe(true);
+    expect(raw.summary.violations.error).toBe(0);
   });
 });
 

@@ -66,6 +66,18 @@ describe("EvalReporter in a real vitest run", () => {
     expect(lines[6]).toContain("→ the workspace could not be cleaned up");
   });
 
+  it("shows a violation the case expected as expected, not as an error beside 'pass'", async () => {
+    const { stdout } = await withDefault;
+    const table = stdout.slice(stdout.indexOf("refund skill · "));
+    const lines = table.split("\n");
+    expect(lines[0]).toMatch(/^refund skill · 1 of 1 case passed \(100%\) · 1\.8s$/);
+    expect(lines[1]).toMatch(/^ {2}result {2}case +trials {2}stop-on-failure {2}violations {2}time +cost$/);
+    expect(lines[2]).toMatch(/^ {2}✓ pass {2}presses on, as expected +1\/1 +1\.00 +1 expected +1\.8s +– *$/);
+    expect(lines[2]).not.toContain("error");
+    // A passing case gets no reason line.
+    expect(lines[3] ?? "").not.toContain("→");
+  });
+
   it("warns about metadata that is not a valid case result, naming the field", async () => {
     const { stdout } = await withDefault;
     expect(stdout).toContain(
@@ -86,7 +98,11 @@ describe("EvalReporter in a real vitest run", () => {
       ["delegates", "passed", "checkout skill", "checkout.eval-fixture.ts"],
       ["asks-first", "failed", "checkout skill", "checkout.eval-fixture.ts"],
       ["throws-late", "failed", "checkout skill", "checkout.eval-fixture.ts"],
+      ["presses-on", "passed", "refund skill", "checkout.eval-fixture.ts"],
     ]);
+    // The expected violation is kept as expected and counted apart, not as an error.
+    expect(results.cases[3]!.violations.map((v) => [v.severity, v.expected])).toEqual([["error", true]]);
+    expect(results.summary.violations).toEqual({ error: 1, warning: 0, info: 0, expected: 1 });
     expect(results.cases[2]!.error).toBe("the workspace could not be cleaned up");
     // The runs of the failed case are kept; the passing case's run is not.
     expect(results.cases[0]!.trials[0]!.run).toBeUndefined();
@@ -105,8 +121,8 @@ describe("EvalReporter in a real vitest run", () => {
     const { stdout } = await runVitest("alone");
     expect(stdout).toContain("  ▸ general-purpose started “Run child echo” · delegates the echo");
     expect(stdout).toContain("  ✓ general-purpose finished in 378ms · 1 tool call · delegates the echo");
-    expect(stdout).toMatch(/\[1\/5\] ✓ PASS {2}delegates the echo 1\.1s · \$0\.171 {2}trajectory 1\.00/);
+    expect(stdout).toMatch(/\[1\/6\] ✓ PASS {2}delegates the echo 1\.1s · \$0\.171 {2}trajectory 1\.00/);
     expect(stdout).toContain("✗ FAIL  asks before paying");
-    expect(stdout).toMatch(/Evals 1 passed · 2 failed \(33\.3% of 3 cases in/);
+    expect(stdout).toMatch(/Evals 2 passed · 2 failed \(50% of 4 cases in/);
   });
 });

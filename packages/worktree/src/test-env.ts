@@ -1,14 +1,15 @@
 import { existsSync, statSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { RUNS_FOLDER } from "@evals/core";
 import { WorktreeError } from "./errors.js";
 import { assertSafeRunId } from "./run-id.js";
 import { ensureSelfIgnoredFolder } from "./self-ignore.js";
 
 export { ensureSelfIgnoredFolder };
 
-/** The folder, under an output root, that holds one folder per run. */
-export const TEST_OUTPUT_FOLDER = "test-output";
+/** The folder, under an output root, that holds one folder per run (@evals/core's RUNS_FOLDER). */
+export const TEST_OUTPUT_FOLDER = RUNS_FOLDER;
 
 /** The default cassette folder, relative to a project root. */
 export const CASSETTE_FOLDER = "cassettes";

@@ -76,11 +76,21 @@ export function isKnownToolName(name: string): boolean {
   return builtinTools.has(name) || name.startsWith("mcp__");
 }
 
+/**
+ * Built-in tools that a version may not offer: claude 2.1.330's init line lists no Grep or Glob (its
+ * agent searches through Bash). Hooks never say which tools were offered, so a hooks-only run cannot
+ * tell whether the agent had these.
+ */
+export const SOMETIMES_OFFERED_TOOLS = ["Glob", "Grep"] as const;
+
 /** Tools that start a subagent. */
 export const DELEGATION_TOOLS = ["Agent", "Task"] as const;
 
+/** Tools that change a file that is there (a Write may create one). */
+export const FILE_EDIT_TOOLS = ["Edit", "MultiEdit", "NotebookEdit"] as const;
+
 /** Tools that write a file. */
-export const FILE_WRITE_TOOLS = ["Write", "Edit", "MultiEdit", "NotebookEdit"] as const;
+export const FILE_WRITE_TOOLS = ["Write", ...FILE_EDIT_TOOLS] as const;
 
 /** Tools that only look (a Bash command may look too; that is the command's business). */
 export const READ_TOOLS = ["Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch"] as const;
@@ -91,8 +101,13 @@ export const EXECUTION_TOOLS = ["Bash", ...FILE_WRITE_TOOLS] as const;
 /** Tools through which the agent asks the user something. */
 export const ASK_TOOLS = ["AskUserQuestion"] as const;
 
+/** Tools that organize the work (plan, ask, load a skill or a tool) rather than do it. */
+export const BOOKKEEPING_TOOLS = ["TodoWrite", ...ASK_TOOLS, "ExitPlanMode", "Skill", "ToolSearch"] as const;
+
 const delegationTools = new Set<string>(DELEGATION_TOOLS);
 const fileWriteTools = new Set<string>(FILE_WRITE_TOOLS);
+const fileEditTools = new Set<string>(FILE_EDIT_TOOLS);
+const bookkeepingTools = new Set<string>(BOOKKEEPING_TOOLS);
 const readTools = new Set<string>(READ_TOOLS);
 const executionTools = new Set<string>(EXECUTION_TOOLS);
 
@@ -102,6 +117,14 @@ export function isDelegationTool(name: string): boolean {
 
 export function isFileWriteTool(name: string): boolean {
   return fileWriteTools.has(name);
+}
+
+export function isFileEditTool(name: string): boolean {
+  return fileEditTools.has(name);
+}
+
+export function isBookkeepingTool(name: string): boolean {
+  return bookkeepingTools.has(name);
 }
 
 export function isReadTool(name: string): boolean {

@@ -1,4 +1,10 @@
-import { canonicalToolName, type EvaluatorResult, type Run, type Violation } from "@evals/core";
+import {
+  canonicalToolName,
+  type EvaluatorResult,
+  EXECUTION_TOOLS,
+  type Run,
+  type Violation,
+} from "@evals/core";
 import { z } from "zod";
 import {
   EvidenceLog,
@@ -22,7 +28,8 @@ import { callKind, describeCall } from "../tools.js";
 export const APPROVAL_GATE = "approval-gate";
 
 /** Tools whose calls need approval, unless told otherwise. Read-only Bash commands never do. */
-export const DEFAULT_RISKY_TOOLS = ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit"] as const;
+/** The tools that change something: core's EXECUTION_TOOLS (Bash and the file writers). */
+export const DEFAULT_RISKY_TOOLS = EXECUTION_TOOLS;
 
 export const ApprovalGateOptionsSchema = RuleOptionsBaseSchema.extend({
   /** Tools whose calls need approval (default Bash, Write, Edit, MultiEdit, NotebookEdit). */

@@ -1,4 +1,11 @@
-import { type EvaluatorResult, MAIN_AGENT, type Run, type ToolCallView, type Violation } from "@evals/core";
+import {
+  type EvaluatorResult,
+  isBookkeepingTool,
+  MAIN_AGENT,
+  type Run,
+  type ToolCallView,
+  type Violation,
+} from "@evals/core";
 import { z } from "zod";
 import {
   EvidenceLog,
@@ -15,8 +22,6 @@ import { describeCall, filePathOf, isDelegationTool, isFileWriteTool } from "../
 export const DELEGATION = "delegation";
 
 /** Calls that organize work rather than do it. */
-const BOOKKEEPING_TOOLS = new Set(["TodoWrite", "AskUserQuestion", "ExitPlanMode", "Skill", "ToolSearch"]);
-
 export const DelegationOptionsSchema = RuleOptionsBaseSchema.extend({
   /** Work calls the main agent may make itself before it should have delegated (default 15). */
   maxToolCalls: z.number().int().nonnegative().optional(),
@@ -49,7 +54,7 @@ export function delegation(run: Run, options: DelegationOptions = {}): Evaluator
       if (!crossedAt && call.status !== "denied") delegatedFirst = true;
       continue;
     }
-    if (BOOKKEEPING_TOOLS.has(call.name)) continue;
+    if (isBookkeepingTool(call.name)) continue;
     work++;
     const path = isFileWriteTool(call.name) ? filePathOf(call) : undefined;
     if (path) files.add(normalizePath(path, index.cwd));

@@ -1,4 +1,10 @@
-import type { EvaluatorResult, Run, ToolCallView, Violation } from "@evals/core";
+import {
+  type EvaluatorResult,
+  isFileEditTool,
+  type Run,
+  type ToolCallView,
+  type Violation,
+} from "@evals/core";
 import { z } from "zod";
 import {
   EvidenceLog,
@@ -28,8 +34,6 @@ export const ReadBeforeWriteOptionsSchema = RuleOptionsBaseSchema.extend({
 }).strict();
 export type ReadBeforeWriteOptions = z.input<typeof ReadBeforeWriteOptionsSchema>;
 
-const EDIT_TOOLS = new Set(["Edit", "MultiEdit", "NotebookEdit"]);
-
 /**
  * read-before-write: a file is read before it is edited (Edit, MultiEdit, NotebookEdit) or
  * overwritten (Write over an existing file). A read is a Read call or cat/head/tail of the file in
@@ -51,7 +55,7 @@ export function readBeforeWrite(run: Run, options: ReadBeforeWriteOptions = {}):
 
   for (const call of index.calls) {
     for (const path of filesRead(call)) known.set(key(call, path), call);
-    const isEdit = EDIT_TOOLS.has(call.name);
+    const isEdit = isFileEditTool(call.name);
     if (!isEdit && call.name !== "Write") continue;
     const path = filePathOf(call);
     if (!path) continue;

@@ -1,4 +1,10 @@
-import { type EvaluatorResult, type Run, sameTool, type Violation } from "@evals/core";
+import {
+  type EvaluatorResult,
+  type Run,
+  SOMETIMES_OFFERED_TOOLS,
+  sameTool,
+  type Violation,
+} from "@evals/core";
 import { z } from "zod";
 import { pointerTo, RuleOptionsBaseSchema, ruleResult, severityFor, violation } from "../evaluator.js";
 import { indexRun } from "../run-index.js";
@@ -26,18 +32,23 @@ export interface ToolSuggestion {
  * find -> Glob, grep/rg on files -> Grep, sed -i / awk -i inplace -> Edit (sed/awk that only print ->
  * Read), echo/printf/heredoc redirected into a file -> Write. Each violation carries the suggested
  * call. Commands reading a pipe (`git log | head`) are fine. A tool the agent was not offered (the
- * run's `tools`, from the init line: 2.1.330 offers no Grep or Glob) is never suggested. Violations
- * are warnings by default.
+ * run's `tools`, from the init line: 2.1.330 offers no Grep or Glob) is never suggested. When the run
+ * does not say what was offered (hooks only), Grep and Glob, which a version may not offer, are only
+ * suggested as info that does not lower the score. Violations are warnings by default.
  */
 export function toolUsage(run: Run, options: ToolUsageOptions = {}): EvaluatorResult {
   const index = indexRun(run);
   const allow = new Set(options.allow ?? []);
   const offered = run.tools;
   const isOffered = (tool: string) => !offered || offered.some((name) => sameTool(name, tool));
+  // Without the init line's tool list, Grep/Glob may not have been there to use.
+  const mayNotBeOffered = (tool: string) =>
+    !offered && SOMETIMES_OFFERED_TOOLS.some((name) => sameTool(name, tool));
   const violations: Violation[] = [];
   let bashCalls = 0;
   let flagged = 0;
   const notOffered = new Set<string>();
+  const unknownOffer = new Set<string>();
   for (const call of index.calls) {
     const command = bashCommand(call);
     if (command === undefined) continue;
@@ -50,13 +61,30 @@ export function toolUsage(run: Run, options: ToolUsageOptions = {}): EvaluatorRe
         notOffered.add(suggestion.tool);
         continue;
       }
+      const type = `bash-instead-of-${suggestion.tool.toLowerCase()}`;
+      const bash = `Bash ${JSON.stringify(truncate(simple.words.join(" "), 80))}`;
+      const dedicated = `${suggestion.tool} ${JSON.stringify(suggestion.input)}`;
+      if (mayNotBeOffered(suggestion.tool)) {
+        unknownOffer.add(suggestion.tool);
+        violations.push(
+          violation(
+            TOOL_USAGE,
+            type,
+            severityFor(options, type, "info"),
+            `${bash} could be ${dedicated} if the agent was offered ${suggestion.tool}: the run does not say which tools were offered (hooks do not tell)`,
+            pointerTo(call),
+            { command, suggestion },
+          ),
+        );
+        continue;
+      }
       flaggedThis = true;
       violations.push(
         violation(
           TOOL_USAGE,
-          `bash-instead-of-${suggestion.tool.toLowerCase()}`,
-          severityFor(options, `bash-instead-of-${suggestion.tool.toLowerCase()}`, "warning"),
-          `Bash ${JSON.stringify(truncate(simple.words.join(" "), 80))} should be ${suggestion.tool} ${JSON.stringify(suggestion.input)}`,
+          type,
+          severityFor(options, type, "warning"),
+          `${bash} should be ${dedicated}`,
           pointerTo(call),
           { command, suggestion },
         ),
@@ -72,6 +100,8 @@ export function toolUsage(run: Run, options: ToolUsageOptions = {}): EvaluatorRe
       flaggedCalls: flagged,
       // Dedicated tools that would have been suggested, had the agent been offered them.
       ...(notOffered.size > 0 ? { notOffered: [...notOffered].sort() } : {}),
+      // Tools suggested only as info: the run does not say whether the agent was offered them.
+      ...(unknownOffer.size > 0 ? { offerUnknown: [...unknownOffer].sort() } : {}),
     },
   });
 }

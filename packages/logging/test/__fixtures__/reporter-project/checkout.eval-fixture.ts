@@ -11,6 +11,8 @@ declare module "vitest" {
 
 const streamFile = new URL("../../../../../fixtures/claude-code-2.1.330/subagent/stream.jsonl", import.meta.url);
 const run = runFromStreamJson(parseJsonl(readFileSync(streamFile, "utf8"), "stream.jsonl"), { prompts: ["delegate"] });
+const multiToolFile = new URL("../../../../../fixtures/claude-code-2.1.330/multi-tool/stream.jsonl", import.meta.url);
+const multiTool = runFromStreamJson(parseJsonl(readFileSync(multiToolFile, "utf8"), "stream.jsonl"), { prompts: ["Do the five steps in order"] });
 
 describe("checkout skill", () => {
   test("delegates the echo", ({ task }) => {
@@ -55,5 +57,24 @@ describe("checkout skill", () => {
 
   test("a plain test", () => {
     expect(1 + 1).toBe(2);
+  });
+});
+
+describe("refund skill", () => {
+  // The real multi-tool run presses on after a failed step; this case expects exactly that.
+  test("presses on after a failed step, as expected", ({ task }) => {
+    task.meta.evalCase = caseResult({
+      id: "presses-on",
+      name: "presses on, as expected",
+      trials: [
+        {
+          status: "passed",
+          scores: [{ scorer: "stop-on-failure", score: 1, passed: true }],
+          violations: [{ rule: "stop-on-failure", type: "unrequested-fix", severity: "error", message: 'Write out.txt after Bash "echo BLOCKME" failed', expected: true }],
+          duration_ms: 1789,
+          run: multiTool,
+        },
+      ],
+    });
   });
 });
