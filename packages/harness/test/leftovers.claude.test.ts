@@ -29,7 +29,7 @@ beforeAll(() => {
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 /** A test process (a child node) that starts a run against a model that never answers. */
-async function startRunInChild(): Promise<{
+async function startRunInChild(tmp?: string): Promise<{
   parent: ChildProcess;
   cli: number;
   watchdog: number;
@@ -38,6 +38,7 @@ async function startRunInChild(): Promise<{
 }> {
   const parent = spawn(process.execPath, [script, claudeBin, project, outputRoot], {
     stdio: ["ignore", "pipe", "inherit"],
+    ...(tmp ? { env: { ...process.env, TMPDIR: tmp } } : {}),
   });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("the CLI never started")), 90_000);
@@ -63,8 +64,33 @@ async function startRunInChild(): Promise<{
     cli: cli!.pid,
     watchdog: watchdog!.pid,
     sandbox,
-    lockFile: join(runLocksDir(), `${marker}.json`),
+    lockFile: join(tmp ? withTmpdir(tmp, runLocksDir) : runLocksDir(), `${marker}.json`),
   };
+}
+
+/**
+ * Runs `fn` with os.tmpdir() answering `dir`. A run started under a temp dir of its own has its lock
+ * file and sandbox there, out of sight of the start-up sweeps of every other test process on the
+ * machine (which would otherwise clean up the dead run before the test's own sweep could).
+ */
+function withTmpdir<T>(dir: string, fn: () => T): T {
+  const before = process.env.TMPDIR;
+  const restore = () => {
+    if (before === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = before;
+  };
+  process.env.TMPDIR = dir;
+  let result: T;
+  try {
+    result = fn();
+  } catch (error) {
+    restore();
+    throw error;
+  }
+  // An async fn keeps the temp dir until it settles.
+  if (result instanceof Promise) return result.finally(restore) as T;
+  restore();
+  return result;
 }
 
 async function waitFor(condition: () => boolean, ms = 10_000): Promise<boolean> {
@@ -101,7 +127,8 @@ describe("a run leaves nothing behind when its test process is SIGKILLed", () =>
 
   it("when the watchdog died too, the next start finds the dead run's leftovers and cleans them up", async (ctx) => {
     skipIfNoClaude(ctx, { claudeBin });
-    const run = await startRunInChild();
+    const tmp = mkdtempSync(join(root, "tmp-"));
+    const run = await startRunInChild(tmp);
     try {
       // Both at once, as `kill -9` of everything would: nobody is left to clean up.
       process.kill(run.watchdog, "SIGKILL");
@@ -111,7 +138,7 @@ describe("a run leaves nothing behind when its test process is SIGKILLed", () =>
       expect(isAlive(run.cli), "the CLI outlived its test process").toBe(true);
       expect(existsSync(run.lockFile)).toBe(true);
 
-      const report = await cleanupLeftoverRuns();
+      const report = await withTmpdir(tmp, cleanupLeftoverRuns);
       expect(report.runs).toContain(run.lockFile);
       expect(report.processes).toContain(run.cli);
       expect(report.sandboxes).toContain(run.sandbox);

@@ -115,7 +115,11 @@ describe("command graders of a SIGKILLed test process", () => {
       await exited(child);
       // The fault: the grader's shell and the sleeps it started outlived the test process.
       const left = () => [...pids().filter(running), ...groupMembers(group)];
-      expect(await waitFor(() => left().length === 0, 10_000), "grader processes left").toBe(true);
+      // The watchdog is a fresh node process: on a loaded machine it may take a while to start and act.
+      const gone = await waitFor(() => left().length === 0, 30_000);
+      expect(gone, `grader processes left: ${left().join(", ")}; watchdogs: ${watchdogs().join(", ")}`).toBe(
+        true,
+      );
     } finally {
       const group = readPids(dir)[1];
       if (group !== undefined) killQuietly(-group);
@@ -124,6 +128,22 @@ describe("command graders of a SIGKILLed test process", () => {
     }
   });
 });
+
+/** The watchdog processes running now, with their parent (for the failure message). */
+function watchdogs(): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/cmdline`, "utf8").includes("watchdog.cjs")) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      found.push(`${entry} (ppid ${stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]})`);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
 
 function readPids(dir: string): number[] {
   try {
