@@ -249,8 +249,9 @@ function readResult(path: string): AgentRunResult & Record<string, unknown> {
 
 /** The captured events of one run, in capture order (seq; ties keep file order). */
 function ofRun(lines: CapturedEvent[], runId: string): CapturedEvent[] {
+  // readCapturedEvents has put them in seq order already.
   const mine = lines.filter((line) => line.run_id === runId);
-  return (mine.length > 0 ? mine : lines).sort((a, b) => a.seq - b.seq);
+  return mine.length > 0 ? mine : lines;
 }
 
 /** What hook-errors.log needs to become a note (its full schema is @evals/hooks' HookErrorEntrySchema). */

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { hostname, tmpdir, userInfo } from "node:os";
 import { join, resolve, sep } from "node:path";
 import { createRedactor, guardUntilExit, redactTreeSync, watchdogPid } from "@evals/core";
-import { killProcessTree, processStartTime } from "./process-tree.js";
+import { isAlive, killProcessTree, processStartTime } from "./process-tree.js";
 
 /**
  * Nothing of a run outlives the process that started it, even when that process is SIGKILLed:
@@ -139,7 +139,7 @@ export async function cleanupLeftoverRuns(): Promise<LeftoverReport> {
     const lock = readLock(file);
     if (!lock || lock.hostname !== hostname() || ownerAlive(lock)) continue;
     // The owner's watchdog is still at work, with the run's own secrets to redact: leave it the run.
-    if (lock.watchdog_pid !== undefined && pidAlive(lock.watchdog_pid)) continue;
+    if (lock.watchdog_pid !== undefined && isAlive(lock.watchdog_pid)) continue;
     report.processes.push(...(await killProcessTree(undefined, { marker: lock.marker, graceMs: 0 })));
     redactTreeSync(lock.output_dir, createRedactor());
     if (isOurSandbox(lock.sandbox) && existsSync(lock.sandbox)) {
@@ -179,20 +179,6 @@ function readLock(file: string): RunLock | undefined {
     return value as RunLock;
   } catch {
     return undefined;
-  }
-}
-
-/** Whether a process runs (a zombie, killed and not yet reaped, does not). */
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return process.platform !== "linux";
   }
 }
 

@@ -2,7 +2,6 @@ import { readFileSync, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import {
   type AgentRunResult,
-  type CapturedEvent,
   type ClaudeOutputFormat,
   type JsonlLineError,
   parseClaudeOutput,
@@ -13,7 +12,7 @@ import {
   RunFolderError,
   type RunFolderManifest,
   RunSchema,
-  readCapturedEvents as readCapturedEventsFile,
+  readCapturedEvents,
   readRunFolder,
   runFromHookEvents,
 } from "@evals/core";
@@ -134,20 +133,6 @@ function claudeOutputRun(
   return { run: output.run, file, format, warnings };
 }
 
-/**
- * Captured events of one run, in capture order (seq), validated line by line (both forms: the Node
- * hook's, and the shell hook's raw lines; a raw line whose input was not a hook input is no event).
- */
-async function readCapturedEvents(
-  file: string,
-  runId: string | undefined,
-  onTruncatedLine: (error: JsonlLineError) => void,
-): Promise<CapturedEvent[]> {
-  const lines = await readCapturedEventsFile(file, { onTruncatedLine });
-  const ofRun = runId ? lines.filter((line) => line.run_id === runId) : [];
-  return (ofRun.length > 0 ? ofRun : lines).sort((a, b) => a.seq - b.seq);
-}
-
 async function loadJsonlRun(file: string, options: LoadStoredRunOptions, runId: string): Promise<StoredRun> {
   const text = readFileSync(file, "utf8");
   const warnings: string[] = [];
@@ -155,7 +140,8 @@ async function loadJsonlRun(file: string, options: LoadStoredRunOptions, runId: 
   const first = firstJsonLine(text, file);
   if (Array.isArray(first)) return claudeOutputRun(text, file, options, runId, warnings);
   if (first && typeof first === "object" && "run_id" in first && "event" in first) {
-    const events = await readCapturedEvents(file, undefined, onTruncatedLine);
+    // Both forms of events.jsonl (the Node hook's lines and the shell hook's raw ones), in seq order.
+    const events = await readCapturedEvents(file, { onTruncatedLine });
     return {
       run: runFromHookEvents(
         events.map((line) => line.event),
