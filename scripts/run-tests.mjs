@@ -31,6 +31,7 @@ const nx = spawnSync(
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 const rows = [];
+const failures = [];
 for (const dir of projectDirs) {
   for (const file of reportsOf(dir)) {
     const report = JSON.parse(readFileSync(file, "utf8"));
@@ -41,12 +42,22 @@ for (const dir of projectDirs) {
     totals.passed += passed;
     totals.failed += failed;
     totals.skipped += skipped;
+    for (const suite of report.testResults ?? []) {
+      const where = relative(root, suite.name ?? file);
+      const failedTests = (suite.assertionResults ?? []).filter((test) => test.status === "failed");
+      for (const test of failedTests)
+        failures.push(`  ${where} > ${test.fullName}\n${firstLines(test.failureMessages?.[0])}`);
+      if (suite.status === "failed" && failedTests.length === 0)
+        failures.push(`  ${where}\n${firstLines(suite.message)}`);
+    }
     rows.push(
       `  ${relative(root, file).padEnd(58)} ${String(passed).padStart(5)} passed ${String(failed).padStart(3)} failed ${String(skipped).padStart(3)} skipped`,
     );
   }
 }
 const nxFailed = nx.status !== 0;
+// The failures again, at the end, where a CI log's tail shows them.
+if (failures.length > 0) console.log(`\nFailed tests:\n${failures.join("\n")}`);
 console.log("\nTest reports:");
 console.log(rows.length > 0 ? rows.join("\n") : "  (none found)");
 if (nxFailed)
@@ -56,3 +67,14 @@ if (nxFailed)
 if (nxFailed && totals.failed === 0) totals.failed = 1;
 console.log(`\nTests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(nxFailed || totals.failed > 0 ? 1 : 0);
+
+/** The first lines of a failure message, indented, without colour codes. */
+function firstLines(message, count = 6) {
+  if (!message) return "";
+  return message
+    .replace(/\u001b\[[0-9;]*m/g, "")
+    .split("\n")
+    .slice(0, count)
+    .map((line) => `      ${line}`)
+    .join("\n");
+}
