@@ -78,14 +78,15 @@ describe("runCommandGrader", () => {
     const pidFile = join(folder, "grandchild.pid");
     const result = await runCommandGrader(folder, {
       command: `sleep 30 & echo $! > ${pidFile}; wait`,
-      timeoutMs: 2_000,
+      // Long enough for the shell to start and write the pid file on a loaded machine.
+      timeoutMs: 5_000,
     });
     expect(result.passed).toBe(false);
     expect(result.violations[0]).toMatchObject({ type: "timeout" });
     expect(result.metadata).toMatchObject({ timed_out: true });
     const grandchild = Number(readFileSync(pidFile, "utf8"));
     // SIGKILL is sent before runCommandGrader returns; on a loaded machine the exit may lag a moment.
-    await expect.poll(() => isAlive(grandchild), { timeout: 3_000 }).toBe(false);
+    await expect.poll(() => isAlive(grandchild), { timeout: 15_000 }).toBe(false);
   });
 
   it("keeps only the tail of a long output", async () => {
