@@ -11,6 +11,9 @@ import { fileURLToPath } from "node:url";
  * folders and deletes the paths it was given, and exits.
  */
 
+/** The environment variable whose value is an entry's `marker` in the processes it must kill. */
+export const WATCHDOG_MARKER_ENV = "EVALS_RUN_MARKER";
+
 export interface WatchdogEntry {
   /** The entry's id (default: a random one). */
   id?: string;
@@ -18,7 +21,11 @@ export interface WatchdogEntry {
   pid?: number;
   /** Kill `pid`'s whole process group (it was spawned `detached`), not only `pid`. */
   group?: boolean;
-  /** Kill every process whose environment has EVALS_RUN_MARKER=<marker>. */
+  /**
+   * Kill every process whose environment has EVALS_RUN_MARKER=<marker> (WATCHDOG_MARKER_ENV). Set it
+   * in the environment of what you spawn and guard before spawning: a process killed between its
+   * spawn and `started` leaves nothing behind.
+   */
   marker?: string;
   /** Redact this folder with these patterns, after the kill. */
   redact?: { dir: string; patterns: readonly RegExp[] };

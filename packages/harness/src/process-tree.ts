@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { WATCHDOG_MARKER_ENV } from "@evals/core";
 
 /**
  * Finding and ending every process a run started. Killing the CLI's process group is not enough:
@@ -16,7 +17,7 @@ export interface ProcessInfo {
 }
 
 /** The name of the environment variable whose value marks every process of one run. */
-export const RUN_MARKER_ENV = "EVALS_RUN_MARKER";
+export const RUN_MARKER_ENV = WATCHDOG_MARKER_ENV;
 
 const hasProc = existsSync("/proc/self/stat");
 

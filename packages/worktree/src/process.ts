@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { guardUntilExit } from "@evals/core";
+import { randomUUID } from "node:crypto";
+import { guardUntilExit, WATCHDOG_MARKER_ENV } from "@evals/core";
 import { registerExitCleanup } from "./exit-cleanup.js";
 
 export interface RunProcessOptions {
@@ -42,16 +43,21 @@ export function runProcess(file: string, args: readonly string[], options: RunPr
   const started = performance.now();
   const maxBytes = options.maxOutputBytes ?? 1024 * 1024;
   return new Promise<ProcessResult>((resolve) => {
+    // The watchdog hears of the process before it exists, by a marker in its environment: were this
+    // process SIGKILLed between the spawn and the pid reaching the watchdog, the marker still finds it.
+    const marker = randomUUID();
+    const guard = guardUntilExit({ marker, group: options.ownProcessGroup === true });
     let child: ChildProcess;
     try {
       child = spawn(file, args, {
         cwd: options.cwd,
-        env: options.env ?? process.env,
+        env: { ...(options.env ?? process.env), [WATCHDOG_MARKER_ENV]: marker },
         stdio: ["ignore", options.stdoutFd ?? "pipe", "pipe"],
         detached: options.ownProcessGroup === true,
         windowsHide: true,
       });
     } catch (error) {
+      guard.release();
       resolve(failedToStart(error, started));
       return;
     }
@@ -71,10 +77,7 @@ export function runProcess(file: string, args: readonly string[], options: RunPr
     };
     const unregister = registerExitCleanup(() => kill("SIGKILL"), "kill");
     // A SIGKILL of this process runs no clean-up: the watchdog kills the child (its group) instead.
-    const guard =
-      child.pid !== undefined
-        ? guardUntilExit({ pid: child.pid, group: options.ownProcessGroup === true })
-        : undefined;
+    guard.started(child.pid);
     const timer =
       options.timeoutMs !== undefined
         ? setTimeout(() => {
@@ -100,7 +103,7 @@ export function runProcess(file: string, args: readonly string[], options: RunPr
       // A user command's own children (servers, watchers) must not outlive it.
       if (options.ownProcessGroup) kill("SIGKILL");
       unregister();
-      guard?.release();
+      guard.release();
       resolve({
         exitCode,
         signal,
