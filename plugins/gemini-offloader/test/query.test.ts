@@ -80,6 +80,17 @@ describe("query: arguments", () => {
     expect(run.exitCode).toBe(0);
     expect(expectShape(UsageResultSchema, run.json).usage).toContain("Exit codes");
   });
+
+  test("--help of every script shows real defaults (the timeout is 90 s, never undefined)", async () => {
+    const { base, project } = workspace("help-defaults");
+    for (const script of ["launcher", "query", "session", "memory", "status", "sync"] as const) {
+      const run = await runScript(script, ["--help"], { env: gemini.env(base), cwd: project });
+      const usage = expectShape(UsageResultSchema, run.json).usage;
+      expect(usage, script).not.toMatch(/undefined|NaN|\[object /);
+    }
+    const query = await runScript("query", ["--help"], { env: gemini.env(base), cwd: project });
+    expect(expectShape(UsageResultSchema, query.json).usage).toContain("(default 90 s, or GEMINI_OFFLOADER_TIMEOUT)");
+  });
 });
 
 describe("query: Gemini missing", () => {

@@ -21,6 +21,9 @@ import { runPrompt } from "../gemini/run-gemini.js";
 import { ensureProject } from "../store/locations.js";
 import { DEFAULT_SUMMARY_CHARS, summarize } from "../summary.js";
 
+// Declared before the usage text, which reads it when the module loads.
+export const DEFAULT_TIMEOUT_SECONDS = 90;
+
 export const QUERY_USAGE = `Usage: node dist/query.js --prompt "TEXT" [options]   (piped stdin becomes context)
   -p, --prompt TEXT         the question or task for Gemini (required)
   -m, --model NAME          a Gemini model (default: Gemini's own choice)
@@ -32,8 +35,6 @@ export const QUERY_USAGE = `Usage: node dist/query.js --prompt "TEXT" [options] 
       --summary-chars N     print at most N characters of the answer (default ${DEFAULT_SUMMARY_CHARS})
 Exit codes: 0 answer (fresh or cached), 1 failure (see error/diagnostic), 2 bad arguments,
             75 rate limited, 77 authentication, 124 timeout.`;
-
-export const DEFAULT_TIMEOUT_SECONDS = 90;
 
 function defaultTimeoutText(): string {
   return `${DEFAULT_TIMEOUT_SECONDS} s, or GEMINI_OFFLOADER_TIMEOUT`;
