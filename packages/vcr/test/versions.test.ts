@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import {
+  claudeVersionOf,
+  type Interaction,
+  normalizeRequest,
+  recordingFromInteractions,
+  versionNeutral,
+  type WireRequest,
+} from "../src/index.js";
+
+function request(version: string, options: { userAgent?: boolean; description?: string } = {}): WireRequest {
+  return {
+    method: "POST",
+    path: "/v1/messages?beta=true",
+    headers: options.userAgent === false ? {} : { "user-agent": `claude-cli/${version} (external, sdk-cli)` },
+    body: {
+      model: "claude-opus-5-5",
+      system: [
+        {
+          type: "text",
+          text: `x-anthropic-billing-header: cc_version=${version}.a1f; cc_entrypoint=sdk-cli;`,
+        },
+      ],
+      tools: [{ name: "Bash", description: options.description ?? "run", input_schema: { type: "object" } }],
+      messages: [{ role: "user", content: [{ type: "text", text: `hello from ${version}` }] }],
+      max_tokens: 32000,
+      stream: true,
+    },
+  };
+}
+
+describe("Claude Code versions of requests", () => {
+  it("are read from the user-agent, else from the billing line of the system prompt", () => {
+    expect(claudeVersionOf(request("2.1.330"))).toBe("2.1.330");
+    expect(claudeVersionOf(request("2.2.0", { userAgent: false }))).toBe("2.2.0");
+    expect(claudeVersionOf({ headers: {}, body: { model: "m", messages: [] } })).toBeUndefined();
+  });
+
+  it("a recording stores the first version its requests name", () => {
+    const interaction = (index: number, wire: WireRequest): Interaction => ({
+      index,
+      request: wire,
+      response: { status: 200, headers: { "content-type": "application/json" }, body: "{}" },
+      source: "test",
+      duration_ms: 1,
+    });
+    const hello: WireRequest = { method: "HEAD", path: "/api/hello", headers: {} };
+    const stored = recordingFromInteractions([interaction(0, hello), interaction(1, request("2.1.330"))]);
+    expect(stored.claude_version).toBe("2.1.330");
+  });
+
+  it("versionNeutral drops the system prompt, tool descriptions and schemas, and masks the versions", () => {
+    const recorded = versionNeutral(normalizeRequest(request("2.1.330", { description: "old words" })), [
+      "2.1.330",
+      "2.2.0",
+    ]);
+    const replaying = versionNeutral(normalizeRequest(request("2.2.0", { description: "new words" })), [
+      "2.1.330",
+      "2.2.0",
+    ]);
+    expect(replaying).toEqual(recorded);
+    expect(recorded.body).toEqual({
+      model: "claude-opus-5-5",
+      tools: [{ name: "Bash" }],
+      messages: [{ role: "user", content: [{ type: "text", text: "hello from <claude-version>" }] }],
+      stream: true,
+    });
+  });
+});
