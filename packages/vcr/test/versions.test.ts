@@ -1,9 +1,16 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import {
   claudeVersionOf,
   type Interaction,
   normalizeRequest,
+  type Recording,
+  readRecording,
+  recordedRequest,
   recordingFromInteractions,
+  replaying,
   versionNeutral,
   type WireRequest,
 } from "../src/index.js";
@@ -65,5 +72,55 @@ describe("Claude Code versions of requests", () => {
       messages: [{ role: "user", content: [{ type: "text", text: "hello from <claude-version>" }] }],
       stream: true,
     });
+  });
+});
+
+/** Every wire recording in the repository: real runs of Claude Code 2.1.330. */
+function repositoryRecordings(): string[] {
+  const root = fileURLToPath(new URL("../../../", import.meta.url));
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith(".recording.json")) found.push(path);
+    }
+  };
+  for (const top of ["examples", "plugins"]) walk(join(root, top));
+  return found;
+}
+
+describe("the repository's real recordings, made by another version", () => {
+  const files = repositoryRecordings();
+
+  it("are there to test", () => {
+    expect(files.length).toBeGreaterThan(10);
+  });
+
+  it("each request of the run that recorded them still matches when system prompt, tool descriptions and version changed", async () => {
+    for (const file of files) {
+      const original = readRecording(file);
+      expect(original.claude_version, file).toBe("2.1.330");
+      const variant = JSON.parse(JSON.stringify(original).split("2.1.330").join("2.0.77")) as Recording;
+      for (const [key, value] of Object.entries(variant.shared)) {
+        if (key.startsWith("system-")) (value as Array<{ text: string }>)[0]!.text += " (other wording)";
+        if (key.startsWith("tools-")) {
+          for (const tool of value as Array<Record<string, unknown>>) tool.description = "other words";
+        }
+      }
+      const source = replaying(variant, { label: file });
+      for (const interaction of original.interactions) {
+        await source.respond(recordedRequest(original, interaction), {
+          index: interaction.index,
+          interactions: [],
+          nextToolUseId: () => "toolu_x",
+          nextMessageId: () => "msg_x",
+        });
+      }
+      expect(source.divergences.map((divergence) => divergence.message)).toEqual([]);
+      expect(source.unplayed(), file).toEqual([]);
+      expect(source.matchedAcrossVersions.length, file).toBe(original.interactions.length);
+    }
   });
 });
