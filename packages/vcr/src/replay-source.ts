@@ -49,6 +49,12 @@ export interface ReplayOptions extends NormalizeOptions {
    * matching, so a secret in a prompt still matches its [REDACTED] recorded form.
    */
   redact?: RedactOptions;
+  /**
+   * When the replaying CLI is another Claude Code version than the recording's, match its requests
+   * without their version-dependent parts (default true). False: every request must match as it is,
+   * and a divergence still names both versions.
+   */
+  matchAcrossVersions?: boolean;
 }
 
 /** Where a replay left the recording, and how. */
@@ -63,7 +69,7 @@ export interface Divergence {
   closest?: { index: number; differences: Difference[] };
   /**
    * The Claude Code versions, when they differ: the differences are then those left once the
-   * version-dependent parts of both requests were taken out.
+   * version-dependent parts of both requests were taken out (unless `matchAcrossVersions` is false).
    */
   versions?: { recorded: string; replaying: string };
   /** The explanation sent to the CLI and shown in reports. */
@@ -124,6 +130,7 @@ export function replaying(recordingOrFile: Recording | string, options: ReplayOp
       request.body === undefined ? request : { ...request, body: redactor.value(request.body) },
       options,
     );
+  const acrossVersions = options.matchAcrossVersions ?? true;
   const used = new Set<number>();
   const played: number[] = [];
   const divergences: Divergence[] = [];
@@ -167,15 +174,18 @@ export function replaying(recordingOrFile: Recording | string, options: ReplayOp
     interaction: number,
     versions: Divergence["versions"],
   ): SourceResponse => {
-    const compared = versions
+    const across = versions !== undefined && acrossVersions;
+    const compared = across
       ? versionNeutral(normalized, [versions.recorded, versions.replaying])
       : normalized;
-    const closest = closestTo(compared, versions ? entriesAcross(versions.replaying) : entries);
+    const closest = closestTo(compared, across ? entriesAcross(versions.replaying) : entries);
     const where = `request ${messageRequests} (interaction #${interaction}, ${request.method} ${normalized.path})`;
     const lines = [`@evals/vcr replay diverged at ${where}: no recorded request in ${label} matches it.`];
     if (versions) {
       lines.push(
-        `It was recorded with Claude Code ${versions.recorded}, replaying with ${versions.replaying}: the parts of a request that change between versions (system prompt, tool descriptions and schemas, max_tokens, thinking, context_management, output_config, version strings) were left out of the match, and it still differs.`,
+        across
+          ? `It was recorded with Claude Code ${versions.recorded}, replaying with ${versions.replaying}: the parts of a request that change between versions (system prompt, tool descriptions and schemas, max_tokens, thinking, context_management, output_config, version strings) were left out of the match, and it still differs.`
+          : `It was recorded with Claude Code ${versions.recorded}, replaying with ${versions.replaying} (matchAcrossVersions is off: requests must match as they are).`,
       );
     }
     if (closest) {
@@ -232,7 +242,7 @@ export function replaying(recordingOrFile: Recording | string, options: ReplayOp
           ? { recorded: recordedVersion, replaying }
           : undefined;
       let entry = pick(canonicalKey(normalized));
-      if (!entry && versions) {
+      if (!entry && versions && acrossVersions) {
         const neutral = versionNeutral(normalized, [versions.recorded, versions.replaying]);
         entry = pick(canonicalKey(neutral), entriesAcross(versions.replaying));
         if (entry) matchedAcrossVersions.push(entry.index);

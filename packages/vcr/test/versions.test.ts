@@ -124,3 +124,25 @@ describe("the repository's real recordings, made by another version", () => {
     }
   });
 });
+
+describe("matchAcrossVersions: false", () => {
+  it("makes every request match as it is, and the divergence still names both versions", async () => {
+    const file = repositoryRecordings().find((path) => path.includes("build-failure"))!;
+    const original = readRecording(file);
+    const variant = JSON.parse(JSON.stringify(original).split("2.1.330").join("2.0.77")) as Recording;
+    const strict = replaying(variant, { label: file, matchAcrossVersions: false });
+    const first = original.interactions[0]!;
+    const response = await strict.respond(recordedRequest(original, first), {
+      index: 0,
+      interactions: [],
+      nextToolUseId: () => "toolu_x",
+      nextMessageId: () => "msg_x",
+    });
+    expect(response.status).toBe(409);
+    const [divergence] = strict.divergences;
+    expect(divergence?.versions).toEqual({ recorded: "2.0.77", replaying: "2.1.330" });
+    expect(divergence?.message).toContain("recorded with Claude Code 2.0.77, replaying with 2.1.330");
+    // Compared as they are: the version in the system prompt's billing line is the difference.
+    expect(divergence?.closest?.differences.map((difference) => difference.path)).toEqual(["system[0].text"]);
+  });
+});
