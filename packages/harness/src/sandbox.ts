@@ -49,18 +49,60 @@ export function createSandbox(runId: string, parent = tmpdir()): Sandbox {
   return sandbox;
 }
 
-/** Variables a run inherits from the caller's environment; everything else is left out. */
-export const INHERITED_ENV = [
-  "PATH",
-  "SHELL",
-  "USER",
-  "LOGNAME",
-  "LANG",
-  "LANGUAGE",
-  "LC_ALL",
-  "LC_CTYPE",
-  "TZ",
-] as const;
+/**
+ * Variables a run inherits from the caller's environment; everything else is left out. The locale and
+ * the time zone are not inherited: STABLE_ENV fixes them.
+ */
+export const INHERITED_ENV = ["PATH", "SHELL", "USER", "LOGNAME"] as const;
+
+/**
+ * A locale that exists where the run happens: C.UTF-8 is built into glibc and musl (a minimal
+ * container has no other), macOS has no C.UTF-8 but always has en_US.UTF-8. A missing locale would
+ * itself add noise (bash: "warning: setlocale: LC_ALL: cannot change locale").
+ */
+export function stableLocale(platform: NodeJS.Platform = process.platform): string {
+  return platform === "darwin" ? "en_US.UTF-8" : "C.UTF-8";
+}
+
+/**
+ * What makes the agent's tools print the same thing on every run and every machine, so that a
+ * recording replays: the CLI passes its environment on to Bash and to hooks, and a replay matches
+ * each request, tool outputs included. Each entry is here for something that changed tool output:
+ *
+ * - npm's update check: under a fresh HOME npm asks the registry for its latest version on every
+ *   run and prints "New minor version of npm available! …" when there is one (it depends on the
+ *   day and the network): `npm_config_update_notifier=false`. `NO_UPDATE_NOTIFIER` is the same
+ *   switch for the `update-notifier` package most other Node CLIs use.
+ * - npm's install epilogue: "found N vulnerabilities" comes from the registry's advisories of the
+ *   day (`npm_config_audit=false`), "N packages are looking for funding" from package metadata
+ *   (`npm_config_fund=false`).
+ * - First-run telemetry notices of other tools under a fresh HOME: `DO_NOT_TRACK=1`.
+ * - Colors: `NO_COLOR=1` and `FORCE_COLOR=0` (Nx and others set FORCE_COLOR for their children).
+ * - Dates and sorting: `TZ=UTC` (`date`, `ls -l`, `git log` print local times), `LANG`/`LC_ALL`
+ *   (messages, collation, number formats).
+ * - The CLI itself: `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1` (no telemetry, no `/api/hello`,
+ *   no update check: a loopback run makes exactly one connection) and `DISABLE_AUTOUPDATER=1` (the
+ *   CLI never replaces itself between the runs of a suite).
+ *
+ * The caller's `env` option still has the last word over each of them.
+ */
+export function stableEnv(platform: NodeJS.Platform = process.platform): Record<string, string> {
+  const locale = stableLocale(platform);
+  return {
+    npm_config_update_notifier: "false",
+    NO_UPDATE_NOTIFIER: "1",
+    npm_config_audit: "false",
+    npm_config_fund: "false",
+    DO_NOT_TRACK: "1",
+    NO_COLOR: "1",
+    FORCE_COLOR: "0",
+    TZ: "UTC",
+    LANG: locale,
+    LC_ALL: locale,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_AUTOUPDATER: "1",
+  };
+}
 
 /**
  * Certificates and proxies: inherited only when the run talks to a model that is not on this
@@ -90,7 +132,7 @@ export interface HermeticEnvInput {
   apiKey?: string;
   /** Set IS_SANDBOX=1 (needed as root for bypassPermissions / --dangerously-skip-permissions). */
   isSandbox?: boolean;
-  /** The caller's environment (default process.env); only INHERITED_ENV is taken from it. */
+  /** The caller's environment (default process.env); only INHERITED_ENV (and NETWORK_ENV) is taken from it. */
   parentEnv?: NodeJS.ProcessEnv;
   /** Last word: these are set (or, when undefined, removed). */
   env?: Record<string, string | undefined>;
@@ -105,15 +147,12 @@ export function hermeticEnv(input: HermeticEnvInput): Record<string, string> {
     const value = parent[name];
     if (value !== undefined) env[name] = value;
   }
-  Object.assign(env, {
+  Object.assign(env, stableEnv(), {
     HOME: input.sandbox.home,
     CLAUDE_CONFIG_DIR: input.sandbox.configDir,
     TMPDIR: input.sandbox.tmpDir,
     TMP: input.sandbox.tmpDir,
     TEMP: input.sandbox.tmpDir,
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    FORCE_COLOR: "0",
-    NO_COLOR: "1",
     TEST_MODE: "true",
     TEST_RUN_ID: input.runId,
     EVALS_OUTPUT_DIR: input.outputRoot,

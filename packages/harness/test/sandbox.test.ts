@@ -1,13 +1,15 @@
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { newRunId, RUN_MARKER_ENV } from "../src/index.js";
-import { createSandbox, hermeticEnv, safeName } from "../src/sandbox.js";
+import { createSandbox, hermeticEnv, safeName, stableEnv, stableLocale } from "../src/sandbox.js";
 
 describe("hermeticEnv", () => {
   const sandbox = createSandbox("env-test");
   const parentEnv = {
     PATH: "/usr/bin",
-    LANG: "C.UTF-8",
+    LANG: "de_DE.UTF-8",
+    TZ: "Europe/Berlin",
+    npm_config_update_notifier: "true",
     HOME: "/home/real",
     CLAUDE_CONFIG_DIR: "/home/real/.claude",
     ANTHROPIC_BASE_URL: "https://example.invalid",
@@ -19,10 +21,14 @@ describe("hermeticEnv", () => {
     HTTPS_PROXY: "http://proxy.invalid:3128",
   };
 
-  it("keeps only PATH, locale and the like from the caller, and isolates config, home and tmp", () => {
+  it("keeps only PATH and the like from the caller, and isolates config, home and tmp", () => {
     const env = hermeticEnv({ sandbox, runId: "r1", outputRoot: "/out", marker: "m1", parentEnv });
     expect(env.PATH).toBe("/usr/bin");
-    expect(env.LANG).toBe("C.UTF-8");
+    // The caller's locale and time zone give way to fixed ones, the same on every machine.
+    expect(env.LANG).toBe(stableLocale());
+    expect(env.LC_ALL).toBe(stableLocale());
+    expect(env.TZ).toBe("UTC");
+    expect(env.npm_config_update_notifier).toBe("false");
     expect(env.HOME).toBe(sandbox.home);
     expect(env.CLAUDE_CONFIG_DIR).toBe(sandbox.configDir);
     expect(env.TMPDIR).toBe(sandbox.tmpDir);
@@ -66,6 +72,40 @@ describe("hermeticEnv", () => {
     expect("FORCE_COLOR" in env).toBe(false);
     sandbox.remove();
     expect(existsSync(sandbox.root)).toBe(false);
+  });
+});
+
+describe("stableEnv", () => {
+  it("quiets npm and fixes colors, time zone and a locale the platform has", () => {
+    expect(stableEnv("linux")).toMatchObject({
+      npm_config_update_notifier: "false",
+      NO_UPDATE_NOTIFIER: "1",
+      npm_config_audit: "false",
+      npm_config_fund: "false",
+      NO_COLOR: "1",
+      FORCE_COLOR: "0",
+      TZ: "UTC",
+      LANG: "C.UTF-8",
+      LC_ALL: "C.UTF-8",
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      DISABLE_AUTOUPDATER: "1",
+    });
+    expect(stableEnv("darwin").LC_ALL).toBe("en_US.UTF-8");
+  });
+
+  it("gives way to the caller's env option", () => {
+    const sandbox = createSandbox("env-override");
+    const env = hermeticEnv({
+      sandbox,
+      runId: "r2",
+      outputRoot: "/out",
+      marker: "m2",
+      parentEnv: {},
+      env: { TZ: "Asia/Tokyo", npm_config_update_notifier: undefined },
+    });
+    sandbox.remove();
+    expect(env.TZ).toBe("Asia/Tokyo");
+    expect("npm_config_update_notifier" in env).toBe(false);
   });
 });
 

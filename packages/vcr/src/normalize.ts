@@ -234,3 +234,72 @@ export function canonicalKey(normalized: NormalizedRequest): string {
 export function requestKey(request: WireRequest, options: NormalizeOptions = {}): string {
   return canonicalKey(normalizeRequest(request, options));
 }
+
+/* Across Claude Code versions. */
+
+const USER_AGENT_VERSION = /claude-cli\/(\d+\.\d+\.\d+[\w.-]*)/;
+const BILLING_VERSION = /cc_version=(\d+\.\d+\.\d+)/;
+
+/**
+ * The Claude Code version that sent a request: from its `user-agent` (`claude-cli/2.1.330 (external,
+ * sdk-cli)`), else from the billing line of its system prompt (`cc_version=2.1.330.b55`).
+ */
+export function claudeVersionOf(request: Pick<WireRequest, "headers" | "body">): string | undefined {
+  const fromHeader = USER_AGENT_VERSION.exec(request.headers["user-agent"] ?? "")?.[1];
+  if (fromHeader) return fromHeader;
+  let fromSystem: string | undefined;
+  forEachString((request.body as { system?: unknown } | undefined)?.system, (text) => {
+    fromSystem ??= BILLING_VERSION.exec(text)?.[1];
+  });
+  return fromSystem;
+}
+
+/**
+ * What a Claude Code release changes in its requests by itself, with the same user, case and
+ * model: left out of the match when a replay's CLI is not the version that recorded it.
+ *
+ * - `system`: the built-in system prompt (and the version in its billing line). Your own parts of
+ *   it (`appendSystemPrompt`, an agent file, the model) are run options, which the recording's file
+ *   name hashes, so a changed one still finds no recording;
+ * - each tool's description and input schema (its `name` stays: the recorded answers call tools by
+ *   name, and a tool the new CLI no longer offers must not be replayed into);
+ * - the request knobs the CLI picks per version: `max_tokens`, `thinking`, `context_management`,
+ *   `output_config`;
+ * - the version strings themselves, wherever they appear.
+ *
+ * The messages stay: they are what the agent saw (the prompt, CLAUDE.md, skills, tool results).
+ */
+export const VERSION_DEPENDENT_FIELDS = [
+  "system",
+  "tools[].description",
+  "tools[].input_schema",
+  "max_tokens",
+  "thinking",
+  "context_management",
+  "output_config",
+] as const;
+
+/**
+ * A normalized request without its version-dependent parts (see VERSION_DEPENDENT_FIELDS), with
+ * each of `versions` masked as `<claude-version>` in every string.
+ */
+export function versionNeutral(normalized: NormalizedRequest, versions: string[]): NormalizedRequest {
+  const { body } = normalized;
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return normalized;
+  const masks: Rewrite[] = versions
+    .filter(Boolean)
+    .sort((a, b) => b.length - a.length)
+    .map((version) => [new RegExp(`\\b${escapeRegExp(version)}\\b`, "g"), "<claude-version>", version]);
+  const neutral = rewriteStrings(body, masks) as Record<string, unknown>;
+  for (const field of ["system", "max_tokens", "thinking", "context_management", "output_config"]) {
+    delete neutral[field];
+  }
+  if (Array.isArray(neutral.tools)) {
+    neutral.tools = neutral.tools.map((tool) => {
+      if (!tool || typeof tool !== "object") return tool;
+      const { description: _description, input_schema: _schema, ...rest } = tool as Record<string, unknown>;
+      return rest;
+    });
+  }
+  return { ...normalized, body: neutral };
+}

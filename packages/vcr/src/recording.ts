@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { writeFileAtomic } from "@evals/core";
 import { z } from "zod";
+import { claudeVersionOf } from "./normalize.js";
 import { createRedactor, type RedactOptions, type Redactor } from "./redact.js";
 import { encodeSse, parseSse } from "./sse.js";
 import { canonicalJson } from "./stable-json.js";
@@ -49,7 +50,11 @@ export const RecordingSchema = z.object({
   format: z.literal("evals-vcr-recording"),
   /** ISO time of the recording. */
   recorded_at: z.string(),
-  /** The CLI version from the user-agent of the first request. */
+  /**
+   * The Claude Code version that made the recording: from the first request whose user-agent
+   * (`claude-cli/2.1.330 …`) or system prompt billing line (`cc_version=2.1.330.…`) names it. A
+   * replay with another version matches without the version-dependent parts of the requests.
+   */
   claude_version: z.string().optional(),
   /** The model of the first Messages request. */
   model: z.string().optional(),
@@ -218,8 +223,9 @@ export function recordingFromInteractions(
   });
 
   const first = interactions.find((interaction) => interaction.request.body?.model);
-  const userAgent = interactions[0]?.request.headers["user-agent"] ?? "";
-  const claudeVersion = /claude-cli\/([\w.-]+)/.exec(userAgent)?.[1];
+  const claudeVersion = interactions
+    .map((interaction) => claudeVersionOf(interaction.request))
+    .find((version) => version !== undefined);
   return {
     version: RECORDING_VERSION,
     format: "evals-vcr-recording",

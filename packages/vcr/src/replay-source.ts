@@ -2,11 +2,13 @@ import { type Difference, diffValues, formatDifferences } from "./diff.js";
 import { errorBody } from "./messages-api.js";
 import {
   canonicalKey,
+  claudeVersionOf,
   escapedProjectPath,
   type NormalizedRequest,
   type NormalizeOptions,
   normalizeRequest,
   requestEnvironment,
+  versionNeutral,
 } from "./normalize.js";
 import { type Recording, readRecording, recordedRequest, recordedResponse } from "./recording.js";
 import { createRedactor, type RedactOptions } from "./redact.js";
@@ -24,6 +26,11 @@ import {
  * Answers from a recording. Each request is matched by its normalized form (see normalize.ts), not
  * by position, so requests of concurrent subagents may arrive in any order. A request that matches
  * nothing gets an API error naming the closest recorded request and how it differs.
+ *
+ * When the CLI that replays is another Claude Code version than the one that recorded, a request
+ * that matches nothing as it is is matched again without its version-dependent parts (the system
+ * prompt, tool descriptions and schemas, ...: see VERSION_DEPENDENT_FIELDS); if it still matches
+ * nothing, the error says "recorded with Claude Code X, replaying with Y" and what else differs.
  */
 
 /** The status of the divergence error: one the CLI neither retries (with x-should-retry) nor rewords. */
@@ -42,6 +49,12 @@ export interface ReplayOptions extends NormalizeOptions {
    * matching, so a secret in a prompt still matches its [REDACTED] recorded form.
    */
   redact?: RedactOptions;
+  /**
+   * When the replaying CLI is another Claude Code version than the recording's, match its requests
+   * without their version-dependent parts (default true). False: every request must match as it is,
+   * and a divergence still names both versions.
+   */
+  matchAcrossVersions?: boolean;
 }
 
 /** Where a replay left the recording, and how. */
@@ -54,6 +67,11 @@ export interface Divergence {
   path: string;
   /** The closest recorded interaction and how the request differs from it. */
   closest?: { index: number; differences: Difference[] };
+  /**
+   * The Claude Code versions, when they differ: the differences are then those left once the
+   * version-dependent parts of both requests were taken out (unless `matchAcrossVersions` is false).
+   */
+  versions?: { recorded: string; replaying: string };
   /** The explanation sent to the CLI and shown in reports. */
   message: string;
 }
@@ -66,6 +84,12 @@ export interface ReplaySource extends ModelSource {
   readonly played: number[];
   /** Recorded Messages interactions never replayed (the run stopped early or went elsewhere). */
   unplayed(): number[];
+  /** The Claude Code version that made the recording (its `claude_version`, else its requests'). */
+  readonly recordedVersion: string | undefined;
+  /** The versions of the CLI that sent this replay's requests, in the order first seen. */
+  readonly replayingVersions: string[];
+  /** Requests that matched only once their version-dependent parts were left out. */
+  readonly matchedAcrossVersions: number[];
   /** A readable summary: what was replayed, where it diverged, what was left. */
   report(): string;
   /** Throws the first divergence (or an incomplete replay) as an Error with the report. */
@@ -106,13 +130,33 @@ export function replaying(recordingOrFile: Recording | string, options: ReplayOp
       request.body === undefined ? request : { ...request, body: redactor.value(request.body) },
       options,
     );
+  const acrossVersions = options.matchAcrossVersions ?? true;
   const used = new Set<number>();
   const played: number[] = [];
   const divergences: Divergence[] = [];
+  const replayingVersions: string[] = [];
+  const matchedAcrossVersions: number[] = [];
   let messageRequests = 0;
+  const recordedVersion =
+    recording.claude_version ??
+    entries.map((entry) => claudeVersionOf(entry.request)).find((version) => version !== undefined);
 
-  const closestTo = (normalized: NormalizedRequest): Divergence["closest"] => {
-    const sameEndpoint = entries.filter(
+  /** The recorded requests without their version-dependent parts, per replaying version. */
+  const neutralEntries = new Map<string, Entry[]>();
+  const entriesAcross = (replaying: string): Entry[] => {
+    let neutral = neutralEntries.get(replaying);
+    if (!neutral) {
+      neutral = entries.map((entry) => {
+        const normalized = versionNeutral(entry.normalized, [recordedVersion!, replaying]);
+        return { ...entry, normalized, key: canonicalKey(normalized) };
+      });
+      neutralEntries.set(replaying, neutral);
+    }
+    return neutral;
+  };
+
+  const closestTo = (normalized: NormalizedRequest, candidates: Entry[]): Divergence["closest"] => {
+    const sameEndpoint = candidates.filter(
       (entry) => entry.normalized.method === normalized.method && entry.normalized.path === normalized.path,
     );
     const unusedFirst = [...sameEndpoint.filter((entry) => !used.has(entry.index)), ...sameEndpoint];
@@ -128,17 +172,33 @@ export function replaying(recordingOrFile: Recording | string, options: ReplayOp
     request: WireRequest,
     normalized: NormalizedRequest,
     interaction: number,
+    versions: Divergence["versions"],
   ): SourceResponse => {
-    const closest = closestTo(normalized);
+    const across = versions !== undefined && acrossVersions;
+    const compared = across
+      ? versionNeutral(normalized, [versions.recorded, versions.replaying])
+      : normalized;
+    const closest = closestTo(compared, across ? entriesAcross(versions.replaying) : entries);
     const where = `request ${messageRequests} (interaction #${interaction}, ${request.method} ${normalized.path})`;
     const lines = [`@evals/vcr replay diverged at ${where}: no recorded request in ${label} matches it.`];
+    if (versions) {
+      lines.push(
+        across
+          ? `It was recorded with Claude Code ${versions.recorded}, replaying with ${versions.replaying}: the parts of a request that change between versions (system prompt, tool descriptions and schemas, max_tokens, thinking, context_management, output_config, version strings) were left out of the match, and it still differs.`
+          : `It was recorded with Claude Code ${versions.recorded}, replaying with ${versions.replaying} (matchAcrossVersions is off: requests must match as they are).`,
+      );
+    }
     if (closest) {
       lines.push(`Closest recorded request: interaction #${closest.index}, which differs at:`);
       lines.push(formatDifferences(closest.differences));
     } else {
       lines.push(`The recording has no ${normalized.method} ${normalized.path} request at all.`);
     }
-    lines.push("If the change is intended, record the run again (VCR_MODE=record).");
+    lines.push(
+      versions
+        ? `Record the run again with Claude Code ${versions.replaying} (VCR_MODE=record), or replay with ${versions.recorded}.`
+        : "If the change is intended, record the run again (VCR_MODE=record).",
+    );
     const message = lines.join("\n");
     divergences.push({
       interaction,
@@ -146,6 +206,7 @@ export function replaying(recordingOrFile: Recording | string, options: ReplayOp
       method: request.method,
       path: normalized.path,
       ...(closest ? { closest } : {}),
+      ...(versions ? { versions } : {}),
       message,
     });
     return {
@@ -156,8 +217,8 @@ export function replaying(recordingOrFile: Recording | string, options: ReplayOp
     };
   };
 
-  const pick = (key: string): Entry | undefined => {
-    const matches = entries.filter((entry) => entry.key === key);
+  const pick = (key: string, candidates: Entry[] = entries): Entry | undefined => {
+    const matches = candidates.filter((entry) => entry.key === key);
     // The first unused match; a request repeated more often than recorded (a retry) gets the last.
     return matches.find((entry) => !used.has(entry.index)) ?? matches[matches.length - 1];
   };
@@ -167,11 +228,25 @@ export function replaying(recordingOrFile: Recording | string, options: ReplayOp
     recording,
     divergences,
     played,
+    recordedVersion,
+    replayingVersions,
+    matchedAcrossVersions,
     async respond(request, context) {
       const normalized = normalize(request);
       const messages = isMessagesPath(request.path);
       if (messages) messageRequests++;
-      const entry = pick(canonicalKey(normalized));
+      const replaying = claudeVersionOf(request);
+      if (replaying && !replayingVersions.includes(replaying)) replayingVersions.push(replaying);
+      const versions =
+        recordedVersion && replaying && replaying !== recordedVersion
+          ? { recorded: recordedVersion, replaying }
+          : undefined;
+      let entry = pick(canonicalKey(normalized));
+      if (!entry && versions && acrossVersions) {
+        const neutral = versionNeutral(normalized, [versions.recorded, versions.replaying]);
+        entry = pick(canonicalKey(neutral), entriesAcross(versions.replaying));
+        if (entry) matchedAcrossVersions.push(entry.index);
+      }
       if (!entry) {
         if (isCountTokensPath(request.path)) {
           return jsonResponse(200, {
@@ -182,7 +257,7 @@ export function replaying(recordingOrFile: Recording | string, options: ReplayOp
           if (request.path.startsWith("/api/hello")) return jsonResponse(200, {});
           return jsonResponse(404, errorBody(404, `${request.method} ${request.path} is not in ${label}`));
         }
-        return diverge(request, normalized, context.index);
+        return diverge(request, normalized, context.index, versions);
       }
       used.add(entry.index);
       played.push(entry.index);
@@ -206,6 +281,12 @@ export function replaying(recordingOrFile: Recording | string, options: ReplayOp
     },
     report() {
       const lines = [`Replayed ${played.length} of ${entries.length} recorded interactions from ${label}.`];
+      const others = replayingVersions.filter((version) => version !== recordedVersion);
+      if (recordedVersion && others.length > 0) {
+        lines.push(
+          `Recorded with Claude Code ${recordedVersion}, replayed with ${others.join(", ")}: ${matchedAcrossVersions.length} request(s) matched only without their version-dependent parts.`,
+        );
+      }
       for (const divergence of divergences) lines.push(divergence.message);
       const left = source.unplayed();
       if (left.length > 0)
