@@ -560,13 +560,18 @@ function convertBehavior(oac: Record<string, unknown>, report: Report): Record<s
       case "requiresContext":
         if (value === true) {
           out[key] = true;
-          report(
-            path,
-            "converted",
-            key === "requiresContext"
-              ? "context files: docs/**, README, CONTRIBUTING, .opencode/agent/**, .opencode/context/** (OAC's set) and CLAUDE.md, AGENTS.md and the like"
-              : undefined,
-          );
+          if (key === "requiresContext")
+            report(
+              path,
+              "converted",
+              "context files: docs/**, README, CONTRIBUTING, .opencode/agent/**, .opencode/context/** (OAC's set) and CLAUDE.md, AGENTS.md and the like",
+            );
+          else
+            report(
+              path,
+              "changed",
+              "the agent must ask before its first change (OAC: approval language in any assistant message)",
+            );
         } else report(path, "dropped", "false checks nothing in OAC");
         break;
       case "expectedContextFiles":
@@ -836,8 +841,9 @@ export function migrateOacCases(
     const qualified = group.map((item) => `${agentDirOf(item.report.file)}/${id}`);
     group.forEach((item, k) => {
       let next = qualified[k] as string;
+      // Still shared (two files of one agent): the file's own path tells them apart.
       if (qualified.filter((other) => other === next).length > 1)
-        next = `${next}/${(item.report.file.split("/").pop() as string).replace(/\.ya?ml$/i, "")}`;
+        next = `${item.report.file.replace(/^evals\/agents\//, "").replace(/\.ya?ml$/i, "")}:${id}`;
       item.evalCase.id = next.replace(/[^A-Za-z0-9._:/-]+/g, "-");
       item.report.id = item.evalCase.id;
       const others = group.filter((other) => other !== item).map((other) => other.report.file);

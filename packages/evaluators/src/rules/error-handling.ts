@@ -11,7 +11,7 @@ import {
 } from "../evaluator.js";
 import { indexRun } from "../run-index.js";
 import { firstMatch, toPatterns } from "../signals.js";
-import { callKind, describeCall, truncate } from "../tools.js";
+import { callKind, describeCall, sameCall, truncate } from "../tools.js";
 import { DEFAULT_REPORT_PATTERNS } from "./report-first.js";
 import { type CallFailure, failureDetector } from "./stop-on-failure.js";
 
@@ -96,8 +96,7 @@ export function errorHandling(run: Run, options: ErrorHandlingOptions = {}): Eva
       const list = failures.get(call.agent) ?? [];
       const failed = detect(call);
       const last = list.at(-1);
-      const identical =
-        last !== undefined && !last.recovered && call.name === last.call.name && sameInput(call, last.call);
+      const identical = last !== undefined && !last.recovered && sameCall(call, last.call);
       if (identical && !failed) {
         // The same call worked this time (after a fix, or on a plain retry): a recovery.
         last.recovered = true;
@@ -179,10 +178,6 @@ export function errorHandling(run: Run, options: ErrorHandlingOptions = {}): Eva
     evidence,
     metadata: { failures: total, handled },
   });
-}
-
-function sameInput(a: ToolCallView, b: ToolCallView): boolean {
-  return JSON.stringify(a.input) === JSON.stringify(b.input);
 }
 
 function failedHow(failure: CallFailure): string {

@@ -11,7 +11,7 @@ import {
 } from "../evaluator.js";
 import { indexRun } from "../run-index.js";
 import { approvingPhrase, DEFAULT_APPROVAL_REQUEST_PATTERNS, firstMatch, toPatterns } from "../signals.js";
-import { callKind, describeCall, truncate } from "../tools.js";
+import { callKind, describeCall, sameCall, truncate } from "../tools.js";
 import { type CallFailure, failureDetector } from "./stop-on-failure.js";
 
 export const REPORT_FIRST = "report-first";
@@ -201,7 +201,7 @@ export function reportFirst(run: Run, options: ReportFirstOptions = {}): Evaluat
       const call = index.callById.get(event.id);
       if (!call || call.index !== event.index) continue;
       const current = open.get(call.agent);
-      const retry = current !== undefined && call.name === current.call.name && sameInput(call, current.call);
+      const retry = current !== undefined && sameCall(call, current.call);
       const change = callKind(call) === "execute" && !retry;
       if (change && call.agent === MAIN_AGENT && !firstChangeSeen) {
         firstChangeSeen = true;
@@ -245,8 +245,4 @@ export function reportFirst(run: Run, options: ReportFirstOptions = {}): Evaluat
     evidence,
     metadata: { failures: judged, followed },
   });
-}
-
-function sameInput(a: ToolCallView, b: ToolCallView): boolean {
-  return JSON.stringify(a.input) === JSON.stringify(b.input);
 }
