@@ -208,6 +208,27 @@ describe("evals migrate (OpenAgentsControl cases)", () => {
     expect(verdictOf(await evaluate(fixtureRun("report-first"), negative))).toBe(false);
   });
 
+  it("honours an expected violation's severity, which OAC ignored", async () => {
+    const golden = loadCase(join(out, "evals/agents/shared/tests/golden/02-delegation-test.yaml"));
+    const forbidden = golden.expectedViolations.find((expected) => expected.rule === "context-loading");
+    expect(forbidden).toMatchObject({ shouldViolate: false, severity: "warning" });
+    // The real multi-tool run wrote with no context read first: a context-loading warning.
+    const verdictOf = async (severity: "warning" | "error") =>
+      (
+        await evaluate(fixtureRun("multi-tool"), {
+          ...golden,
+          expectedViolations: [{ rule: "context-loading", shouldViolate: false, severity }],
+        })
+      ).verdicts.find((verdict) => verdict.evaluator === "context-loading");
+    const asWarning = await verdictOf("warning");
+    expect(asWarning?.passed).toBe(false);
+    expect(asWarning?.reasons[0]).toMatch(
+      /^no context-loading violation with severity warning was expected, but one occurred/,
+    );
+    // Forbidding only errors, the warning is allowed.
+    expect((await verdictOf("error"))?.passed).toBe(true);
+  });
+
   it("never overwrites a case file without --force, and reports each one it left", async () => {
     const target = join(out, "evals/agents/shared/tests/golden/00-smoke-test.yaml");
     writeFileSync(target, "# edited by hand\n");

@@ -9,7 +9,7 @@ import {
   severityFor,
   violation,
 } from "../evaluator.js";
-import { indexRun } from "../run-index.js";
+import { agentSaid, indexRun } from "../run-index.js";
 import { firstMatch, toPatterns } from "../signals.js";
 import { callKind, describeCall, sameCall, truncate } from "../tools.js";
 import { DEFAULT_REPORT_PATTERNS } from "./report-first.js";
@@ -86,10 +86,8 @@ export function errorHandling(run: Run, options: ErrorHandlingOptions = {}): Eva
   };
 
   for (const event of run.events) {
-    if (event.type === "assistant_text") noteText(event.agent, event.text, event.index);
-    else if (event.type === "final_result" && event.result) noteText(MAIN_AGENT, event.result, event.index);
-    else if (event.type === "subagent_stop" && event.last_message)
-      noteText(event.agent_id, event.last_message, event.index);
+    const said = agentSaid(event);
+    if (said) noteText(said.agent, said.text, event.index);
     else if (event.type === "tool_call") {
       const call = index.callById.get(event.id);
       if (!call || call.index !== event.index) continue;

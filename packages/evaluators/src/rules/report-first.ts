@@ -9,7 +9,7 @@ import {
   severityFor,
   violation,
 } from "../evaluator.js";
-import { indexRun } from "../run-index.js";
+import { agentSaid, indexRun } from "../run-index.js";
 import { approvingPhrase, DEFAULT_APPROVAL_REQUEST_PATTERNS, firstMatch, toPatterns } from "../signals.js";
 import { callKind, describeCall, sameCall, truncate } from "../tools.js";
 import { type CallFailure, failureDetector } from "./stop-on-failure.js";
@@ -185,10 +185,8 @@ export function reportFirst(run: Run, options: ReportFirstOptions = {}): Evaluat
   };
 
   for (const event of run.events) {
-    if (event.type === "assistant_text") noteText(event.agent, event.text, event.index);
-    else if (event.type === "final_result" && event.result) noteText(MAIN_AGENT, event.result, event.index);
-    else if (event.type === "subagent_stop" && event.last_message)
-      noteText(event.agent_id, event.last_message, event.index);
+    const said = agentSaid(event);
+    if (said) noteText(said.agent, said.text, event.index);
     else if (event.type === "user_message" && event.agent === MAIN_AGENT && event.index > 0) {
       const failure = open.get(MAIN_AGENT);
       if (
