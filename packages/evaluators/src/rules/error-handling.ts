@@ -1,4 +1,4 @@
-import { type EvaluatorResult, MAIN_AGENT, type Run, type ToolCallView, type Violation } from "@evals/core";
+import { type EvaluatorResult, type Run, type ToolCallView, type Violation } from "@evals/core";
 import { z } from "zod";
 import {
   EvidenceLog,
