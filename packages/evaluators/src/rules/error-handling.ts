@@ -1,4 +1,4 @@
-import { type EvaluatorResult, type Run, type ToolCallView, type Violation } from "@evals/core";
+import type { EvaluatorResult, Run, ToolCallView, Violation } from "@evals/core";
 import { z } from "zod";
 import {
   EvidenceLog,
