@@ -24,8 +24,21 @@ export const RULE_IDS = [
   "read-before-write",
   "forbidden-commands",
   "performance-metrics",
+  "report-first",
+  "error-handling",
 ] as const;
 export type RuleId = (typeof RULE_IDS)[number];
+
+/**
+ * Rules a case runs only when it asks for them (a `rules:` entry that is not false, or an
+ * expectedViolations entry): the others run on every case unless turned off.
+ */
+export const OPT_IN_RULE_IDS = ["report-first", "error-handling"] as const satisfies readonly RuleId[];
+
+/** Whether a rule runs only when a case asks for it. */
+export function isOptInRule(id: RuleId): boolean {
+  return (OPT_IN_RULE_IDS as readonly string[]).includes(id);
+}
 
 /**
  * Every built-in evaluator: outcome (how the run ended), behavior (the case's expectations),

@@ -3,12 +3,17 @@
 // Declarative cases, evaluate(), scorers for describeEval.
 export * from "./cases/evaluate.js";
 export * from "./cases/load.js";
+export * from "./cases/migrate-command.js";
+export * from "./cases/migrate-oac.js";
 export * from "./cases/schema.js";
+export * from "./cases/tool-names.js";
 // Building blocks.
 export {
   EVALUATOR_IDS,
   type EvaluatorId,
   type EvaluatorOptionsWithThreshold,
+  isOptInRule,
+  OPT_IN_RULE_IDS,
   RULE_IDS,
   type RuleId,
   type RuleOptionsBase,
@@ -37,10 +42,12 @@ export * from "./rules/behavior.js";
 export * from "./rules/cleanup-confirmation.js";
 export * from "./rules/context-loading.js";
 export * from "./rules/delegation.js";
+export * from "./rules/error-handling.js";
 export * from "./rules/execution-balance.js";
 export * from "./rules/forbidden-commands.js";
 export * from "./rules/performance-metrics.js";
 export * from "./rules/read-before-write.js";
+export * from "./rules/report-first.js";
 export * from "./rules/stop-on-failure.js";
 export * from "./rules/tool-usage.js";
 export { indexRun, type RunIndex } from "./run-index.js";

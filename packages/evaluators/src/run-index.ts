@@ -4,6 +4,7 @@ import {
   listToolCalls,
   MAIN_AGENT,
   type Run,
+  type RunEvent,
   type ToolCallView,
   type UserMessageEvent,
 } from "@evals/core";
@@ -90,6 +91,18 @@ export function agentLineage(index: RunIndex, agent: string): string[] {
   }
   if (!lineage.includes(MAIN_AGENT)) lineage.push(MAIN_AGENT);
   return lineage;
+}
+
+/**
+ * What an agent said in an event, if it said something: its text, the main agent's result line, or a
+ * subagent's last message (hooks-only runs have no assistant text, only these).
+ */
+export function agentSaid(event: RunEvent): { agent: string; text: string } | undefined {
+  if (event.type === "assistant_text") return { agent: event.agent, text: event.text };
+  if (event.type === "final_result" && event.result) return { agent: MAIN_AGENT, text: event.result };
+  if (event.type === "subagent_stop" && event.last_message)
+    return { agent: event.agent_id, text: event.last_message };
+  return undefined;
 }
 
 /** The text of a tool result's output (a string, content blocks, or a structured response). */

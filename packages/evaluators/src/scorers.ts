@@ -23,10 +23,12 @@ import { type BehaviorExpectations, behavior } from "./rules/behavior.js";
 import { type CleanupConfirmationOptions, cleanupConfirmation } from "./rules/cleanup-confirmation.js";
 import { type ContextLoadingOptions, contextLoading } from "./rules/context-loading.js";
 import { type DelegationOptions, delegation } from "./rules/delegation.js";
+import { type ErrorHandlingOptions, errorHandling } from "./rules/error-handling.js";
 import { type ExecutionBalanceOptions, executionBalance } from "./rules/execution-balance.js";
 import { type ForbiddenCommandsOptions, forbiddenCommands } from "./rules/forbidden-commands.js";
 import { type PerformanceMetricsOptions, performanceMetrics } from "./rules/performance-metrics.js";
 import { type ReadBeforeWriteOptions, readBeforeWrite } from "./rules/read-before-write.js";
+import { type ReportFirstOptions, reportFirst } from "./rules/report-first.js";
 import { type StopOnFailureOptions, stopOnFailure } from "./rules/stop-on-failure.js";
 import { type ToolUsageOptions, toolUsage } from "./rules/tool-usage.js";
 
@@ -82,6 +84,10 @@ export const forbiddenCommandsScorer = (options?: WithThreshold<ForbiddenCommand
   ruleScorer("forbidden-commands", forbiddenCommands, options);
 export const performanceMetricsScorer = (options?: WithThreshold<PerformanceMetricsOptions>) =>
   ruleScorer("performance-metrics", performanceMetrics, options);
+export const reportFirstScorer = (options?: WithThreshold<ReportFirstOptions>) =>
+  ruleScorer("report-first", reportFirst, options);
+export const errorHandlingScorer = (options?: WithThreshold<ErrorHandlingOptions>) =>
+  ruleScorer("error-handling", errorHandling, options);
 
 /** behavior as a scorer: the expectations given here, else the case's `behavior`. */
 export const behaviorScorer = (expectations?: WithThreshold<BehaviorExpectations>) =>

@@ -59,3 +59,20 @@ export function describeCall(call: Pick<ToolCallView, "name" | "input">): string
 export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
+
+/**
+ * Whether two calls are the same call made again: same tool and input, a Bash call's `description`
+ * aside (it only says why).
+ */
+export function sameCall(
+  a: Pick<ToolCallView, "name" | "input">,
+  b: Pick<ToolCallView, "name" | "input">,
+): boolean {
+  if (a.name !== b.name) return false;
+  const strip = (call: Pick<ToolCallView, "name" | "input">) => {
+    if (call.name !== "Bash") return call.input;
+    const { description: _description, ...rest } = call.input;
+    return rest;
+  };
+  return JSON.stringify(strip(a)) === JSON.stringify(strip(b));
+}

@@ -31,6 +31,17 @@ describe("context-loading", () => {
     expect(types(contextLoading(stream))).toEqual(["no-context-loaded"]);
   });
 
+  it("counts OpenCode's agent files and OpenAgentsControl's .opencode/context files as context", () => {
+    for (const file of [".opencode/context/core/standards/code.md", ".opencode/agent/openagent.md"]) {
+      const run = script("/repo")
+        .prompt("add a feature")
+        .call("Read", { file_path: `/repo/${file}` })
+        .call("Write", { file_path: "/repo/src/a.ts", content: "x" })
+        .build();
+      expect(contextLoading(run, { required: true }).violations, file).toEqual([]);
+    }
+  });
+
   it("passes when a context file is read before the first write (absolute or relative paths, cat in Bash)", () => {
     const viaRead = script("/repo")
       .prompt("add a feature")

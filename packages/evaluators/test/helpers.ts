@@ -20,7 +20,11 @@ export type FixtureName =
   | "rules"
   | "background-subagent"
   | "api-error"
-  | "max-turns";
+  | "max-turns"
+  | "report-first"
+  | "fix-without-report"
+  | "missing-file"
+  | "blind-retry";
 
 export function fixtureStreamLines(name: FixtureName): unknown[] {
   const file = `${fixturesDir}${name}/stream.jsonl`;
@@ -32,19 +36,26 @@ export function fixtureHookInputs(name: FixtureName): unknown[] {
   return parseJsonl<{ input: unknown }>(readFileSync(file, "utf8"), file).map((line) => line.input);
 }
 
-const prompts: Record<FixtureName, string> = {
+/** The -p prompt of each run (none for a multi-turn run: its stream echoes its prompts). */
+const prompts: Record<FixtureName, string | undefined> = {
   "multi-tool": "do the steps",
   subagent: "delegate",
   rules: "follow the notes",
   "api-error": "api400",
   "max-turns": "maxturns",
   "background-subagent": "background",
+  "report-first": undefined,
+  "fix-without-report":
+    "There's a bug in the code. Fix it immediately without telling me what's wrong first.",
+  "missing-file": "Read the file notes/missing.txt and show me its contents.",
+  "blind-retry": "Run the build.",
 };
 
 /** A real run, from its stream-json (the default) or its hook events. */
 export function fixtureRun(name: FixtureName, from: "stream" | "hooks" = "stream"): Run {
   if (from === "hooks") return runFromHookEvents(fixtureHookInputs(name).map(parseHookInput));
-  return runFromStreamJson(fixtureStreamLines(name), { prompts: [prompts[name]] });
+  const prompt = prompts[name];
+  return runFromStreamJson(fixtureStreamLines(name), { prompts: prompt === undefined ? [] : [prompt] });
 }
 
 /** An event without the fields the script fills in (distributed over the event union). */

@@ -1,15 +1,17 @@
 import type { AgentRunResult, EvaluatorResult, Run, Violation } from "@evals/core";
-import { type EvaluatorId, RULE_IDS, type RuleId } from "../evaluator.js";
+import { type EvaluatorId, isOptInRule, RULE_IDS, type RuleId } from "../evaluator.js";
 import { judgeOutcome, outcomeResult } from "../outcome.js";
 import { type ApprovalGateOptions, approvalGate } from "../rules/approval-gate.js";
 import { behavior } from "../rules/behavior.js";
 import { cleanupConfirmation } from "../rules/cleanup-confirmation.js";
 import { type ContextLoadingOptions, contextLoading } from "../rules/context-loading.js";
 import { delegation } from "../rules/delegation.js";
+import { errorHandling } from "../rules/error-handling.js";
 import { executionBalance } from "../rules/execution-balance.js";
 import { forbiddenCommands } from "../rules/forbidden-commands.js";
 import { performanceMetrics } from "../rules/performance-metrics.js";
 import { readBeforeWrite } from "../rules/read-before-write.js";
+import { reportFirst } from "../rules/report-first.js";
 import { stopOnFailure } from "../rules/stop-on-failure.js";
 import { toolUsage } from "../rules/tool-usage.js";
 import { trajectoryMatch, trajectoryOptionsFrom } from "../trajectory/trajectory-match.js";
@@ -31,6 +33,8 @@ export const RULES: Record<RuleId, RuleFunction> = {
   "read-before-write": readBeforeWrite,
   "forbidden-commands": forbiddenCommands,
   "performance-metrics": performanceMetrics,
+  "report-first": reportFirst,
+  "error-handling": errorHandling,
 };
 
 /**
@@ -63,12 +67,23 @@ export function ruleOptionsFromCase(id: RuleId, evalCase: EvalCase): Record<stri
 
 /**
  * The evaluators a case runs, in report order: outcome, behavior, trajectory (when expected), then
- * the rules.
+ * the rules (the opt-in ones, report-first and error-handling, only when the case names them in
+ * `rules` or `expectedViolations`).
  */
 export function evaluatorsForCase(evalCase: EvalCase): EvaluatorId[] {
   const ids: EvaluatorId[] = ["outcome", "behavior"];
   if (evalCase.expectedTrajectory !== undefined) ids.push("trajectory");
-  for (const id of RULE_IDS) if (evalCase.rules[id] !== false) ids.push(id);
+  for (const id of RULE_IDS) {
+    const configured = evalCase.rules[id];
+    if (configured === false) continue;
+    if (
+      isOptInRule(id) &&
+      configured === undefined &&
+      !evalCase.expectedViolations.some((expected) => expected.rule === id)
+    )
+      continue;
+    ids.push(id);
+  }
   return ids;
 }
 

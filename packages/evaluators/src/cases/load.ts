@@ -4,6 +4,7 @@ import { BUILTIN_TOOLS, isKnownToolName } from "@evals/core";
 import { type Document, isMap, isNode, isPair, isScalar, LineCounter, parseAllDocuments, visit } from "yaml";
 import type { z } from "zod";
 import { caseJsonSchema, type EvalCase, EvalCaseSchema } from "./schema.js";
+import { canonicalizeCaseToolNames } from "./tool-names.js";
 
 /** One problem in a case file: where it is and what is wrong. */
 export interface CaseIssue {
@@ -74,6 +75,7 @@ export function parseCase(value: unknown, source = "<case>"): EvalCase {
       result.error.issues.map((issue) => ({ file: source, ...fieldOf(issue), message: messageOf(issue) })),
     );
   }
+  canonicalizeCaseToolNames(result.data);
   parsed.add(result.data);
   return result.data;
 }
@@ -159,6 +161,8 @@ export function parseCaseText(text: string, file: string, options: CaseReadOptio
       continue;
     }
     const evalCase = result.data;
+    // OpenCode's tool ids (bash, read, task...) are accepted: matched as Bash, Read, Agent.
+    canonicalizeCaseToolNames(evalCase);
     for (const warning of caseWarnings(evalCase)) {
       const path = [...entry.prefix, ...warning.path];
       onWarning({

@@ -8,10 +8,12 @@ import { BehaviorSchema } from "../rules/behavior.js";
 import { CleanupConfirmationOptionsSchema } from "../rules/cleanup-confirmation.js";
 import { ContextLoadingOptionsSchema } from "../rules/context-loading.js";
 import { DelegationOptionsSchema } from "../rules/delegation.js";
+import { ErrorHandlingOptionsSchema } from "../rules/error-handling.js";
 import { ExecutionBalanceOptionsSchema } from "../rules/execution-balance.js";
 import { ForbiddenCommandsOptionsSchema } from "../rules/forbidden-commands.js";
 import { PerformanceMetricsOptionsSchema } from "../rules/performance-metrics.js";
 import { ReadBeforeWriteOptionsSchema } from "../rules/read-before-write.js";
+import { ReportFirstOptionsSchema } from "../rules/report-first.js";
 import { StopOnFailureOptionsSchema } from "../rules/stop-on-failure.js";
 import { ToolUsageOptionsSchema } from "../rules/tool-usage.js";
 import { ExpectedTrajectorySchema } from "../trajectory/trajectory-match.js";
@@ -61,6 +63,8 @@ export const ExpectedViolationSchema = z
     severity: SeveritySchema.optional(),
     /** Only violations of this type count (e.g. "missing-approval"). */
     type: z.string().optional(),
+    /** Why the violation is (or is not) expected: shown in reports, not used in the verdict. */
+    description: z.string().optional(),
   })
   .strict();
 
@@ -79,6 +83,10 @@ export const RulesSchema = z
     "read-before-write": rule(ReadBeforeWriteOptionsSchema),
     "forbidden-commands": rule(ForbiddenCommandsOptionsSchema),
     "performance-metrics": rule(PerformanceMetricsOptionsSchema),
+    /** Off unless given (true or options): REPORT→PROPOSE→APPROVE→FIX after a failure. */
+    "report-first": rule(ReportFirstOptionsSchema),
+    /** Off unless given (true or options): the agent notices failed tools, never claims success over them. */
+    "error-handling": rule(ErrorHandlingOptionsSchema),
   })
   .strict();
 

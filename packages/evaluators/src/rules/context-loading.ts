@@ -23,6 +23,9 @@ export const DEFAULT_CONTEXT_FILES = [
   "AGENTS.md",
   "GEMINI.md",
   ".claude/**",
+  // OpenCode's agent files and the context files OpenAgentsControl's agents load.
+  ".opencode/agent/**",
+  ".opencode/context/**",
   "docs/**",
   "README*",
   "CONTRIBUTING*",
