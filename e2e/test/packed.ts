@@ -11,6 +11,20 @@ import { fileURLToPath } from "node:url";
 export const WORKSPACE = fileURLToPath(new URL("../../", import.meta.url)).replace(/\/$/, "");
 export const CLAUDE_BIN = join(WORKSPACE, "node_modules", ".bin", "claude");
 
+/** The root manifest's workspace folders (`packages/*`, `e2e`, ...) that hold a package.json. */
+export function workspaceFolders(): string[] {
+  const { workspaces } = JSON.parse(readFileSync(join(WORKSPACE, "package.json"), "utf8")) as {
+    workspaces: string[];
+  };
+  return workspaces.flatMap((pattern) => {
+    if (!pattern.endsWith("/*")) return [pattern];
+    const parent = pattern.slice(0, -2);
+    return existsSync(join(WORKSPACE, parent))
+      ? readdirSync(join(WORKSPACE, parent)).map((name) => `${parent}/${name}`)
+      : [];
+  });
+}
+
 export interface PublishablePackage {
   dir: string;
   name: string;
