@@ -198,7 +198,9 @@ describe("the README examples of every package", () => {
     expect(problems).toEqual([
       'packages/core/README.md:13: readRunFolder("test-output/run-1") returns a Promise: await it',
       expect.stringMatching(/^packages\/core\/README\.md:11: TS2322 /),
-      expect.stringMatching(/^packages\/core\/README\.md:12: TS2339 Property 'length' does not exist on type 'Promise/),
+      expect.stringMatching(
+        /^packages\/core\/README\.md:12: TS2339 Property 'length' does not exist on type 'Promise/,
+      ),
     ]);
   });
 });
