@@ -90,6 +90,7 @@ function checkExamples(examples: readonly Example[]): string[] {
     ]),
   );
   const exported = exportedNames(first, packages);
+  const unknown: string[] = [];
   // Second pass: each example with imports of the names it uses undeclared that a package of ours exports.
   const prefixes = examples.map((example, i) => {
     const file = first.getSourceFile(join(scratch, fileOf(i)));
@@ -100,7 +101,12 @@ function checkExamples(examples: readonly Example[]): string[] {
       // Only a call or a type: `outputRoot,` in an options object is the reader's value, not ours.
       if (!calledOrTyped(file, diagnostic.start)) continue;
       const from = exported.get(name);
-      if (!from) continue;
+      if (!from) {
+        unknown.push(
+          `${example.readme}:${example.line + file.getLineAndCharacterOfPosition(diagnostic.start).line}: ${name} is used but neither declared nor exported by a package of ours`,
+        );
+        continue;
+      }
       const own = from.find((pkg) => example.readme.includes(`/${pkg.split("/")[1]}/`));
       missing.set(name, own ?? (from[0] as string));
     }
@@ -109,7 +115,7 @@ function checkExamples(examples: readonly Example[]): string[] {
   const second = compile(
     new Map(examples.map((example, i) => [fileOf(i), `${prefixes[i]}${example.source}\nexport {};\n`])),
   );
-  const problems: string[] = [];
+  const problems: string[] = [...unknown];
   examples.forEach((example, i) => {
     const file = second.getSourceFile(join(scratch, fileOf(i)));
     if (!file) throw new Error(`example ${fileOf(i)} was not compiled`);
@@ -192,10 +198,12 @@ describe("the README examples of every package", () => {
           "const sequence: number[] = toolSequence(run);",
           'const events = readJsonlFile("events.jsonl").length;',
           'readRunFolder("test-output/run-1");',
+          'const stored = await loadRun("test-output/run-1");',
         ].join("\n"),
       },
     ]);
     expect(problems).toEqual([
+      "packages/core/README.md:14: loadRun is used but neither declared nor exported by a package of ours",
       'packages/core/README.md:13: readRunFolder("test-output/run-1") returns a Promise: await it',
       expect.stringMatching(/^packages\/core\/README\.md:11: TS2322 /),
       expect.stringMatching(
