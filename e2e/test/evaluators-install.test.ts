@@ -130,6 +130,37 @@ describe("an install of @evals/evaluators alone", () => {
     });
   });
 
+  it("type-checks a user's file against declarations that name no agentevals (libraries checked too)", () => {
+    writeFileSync(
+      join(project, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          module: "nodenext",
+          moduleResolution: "nodenext",
+          target: "es2022",
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          typeRoots: [join(WORKSPACE, "node_modules", "@types")],
+          types: ["node"],
+        },
+        files: ["judge.mts"],
+      }),
+    );
+    writeFileSync(
+      join(project, "judge.mts"),
+      `import type { Run } from "@evals/core";
+       import { type AgentevalsMatcher, loadAgentevals, trajectoryMatch } from "@evals/evaluators";
+       export const passed = async (run: Run): Promise<boolean> => (await trajectoryMatch(run, { expected: ["Read"] })).passed;
+       export const matcher: Promise<AgentevalsMatcher> = loadAgentevals();
+      `,
+    );
+    const tsc = join(WORKSPACE, "node_modules", "typescript", "bin", "tsc");
+    const result = runIn(project, process.execPath, [tsc, "-p", "tsconfig.json"], { allowFailure: true });
+    expect(result.stdout + result.stderr).toBe("");
+    expect(result.status).toBe(0);
+  });
+
   it("fails to install, naming @evals/core, when @evals/core's tarball is not given: never from a registry", () => {
     expect(() =>
       tarballsFor(
