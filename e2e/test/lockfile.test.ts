@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { userEnv, WORKSPACE } from "./packed.js";
+import { userEnv, WORKSPACE, workspaceFolders } from "./packed.js";
 
 /**
  * `npm install` on a fresh clone must leave it clean: when package-lock.json is not exactly what npm
@@ -14,20 +14,6 @@ import { userEnv, WORKSPACE } from "./packed.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "evals-lockfile-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-/** The root manifest's workspace folders (`packages/*`, `e2e`, ...) that hold a package.json. */
-function workspaceFolders(): string[] {
-  const { workspaces } = JSON.parse(readFileSync(join(WORKSPACE, "package.json"), "utf8")) as {
-    workspaces: string[];
-  };
-  return workspaces.flatMap((pattern) => {
-    if (!pattern.endsWith("/*")) return [pattern];
-    const parent = pattern.slice(0, -2);
-    return existsSync(join(WORKSPACE, parent))
-      ? readdirSync(join(WORKSPACE, parent)).map((name) => `${parent}/${name}`)
-      : [];
-  });
-}
 
 describe("package-lock.json", () => {
   it("is what npm install writes for the workspace's package.json files", () => {

@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import semver from "semver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CLAUDE_BIN,
@@ -10,6 +11,8 @@ import {
   publishablePackages,
   runIn,
   runScript,
+  siblingDependencies,
+  tarballsFor,
   WORKSPACE,
 } from "./packed.js";
 
@@ -30,7 +33,15 @@ beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), "evals-packed-"));
   project = join(root, "project");
   packed = publishable.map((pkg) => pack(pkg, join(root, "tarballs")));
-  installTarballs(project, packed);
+  // Every package and the packages of ours they depend on, all from tarballs: throws when one depends
+  // on a package of ours that was not packed (the registry is refused for @evals/* anyway).
+  installTarballs(
+    project,
+    tarballsFor(
+      packed.map((pkg) => pkg.name),
+      packed,
+    ),
+  );
 }, 600_000);
 
 afterAll(() => {
@@ -72,6 +83,16 @@ describe("the packed packages", () => {
       expect(manifest.license, pkg.name).toBe("MIT");
       expect(manifest.version, pkg.name).toBe(pkg.version);
     }
+  });
+
+  it("depend on packages of ours only in ranges that the packed versions satisfy", () => {
+    const versions = new Map(packed.map((pkg) => [pkg.name, pkg.version]));
+    const unsatisfied = packed.flatMap((pkg) =>
+      Object.entries(siblingDependencies(pkg))
+        .filter(([name, range]) => !semver.satisfies(versions.get(name) ?? "0.0.0-missing", range))
+        .map(([name, range]) => `${pkg.name} -> ${name}@${range} (packed: ${versions.get(name) ?? "none"})`),
+    );
+    expect(unsatisfied).toEqual([]);
   });
 
   it("are installed from their tarballs, and the workspace's inter-package ranges resolve to them", () => {

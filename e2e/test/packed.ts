@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -10,6 +10,20 @@ import { fileURLToPath } from "node:url";
 
 export const WORKSPACE = fileURLToPath(new URL("../../", import.meta.url)).replace(/\/$/, "");
 export const CLAUDE_BIN = join(WORKSPACE, "node_modules", ".bin", "claude");
+
+/** The root manifest's workspace folders (`packages/*`, `e2e`, ...) that hold a package.json. */
+export function workspaceFolders(): string[] {
+  const { workspaces } = JSON.parse(readFileSync(join(WORKSPACE, "package.json"), "utf8")) as {
+    workspaces: string[];
+  };
+  return workspaces.flatMap((pattern) => {
+    if (!pattern.endsWith("/*")) return [pattern];
+    const parent = pattern.slice(0, -2);
+    return existsSync(join(WORKSPACE, parent))
+      ? readdirSync(join(WORKSPACE, parent)).map((name) => `${parent}/${name}`)
+      : [];
+  });
+}
 
 export interface PublishablePackage {
   dir: string;
@@ -71,24 +85,93 @@ export function pack(pkg: PublishablePackage, destination: string): PackedPackag
   return { ...pkg, tarball: join(destination, packed.filename), files: packed.files };
 }
 
-/** Writes a user's package.json depending on the tarballs and runs `npm install` there. */
-export function installTarballs(project: string, packages: PackedPackage[]): void {
+/**
+ * The registry npm is given for the `@evals` scope in a user's project: a loopback port nothing
+ * listens on. Our packages come from their tarballs only; one that npm would fetch from the registry
+ * instead (a sibling dependency that is not among the tarballs) fails the install, as its 404 would on
+ * a user's machine when that sibling is not published.
+ */
+export const REFUSED_REGISTRY = "http://127.0.0.1:9/";
+
+/** Our packages that `pkg`'s published manifest depends on (dependencies and peers), with their ranges. */
+export function siblingDependencies(pkg: PackedPackage): Record<string, string> {
+  const manifest = JSON.parse(readFileSync(join(pkg.dir, "package.json"), "utf8")) as Record<
+    string,
+    Record<string, string> | undefined
+  >;
+  const ranges = { ...manifest.peerDependencies, ...manifest.optionalDependencies, ...manifest.dependencies };
+  return Object.fromEntries(Object.entries(ranges).filter(([name]) => name.startsWith("@evals/")));
+}
+
+/**
+ * The tarballs a user installs to get `names`: those packages and, transitively, every one of ours
+ * they depend on. Throws when one depends on a package of ours that is not among `packed`.
+ */
+export function tarballsFor(names: readonly string[], packed: readonly PackedPackage[]): PackedPackage[] {
+  const byName = new Map(packed.map((pkg) => [pkg.name, pkg]));
+  const wanted = new Map<string, PackedPackage>();
+  const visit = (name: string, requiredBy: string) => {
+    if (wanted.has(name)) return;
+    const pkg = byName.get(name);
+    if (!pkg) {
+      throw new Error(
+        `${requiredBy} depends on ${name}, which is not among the packed tarballs (${[...byName.keys()].join(", ")})`,
+      );
+    }
+    wanted.set(name, pkg);
+    for (const sibling of Object.keys(siblingDependencies(pkg))) visit(sibling, name);
+  };
+  for (const name of names) visit(name, "the user's project");
+  return [...wanted.values()];
+}
+
+/**
+ * Writes a user's package.json depending on the tarballs and an .npmrc that refuses the registry for
+ * `@evals/*`, and runs `npm install` there. Throws with npm's output when it fails, unless
+ * `allowFailure`.
+ */
+export function installTarballs(
+  project: string,
+  packages: PackedPackage[],
+  options: { npmArgs?: string[]; allowFailure?: boolean } = {},
+): CommandResult {
   mkdirSync(project, { recursive: true });
   const dependencies = Object.fromEntries(packages.map((pkg) => [pkg.name, `file:${pkg.tarball}`]));
   writeFileSync(
     join(project, "package.json"),
     `${JSON.stringify({ name: "fresh-user-project", version: "1.0.0", private: true, dependencies }, null, 2)}\n`,
   );
+  writeFileSync(join(project, ".npmrc"), `@evals:registry=${REFUSED_REGISTRY}\n`);
   const result = spawnSync(
     "npm",
-    ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"],
+    [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--prefer-offline",
+      "--loglevel=error",
+      ...(options.npmArgs ?? []),
+    ],
     { cwd: project, env: userEnv(), encoding: "utf8", timeout: 540_000 },
   );
-  if (result.status !== 0) {
+  const outcome = { status: result.status, stdout: result.stdout ?? "", stderr: result.stderr ?? "" };
+  if (result.status !== 0 && !options.allowFailure) {
     throw new Error(
-      `npm install in ${project} failed (${result.status}):\n${result.stdout}\n${result.stderr}`,
+      `npm install in ${project} failed (${result.status}):\n${outcome.stdout}\n${outcome.stderr}`,
     );
   }
+  return outcome;
+}
+
+/** The bytes of every file under `dir` (apparent sizes, symlinks not followed). */
+export function folderBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += folderBytes(path);
+    else if (entry.isFile()) total += statSync(path).size;
+  }
+  return total;
 }
 
 export interface CommandResult {

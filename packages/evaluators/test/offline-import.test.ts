@@ -68,37 +68,75 @@ describe("agentevals offline", () => {
     expect(JSON.parse(child.stdout.trim().split("\n").pop() as string)).toEqual([true, false, true, false]);
   });
 
-  it("falls back to the builtin matcher, and says so, when agentevals cannot be imported", () => {
-    // A module hook that makes `import("agentevals")` fail, as a broken install would.
-    const hook = join(temp, "break-agentevals.mjs");
+  /** Node's --import options that register a module hook resolving "agentevals" with `resolveBody`. */
+  function hookOptions(name: string, resolveBody: string): string[] {
+    const hook = join(temp, `${name}.mjs`);
     writeFileSync(
       hook,
       `export async function resolve(specifier, context, next) {
-        if (specifier === "agentevals") throw new Error("simulated broken install");
+        if (specifier === "agentevals") { ${resolveBody} }
         return next(specifier, context);
       }`,
     );
-    const register = join(temp, "register.mjs");
+    const register = join(temp, `register-${name}.mjs`);
     writeFileSync(
       register,
       `import { register } from "node:module"; register(${JSON.stringify(pathToFileURL(hook).href)});`,
     );
-    const script = `
+    return ["--import", pathToFileURL(register).href];
+  }
+
+  /** Two trajectory verdicts on a real run (one passing, one failing) with `options`, as JSON. */
+  function matchScript(options: string): string {
+    return `
       import { readFileSync } from "node:fs";
       import { parseJsonl, runFromStreamJson } from "@evals/core";
       const { trajectoryMatch } = await import(${JSON.stringify(`${dist}index.js`)});
       const file = ${JSON.stringify(`${fixtures}multi-tool/stream.jsonl`)};
       const run = runFromStreamJson(parseJsonl(readFileSync(file, "utf8"), file));
-      const good = await trajectoryMatch(run, { expected: ["Bash", "Read", "Read"] });
-      const bad = await trajectoryMatch(run, { expected: ["Grep"] });
+      const good = await trajectoryMatch(run, { expected: ["Bash", "Read", "Read"], ${options} });
+      const bad = await trajectoryMatch(run, { expected: ["Grep"], ${options} });
       console.log(JSON.stringify({ good: good.passed, bad: bad.passed, engine: good.metadata.engine, notes: good.violations.map((v) => [v.type, v.severity, v.message]) }));
     `;
-    const child = runNode(script, false, ["--import", pathToFileURL(register).href]);
+  }
+
+  it("falls back to the builtin matcher, and says so, when agentevals cannot be imported", () => {
+    // A module hook that makes `import("agentevals")` fail, as a broken install would.
+    const broken = hookOptions("break-agentevals", `throw new Error("simulated broken install");`);
+    const child = runNode(matchScript(""), false, broken);
     expect(child.status, child.stderr).toBe(0);
     const report = JSON.parse(child.stdout.trim().split("\n").pop() as string);
     expect(report).toMatchObject({ good: true, bad: false, engine: "builtin" });
     expect(report.notes).toEqual([
       ["agentevals-unavailable", "info", expect.stringContaining("simulated broken install")],
+    ]);
+  });
+
+  it("uses the builtin matcher quietly when agentevals is not installed, and says how to install it when asked for", () => {
+    // Node's own "Cannot find package 'agentevals'": resolved from a folder with no node_modules.
+    const nowhere = JSON.stringify(pathToFileURL(join(temp, "no-packages-here.mjs")).href);
+    const missing = hookOptions(
+      "missing-agentevals",
+      `return next(specifier, { ...context, parentURL: ${nowhere} });`,
+    );
+    const quiet = runNode(matchScript(""), false, missing);
+    expect(quiet.status, quiet.stderr).toBe(0);
+    expect(JSON.parse(quiet.stdout.trim().split("\n").pop() as string)).toEqual({
+      good: true,
+      bad: false,
+      engine: "builtin",
+      notes: [],
+    });
+    const asked = runNode(matchScript(`engine: "agentevals"`), false, missing);
+    expect(asked.status, asked.stderr).toBe(0);
+    const report = JSON.parse(asked.stdout.trim().split("\n").pop() as string);
+    expect(report).toMatchObject({ good: true, bad: false, engine: "builtin" });
+    expect(report.notes).toEqual([
+      [
+        "agentevals-unavailable",
+        "info",
+        expect.stringContaining("not installed (it is an optional peer dependency: npm install agentevals)"),
+      ],
     ]);
   });
 });

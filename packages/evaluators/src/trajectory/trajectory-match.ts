@@ -73,9 +73,9 @@ export interface TrajectoryMatchOptions {
    */
   includeDenied?: boolean;
   /**
-   * Who decides pass/fail: "agentevals" (default; its createTrajectoryMatchEvaluator, loaded on first
-   * use) or "builtin" (our re-implementation, which always produces the diagnostics). "ordered" is
-   * builtin only.
+   * Who decides pass/fail: "agentevals" (its createTrajectoryMatchEvaluator, loaded on first use) or
+   * "builtin" (our re-implementation, which always produces the diagnostics). By default agentevals
+   * when it is installed (an optional peer dependency), else builtin. "ordered" is builtin only.
    */
   engine?: "agentevals" | "builtin";
   severity?: "error" | "warning" | "info";
@@ -91,21 +91,49 @@ export function trajectoryOptionsFrom(expected: ExpectedTrajectory): TrajectoryM
   return { ...rest, expected: calls };
 }
 
-type AgentevalsModule = typeof import("agentevals");
-let agentevals: Promise<AgentevalsModule> | undefined;
+/**
+ * The part of agentevals that decides a trajectory match. Declared here rather than taken from its
+ * types: agentevals is an optional peer dependency, and our published declarations must not name a
+ * module a user may not have installed.
+ */
+export interface AgentevalsMatcher {
+  createTrajectoryMatchEvaluator(options: {
+    trajectoryMatchMode: Exclude<TrajectoryMode, "ordered">;
+    toolArgsMatchMode: ArgsMatchMode;
+    toolArgsMatchOverrides?: ToolArgsOverrides;
+  }): (inputs: { outputs: unknown; referenceOutputs: unknown }) => Promise<unknown>;
+}
+
+let agentevals: Promise<AgentevalsMatcher> | undefined;
 
 /**
- * agentevals and its LangChain dependencies take most of a second to import, so they load on first
- * use: the rule evaluators never pay for them. Its match evaluators are deterministic and need no API
- * key or network.
+ * agentevals and its LangChain dependencies take about a second and 40 MB to import (and ~88 MB to
+ * install), so they load on first use: the rule evaluators never pay for them. agentevals is an
+ * optional peer dependency: when it is not installed, the error says so (`agentevalsMissing`). Its
+ * match evaluators are deterministic and need no API key or network.
  */
-export function loadAgentevals(): Promise<AgentevalsModule> {
-  agentevals ??= import("agentevals").catch((error: unknown) => {
-    const failure = new Error(`cannot import agentevals: ${(error as Error)?.message ?? String(error)}`);
-    Object.assign(failure, { agentevalsLoad: true, cause: error });
+export function loadAgentevals(): Promise<AgentevalsMatcher> {
+  agentevals ??= (import("agentevals") as Promise<AgentevalsMatcher>).catch((error: unknown) => {
+    const missing = isAgentevalsNotInstalled(error);
+    const failure = new Error(
+      missing
+        ? "agentevals is not installed (it is an optional peer dependency: npm install agentevals)"
+        : `cannot import agentevals: ${(error as Error)?.message ?? String(error)}`,
+    );
+    Object.assign(failure, { agentevalsLoad: true, agentevalsMissing: missing, cause: error });
     throw failure;
   });
   return agentevals;
+}
+
+/** Node's "not found" for the agentevals package itself, not for one of its dependencies. */
+function isAgentevalsNotInstalled(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return (
+    (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") &&
+    typeof message === "string" &&
+    /(package|module) 'agentevals'/.test(message)
+  );
 }
 
 /** agentevals' verdict on two trajectories, through the same messages and matchers we use. */
@@ -122,11 +150,11 @@ export async function agentevalsVerdict(
   const evaluator = createTrajectoryMatchEvaluator({
     trajectoryMatchMode: settings.mode,
     toolArgsMatchMode: settings.argsMode,
-    ...(settings.overrides ? { toolArgsMatchOverrides: settings.overrides as never } : {}),
+    ...(settings.overrides ? { toolArgsMatchOverrides: settings.overrides } : {}),
   });
   const result = await evaluator({
-    outputs: trajectoryToMessages(actual) as never,
-    referenceOutputs: trajectoryToMessages(expected) as never,
+    outputs: trajectoryToMessages(actual),
+    referenceOutputs: trajectoryToMessages(expected),
   });
   return (result as { score: unknown }).score === true;
 }
@@ -159,11 +187,12 @@ export async function trajectoryMatch(run: Run, options: TrajectoryMatchOptions)
     try {
       passed = await agentevalsVerdict(actual, expected, { mode, argsMode, overrides });
     } catch (error) {
-      // A broken install of agentevals or its LangChain dependencies (0.0.6 shipped one) must not
-      // stop the grading: the builtin matcher gives the same verdicts.
+      // agentevals not installed (an optional peer), or a broken install of it or its LangChain
+      // dependencies (0.0.6 shipped one), must not stop the grading: the builtin matcher gives the
+      // same verdicts. Not installing it is a choice, said only when the engine was asked for.
       if (!isLoadFailure(error)) throw error;
       engine = "builtin";
-      unavailable = (error as Error).message;
+      if (options.engine === "agentevals" || !isMissing(error)) unavailable = (error as Error).message;
     }
   }
   const result = trajectoryResult(diagnosis, passed, {
@@ -195,6 +224,11 @@ export async function trajectoryMatch(run: Run, options: TrajectoryMatchOptions)
 /** An error from importing agentevals (not from evaluating). */
 function isLoadFailure(error: unknown): boolean {
   return error instanceof Error && (error as { agentevalsLoad?: boolean }).agentevalsLoad === true;
+}
+
+/** A load failure because agentevals is not installed. */
+function isMissing(error: unknown): boolean {
+  return (error as { agentevalsMissing?: boolean }).agentevalsMissing === true;
 }
 
 function trajectoryResult(
