@@ -113,6 +113,21 @@ describe("the packed packages", () => {
 });
 
 describe("in a fresh project", () => {
+  it("has agentevals, which @evals/harness brings, decide trajectory matches", () => {
+    const out = runScript(
+      project,
+      "agentevals.mjs",
+      `import { readFileSync } from "node:fs";
+       import { parseJsonl, runFromStreamJson } from "@evals/core";
+       import { trajectoryMatch } from "@evals/evaluators";
+       const file = ${JSON.stringify(FIXTURE_STREAM)};
+       const run = runFromStreamJson(parseJsonl(readFileSync(file, "utf8"), file));
+       const result = await trajectoryMatch(run, { expected: ["Bash", "Read", "Read"], mode: "superset" });
+       console.log(JSON.stringify({ passed: result.passed, engine: result.metadata.engine }));`,
+    );
+    expect(out).toEqual({ passed: true, engine: "agentevals" });
+  });
+
   it("imports @evals/evaluators and @evals/core from ESM and judges a real run", () => {
     const out = runScript(
       project,
