@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { evaluateCase } from "../src/index.js";
 import { fixtureStream } from "./fixtures.js";
 
-const evalsCli = resolve(__dirname, "../../evaluators/dist/cli.js");
+const evalsCli = resolve(__dirname, "../dist/cli.js");
 const root = mkdtempSync(join(tmpdir(), "harness-replayed-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

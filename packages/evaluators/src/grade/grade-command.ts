@@ -101,11 +101,14 @@ export async function gradeCommand(
   }
 }
 
-/** An internal error in one line (what and where it failed), or with its stack when verbose. */
-export function internalErrorMessage(error: unknown, verbose: boolean): string {
+/**
+ * An internal error in one line (what and where it failed), or with its stack when verbose, said by
+ * `command` (default "evals grade").
+ */
+export function internalErrorMessage(error: unknown, verbose: boolean, command = "evals grade"): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  if (verbose && error instanceof Error && error.stack) return `evals grade: internal error: ${error.stack}`;
-  return `evals grade: internal error: ${text.split("\n")[0]} (this is a bug in evals grade; --verbose shows the stack)`;
+  if (verbose && error instanceof Error && error.stack) return `${command}: internal error: ${error.stack}`;
+  return `${command}: internal error: ${text.split("\n")[0]} (this is a bug in ${command}; --verbose shows the stack)`;
 }
 
 async function grade(args: GradeArguments, io: { stdout: Output; stderr: Output; usage: string }) {
