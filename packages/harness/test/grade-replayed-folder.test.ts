@@ -87,7 +87,7 @@ describe("a replayed result's run folder", () => {
       expect(trial.scores.length).toBeGreaterThan(3);
       expect(new Set(trial.scores.map((score) => score.score)).size).toBeGreaterThan(1);
       expect(report.score).toBe(trialScore(trial));
-      expect(report.score).toBe(outcome.result.stats.mean_score);
+      expect(report.score).toBe(outcome.result.stats?.mean_score);
     },
   );
 });

@@ -122,7 +122,7 @@ describe("evals grade on a harness run folder", () => {
       ).toEqual(harness);
       // One score for the case, the harness's: the mean of its scorers' (the issue saw 0.81 vs 0.79).
       expect(report.score).toBe(trialScore(trial));
-      expect(report.score).toBe(outcome.result.stats.mean_score);
+      expect(report.score).toBe(outcome.result.stats?.mean_score);
       expect(report.harnessVerdict?.status).toBe("failed");
     }
   });
