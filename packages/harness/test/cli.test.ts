@@ -155,6 +155,8 @@ describe("evals report", () => {
   const prompt = "do the steps";
   let outcomes: CaseOutcome[];
   let outputRoot: string;
+  /** Runs a case again (a newer run folder for the same trial). */
+  let runAgain: (id: string) => Promise<CaseOutcome>;
 
   beforeAll(async () => {
     // Two cases judging one real run, replayed from a result cassette as describeEval replays it: a
@@ -163,6 +165,17 @@ describe("evals report", () => {
     const dir = join(temp, "cassettes");
     outputRoot = join(temp, "out");
     outcomes = [];
+    const byId = new Map<string, ReturnType<typeof parseCase>>();
+    runAgain = (id) => {
+      const evalCase = byId.get(id) as ReturnType<typeof parseCase>;
+      return evaluateCase(evalCase, 0, {
+        suite: "report",
+        scorers: scorersForCase(evalCase),
+        outputRoot,
+        cassette: { level: "result", mode: "strict", dir },
+        task: (_case, context) => context.runAgent({ prompt }),
+      });
+    };
     for (const [id, threshold] of [
       ["strict", 0.9],
       ["lenient", 0.3],
@@ -184,15 +197,8 @@ describe("evals report", () => {
         expectedViolations: [{ rule: "stop-on-failure", type: "unrequested-fix" }],
         threshold,
       });
-      outcomes.push(
-        await evaluateCase(evalCase, 0, {
-          suite: "report",
-          scorers: scorersForCase(evalCase),
-          outputRoot,
-          cassette: { level: "result", mode: "strict", dir },
-          task: (_case, context) => context.runAgent({ prompt }),
-        }),
-      );
+      byId.set(evalCase.id, evalCase);
+      outcomes.push(await runAgain(id));
     }
     expect(outcomes.map((outcome) => [outcome.result.id, outcome.passed])).toEqual([
       ["strict", false],
@@ -260,6 +266,22 @@ describe("evals report", () => {
     for (let wait = 0; wait < 100 && !existsSync(opened); wait++)
       await new Promise((r) => setTimeout(r, 100));
     expect(readFileSync(opened, "utf8")).toBe(join(temp, "from-folders", "report.html"));
+  });
+
+  it("reports each trial's latest run folder when test-output/ holds earlier runs of it", async () => {
+    const again = await runAgain("strict");
+    const result = evals(["report", join(outputRoot, "test-output"), "--out", "latest-only"]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("1 older run folder of the same trials left out");
+    const results = readResults(join(temp, "latest-only", "latest.json"));
+    expect(results.cases.map((c) => [c.id, c.trials.length])).toEqual(
+      expect.arrayContaining([
+        ["strict", 1],
+        ["lenient", 1],
+      ]),
+    );
+    const strict = results.cases.find((c) => c.id === "strict");
+    expect(strict?.trials[0]?.output_dir).toBe(again.result.trials[0]?.output_dir);
   });
 
   it("exits 2 with the file and field for a file that is not a results file, or a folder without graded runs", () => {

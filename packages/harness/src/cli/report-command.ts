@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { isRunFolder, type RunFolder, readRunFolder, runSummary } from "@evals/core";
+import { isRunFolder, type RunFolder, type RunFolderCase, readRunFolder, runSummary } from "@evals/core";
 import { caseWithOutcome, evaluate, parseCase } from "@evals/evaluators";
 import {
   type CaseResult,
@@ -139,15 +139,27 @@ function runFoldersIn(dir: string): string[] {
     .sort();
 }
 
-/** The reports of the trials describeEval ran, from their run folders. */
+/** A trial's latest run folder, its case and verdict, and when the harness wrote them. */
+interface LatestTrial {
+  folder: RunFolder;
+  case: RunFolderCase;
+  at: string;
+}
+
+/**
+ * The reports of the trials describeEval ran, from their run folders. test-output/ keeps the folders
+ * of earlier runs too: each trial of a case is its latest run folder (by the manifest's time), and
+ * only the trials the latest run of the case had.
+ */
 async function fromRunFolders(
   dir: string,
   options: { out: string; suite: string | undefined },
   io: CommandIo,
 ): Promise<Written | number> {
   const folders = runFoldersIn(dir);
-  const cases = new Map<string, { id: string; name: string; suite: string; trials: TrialResult[] }>();
+  const latest = new Map<string, LatestTrial>();
   let skipped = 0;
+  let older = 0;
   for (const path of folders) {
     let folder: RunFolder;
     try {
@@ -162,17 +174,13 @@ async function fromRunFolders(
       skipped++;
       continue;
     }
-    const key = JSON.stringify([stored.suite, stored.id]);
-    const entry = cases.get(key) ?? {
-      id: stored.id,
-      name: stored.name ?? stored.id,
-      suite: stored.suite,
-      trials: [],
-    };
-    entry.trials.push(await trialOf(folder));
-    cases.set(key, entry);
+    const key = JSON.stringify([stored.suite, stored.id, stored.trial]);
+    const at = folder.manifest?.written_at ?? "";
+    const seen = latest.get(key);
+    if (seen) older++;
+    if (!seen || seen.at < at) latest.set(key, { folder, case: stored, at });
   }
-  if (cases.size === 0) {
+  if (latest.size === 0) {
     io.stderr.write(
       `evals report: ${dir} holds no run folder with a case and a verdict (${folders.length} run folder${folders.length === 1 ? "" : "s"}; describeEval stores them in test-output/<run id>/run-folder.json)\n`,
     );
@@ -182,9 +190,25 @@ async function fromRunFolders(
     io.stderr.write(
       `evals report: ${skipped} run folder${skipped === 1 ? "" : "s"} without a case the harness graded left out\n`,
     );
-  const results: CaseResult[] = [...cases.values()].map((entry) =>
-    caseResult({ ...entry, trials: entry.trials.sort((a, b) => a.trial - b.trial) }),
-  );
+  if (older > 0)
+    io.stderr.write(
+      `evals report: ${older} older run folder${older === 1 ? "" : "s"} of the same trials left out\n`,
+    );
+  const byCase = new Map<string, LatestTrial[]>();
+  for (const item of latest.values()) {
+    const key = JSON.stringify([item.case.suite, item.case.id]);
+    byCase.set(key, [...(byCase.get(key) ?? []), item]);
+  }
+  const results: CaseResult[] = [];
+  for (const items of byCase.values()) {
+    // The trial count of the case's latest run: trials numbered beyond it are an older run's.
+    const newest = items.reduce((a, b) => (b.at > a.at ? b : a));
+    const current = items.filter((item) => item.case.trial < newest.case.trials);
+    current.sort((a, b) => a.case.trial - b.case.trial);
+    const trials = await Promise.all(current.map((item) => trialOf(item.folder)));
+    const { id, name, suite } = newest.case;
+    results.push(caseResult({ id, name: name ?? id, suite, trials }));
+  }
   return writeReports(results, {
     dir: resolve(options.out),
     ...(options.suite ? { suite: options.suite } : {}),
