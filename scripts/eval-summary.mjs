@@ -30,6 +30,7 @@ export function evalSummary({ root, projects, nxStatus = 0 }) {
   const failures = [];
   const reports = [];
   const skips = new Map();
+  let unreadable = 0;
   const totals = {
     cases: 0,
     trials: 0,
@@ -42,11 +43,19 @@ export function evalSummary({ root, projects, nxStatus = 0 }) {
   };
   for (const dir of projects) {
     const files = evalReportsOf(dir);
-    const tests = existsSync(files.vitest) ? readVitestReport(files.vitest, root) : undefined;
-    const results = existsSync(files.results) ? JSON.parse(readFileSync(files.results, "utf8")) : undefined;
+    const name = show(dir);
+    let tests;
+    let results;
+    try {
+      tests = existsSync(files.vitest) ? readVitestReport(files.vitest, root) : undefined;
+      results = existsSync(files.results) ? JSON.parse(readFileSync(files.results, "utf8")) : undefined;
+    } catch (error) {
+      rows.push(`  ${name.padEnd(34)} unreadable report: ${error.message.split("\n")[0]}`);
+      unreadable++;
+      continue;
+    }
     if (!tests && !results) continue;
     totals.suites++;
-    const name = show(dir);
     const counts = results
       ? { ...results.summary }
       : {
@@ -108,5 +117,9 @@ export function evalSummary({ root, projects, nxStatus = 0 }) {
       `${totals.errored > 0 ? ` (${totals.errored} errored)` : ""}` +
       `${totals.skippedTests > 0 ? `, ${plural(totals.skippedTests, "test")} skipped` : ""}`,
   );
-  return { text: lines.join("\n"), failed: nxFailed || failedCount > 0 || failures.length > 0, totals };
+  return {
+    text: lines.join("\n"),
+    failed: nxFailed || failedCount > 0 || failures.length > 0 || unreadable > 0,
+    totals,
+  };
 }

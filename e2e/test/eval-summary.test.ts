@@ -136,4 +136,17 @@ describe("the eval summary (scripts/eval-summary.mjs)", () => {
     const nxFailed = summary(1);
     expect(nxFailed.text).toContain("Nx exited with 1: a build or eval target failed (see above).");
   });
+
+  it("says which report it cannot read, and fails", () => {
+    const broken = join(root, "examples", "broken", "results");
+    mkdirSync(broken, { recursive: true });
+    writeFileSync(join(broken, "latest.json"), "{ cut off");
+    try {
+      const { text, failed } = summary();
+      expect(text).toMatch(/\n {2}examples\/broken +unreadable report: .*JSON/);
+      expect(failed).toBe(true);
+    } finally {
+      rmSync(join(root, "examples", "broken"), { recursive: true });
+    }
+  });
 });
