@@ -144,6 +144,17 @@ describe("evals validate", () => {
     expect(result.stderr).toMatch(
       /warning: .*one\.yaml:3:\d+ \(field behavior\.mustUseTools\.0\): unknown tool "bash"/,
     );
+    const noFixture = write(
+      join(temp, "fixture", "case.yaml"),
+      "id: with-fixture\nagent:\n  fixture: ./project\n",
+    );
+    const fixtureMissing = evals(["validate", noFixture]);
+    expect(fixtureMissing.code).toBe(1);
+    expect(fixtureMissing.stderr).toContain(
+      `${noFixture} (field agent.fixture): case "with-fixture": the fixture folder ${join(temp, "fixture", "project")} does not exist`,
+    );
+    mkdirSync(join(temp, "fixture", "project"));
+    expect(evals(["validate", noFixture]).code).toBe(0);
     const missing = evals(["validate", join(temp, "nope.yaml")]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("nope.yaml: no such file or folder");

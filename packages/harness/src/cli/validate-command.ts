@@ -17,7 +17,7 @@ export const VALIDATE_USAGE = `Usage: evals validate <case file or folder>... [o
 Reads each case file (YAML or JSON; a folder: every .yaml, .yml and .json file in it) and checks
 every case against the case schema of @evals/evaluators, without running anything. Every problem is
 printed with its file, line, column and field; a case id used twice (in one file or across the
-files given) is a problem too. Warnings (a tool name Claude Code does not know) do not fail.
+files given) and a fixture folder that does not exist are problems too. Warnings (a tool name Claude Code does not know) do not fail.
 
 Options:
   --quiet     print only the problems
@@ -75,22 +75,15 @@ function validateFiles(paths: string[], options: { quiet: boolean }, io: Command
     } finally {
       for (const warning of warnings) io.stderr.write(`warning: ${formatIssue(warning)}\n`);
     }
-    const duplicates: CaseIssue[] = [];
+    const caseProblems: CaseIssue[] = [];
     for (const evalCase of cases) {
-      const other = ids.get(evalCase.id);
-      if (other !== undefined && other !== evalCase.file) {
-        duplicates.push({
-          file: evalCase.file,
-          field: "id",
-          message: `case id ${JSON.stringify(evalCase.id)} is also used in ${other}`,
-        });
-      }
-      ids.set(evalCase.id, other ?? evalCase.file);
+      const found = checkCase(evalCase, ids);
+      caseProblems.push(...found);
+      if (found.length === 0) valid++;
     }
-    for (const issue of duplicates) io.stderr.write(`${formatIssue(issue)}\n`);
-    problems.push(...duplicates);
-    valid += cases.length - duplicates.length;
-    if (!options.quiet && duplicates.length === 0) {
+    for (const issue of caseProblems) io.stderr.write(`${formatIssue(issue)}\n`);
+    problems.push(...caseProblems);
+    if (!options.quiet && caseProblems.length === 0) {
       const shown = cases.map((evalCase) => evalCase.id);
       io.stdout.write(
         `ok  ${path}: ${cases.length} case${cases.length === 1 ? "" : "s"} (${shown.slice(0, 8).join(", ")}${shown.length > 8 ? ", ..." : ""})\n`,
@@ -105,4 +98,30 @@ function validateFiles(paths: string[], options: { quiet: boolean }, io: Command
   }
   if (!options.quiet) io.stdout.write(`${valid} valid case${valid === 1 ? "" : "s"}\n`);
   return EXIT.passed;
+}
+
+/**
+ * What the schema cannot see in a loaded case: a fixture folder that does not exist (the loader
+ * resolved it against the case file), an id another file given already uses (`ids`: id to file).
+ */
+function checkCase(evalCase: LoadedCase, ids: Map<string, string>): CaseIssue[] {
+  const problems: CaseIssue[] = [];
+  const fixture = evalCase.agent.fixture;
+  if (fixture !== undefined && !existsSync(fixture)) {
+    problems.push({
+      file: evalCase.file,
+      field: "agent.fixture",
+      message: `case ${JSON.stringify(evalCase.id)}: the fixture folder ${fixture} does not exist`,
+    });
+  }
+  const other = ids.get(evalCase.id);
+  if (other !== undefined && other !== evalCase.file) {
+    problems.push({
+      file: evalCase.file,
+      field: "id",
+      message: `case id ${JSON.stringify(evalCase.id)} is also used in ${other}`,
+    });
+  }
+  if (other === undefined) ids.set(evalCase.id, evalCase.file);
+  return problems;
 }
