@@ -59,9 +59,14 @@ const run = (file: string, flag: string) =>
 describe("published bins", () => {
   it("are the ones the packages declare", () => {
     expect(bins.map(({ pkg, name }) => `${pkg.name} ${name}`).sort()).toEqual([
-      "@evals/evaluators evals",
+      "@evals/harness evals",
       "@evals/hooks evals-hook",
     ]);
+  });
+
+  it("have one package per name (two packages with one bin would fight over node_modules/.bin)", () => {
+    const names = bins.map((bin) => bin.name);
+    expect(names).toEqual([...new Set(names)]);
   });
 
   it.each(bins.map((bin) => [bin.name, bin] as const))("%s --help prints its usage", (_, bin) => {
@@ -81,9 +86,10 @@ describe("published bins", () => {
     },
   );
 
-  it("the evals CLI prints its version", () => {
+  it("the evals CLI prints its version, and lists its commands", () => {
     const evals = bins.find((bin) => bin.name === "evals");
     expect(evals && run(evals.file, "--version").stdout).toBe(`${evals?.pkg.version}\n`);
+    expect(evals && run(evals.file, "--help").stdout).toMatch(/\n {2}grade .*\n {2}validate .*\n {2}report /);
   });
 });
 

@@ -19,7 +19,7 @@ export {
   type RuleOptionsBase,
   scorerFrom,
 } from "./evaluator.js";
-export { GRADE_EXIT } from "./grade/grade-command.js";
+export { GRADE_EXIT, GRADE_USAGE, gradeCommand, internalErrorMessage } from "./grade/grade-command.js";
 // Re-grading stored runs.
 export {
   type LoadStoredRunOptions,

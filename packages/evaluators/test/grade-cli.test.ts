@@ -1,26 +1,24 @@
-import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixtureHookInputs, fixtureRun, fixturesDir } from "./helpers.js";
+import { fixtureHookInputs, fixtureRun, fixturesDir, runGradeCommand } from "./helpers.js";
 
-const cli = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
-const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
-  version: string;
-  bin: Record<string, string>;
-};
 const temp = mkdtempSync(join(tmpdir(), "evals-grade-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
-function grade(...args: string[]) {
-  const child = spawnSync(process.execPath, [cli, ...args], {
-    encoding: "utf8",
-    timeout: 60_000,
-    env: { ...process.env, FORCE_COLOR: "0" },
-  });
-  return { code: child.status, stdout: child.stdout, stderr: child.stderr };
+/** `evals grade ...args` (the first argument is "grade"). */
+function grade(command: "grade", ...args: string[]) {
+  return runGradeCommand(args);
 }
 
 function write(path: string, text: string): string {
@@ -42,6 +40,15 @@ function capturedEvents(runId: string): string {
       }),
     )
     .join("\n");
+}
+
+/** The wire recordings of the example suites (`examples/<suite>/cassettes/**\/*.recording.json`). */
+function realWireRecordings(): string[] {
+  const examples = fileURLToPath(new URL("../../../examples/", import.meta.url));
+  return readdirSync(examples, { recursive: true, encoding: "utf8" })
+    .filter((path) => path.includes("cassettes") && path.endsWith(".recording.json"))
+    .sort()
+    .map((path) => join(examples, path));
 }
 
 let passingCase: string;
@@ -72,11 +79,6 @@ beforeAll(() => {
 });
 
 describe("evals grade", () => {
-  it("is the package's bin", () => {
-    expect(pkg.bin.evals).toBe("./dist/cli.js");
-    expect(readFileSync(cli, "utf8").startsWith("#!/usr/bin/env node")).toBe(true);
-  });
-
   it("grades a stream.jsonl and exits 0 on a pass, with a readable verdict", () => {
     const result = grade("grade", `${fixturesDir}multi-tool/stream.jsonl`, "--case", passingCase);
     expect(result.stderr).toBe("");
@@ -265,14 +267,13 @@ describe("evals grade", () => {
   });
 
   it("explains its usage", () => {
-    expect(grade("--help").stdout).toContain("Usage: evals grade");
-    expect(grade("grade", "--help").code).toBe(0);
-    expect(grade("--version").stdout.trim()).toBe(pkg.version);
+    const help = grade("grade", "--help");
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("Usage: evals grade");
+    expect(help.stdout).toContain("3 on an internal error");
     const noCase = grade("grade", `${fixturesDir}multi-tool/stream.jsonl`);
     expect(noCase.code).toBe(2);
     expect(noCase.stderr).toContain("--case <file> is required");
-    expect(grade("--help").stdout).toContain("3 on an internal error");
-    expect(grade("frobnicate").code).toBe(2);
     expect(grade("grade", "a", "--case", "b", "--what").stderr).toContain("unknown option --what");
   });
 
@@ -334,6 +335,32 @@ describe("evals grade", () => {
       expect(refused.stderr).toContain(`${file}: this is \`claude --output-format json\` output`);
       expect(refused.stderr).toContain("--output-format stream-json --verbose");
     }
+  });
+
+  it("says what a wire recording is and what to grade instead, not a schema error", () => {
+    // A real recording of @evals/vcr, as the example suites keep them.
+    const recording = realWireRecordings()[0];
+    expect(recording, "no *.recording.json under examples/*/cassettes").toBeDefined();
+    const { suite, case_id } = JSON.parse(readFileSync(recording as string, "utf8")).metadata;
+    const refused = grade("grade", recording as string);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toContain(`${recording}: this is a wire recording of @evals/vcr`);
+    expect(refused.stderr).toContain(`of case "${case_id}" in suite "${suite}"`);
+    expect(refused.stderr).toContain(`its run folder, test-output/${suite}-${case_id}-t<n>-<id>/`);
+    expect(refused.stderr).not.toMatch(/not a valid Run|field sources|expected array/);
+
+    // Kept in a project that has run it: the message names the trials' run folders.
+    const project = join(temp, "project-with-runs");
+    const copy = join(project, "cassettes", suite, basename(recording as string));
+    mkdirSync(dirname(copy), { recursive: true });
+    copyFileSync(recording as string, copy);
+    const trial = join(project, "test-output", `${suite}-${case_id}-t1-mwt9glwu-3b65f1`);
+    mkdirSync(trial, { recursive: true });
+    mkdirSync(join(project, "test-output", `${suite}-other-case-t1-mwt9glwu-3b65f1`));
+    const named = grade("grade", copy, "--case", passingCase);
+    expect(named.code).toBe(2);
+    expect(named.stderr).toContain(`(found: ${trial}).`);
   });
 
   it("grades a run whose last line was cut off, with a warning naming the file and line", () => {

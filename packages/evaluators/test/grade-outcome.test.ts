@@ -1,22 +1,14 @@
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { fixturesDir } from "./helpers.js";
+import { fixturesDir, runGradeCommand } from "./helpers.js";
 
-const cli = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 const temp = mkdtempSync(join(tmpdir(), "evals-grade-outcome-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 function grade(...args: string[]) {
-  const child = spawnSync(process.execPath, [cli, "grade", ...args], {
-    encoding: "utf8",
-    timeout: 60_000,
-    env: { ...process.env, FORCE_COLOR: "0" },
-  });
-  return { code: child.status, stdout: child.stdout, stderr: child.stderr };
+  return runGradeCommand(args);
 }
 
 function caseFile(name: string, lines: string[]): string {

@@ -120,6 +120,16 @@ export function claudeAvailable(options: FindClaudeOptions = {}): ClaudeAvailabi
 /** What a suite needs from vitest's test context to skip itself. */
 export interface SkippableContext {
   skip(note?: string): void;
+  /** vitest's test: the reason is kept in its meta (`skipReason`), which vitest's JSON report holds. */
+  task?: { meta: object };
+}
+
+/**
+ * The test meta of a test skipped for a missing `claude` (vitest's JSON report keeps a test's meta,
+ * not its skip note): what the workspace's eval summary prints.
+ */
+export interface SkipMeta {
+  skipReason: string;
 }
 
 /**
@@ -134,7 +144,9 @@ export function skipIfNoClaude(
 ): string | undefined {
   const claude = claudeAvailable(options);
   if (claude.available) return undefined;
-  context?.skip(`claude is not available: ${claude.reason}`);
+  const note = `claude is not available: ${claude.reason}`;
+  if (context?.task) Object.assign(context.task.meta, { skipReason: note } satisfies SkipMeta);
+  context?.skip(note);
   return claude.reason;
 }
 

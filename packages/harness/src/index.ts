@@ -23,6 +23,7 @@ export {
   claudeAvailable,
   type FindClaudeOptions,
   findClaude,
+  type SkipMeta,
   type SkippableContext,
   SUPPORTED_CLAUDE_VERSION,
   skipIfNoClaude,

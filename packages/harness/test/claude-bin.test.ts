@@ -76,6 +76,15 @@ describe("claudeAvailable / skipIfNoClaude", () => {
     expect(skipped[0]).toMatch(/^claude is not available: /);
   });
 
+  it("keeps the reason in the test's meta, which vitest's JSON report holds", () => {
+    const broken = fakeClaude(join(dir, "broken-meta", "claude"), "exit 1");
+    const task = { meta: {} };
+    skipIfNoClaude({ skip: () => undefined, task }, { claudeBin: broken });
+    expect(task.meta).toEqual({
+      skipReason: expect.stringMatching(/^claude is not available: .*--version failed/),
+    });
+  });
+
   it("does not skip when claude is there", () => {
     const bin = fakeClaude(join(dir, "fine", "claude"));
     const skipped: string[] = [];

@@ -11,7 +11,7 @@ import { listThenRead, neverDone } from "./models.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330), and the built `evals` CLI. */
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");
-const evalsCli = resolve(__dirname, "../../evaluators/dist/cli.js");
+const evalsCli = resolve(__dirname, "../dist/cli.js");
 
 let root: string;
 let project: string;

@@ -4,23 +4,26 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { readRunFolder, runFromStreamJson } from "@evals/core";
 import { type EvalCase, parseCase, scorersForCase } from "@evals/evaluators";
+import { trialScore } from "@evals/logging";
 import { buildCassette, cassettePath, writeCassette } from "@evals/vcr";
 import { afterAll, describe, expect, it } from "vitest";
 import { evaluateCase } from "../src/index.js";
 import { fixtureStream } from "./fixtures.js";
 
-const evalsCli = resolve(__dirname, "../../evaluators/dist/cli.js");
+const evalsCli = resolve(__dirname, "../dist/cli.js");
 const root = mkdtempSync(join(tmpdir(), "harness-replayed-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe("a replayed result's run folder", () => {
   it.each([
-    ["the case's threshold", 0.9, false],
+    ["the case's threshold", 0.9, false, undefined],
     // describeEval's own thresholds win over the case's: grade must judge with them too.
-    ["describeEval's per-scorer threshold", { scorers: { trajectory: 0.3 } }, true],
+    ["describeEval's per-scorer threshold", { scorers: { trajectory: 0.3 } }, true, undefined],
+    // A suite that runs a few of the case's scorers: only those count, for the verdict and the score.
+    ["a suite with some of the case's scorers", 0.9, false, ["behavior", "trajectory", "read-before-write"]],
   ] as const)(
     "is written under the trial's run id, and evals grade gives the harness's verdict (%s)",
-    async (_name, threshold, passes) => {
+    async (_name, threshold, passes, only) => {
       const prompt = "do the steps";
       // The real multi-tool run, recorded as a result cassette.
       const run = runFromStreamJson(fixtureStream("multi-tool"), { prompts: [prompt] });
@@ -44,7 +47,9 @@ describe("a replayed result's run folder", () => {
       });
       const outcome = await evaluateCase(evalCase, 0, {
         suite: "replayed",
-        scorers: scorersForCase(evalCase),
+        scorers: scorersForCase(evalCase).filter(
+          (scorer) => only === undefined || (only as readonly string[]).includes(scorer.name),
+        ),
         threshold,
         outputRoot: join(root, "out"),
         cassette: { level: "result", mode: "strict", dir },
@@ -69,6 +74,7 @@ describe("a replayed result's run folder", () => {
       expect(graded.stderr).toBe("");
       const report = JSON.parse(graded.stdout) as {
         passed: boolean;
+        score: number;
         verdicts: { evaluator: string; score: number; ok: boolean }[];
       };
       expect(graded.status).toBe(outcome.passed ? 0 : 1);
@@ -76,6 +82,12 @@ describe("a replayed result's run folder", () => {
       expect(
         report.verdicts.map(({ evaluator, score, ok }) => ({ scorer: evaluator, score, passed: ok })),
       ).toEqual(trial.scores.map(({ scorer, score, passed }) => ({ scorer, score, passed })));
+      // The case's score is the trial's: the mean of the same scorers' scores (several scorers here,
+      // one of them below the threshold, so a scorer left out or counted twice changes it).
+      expect(trial.scores.length).toBeGreaterThan(3);
+      expect(new Set(trial.scores.map((score) => score.score)).size).toBeGreaterThan(1);
+      expect(report.score).toBe(trialScore(trial));
+      expect(report.score).toBe(outcome.result.stats?.mean_score);
     },
   );
 });

@@ -4,13 +4,14 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { readRunFolder } from "@evals/core";
 import { type EvalCase, parseCaseText, scorersForCase } from "@evals/evaluators";
+import { trialScore } from "@evals/logging";
 import { countToolResults, reply, scripted, text, toolUse } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluateCase, skipIfNoClaude } from "../src/index.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330), and the built `evals` CLI. */
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");
-const evalsCli = resolve(__dirname, "../../evaluators/dist/cli.js");
+const evalsCli = resolve(__dirname, "../dist/cli.js");
 
 let root: string;
 let project: string;
@@ -110,6 +111,7 @@ describe("evals grade on a harness run folder", () => {
       const report = JSON.parse(graded.stdout) as {
         format: string;
         passed: boolean;
+        score: number;
         verdicts: { evaluator: string; score: number; ok: boolean }[];
         harnessVerdict?: { status: string };
       };
@@ -118,6 +120,9 @@ describe("evals grade on a harness run folder", () => {
       expect(
         report.verdicts.map(({ evaluator, score, ok }) => ({ scorer: evaluator, score, passed: ok })),
       ).toEqual(harness);
+      // One score for the case, the harness's: the mean of its scorers' (the issue saw 0.81 vs 0.79).
+      expect(report.score).toBe(trialScore(trial));
+      expect(report.score).toBe(outcome.result.stats?.mean_score);
       expect(report.harnessVerdict?.status).toBe("failed");
     }
   });

@@ -11,7 +11,7 @@ import { type CaseSettings, evaluateCase, scoreTrial, skipIfNoClaude } from "../
 
 /** The real claude CLI installed at the workspace root (2.1.330), and the built `evals` CLI. */
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");
-const evalsCli = resolve(__dirname, "../../evaluators/dist/cli.js");
+const evalsCli = resolve(__dirname, "../dist/cli.js");
 
 /**
  * The split of the repetitions, honestly: one real replayed run of the CLI took 1.5-4 s (about 2 s)

@@ -144,7 +144,10 @@ export interface CaseEvaluation {
   caseName?: string;
   /** Every evaluator ok. */
   passed: boolean;
-  /** The mean of the verdicts' scores (performance-metrics aside). */
+  /**
+   * The mean of every verdict's score: the score describeEval gives a trial judged by
+   * `scorersForCase(case)` (one scorer per verdict), so `evals grade` and the harness agree.
+   */
   score: number;
   threshold?: number;
   verdicts: EvaluatorVerdict[];
@@ -177,7 +180,6 @@ export async function evaluate(
   const ids = evaluatorsForCase(evalCase);
   const results = await Promise.all(ids.map((id) => runCaseEvaluator(id, run, evalCase)));
   const verdicts = ids.map((id, position) => judge(id, results[position] as EvaluatorResult, evalCase));
-  const scored = verdicts.filter((verdict) => verdict.evaluator !== "performance-metrics");
   const reasons = verdicts.flatMap((verdict) =>
     verdict.ok ? [] : verdict.reasons.map((reason) => `${verdict.evaluator}: ${reason}`),
   );
@@ -185,13 +187,20 @@ export async function evaluate(
     caseId: evalCase.id,
     ...(evalCase.name !== undefined ? { caseName: evalCase.name } : {}),
     passed: verdicts.every((verdict) => verdict.ok),
-    score: scored.length === 0 ? 1 : scored.reduce((sum, verdict) => sum + verdict.score, 0) / scored.length,
+    score: meanScore(verdicts),
     ...(evalCase.threshold !== undefined ? { threshold: evalCase.threshold } : {}),
     verdicts,
     results,
     expectedViolations: verdicts.flatMap((verdict) => verdict.expectedViolations),
     reasons,
   };
+}
+
+/** The mean of the verdicts' scores, 1 when there are none (as the harness scores a trial). */
+export function meanScore(verdicts: Pick<EvaluatorVerdict, "score">[]): number {
+  return verdicts.length === 0
+    ? 1
+    : verdicts.reduce((sum, verdict) => sum + verdict.score, 0) / verdicts.length;
 }
 
 /** "a tool-usage violation of type bash-instead-of-grep", or with `count`, "2 tool-usage violations ...". */

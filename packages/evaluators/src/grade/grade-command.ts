@@ -10,6 +10,25 @@ interface Output {
   write(text: string): unknown;
 }
 
+/** `evals grade --help`. */
+export const GRADE_USAGE = `Usage: evals grade <run folder | cassette.json | run.json | stream.jsonl | events.jsonl> [--case <case file>] [options]
+
+Grades a stored run against a case without running the agent again. A run folder the harness wrote
+(test-output/<run id>/) holds the case it ran: without --case, that case is graded again, and a
+trial the harness marked error (a replay that diverged from its recording) fails with its reason.
+A wire recording (*.recording.json of @evals/vcr) holds model traffic, not a run: grade the run
+folder of the trial that replayed it instead.
+
+Options:
+  --case <file>     the case file (YAML or JSON); optional for a harness run folder
+  --case-id <id>    which case, when the file holds several
+  --json            print the evaluation as JSON
+  --verbose         show every violation and the evidence (and the stack of an internal error)
+  -h, --help        this help
+
+Exit code: 0 when the case passes, 1 when it fails, 2 when the input cannot be read,
+3 on an internal error (a bug in evals grade: one line, the stack with --verbose).`;
+
 interface GradeArguments {
   target?: string;
   caseFile?: string;
@@ -59,11 +78,16 @@ export const GRADE_EXIT = {
   internalError: 3,
 } as const;
 
-/** `evals grade`: returns the exit code (see GRADE_EXIT). */
+/**
+ * `evals grade` (the `evals` binary of @evals/harness runs it): grades a stored run; `argv` are the
+ * arguments after `grade`. Writes the verdict to `io.stdout`, problems to `io.stderr`, and returns
+ * the exit code (see GRADE_EXIT). `io.usage` replaces GRADE_USAGE in the help and usage errors.
+ */
 export async function gradeCommand(
   argv: string[],
-  io: { stdout: Output; stderr: Output; usage: string },
+  output: { stdout: Output; stderr: Output; usage?: string },
 ): Promise<number> {
+  const io = { ...output, usage: output.usage ?? GRADE_USAGE };
   const args = parseArguments(argv);
   if (typeof args === "string") {
     io.stderr.write(`evals grade: ${args}\n\n${io.usage}\n`);
@@ -77,11 +101,14 @@ export async function gradeCommand(
   }
 }
 
-/** An internal error in one line (what and where it failed), or with its stack when verbose. */
-export function internalErrorMessage(error: unknown, verbose: boolean): string {
+/**
+ * An internal error in one line (what and where it failed), or with its stack when verbose, said by
+ * `command` (default "evals grade").
+ */
+export function internalErrorMessage(error: unknown, verbose: boolean, command = "evals grade"): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  if (verbose && error instanceof Error && error.stack) return `evals grade: internal error: ${error.stack}`;
-  return `evals grade: internal error: ${text.split("\n")[0]} (this is a bug in evals grade; --verbose shows the stack)`;
+  if (verbose && error instanceof Error && error.stack) return `${command}: internal error: ${error.stack}`;
+  return `${command}: internal error: ${text.split("\n")[0]} (this is a bug in ${command}; --verbose shows the stack)`;
 }
 
 async function grade(args: GradeArguments, io: { stdout: Output; stderr: Output; usage: string }) {

@@ -1,5 +1,7 @@
 import type { RunFolderCase } from "@evals/core";
-import type { CaseEvaluation, EvaluatorVerdict } from "../cases/evaluate.js";
+import { type CaseEvaluation, type EvaluatorVerdict, meanScore } from "../cases/evaluate.js";
+import { EVALUATOR_IDS } from "../evaluator.js";
+import { OUTCOME_EVALUATOR } from "../outcome.js";
 
 type Grading = NonNullable<RunFolderCase["grading"]>;
 
@@ -7,11 +9,19 @@ type Grading = NonNullable<RunFolderCase["grading"]>;
  * A case's evaluation judged with the thresholds the harness used for it (describeEval's
  * `threshold` and each scorer's own, as stored in the run folder), so that re-grading a harness run
  * gives the harness's verdict: a scorer with a threshold passes when its score reaches it, one
- * without passes when the evaluator passed; `{ overall }` also needs the mean of the scores.
+ * without passes when the evaluator passed; `{ overall }` also needs the mean of the scores. Only
+ * the scorers the harness ran count (when they are all evaluators: a suite may run a few of a case's),
+ * and the score is the mean of theirs, the trial's score in the harness's results.
  */
 export function judgeAsHarness(evaluation: CaseEvaluation, grading: Grading): CaseEvaluation {
   const stored = new Map(grading.scorers.map((scorer) => [scorer.name, scorer]));
-  const verdicts = evaluation.verdicts.map((verdict): EvaluatorVerdict => {
+  const ran = scorersTheHarnessRan(grading);
+  // Scorers that are all evaluators: only theirs count, as only they did for the harness. Others
+  // (caseScorer's "case:<id>", a suite's own) cannot be matched to verdicts: every verdict counts.
+  const judged = ran.every((name) => (EVALUATOR_IDS as readonly string[]).includes(name))
+    ? evaluation.verdicts.filter((verdict) => ran.includes(verdict.evaluator))
+    : evaluation.verdicts;
+  const verdicts = judged.map((verdict): EvaluatorVerdict => {
     const scorer = stored.get(verdict.evaluator);
     if (!scorer) return verdict;
     const { threshold: _caseThreshold, ...rest } = verdict;
@@ -34,11 +44,32 @@ export function judgeAsHarness(evaluation: CaseEvaluation, grading: Grading): Ca
     grading.threshold && typeof grading.threshold === "object"
       ? (grading.threshold as { overall?: unknown }).overall
       : undefined;
-  if (typeof overall === "number" && verdicts.length > 0) {
-    const mean = verdicts.reduce((sum, verdict) => sum + verdict.score, 0) / verdicts.length;
-    if (mean < overall) reasons.push(`overall: the mean score ${mean.toFixed(2)} is below ${overall}`);
+  const score = meanScore(verdicts);
+  if (typeof overall === "number" && verdicts.length > 0 && score < overall) {
+    reasons.push(`overall: the mean score ${score.toFixed(2)} is below ${overall}`);
   }
-  return { ...evaluation, verdicts, passed: reasons.length === 0, reasons };
+  return {
+    ...evaluation,
+    verdicts,
+    results: verdicts.map((verdict) => verdict.result),
+    expectedViolations: verdicts.flatMap((verdict) => verdict.expectedViolations),
+    score,
+    passed: reasons.length === 0,
+    reasons,
+  };
+}
+
+/**
+ * The names of the scorers that judged the trial: those of its stored verdict (with the outcome
+ * scorer the harness adds), else, for a trial that errored before it was scored, the suite's
+ * scorers and the outcome scorer unless any outcome was accepted.
+ */
+function scorersTheHarnessRan(grading: Grading): string[] {
+  if (grading.verdict.scores.length > 0) return grading.verdict.scores.map((score) => score.scorer);
+  const names = grading.scorers.map((scorer) => scorer.name);
+  return grading.outcome === "any" || names.includes(OUTCOME_EVALUATOR)
+    ? names
+    : [OUTCOME_EVALUATOR, ...names];
 }
 
 /**

@@ -1,5 +1,5 @@
-import { readFileSync, statSync } from "node:fs";
-import { basename, dirname, resolve } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import {
   type AgentRunResult,
   type ClaudeOutputFormat,
@@ -192,6 +192,9 @@ function loadJsonRun(file: string, options: LoadStoredRunOptions): StoredRun {
     throw new StoredRunError(file, `invalid JSON: ${(error as Error).message}`);
   }
   const warnings: string[] = [];
+  if ((value as { format?: unknown } | null)?.format === WIRE_RECORDING_FORMAT) {
+    throw wireRecording(file, value as WireRecordingHead);
+  }
   // claude --output-format json: an array of messages (--verbose) or the result object alone.
   if (Array.isArray(value)) {
     return claudeOutputRun(text, file, options, basename(file, ".json"), warnings);
@@ -222,4 +225,55 @@ function loadJsonRun(file: string, options: LoadStoredRunOptions): StoredRun {
     file,
     "not a Run, and no `run` or `result.run` field holds one (expected a run.json, a cassette or an AgentRunResult)",
   );
+}
+
+/** The `format` of @evals/vcr's wire recordings (`*.recording.json`). */
+const WIRE_RECORDING_FORMAT = "evals-vcr-recording";
+
+interface WireRecordingHead {
+  metadata?: { suite?: unknown; case_id?: unknown };
+}
+
+/**
+ * A wire recording holds the model's side of a run (HTTP requests and responses), not the run: the
+ * message says so and names the run folders to grade instead (a trial's run id starts with
+ * `<suite>-<case id>-t<trial>-`), with the ones found in a test-output/ folder near the recording.
+ */
+function wireRecording(file: string, recording: WireRecordingHead): StoredRunError {
+  const suite = typeof recording.metadata?.suite === "string" ? recording.metadata.suite : undefined;
+  const caseId = typeof recording.metadata?.case_id === "string" ? recording.metadata.case_id : undefined;
+  const what = caseId
+    ? ` of case ${JSON.stringify(caseId)}${suite ? ` in suite ${JSON.stringify(suite)}` : ""}`
+    : "";
+  const prefix = suite && caseId ? `${suite}-${caseId}-t` : undefined;
+  const found = prefix ? runFoldersNear(file, prefix) : [];
+  const pattern = prefix ? `test-output/${prefix}<n>-<id>/` : "test-output/<run id>/";
+  return new StoredRunError(
+    file,
+    [
+      `this is a wire recording of @evals/vcr (the model's requests and responses${what}), not a run: it holds no tool calls to grade.`,
+      `Grade the run of a trial that replayed it instead: its run folder, ${pattern}`,
+      found.length > 0
+        ? `(found: ${found.slice(0, 3).join(", ")}${found.length > 3 ? `, and ${found.length - 3} more` : ""}).`
+        : "(none found here: run its suite to make one).",
+    ].join(" "),
+  );
+}
+
+/** Run folders whose name starts with `prefix` in test-output/ of the cwd or a folder above the file. */
+function runFoldersNear(file: string, prefix: string): string[] {
+  const roots = [process.cwd()];
+  for (let dir = dirname(resolve(file)), up = 0; up < 4; up++, dir = dirname(dir)) roots.push(dir);
+  for (const root of roots) {
+    const outputs = join(root, "test-output");
+    if (!existsSync(outputs)) continue;
+    const names = readdirSync(outputs)
+      .filter((name) => name.startsWith(prefix))
+      .sort();
+    if (names.length > 0) {
+      const near = relative(process.cwd(), outputs);
+      return names.map((name) => join(near.startsWith("..") ? outputs : near, name));
+    }
+  }
+  return [];
 }

@@ -1,0 +1,152 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WORKSPACE } from "./packed.js";
+
+/**
+ * The summary `npm run eval` ends with (scripts/eval-summary.mjs), on the files real eval suites
+ * write: two suites run by vitest with describeEval and @evals/logging's reporter in a workspace of
+ * their own, one judging a real captured run (a case that passes, one that fails, two trials each),
+ * one skipped because no `claude` is found.
+ */
+
+const root = mkdtempSync(join(tmpdir(), "evals-summary-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const CONFIG = `export default {
+  test: {
+    include: ["*.eval.ts"],
+    testTimeout: 120000,
+    reporters: ["default", ["json", { outputFile: "test-results/eval/vitest.json" }], ["@evals/logging/reporter", {}]],
+  },
+};
+`;
+
+const JUDGED = `import { readFileSync } from "node:fs";
+import { runFromStreamJson } from "@evals/core";
+import { parseCase, scorersForCase } from "@evals/evaluators";
+import { describeEval } from "@evals/harness";
+
+// A real Claude Code 2.1.330 run: it pressed on after a failed Read.
+const stream = readFileSync(${JSON.stringify(join(WORKSPACE, "fixtures", "claude-code-2.1.330", "multi-tool", "stream.jsonl"))}, "utf8");
+const cases = [
+  parseCase({ id: "uses-bash", name: "uses Bash", prompt: "do the steps", behavior: { mustUseTools: ["Bash"] },
+    expectedViolations: [{ rule: "stop-on-failure", type: "unrequested-fix" }] }),
+  parseCase({ id: "uses-grep", name: "uses Grep", prompt: "do the steps", behavior: { mustUseTools: ["Grep"] } }),
+];
+for (const evalCase of cases) {
+  describeEval("judged", {
+    data: [evalCase],
+    scorers: scorersForCase(evalCase),
+    trials: 2,
+    task: () => runFromStreamJson(stream.split("\\n").filter(Boolean).map((line) => JSON.parse(line)), { prompts: ["do the steps"] }),
+  });
+}
+`;
+
+const NEEDS_CLAUDE = `import { describeEval } from "@evals/harness";
+
+describeEval("needs claude", {
+  data: [{ id: "lists", input: "list the files" }],
+  scorers: [],
+  requiresClaude: true,
+  task: (prompt, { runAgent }) => runAgent({ prompt }),
+});
+`;
+
+function suite(name: string, evalFile: string): string {
+  const dir = join(root, "examples", name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "vitest.eval.config.mjs"), CONFIG);
+  writeFileSync(join(dir, `${name}.eval.ts`), evalFile);
+  const vitest = spawnSync(
+    process.execPath,
+    [join(WORKSPACE, "node_modules", "vitest", "vitest.mjs"), "run", "-c", "vitest.eval.config.mjs"],
+    {
+      cwd: dir,
+      encoding: "utf8",
+      timeout: 240_000,
+      // No claude anywhere: a claude that is not there.
+      env: { ...process.env, FORCE_COLOR: "0", EVALS_CLAUDE_BIN: join(root, "no-claude-here") },
+    },
+  );
+  return vitest.stdout + vitest.stderr;
+}
+
+function summary(nxStatus = 0): { text: string; failed: boolean } {
+  const script = `const { evalSummary } = await import(${JSON.stringify(join(WORKSPACE, "scripts", "eval-summary.mjs"))});
+const { projectDirs } = await import(${JSON.stringify(join(WORKSPACE, "scripts", "workspace-reports.mjs"))});
+const root = process.argv[1];
+const { text, failed } = evalSummary({ root, projects: projectDirs(root), nxStatus: Number(process.argv[2]) });
+process.stdout.write(JSON.stringify({ text, failed }));`;
+  const child = spawnSync(
+    process.execPath,
+    ["--input-type=module", "-e", script, "--", root, String(nxStatus)],
+    {
+      encoding: "utf8",
+    },
+  );
+  expect(child.stderr).toBe("");
+  return JSON.parse(child.stdout);
+}
+
+describe("the eval summary (scripts/eval-summary.mjs)", () => {
+  beforeAll(() => {
+    symlinkSync(join(WORKSPACE, "node_modules"), join(root, "node_modules"), "dir");
+    const judged = suite("judged", JUDGED);
+    expect(judged).toContain("uses Grep");
+    suite("needs-claude", NEEDS_CLAUDE);
+    // A project without eval reports is not listed.
+    mkdirSync(join(root, "packages", "library"), { recursive: true });
+  }, 480_000);
+
+  it("gives each suite's cases, trials, passed and failed, and where its report is", () => {
+    const { text } = summary();
+    expect(text).toMatch(
+      /\n {2}examples\/judged +2 cases +1 passed +1 failed +4 trials +examples\/judged\/results\/report\.html\n/,
+    );
+    expect(text).toContain("Reports (open in a browser):\n  examples/judged/results/report.html");
+    expect(text).not.toContain("packages/library");
+  });
+
+  it("names each failed case with the first lines of why", () => {
+    const { text } = summary();
+    expect(text).toMatch(
+      /Failed eval cases:\n {2}examples\/judged\/judged\.eval\.ts > judged uses Grep\n +.*Grep/,
+    );
+    expect(text).not.toContain("> judged uses Bash");
+  });
+
+  it("prints why a suite was skipped: the claude it could not find", () => {
+    const { text } = summary();
+    expect(text).toMatch(/\n {2}examples\/needs-claude +0 cases .*1 test skipped: claude is not available: /);
+    expect(text).toContain(
+      "Skipped:\n  examples/needs-claude (1 test): claude is not available: Claude Code CLI not found (EVALS_CLAUDE_BIN names no executable)",
+    );
+  });
+
+  it("ends with the totals, and fails on a failed case or a failed Nx run", () => {
+    const { text, failed } = summary();
+    expect(text.split("\n").pop()).toBe(
+      "Evals: 2 cases, 4 trials in 2 suites: 1 passed, 1 failed, 1 test skipped",
+    );
+    expect(failed).toBe(true);
+    const nxFailed = summary(1);
+    expect(nxFailed.text).toContain("Nx exited with 1: a build or eval target failed (see above).");
+  });
+
+  it("says which report it cannot read, and fails", () => {
+    const broken = join(root, "examples", "broken", "results");
+    mkdirSync(broken, { recursive: true });
+    writeFileSync(join(broken, "latest.json"), "{ cut off");
+    try {
+      const { text, failed } = summary();
+      expect(text).toMatch(/\n {2}examples\/broken +unreadable report: .*JSON/);
+      expect(failed).toBe(true);
+    } finally {
+      rmSync(join(root, "examples", "broken"), { recursive: true });
+    }
+  });
+});

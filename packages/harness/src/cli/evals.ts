@@ -1,0 +1,82 @@
+import { createRequire } from "node:module";
+import { internalErrorMessage } from "@evals/evaluators";
+import type { Command, CommandIo } from "./command.js";
+import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
+import { grade } from "./grade-command.js";
+import { report } from "./report-command.js";
+import { validate } from "./validate-command.js";
+
+/**
+ * The `evals` subcommands, in help order. A command is one entry: its name, one line of help, and
+ * `run(args, io) => exit code`.
+ */
+export const COMMANDS: readonly Command[] = [grade, validate, report];
+
+/** `evals --help`. */
+export function evalsUsage(commands: readonly Command[] = COMMANDS): string {
+  const width = Math.max(...commands.map((command) => command.name.length), "help".length);
+  const lines = [
+    ...commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`),
+    `  ${"help".padEnd(width)}  this help, or a command's: evals help <command>`,
+  ];
+  return `Usage: evals <command> [arguments] [options]
+
+Commands:
+${lines.join("\n")}
+
+Every command takes --help. Options: -h, --help (this help), -v, --version (the version).
+
+${EXIT_CODES_HELP}`;
+}
+
+/**
+ * The `evals` command line: runs the subcommand `argv[0]` with the rest and returns the exit code
+ * (see EXIT). A command that throws is an internal error: one line, the stack with --verbose.
+ */
+export async function evals(
+  argv: string[],
+  io: CommandIo,
+  commands: readonly Command[] = COMMANDS,
+): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined) {
+    io.stderr.write(`${evalsUsage(commands)}\n`);
+    return EXIT.badInput;
+  }
+  if (name === "-h" || name === "--help") {
+    io.stdout.write(`${evalsUsage(commands)}\n`);
+    return EXIT.passed;
+  }
+  if (name === "-v" || name === "--version") {
+    io.stdout.write(`${version()}\n`);
+    return EXIT.passed;
+  }
+  if (name === "help") {
+    if (args[0] === undefined) {
+      io.stdout.write(`${evalsUsage(commands)}\n`);
+      return EXIT.passed;
+    }
+    const command = commands.find((item) => item.name === args[0]);
+    return command ? run(command, ["--help"], io) : unknown(args[0], io, commands);
+  }
+  const command = commands.find((item) => item.name === name);
+  return command ? run(command, args, io) : unknown(name, io, commands);
+}
+
+async function run(command: Command, args: string[], io: CommandIo): Promise<number> {
+  try {
+    return await command.run(args, io);
+  } catch (error) {
+    io.stderr.write(`${internalErrorMessage(error, args.includes("--verbose"), `evals ${command.name}`)}\n`);
+    return EXIT.internalError;
+  }
+}
+
+function unknown(name: string, io: CommandIo, commands: readonly Command[]): number {
+  io.stderr.write(`evals: unknown command ${JSON.stringify(name)}\n\n${evalsUsage(commands)}\n`);
+  return EXIT.badInput;
+}
+
+function version(): string {
+  return (createRequire(import.meta.url)("../package.json") as { version: string }).version;
+}

@@ -1,0 +1,127 @@
+import { existsSync, statSync } from "node:fs";
+import { parseArgs } from "node:util";
+import {
+  CaseFileError,
+  type CaseIssue,
+  formatIssue,
+  type LoadedCase,
+  loadCaseDir,
+  loadCases,
+} from "@evals/evaluators";
+import type { Command, CommandIo } from "./command.js";
+import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
+import { parseCommandArgs, usageError } from "./usage.js";
+
+export const VALIDATE_USAGE = `Usage: evals validate <case file or folder>... [options]
+
+Reads each case file (YAML or JSON; a folder: every .yaml, .yml and .json file in it) and checks
+every case against the case schema of @evals/evaluators, without running anything. Every problem is
+printed with its file, line, column and field; a case id used twice (in one file or across the
+files given) and a fixture folder that does not exist are problems too. Warnings (a tool name Claude Code does not know) do not fail.
+
+Options:
+  --quiet     print only the problems
+  -h, --help  this help
+
+${EXIT_CODES_HELP}
+Here: 0 every case is valid, 1 a case file has problems, 2 a file or folder cannot be read.`;
+
+/** `evals validate`: parses and checks case files. */
+export const validate: Command = {
+  name: "validate",
+  summary: "check case files: every problem with its file, line and field",
+  run: async (args, io) => {
+    const parsed = parseCommandArgs("validate", VALIDATE_USAGE, io, () =>
+      parseArgs({
+        args,
+        options: { quiet: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+        allowPositionals: true,
+      }),
+    );
+    if (!parsed) return EXIT.badInput;
+    if (parsed.values.help) {
+      io.stdout.write(`${VALIDATE_USAGE}\n`);
+      return EXIT.passed;
+    }
+    if (parsed.positionals.length === 0)
+      return usageError("validate", VALIDATE_USAGE, "which case files?", io);
+    return validateFiles(parsed.positionals, { quiet: parsed.values.quiet === true }, io);
+  },
+};
+
+function validateFiles(paths: string[], options: { quiet: boolean }, io: CommandIo): number {
+  const missing = paths.filter((path) => !existsSync(path));
+  if (missing.length > 0) {
+    for (const path of missing) io.stderr.write(`evals validate: ${path}: no such file or folder\n`);
+    return EXIT.badInput;
+  }
+  const problems: CaseIssue[] = [];
+  /** Where each case id was first seen, across every file given. */
+  const ids = new Map<string, string>();
+  let valid = 0;
+  for (const path of paths) {
+    const warnings: CaseIssue[] = [];
+    let cases: LoadedCase[];
+    try {
+      const onWarning = (warning: CaseIssue) => warnings.push(warning);
+      cases = statSync(path).isDirectory()
+        ? loadCaseDir(path, { onWarning })
+        : loadCases(path, { onWarning });
+    } catch (error) {
+      if (!(error instanceof CaseFileError)) throw error;
+      problems.push(...error.issues);
+      for (const issue of error.issues) io.stderr.write(`${formatIssue(issue)}\n`);
+      continue;
+    } finally {
+      for (const warning of warnings) io.stderr.write(`warning: ${formatIssue(warning)}\n`);
+    }
+    const caseProblems: CaseIssue[] = [];
+    for (const evalCase of cases) {
+      const found = checkCase(evalCase, ids);
+      caseProblems.push(...found);
+      if (found.length === 0) valid++;
+    }
+    for (const issue of caseProblems) io.stderr.write(`${formatIssue(issue)}\n`);
+    problems.push(...caseProblems);
+    if (!options.quiet && caseProblems.length === 0) {
+      const shown = cases.map((evalCase) => evalCase.id);
+      io.stdout.write(
+        `ok  ${path}: ${cases.length} case${cases.length === 1 ? "" : "s"} (${shown.slice(0, 8).join(", ")}${shown.length > 8 ? ", ..." : ""})\n`,
+      );
+    }
+  }
+  if (problems.length > 0) {
+    io.stderr.write(
+      `\n${problems.length} problem${problems.length === 1 ? "" : "s"} in the case files (${valid} valid case${valid === 1 ? "" : "s"})\n`,
+    );
+    return EXIT.failed;
+  }
+  if (!options.quiet) io.stdout.write(`${valid} valid case${valid === 1 ? "" : "s"}\n`);
+  return EXIT.passed;
+}
+
+/**
+ * What the schema cannot see in a loaded case: a fixture folder that does not exist (the loader
+ * resolved it against the case file), an id another file given already uses (`ids`: id to file).
+ */
+function checkCase(evalCase: LoadedCase, ids: Map<string, string>): CaseIssue[] {
+  const problems: CaseIssue[] = [];
+  const fixture = evalCase.agent.fixture;
+  if (fixture !== undefined && !existsSync(fixture)) {
+    problems.push({
+      file: evalCase.file,
+      field: "agent.fixture",
+      message: `case ${JSON.stringify(evalCase.id)}: the fixture folder ${fixture} does not exist`,
+    });
+  }
+  const other = ids.get(evalCase.id);
+  if (other !== undefined && other !== evalCase.file) {
+    problems.push({
+      file: evalCase.file,
+      field: "id",
+      message: `case id ${JSON.stringify(evalCase.id)} is also used in ${other}`,
+    });
+  }
+  if (other === undefined) ids.set(evalCase.id, evalCase.file);
+  return problems;
+}

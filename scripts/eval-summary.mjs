@@ -1,0 +1,125 @@
+// The summary `npm run eval` ends with: per eval suite (project) its cases, trials, passed and
+// failed and where its report is, the failed cases again, and why suites were skipped (a missing
+// `claude`), from the files each eval target writes: results/latest.json (@evals/logging's
+// reporter) and test-results/eval/vitest.json (vitest's JSON report).
+import { existsSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { existing, readVitestReport } from "./workspace-reports.mjs";
+
+/** The files a project's eval target writes that the summary reads. */
+export function evalReportsOf(dir) {
+  return {
+    vitest: join(dir, "test-results", "eval", "vitest.json"),
+    results: join(dir, "results", "latest.json"),
+  };
+}
+
+/** Every eval report file of the projects (to delete before a run). */
+export const evalReportFiles = (projects) =>
+  existing(projects.flatMap((dir) => Object.values(evalReportsOf(dir))));
+
+const plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
+
+/**
+ * The summary of the eval suites of `projects` (folders under `root`), and whether anything failed
+ * (a failed or errored case, a failed test, or Nx's own failure: `nxStatus` not 0).
+ */
+export function evalSummary({ root, projects, nxStatus = 0 }) {
+  const show = (file) => relative(root, file);
+  const rows = [];
+  const failures = [];
+  const reports = [];
+  const skips = new Map();
+  let unreadable = 0;
+  const totals = {
+    cases: 0,
+    trials: 0,
+    passed: 0,
+    failed: 0,
+    errored: 0,
+    skipped: 0,
+    skippedTests: 0,
+    suites: 0,
+  };
+  for (const dir of projects) {
+    const files = evalReportsOf(dir);
+    const name = show(dir);
+    let tests;
+    let results;
+    try {
+      tests = existsSync(files.vitest) ? readVitestReport(files.vitest, root) : undefined;
+      results = existsSync(files.results) ? JSON.parse(readFileSync(files.results, "utf8")) : undefined;
+    } catch (error) {
+      rows.push(`  ${name.padEnd(34)} unreadable report: ${error.message.split("\n")[0]}`);
+      unreadable++;
+      continue;
+    }
+    if (!tests && !results) continue;
+    totals.suites++;
+    const counts = results
+      ? { ...results.summary }
+      : {
+          total: tests.passed + tests.failed,
+          passed: tests.passed,
+          failed: tests.failed,
+          errored: 0,
+          skipped: 0,
+          trials: 0,
+        };
+    totals.cases += counts.total;
+    totals.trials += counts.trials;
+    totals.passed += counts.passed;
+    totals.failed += counts.failed;
+    totals.errored += counts.errored;
+    totals.skipped += counts.skipped;
+    const skippedTests = tests?.skipped ?? 0;
+    totals.skippedTests += skippedTests;
+    const html = join(dir, "results", "report.html");
+    if (results && existsSync(html)) reports.push(show(html));
+    if (tests) failures.push(...tests.failures);
+    for (const [reason, count] of tests?.skipReasons ?? []) {
+      const entry = skips.get(reason) ?? [];
+      entry.push(`${name} (${plural(count, "test")})`);
+      skips.set(reason, entry);
+    }
+    const parts = [
+      plural(counts.total, "case").padStart(9),
+      `${String(counts.passed).padStart(3)} passed`,
+      `${String(counts.failed + counts.errored).padStart(3)} failed`,
+      results ? plural(counts.trials, "trial").padStart(10) : "".padStart(10),
+    ];
+    const reasons = [...(tests?.skipReasons?.keys() ?? [])].map((reason) => reason.split("\n")[0]);
+    const note =
+      skippedTests > 0
+        ? `${plural(skippedTests, "test")} skipped${reasons.length > 0 ? `: ${reasons.join("; ")}` : ""}`
+        : results && existsSync(html)
+          ? show(html)
+          : "";
+    rows.push(`  ${name.padEnd(34)} ${parts.join("  ")}  ${note}`);
+  }
+  const failedCount = totals.failed + totals.errored;
+  const nxFailed = nxStatus !== 0;
+  const lines = [];
+  if (failures.length > 0) lines.push("", "Failed eval cases:", ...failures);
+  if (skips.size > 0) {
+    lines.push("", "Skipped:");
+    for (const [reason, where] of skips)
+      lines.push(`  ${where.join(", ")}: ${reason.replace(/\n/g, "\n    ")}`);
+  }
+  lines.push("", "Eval suites:", ...(rows.length > 0 ? rows : ["  (no eval reports found)"]));
+  if (reports.length > 0)
+    lines.push("", "Reports (open in a browser):", ...reports.map((file) => `  ${file}`));
+  if (nxFailed) lines.push("", `Nx exited with ${nxStatus}: a build or eval target failed (see above).`);
+  lines.push(
+    "",
+    `Evals: ${plural(totals.cases, "case")}, ${plural(totals.trials, "trial")} in ${plural(totals.suites, "suite")}: ` +
+      `${totals.passed} passed, ${failedCount} failed` +
+      `${totals.errored > 0 ? ` (${totals.errored} errored)` : ""}` +
+      `${totals.skippedTests > 0 ? `, ${plural(totals.skippedTests, "test")} skipped` : ""}`,
+  );
+  return {
+    text: lines.join("\n"),
+    failed: nxFailed || failedCount > 0 || failures.length > 0 || unreadable > 0,
+    totals,
+  };
+}

@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// `npm run eval`: every project's eval target through Nx (replayed, offline), then one summary of
+// what ran: cases, trials, passed and failed, where the reports are, and why suites were skipped.
+import { evalReportFiles, evalSummary } from "./eval-summary.mjs";
+import { projectDirs, removeStale, runNx, WORKSPACE } from "./workspace-reports.mjs";
+
+const projects = projectDirs();
+removeStale(evalReportFiles(projects));
+const nxStatus = runNx("eval", process.argv.slice(2));
+const summary = evalSummary({ root: WORKSPACE, projects, nxStatus });
+console.log(summary.text);
+process.exit(summary.failed ? 1 : 0);
