@@ -27,6 +27,7 @@ export {
   SUPPORTED_CLAUDE_VERSION,
   skipIfNoClaude,
 } from "./claude-bin.js";
+export { type DescribeCasesOptions, describeCases } from "./describe-cases.js";
 export {
   type DescribeEvalOptions,
   describeEval,
@@ -35,6 +36,7 @@ export {
 export {
   type CaseInput,
   type CaseOutcome,
+  type CaseScorers,
   type CaseSettings,
   caseId,
   caseName,
@@ -61,6 +63,19 @@ export {
   reconcileRuns,
 } from "./reconcile.js";
 export { type RunAgentOptions, type RunAgentResult, runAgent } from "./run-agent.js";
+export {
+  type CaseList,
+  type CaseModels,
+  type CaseSuiteOptions,
+  caseModel,
+  caseRunOptions,
+  loadCaseList,
+  type RunCaseOptions,
+  type RunCasesOptions,
+  type RunCasesResult,
+  runCase,
+  runCases,
+} from "./run-case.js";
 export { cleanupLeftoverRuns, type LeftoverReport, type RunLock, runLocksDir } from "./run-guard.js";
 export { INHERITED_ENV, NETWORK_ENV, newRunId } from "./sandbox.js";
 export { type ScorerVerdict, scoreTrial, type Threshold, type TrialScores, thresholdFor } from "./scoring.js";
@@ -73,7 +88,10 @@ export {
 } from "./stored-runs.js";
 export {
   asAgentRunResult,
+  type CaseModel,
   type CassetteOption,
+  cassetteKeyOptions,
+  NoModelToRecordError,
   runTrial,
   type TrialContext,
   type TrialSetup,
