@@ -93,7 +93,7 @@ beforeAll(() => {
   writeFileSync(join(suiteDir, "project", "a.txt"), "hello\n");
   writeFileSync(join(suiteDir, "settings.json"), JSON.stringify({ env: { FROM_SETTINGS: "1" } }));
   writeFileSync(join(suiteDir, "cases", "notes.yaml"), CASE_FILE);
-  [evalCase] = loadCases(join(suiteDir, "cases", "notes.yaml"));
+  evalCase = loadCases(join(suiteDir, "cases", "notes.yaml"))[0]!;
 });
 
 /** A scorer that looks at the agent's folder: it must still be there when scorers run. */
