@@ -9,7 +9,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { finalResult, listToolCalls, type Scorer, toolSequence } from "@evals/core";
+import { evaluatorResult, finalResult, listToolCalls, type Scorer, toolSequence } from "@evals/core";
 import { type EvalCase, loadCases, scorersForCase } from "@evals/evaluators";
 import {
   countToolResults,
@@ -102,7 +102,7 @@ const noteLeft: Scorer = {
   score: ({ run }) => {
     const note = join(run.cwd ?? "/nowhere", "note.txt");
     const ok = existsSync(note) && readFileSync(note, "utf8").trim() === "from-the-case";
-    return { score: ok ? 1 : 0, passed: ok, violations: [] } as never;
+    return evaluatorResult({ evaluator: "note left", score: ok ? 1 : 0, passed: ok });
   },
 };
 
