@@ -311,8 +311,14 @@ async function cassetteSource<Case>(
       return { source: chosen.source, wire: { file, mode, action: chosen.action } };
     } catch (error) {
       if (error instanceof CassetteMissingError && model) {
+        // vcr's hint says to record the real API; this suite records its scripted model.
+        const [missing, , ...others] = error.message.split("\n");
         throw new Error(
-          `${error.message.split("\n")[0]}\nRecord it from the suite's scripted model: run with VCR_MODE=record (or auto), then commit the file.`,
+          [
+            missing,
+            "Record it from the suite's scripted model: run with VCR_MODE=record (or auto), then commit the file.",
+            ...others,
+          ].join("\n"),
         );
       }
       throw error;
@@ -375,7 +381,8 @@ async function failOnDivergence(
   if (typeof replay.report !== "function" || typeof replay.unplayed !== "function") return;
   const { ReplayDivergenceError } = await import("@evals/vcr");
   throw new ReplayDivergenceError({
-    result,
+    // It was answered from the recording as far as it went: a replay, not a live run.
+    result: { ...result, origin: "replay" },
     mode: wire?.mode ?? "replay",
     action: "replay",
     file: wire?.file ?? "the recording",

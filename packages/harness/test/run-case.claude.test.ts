@@ -150,6 +150,9 @@ describe.skipIf(!haveClaude)("runCases and runCase with the real claude CLI", ()
   });
 
   it("records the scripted model with model + cassette, named by suite and case id, with no absolute path", async () => {
+    // A recording of the case for an earlier prompt: stale once the case is recorded again.
+    mkdirSync(join(cassettes, "notes"), { recursive: true });
+    writeFileSync(join(cassettes, "notes", "leaves-a-note.0badc0de.recording.json"), "{}");
     recorded = await runCases(join(suiteDir, "cases", "notes.yaml"), {
       suite: "notes",
       model: { "leaves-a-note": leavesANote },
@@ -209,6 +212,24 @@ describe.skipIf(!haveClaude)("runCases and runCase with the real claude CLI", ()
     expect(result.passed).toBe(false);
     expect(error).toMatch(/No wire recording for notes › leaves-a-note/);
     expect(error).toContain("Record it from the suite's scripted model: run with VCR_MODE=record");
+    expect(error).toMatch(/Found .*leaves-a-note\.[0-9a-f]{8}\.recording\.json for this case/);
+  });
+
+  it("fails a replay that leaves its recording (the fixture changed), with the replay's report", async () => {
+    const other = join(suiteDir, "other-project");
+    mkdirSync(other, { recursive: true });
+    writeFileSync(join(other, "a.txt"), "hello\n");
+    writeFileSync(join(other, "b.txt"), "new since the recording\n");
+    const moved = { ...evalCase, agent: { ...evalCase.agent, fixture: other } };
+    const result = await runCases([moved], {
+      suite: "notes",
+      cassette: { dir: cassettes, mode: "strict" },
+      runAgent: common,
+      outputRoot,
+    });
+    expect(result.passed).toBe(false);
+    expect(result.outcomes[0]?.result.trials[0]?.error).toMatch(/replay diverged at request 2/);
+    expect(result.outcomes[0]?.runs[0]?.origin).toBe("replay");
   });
 });
 
