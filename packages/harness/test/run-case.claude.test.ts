@@ -233,6 +233,38 @@ describe.skipIf(!haveClaude)("runCases and runCase with the real claude CLI", ()
   });
 });
 
+describe.skipIf(!haveClaude)("runCase in git worktree mode", () => {
+  it("copies the case's fixture into each trial's own worktree of the repository, which stays clean", async () => {
+    const repo = join(root, "repo");
+    mkdirSync(repo);
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, stdio: "pipe" }).toString();
+    git("init", "-q", "-b", "main");
+    writeFileSync(join(repo, "README.md"), "# repo\n");
+    git("add", ".");
+    git("-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q", "-m", "init");
+    const result = await runCases([evalCase], {
+      suite: "notes",
+      model: { "leaves-a-note": leavesANote },
+      worktree: { repo },
+      trials: 2,
+      runAgent: common,
+      outputRoot,
+    });
+    expect(result.outcomes[0]?.message).toBeUndefined();
+    const cwds = cwdsOf(result);
+    expect(new Set(cwds).size).toBe(2);
+    for (const [index, run] of result.outcomes[0]!.runs.entries()) {
+      expect(cwds[index]).not.toBe(repo);
+      const listing = String(listToolCalls(run!.run)[0]?.result?.output ?? "");
+      expect(listing).toContain("README.md");
+      expect(listing).toContain("a.txt");
+      expect(listing).not.toContain("note.txt");
+    }
+    expect(git("status", "--porcelain")).toBe("");
+    expect(existsSync(join(repo, "a.txt"))).toBe(false);
+  });
+});
+
 describe("recording without a model", () => {
   it("says how to use a scripted model or a replay when ANTHROPIC_API_KEY is not set", async () => {
     const key = process.env.ANTHROPIC_API_KEY;
