@@ -67,7 +67,6 @@ describe("nx affected -t eval", () => {
       "examples/build-failure/__fixtures__/scripts/build.js",
       [SUITES.buildFailure],
     ],
-    ["the harness's case runner", "packages/harness/src/run-case.ts", ALL_EXAMPLES],
   ])("reruns exactly the suites that depend on %s", (_what, file, expected) => {
     expect(affectedSuites([file])).toEqual([...expected].sort());
   });
