@@ -267,7 +267,13 @@ async function runWithModel<Case>(
 /** The suite's model for this trial's case, as a source (a ScriptFunction is scripted). */
 async function modelFor<Case>(setup: TrialSetup<Case>): Promise<ModelSource | undefined> {
   const model = setup.model?.(setup.caseValue);
-  if (typeof model !== "function") return model;
+  if (model === undefined) return undefined;
+  if (typeof model === "object" && model !== null && typeof model.respond === "function") return model;
+  if (typeof model !== "function") {
+    throw new Error(
+      `model must be a function of the case giving a @evals/vcr ScriptFunction, a ModelSource or undefined (for case ${setup.caseId} it gave ${describeValue(model)}); for one script for every case, write \`model: () => script\``,
+    );
+  }
   const { scripted } = await import("@evals/vcr");
   return scripted(model);
 }

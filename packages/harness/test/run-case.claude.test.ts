@@ -266,6 +266,21 @@ describe.skipIf(!haveClaude)("runCase in git worktree mode", () => {
   });
 });
 
+describe("a model option that is not a function of the case", () => {
+  it("says how to give one script to every case", async () => {
+    const result = await runCases([evalCase], {
+      suite: "notes",
+      // A ScriptFunction given where a function of the case is expected: it answers the case.
+      model: leavesANote as never,
+      runAgent: common,
+      outputRoot,
+    });
+    expect(result.outcomes[0]?.result.trials[0]?.error).toMatch(
+      /model must be a function of the case .* write `model: \(\) => script`/,
+    );
+  });
+});
+
 describe("recording without a model", () => {
   it("says how to use a scripted model or a replay when ANTHROPIC_API_KEY is not set", async () => {
     const key = process.env.ANTHROPIC_API_KEY;
