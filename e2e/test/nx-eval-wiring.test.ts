@@ -67,7 +67,6 @@ describe("nx affected -t eval", () => {
       "examples/build-failure/__fixtures__/scripts/build.js",
       [SUITES.buildFailure],
     ],
-    ["the examples' shared kit", "examples/kit/src/replayed-run.ts", ALL_EXAMPLES],
   ])("reruns exactly the suites that depend on %s", (_what, file, expected) => {
     expect(affectedSuites([file])).toEqual([...expected].sort());
   });

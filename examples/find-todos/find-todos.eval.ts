@@ -1,26 +1,15 @@
 import { fileURLToPath } from "node:url";
-import { loadCases, scorersForCase } from "@evals/evaluators";
-import { replayedRun } from "@evals/examples-kit";
-import { describeEval } from "@evals/harness";
+import { describeCases } from "@evals/harness";
 import { agents } from "./agents.js";
 
-const suite = "find-todos";
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
-for (const evalCase of loadCases(here("./cases/find-todos.yaml"))) {
-  describeEval(suite, {
-    data: [evalCase],
-    // One scorer per evaluator the case runs; its expectedViolations say which verdicts to expect.
-    scorers: scorersForCase(evalCase),
-    // The real claude CLI in a fresh copy of the fixture, its model replayed from cassettes/.
-    task: (_case, trial) =>
-      replayedRun(trial, {
-        suite,
-        evalCase,
-        agent: agents[evalCase.id],
-        cassettes: here("./cassettes"),
-        recordHint: "npx nx run @evals/example-find-todos:record",
-      }),
-    timeout: 120_000,
-  });
-}
+// Every case of the file, each trial the real claude CLI in a fresh copy of its fixture, judged by
+// the case's own rules and expectedViolations. The model's side is replayed from cassettes/; with
+// VCR_MODE=record it is recorded from the scripted agents (agents.ts) instead.
+describeCases("find-todos", {
+  cases: here("./cases/find-todos.yaml"),
+  model: agents,
+  cassette: { dir: here("./cassettes") },
+  timeout: 120_000,
+});

@@ -255,6 +255,68 @@ describe("case files", () => {
   });
 });
 
+describe("the agent block", () => {
+  it("takes Claude Code's run options and resolves every path against the case file", () => {
+    const file = join(temp, "suite", "cases", "agent.yaml");
+    mkdirSync(join(temp, "suite", "cases"), { recursive: true });
+    writeFileSync(
+      file,
+      `id: agent-block
+prompt: Review the change.
+agent:
+  fixture: ../project
+  systemPrompt: You review code.
+  appendSystemPrompt: Be brief.
+  pluginDirs: [../plugins/reviewer, /opt/plugins/shared]
+  settings: ../settings.json
+  settingSources: [project]
+  mcpConfig: [../mcp.json, { mcpServers: {} }]
+  strictMcpConfig: true
+  addDirs: [../docs]
+  agents: ../agents.json
+  disallowedTools: [WebFetch]
+`,
+    );
+    const at = (path: string) => join(temp, "suite", path);
+    expect(loadCase(file).agent).toEqual({
+      fixture: at("project"),
+      systemPrompt: "You review code.",
+      appendSystemPrompt: "Be brief.",
+      pluginDirs: [at("plugins/reviewer"), "/opt/plugins/shared"],
+      settings: at("settings.json"),
+      settingSources: ["project"],
+      mcpConfig: [at("mcp.json"), { mcpServers: {} }],
+      strictMcpConfig: true,
+      addDirs: [at("docs")],
+      agents: at("agents.json"),
+      disallowedTools: ["WebFetch"],
+    });
+  });
+
+  it("keeps settings and subagents given inline, and names a bad subagent's missing field", () => {
+    const inline = parseCase({
+      id: "inline",
+      prompt: "p",
+      agent: {
+        settings: { env: { A: "1" } },
+        agents: { reviewer: { description: "Reviews code", prompt: "You review code." } },
+      },
+    });
+    expect(inline.agent.settings).toEqual({ env: { A: "1" } });
+    expect(inline.agent.agents).toEqual({
+      reviewer: { description: "Reviews code", prompt: "You review code." },
+    });
+    const error = caseError(() =>
+      parseCase({ id: "bad", prompt: "p", agent: { agents: { reviewer: { prompt: "x" } } } }),
+    );
+    expect(error.field).toMatch(/^agent\.agents/);
+    const unknown = caseError(() =>
+      parseCase({ id: "bad", prompt: "p", agent: { settingSources: ["global"] } }),
+    );
+    expect(unknown.message).toContain("agent.settingSources.0");
+  });
+});
+
 describe("the case JSON Schema", () => {
   it("ships up to date (run `npm run schemas -w @evals/evaluators` after changing the schema)", () => {
     const shipped = JSON.parse(readFileSync(new URL("../schemas/case.json", import.meta.url), "utf8"));

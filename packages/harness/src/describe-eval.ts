@@ -2,10 +2,10 @@ import { relative } from "node:path";
 import type { Scorer } from "@evals/core";
 import type { ExpectedOutcome } from "@evals/evaluators";
 import type { EvalTestMeta } from "@evals/logging";
-import type { ModelSource } from "@evals/vcr";
 import { describe, test } from "vitest";
 import { type FindClaudeOptions, skipIfNoClaude } from "./claude-bin.js";
 import {
+  type CaseScorers,
   type CaseSettings,
   caseName,
   type EvalCaseFields,
@@ -15,15 +15,18 @@ import {
 import { createLimiter } from "./limiter.js";
 import type { PassRule } from "./pass-rule.js";
 import type { Threshold } from "./scoring.js";
-import type { CassetteOption, WorktreeOption } from "./trial.js";
+import type { CaseModel, CassetteOption, WorktreeOption } from "./trial.js";
 
 export interface DescribeEvalOptions<Case> {
   /** The cases: a list, or a function that loads them (it may be async). */
   data: Case[] | (() => Case[] | Promise<Case[]>);
   /** Runs one trial of a case: usually `(input, { runAgent }) => runAgent({ prompt: input, ... })`. */
   task: EvalTask<NoInfer<Case>>;
-  /** @evals/core scorers (e.g. from @evals/evaluators) judging each trial's run. */
-  scorers: Scorer<NoInfer<Case>>[];
+  /**
+   * @evals/core scorers (e.g. from @evals/evaluators) judging each trial's run: one list for every
+   * case, or a function that gives each case its own (`(evalCase) => scorersForCase(evalCase)`).
+   */
+  scorers: CaseScorers<NoInfer<Case>>;
   /** A number (every scorer), `{ scorers: { name: n } }` and/or `{ overall: n }` (the mean). */
   threshold?: Threshold;
   /** Independent runs per case (default 1). */
@@ -52,10 +55,18 @@ export interface DescribeEvalOptions<Case> {
     | Promise<Scorer<NoInfer<Case>> | Scorer<NoInfer<Case>>[]>;
   /** Run every trial in its own git worktree (true: of the current repository at HEAD). */
   worktree?: boolean | WorktreeOption;
-  /** Replay the model's side of each run from cassettes (true: wire level, mode from VCR_MODE). */
+  /**
+   * Record the model's side of each run once and replay it afterwards (true: wire level, in
+   * `cassettes/<suite>/<case id>.<hash>.recording.json`, mode from VCR_MODE). With `model`, the
+   * recording is made from that scripted model; without one, from the real API (ANTHROPIC_API_KEY).
+   */
   cassette?: boolean | CassetteOption;
-  /** Serve every trial's model calls from this source (a new one per trial), e.g. `() => scripted(fn)`. */
-  model?: () => ModelSource;
+  /**
+   * The model of each trial (a fresh one per run), for the case: a @evals/vcr ScriptFunction or a
+   * ModelSource, e.g. `(c) => agents[c.id]` or `() => scripted(fn)`. With `cassette` it is what gets
+   * recorded, and a replay needs none.
+   */
+  model?: CaseModel<NoInfer<Case>>;
   /** Skip the suite's tests, with the reason, when no working `claude` is found. */
   requiresClaude?: boolean | FindClaudeOptions;
   /** Where runs write `test-output/<run id>/` (default: EVALS_OUTPUT_DIR, else the cwd). */
@@ -78,18 +89,31 @@ export interface DescribeEvalOptions<Case> {
  * ```
  */
 export function describeEval<Case>(name: string, options: DescribeEvalOptions<Case>): void {
+  defineEvalSuite(name, options);
+}
+
+/** describeEval, with settings a case may change for itself (its trials, timeout, threshold). */
+export function defineEvalSuite<Case>(
+  name: string,
+  options: DescribeEvalOptions<Case>,
+  perCase: (caseValue: Case) => Partial<CaseSettings<Case>> = () => ({}),
+): void {
   const concurrency = options.concurrency ?? 1;
   const schedule = createLimiter(concurrency);
   const trials = options.trials ?? 1;
   const judgeOn = process.env.EVAL_LLM_JUDGE === "1";
-  let scorers: Promise<Scorer<Case>[]> | undefined;
-  const allScorers = () => {
-    scorers ??= (async () => {
-      if (!judgeOn || !options.judge) return options.scorers;
-      const judges = await options.judge();
-      return [...options.scorers, ...(Array.isArray(judges) ? judges : [judges])];
+  let judges: Promise<Scorer<Case>[]> | undefined;
+  const judgeScorers = () => {
+    judges ??= (async () => {
+      if (!judgeOn || !options.judge) return [];
+      const judge = await options.judge();
+      return Array.isArray(judge) ? judge : [judge];
     })();
-    return scorers;
+    return judges;
+  };
+  const scorersOf = async (caseValue: Case): Promise<Scorer<Case>[]> => {
+    const own = typeof options.scorers === "function" ? options.scorers(caseValue) : options.scorers;
+    return [...own, ...(await judgeScorers())];
   };
 
   describe(name, async () => {
@@ -97,8 +121,11 @@ export function describeEval<Case>(name: string, options: DescribeEvalOptions<Ca
     if (!Array.isArray(cases))
       throw new Error(`describeEval "${name}": data must be (or give) an array of cases`);
     // The slowest a test can be: every trial of the suite ahead of it, each to its timeout.
-    const perTrial = (options.timeout ?? 300_000) + 20_000;
-    const testTimeout = Math.ceil((cases.length * trials) / concurrency) * perTrial;
+    const own = cases.map((caseValue) => perCase(caseValue));
+    const perTrial =
+      Math.max(0, ...own.map((settings) => settings.timeout ?? options.timeout ?? 300_000)) + 20_000;
+    const allTrials = own.reduce((sum, settings) => sum + (settings.trials ?? trials), 0);
+    const testTimeout = Math.ceil(allTrials / concurrency) * perTrial;
     const names = uniqueNames(cases.map((value, index) => caseName(value, index)));
     const define = concurrency > 1 ? test.concurrent : test;
 
@@ -118,7 +145,7 @@ export function describeEval<Case>(name: string, options: DescribeEvalOptions<Ca
           const settings: CaseSettings<Case> = {
             suite: name,
             task: options.task,
-            scorers: await allScorers(),
+            scorers: await scorersOf(caseValue),
             trials,
             schedule,
             ...(options.threshold !== undefined ? { threshold: options.threshold } : {}),
@@ -129,6 +156,7 @@ export function describeEval<Case>(name: string, options: DescribeEvalOptions<Ca
             ...(options.worktree ? { worktree: options.worktree === true ? {} : options.worktree } : {}),
             ...(options.cassette ? { cassette: options.cassette === true ? {} : options.cassette } : {}),
             ...(options.model ? { model: options.model } : {}),
+            ...own[index],
           };
           const file = context.task.file?.filepath;
           const outcome = await evaluateCase(caseValue, index, settings, {

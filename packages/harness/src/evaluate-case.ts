@@ -28,12 +28,18 @@ import {
   type TrialResult,
   trialStatistics,
 } from "@evals/logging";
-import type { ModelSource } from "@evals/vcr";
 import { caseFailureMessage, type TrialReport } from "./failure-message.js";
 import { checkPassRule, type PassRule, satisfiesPassRule } from "./pass-rule.js";
 import { newRunId, safeName } from "./sandbox.js";
 import { scoreTrial, type Threshold, type TrialScores, thresholdFor } from "./scoring.js";
-import { type CassetteOption, runTrial, type TrialContext, type WorktreeOption } from "./trial.js";
+import {
+  type CaseModel,
+  type CassetteOption,
+  runCleanups,
+  runTrial,
+  type TrialContext,
+  type WorktreeOption,
+} from "./trial.js";
 
 /** Fields describeEval reads from a case when they are there; anything else is the case's own. */
 export interface EvalCaseFields {
@@ -64,7 +70,8 @@ export interface CaseSettings<Case> {
   /** The describeEval suite's name. */
   suite: string;
   task: EvalTask<Case>;
-  scorers: Scorer<Case>[];
+  /** The scorers, or a function that gives each case its own (e.g. `scorersForCase`). */
+  scorers: CaseScorers<Case>;
   threshold?: Threshold;
   /** How many independent runs of the case (default 1). */
   trials?: number;
@@ -83,12 +90,19 @@ export interface CaseSettings<Case> {
   outputRoot?: string;
   worktree?: WorktreeOption;
   cassette?: CassetteOption;
-  model?: () => ModelSource;
+  /**
+   * The model of each trial: a ScriptFunction or ModelSource for the case (a fresh one per run).
+   * With a cassette, it is what gets recorded; a replay does not call it.
+   */
+  model?: CaseModel<Case>;
   /** How long a trial that ignores its abort signal gets after its timeout (default 15000 ms). */
   trialGraceMs?: number;
   /** Runs trials (all of the suite's) through the suite's limiter. */
   schedule?: <T>(task: () => Promise<T>) => Promise<T>;
 }
+
+/** One list of scorers for every case, or a function that gives each case its own. */
+export type CaseScorers<Case> = Scorer<Case>[] | ((caseValue: Case) => Scorer<Case>[]);
 
 /** A case's verdict: the result reporters read, and the message when it failed. */
 export interface CaseOutcome {
@@ -132,14 +146,20 @@ export async function evaluateCase<Case>(
   const timeoutExpected = outcomeMatches("timeout", expectedOutcome);
   // The run's outcome is judged (unless any is accepted): by the suite's own "outcome" scorer, else
   // by ours, first.
+  const caseScorers = typeof settings.scorers === "function" ? settings.scorers(caseValue) : settings.scorers;
+  if (!Array.isArray(caseScorers)) {
+    throw new Error(`describeEval: scorers for case ${JSON.stringify(id)} must be a list of scorers`);
+  }
   const scorers =
-    expectedOutcome === "any" || settings.scorers.some((scorer) => scorer.name === OUTCOME_EVALUATOR)
-      ? settings.scorers
-      : [outcomeScorer({ expected: expectedOutcome }), ...settings.scorers];
+    expectedOutcome === "any" || caseScorers.some((scorer) => scorer.name === OUTCOME_EVALUATOR)
+      ? caseScorers
+      : [outcomeScorer({ expected: expectedOutcome }), ...caseScorers];
 
   const runOne = async (trial: number) => {
     const runId = newRunId(`${safeName(settings.suite).slice(0, 30)}-${id.slice(0, 40)}-t${trial + 1}`);
     const trialStarted = performance.now();
+    // Run once the trial's scorers are done: e.g. the removal of the folder its agent worked in.
+    const cleanups: (() => void | Promise<void>)[] = [];
     const controller = new AbortController();
     const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
     let result: AgentRunResult | undefined;
@@ -181,6 +201,7 @@ export async function evaluateCase<Case>(
           ...(settings.worktree ? { worktree: settings.worktree, whileInWorktree: scoreInWorktree } : {}),
           ...(settings.cassette ? { cassette: settings.cassette } : {}),
           ...(settings.model ? { model: settings.model } : {}),
+          afterScoring: (cleanup) => cleanups.push(cleanup),
         },
         (context) => settings.task(input, context),
       );
@@ -210,11 +231,16 @@ export async function evaluateCase<Case>(
     } finally {
       if (timer) clearTimeout(timer);
     }
-    const scores =
-      result && !error
-        ? (scoredInWorktree ??
-          (await scoreTrial(scorers, { result, case: caseValue, expectedOutcome }, settings.threshold)))
-        : undefined;
+    let scores: TrialScores | undefined;
+    try {
+      scores =
+        result && !error
+          ? (scoredInWorktree ??
+            (await scoreTrial(scorers, { result, case: caseValue, expectedOutcome }, settings.threshold)))
+          : undefined;
+    } finally {
+      await runCleanups(cleanups);
+    }
     // A task that threw after its agent ran leaves the agent's folder: the error goes there too.
     const folder = result?.output_dir ?? runDirFor(runId, { root: outputRoot });
     recordCaseInRunFolder(folder, {
@@ -227,7 +253,7 @@ export async function evaluateCase<Case>(
       grading: {
         ...(settings.threshold !== undefined ? { threshold: settings.threshold } : {}),
         outcome: expectedOutcome,
-        scorers: settings.scorers.map((scorer) => {
+        scorers: caseScorers.map((scorer) => {
           const needed = thresholdFor(scorer, settings.threshold);
           return { name: scorer.name, ...(needed !== undefined ? { threshold: needed } : {}) };
         }),

@@ -28,6 +28,7 @@ export {
   SUPPORTED_CLAUDE_VERSION,
   skipIfNoClaude,
 } from "./claude-bin.js";
+export { type DescribeCasesOptions, describeCases } from "./describe-cases.js";
 export {
   type DescribeEvalOptions,
   describeEval,
@@ -36,6 +37,7 @@ export {
 export {
   type CaseInput,
   type CaseOutcome,
+  type CaseScorers,
   type CaseSettings,
   caseId,
   caseName,
@@ -62,6 +64,19 @@ export {
   reconcileRuns,
 } from "./reconcile.js";
 export { type RunAgentOptions, type RunAgentResult, runAgent } from "./run-agent.js";
+export {
+  type CaseList,
+  type CaseModels,
+  type CaseSuiteOptions,
+  caseModel,
+  caseRunOptions,
+  loadCaseList,
+  type RunCaseOptions,
+  type RunCasesOptions,
+  type RunCasesResult,
+  runCase,
+  runCases,
+} from "./run-case.js";
 export { cleanupLeftoverRuns, type LeftoverReport, type RunLock, runLocksDir } from "./run-guard.js";
 export { INHERITED_ENV, NETWORK_ENV, newRunId, stableEnv, stableLocale } from "./sandbox.js";
 export { type ScorerVerdict, scoreTrial, type Threshold, type TrialScores, thresholdFor } from "./scoring.js";
@@ -74,7 +89,10 @@ export {
 } from "./stored-runs.js";
 export {
   asAgentRunResult,
+  type CaseModel,
   type CassetteOption,
+  cassetteKeyOptions,
+  NoModelToRecordError,
   runTrial,
   type TrialContext,
   type TrialSetup,

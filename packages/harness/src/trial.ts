@@ -1,4 +1,5 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import {
   type AgentRunResult,
   createRedactor,
@@ -8,7 +9,7 @@ import {
   writeRunFolder,
 } from "@evals/core";
 import { runDirFor } from "@evals/hooks";
-import type { ModelServer, ModelSource, ReplaySource, VcrMode } from "@evals/vcr";
+import type { ModelServer, ModelSource, ReplaySource, ScriptFunction, VcrMode } from "@evals/vcr";
 import type { Trial as WorktreeTrial, TrialOptions as WorktreeTrialOptions } from "@evals/worktree";
 import { type RunAgentOptions, type RunAgentResult, runAgent } from "./run-agent.js";
 
@@ -36,9 +37,18 @@ export interface CassetteOption {
   mode?: VcrMode;
   /** The cassette folder (default `cassettes`). */
   dir?: string;
-  /** Where a recording run's requests go (default: the real API); e.g. another loopback model server. */
+  /**
+   * Where a recording run's requests go when there is no scripted `model`: the real API by default
+   * (needs ANTHROPIC_API_KEY), or another model server's url.
+   */
   upstream?: string;
 }
+
+/**
+ * The model that answers a case's runs: a @evals/vcr ScriptFunction (or a ModelSource) for the
+ * case, or undefined for none. With a cassette it is what gets recorded; a replay does not call it.
+ */
+export type CaseModel<Case> = (caseValue: Case) => ModelSource | ScriptFunction | undefined;
 
 /** What a task gets besides the case's input. */
 export interface TrialContext<Case> {
@@ -62,6 +72,11 @@ export interface TrialContext<Case> {
    * model served by the suite's `model` or cassette when there is one.
    */
   runAgent(options: RunAgentOptions): Promise<RunAgentResult>;
+  /**
+   * Registers clean-up to run once the trial's scorers are done (or it failed), e.g. removing the
+   * folder the agent worked in: scorers that look at the agent's files still see them.
+   */
+  afterScoring(cleanup: () => void | Promise<void>): void;
 }
 
 export interface TrialSetup<Case> {
@@ -76,7 +91,9 @@ export interface TrialSetup<Case> {
   outputRoot: string;
   worktree?: WorktreeOption;
   cassette?: CassetteOption;
-  model?: () => ModelSource;
+  model?: CaseModel<Case>;
+  /** Where the trial's clean-ups go (evaluateCase runs them after scoring); default: at the trial's end. */
+  afterScoring?: (cleanup: () => void | Promise<void>) => void;
   /**
    * Called with the trial's result while its worktree still exists (after the outcome is captured),
    * so scorers that grade the files (a command grader, the project's tests) see the agent's work.
@@ -96,6 +113,8 @@ export async function runTrial<Case>(
   // The secrets of every agent run of the trial, for the files the worktree writes (the outcome).
   const redactions: RedactOptions[] = [];
   let trialRedactor = createRedactor();
+  const cleanups: (() => void | Promise<void>)[] = [];
+  const afterScoring = setup.afterScoring ?? ((cleanup) => cleanups.push(cleanup));
   const call = async (worktree?: WorktreeTrial): Promise<AgentRunResult> => {
     const signal = worktree ? AbortSignal.any([setup.signal, worktree.signal]) : setup.signal;
     const agentOptions: Partial<RunAgentOptions> = {
@@ -115,6 +134,7 @@ export async function runTrial<Case>(
       ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
       ...(worktree ? { worktree } : {}),
       agentOptions,
+      afterScoring,
       runAgent: (options) => {
         // A second agent run in the same trial gets its own folder: <runId>-2, ...
         const runId = calls++ === 0 ? setup.runId : `${setup.runId}-${calls}`;
@@ -142,6 +162,32 @@ export async function runTrial<Case>(
     const returned = await task(context);
     return asAgentRunResult(returned, setup.runId, performance.now() - started);
   };
+  try {
+    return await inWorktreeIfAsked(setup, call, () => trialRedactor);
+  } finally {
+    await runCleanups(cleanups);
+  }
+}
+
+/** Runs every clean-up, in reverse order of registration; a failing one is a warning, not an error. */
+export async function runCleanups(cleanups: (() => void | Promise<void>)[]): Promise<void> {
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    try {
+      await cleanup();
+    } catch (error) {
+      process.emitWarning(
+        `a trial's clean-up failed: ${error instanceof Error ? error.message : String(error)}`,
+        "EvalsTrialCleanup",
+      );
+    }
+  }
+}
+
+async function inWorktreeIfAsked<Case>(
+  setup: TrialSetup<Case>,
+  call: (worktree?: WorktreeTrial) => Promise<AgentRunResult>,
+  redactor: () => { text(value: string): string },
+): Promise<AgentRunResult> {
   if (!setup.worktree) return call();
   const { withTrialWorktree } = await import("@evals/worktree");
   return withTrialWorktree(
@@ -153,7 +199,7 @@ export async function runTrial<Case>(
       ...(setup.worktree.ref ? { ref: setup.worktree.ref } : {}),
       ...(setup.worktree.dirty ? { dirty: setup.worktree.dirty } : {}),
       ...(setup.worktree.keep ? { keep: setup.worktree.keep } : {}),
-      redact: { text: (value: string) => trialRedactor.text(value) },
+      redact: { text: (value: string) => redactor().text(value) },
     },
     async (worktree) => {
       const result = await call(worktree);
@@ -184,7 +230,7 @@ async function runWithModel<Case>(
         suite: setup.suite,
         caseId: setup.caseId,
         prompt,
-        options: cassetteKeyOptions(options),
+        options: cassetteKeyOptions(options, setup.cassette),
         ...(setup.cassette.mode ? { mode: setup.cassette.mode } : {}),
         ...(setup.cassette.dir ? { dir: setup.cassette.dir } : {}),
         redact: recordingRedaction(options),
@@ -193,26 +239,11 @@ async function runWithModel<Case>(
     );
     return { command: [], ...withRunFolder(result, options) };
   }
-  let source: ModelSource | undefined;
-  let wire: { file: string; mode: VcrMode } | undefined;
-  if (setup.model) source = setup.model();
-  else if (setup.cassette) {
-    const { wireSource } = await import("@evals/vcr");
-    // One recording per case: the first trial records it, the others run against it or live.
-    const mode = setup.trial > 0 && setup.cassette.mode === "record" ? "off" : setup.cassette.mode;
-    const chosen = wireSource({
-      suite: setup.suite,
-      caseId: setup.caseId,
-      prompt,
-      options: cassetteKeyOptions(options),
-      ...(mode ? { mode } : {}),
-      ...(setup.cassette.dir ? { dir: setup.cassette.dir } : {}),
-      ...(setup.cassette.upstream ? { upstream: setup.cassette.upstream } : {}),
-      redact: recordingRedaction(options),
-    });
-    source = chosen.source;
-    wire = { file: chosen.file, mode: chosen.mode };
-  }
+  const model = await modelFor(setup);
+  const served = setup.cassette
+    ? await cassetteSource(setup, setup.cassette, options, prompt, model)
+    : undefined;
+  const source = served?.source ?? model;
   if (!source) return runAgent(options);
   const { startModelServer } = await import("@evals/vcr");
   const server: ModelServer = await startModelServer({ source });
@@ -225,10 +256,120 @@ async function runWithModel<Case>(
       source.discard();
     }
     await server.close();
+    await served?.upstream?.close();
   }
-  await failOnDivergence(source, result, wire);
+  await failOnDivergence(source, result, served?.wire);
+  if (served?.wire.action === "record") await finishRecording(served.wire.file, served.upstream);
   // Answered from a recording: reports show it as replayed, its cost and model as the recording's.
   return source.name === "replay" ? { ...result, origin: "replay" } : result;
+}
+
+/** The suite's model for this trial's case, as a source (a ScriptFunction is scripted). */
+async function modelFor<Case>(setup: TrialSetup<Case>): Promise<ModelSource | undefined> {
+  const model = setup.model?.(setup.caseValue);
+  if (model === undefined) return undefined;
+  if (typeof model === "object" && model !== null && typeof model.respond === "function") return model;
+  if (typeof model !== "function") {
+    throw new Error(
+      `model must be a function of the case giving a @evals/vcr ScriptFunction, a ModelSource or undefined (for case ${setup.caseId} it gave ${describeValue(model)}); for one script for every case, write \`model: () => script\``,
+    );
+  }
+  const { scripted } = await import("@evals/vcr");
+  return scripted(model);
+}
+
+interface CassetteServed {
+  source: ModelSource;
+  wire: { file: string; mode: VcrMode; action: "replay" | "record" | "live" };
+  /** The scripted model's own server, when the recording is made from it. */
+  upstream?: ModelServer;
+}
+
+/**
+ * The source of a wire cassette: its recording replayed; or, to record (or run without a
+ * recording), the suite's scripted model behind the recording proxy, else the cassette's upstream,
+ * else the real API with ANTHROPIC_API_KEY. Without any of them it says how to get a model.
+ */
+async function cassetteSource<Case>(
+  setup: TrialSetup<Case>,
+  option: CassetteOption,
+  options: RunAgentOptions,
+  prompt: string,
+  model: ModelSource | undefined,
+): Promise<CassetteServed> {
+  const { CassetteMissingError, modePlan, recordingPath, resolveVcrMode, startModelServer, wireSource } =
+    await import("@evals/vcr");
+  // One recording per case: the first trial records it, the others run against the model, unrecorded.
+  const mode = resolveVcrMode(setup.trial > 0 && option.mode === "record" ? "off" : option.mode);
+  const identity = {
+    suite: setup.suite,
+    caseId: setup.caseId,
+    prompt,
+    options: cassetteKeyOptions(options, option),
+    ...(option.dir ? { dir: option.dir } : {}),
+  };
+  const file = recordingPath(identity);
+  const plan = modePlan(mode, mode !== "off" && existsSync(file));
+  const common = { ...identity, redact: recordingRedaction(options) };
+  if (plan === "replay" || plan === "missing") {
+    try {
+      const chosen = wireSource({ ...common, mode });
+      return { source: chosen.source, wire: { file, mode, action: chosen.action } };
+    } catch (error) {
+      if (error instanceof CassetteMissingError && model) {
+        // vcr's hint says to record the real API; this suite records its scripted model.
+        const [missing, , ...others] = error.message.split("\n");
+        throw new Error(
+          [
+            missing,
+            "Record it from the suite's scripted model: run with VCR_MODE=record (or auto), then commit the file.",
+            ...others,
+          ].join("\n"),
+        );
+      }
+      throw error;
+    }
+  }
+  if (model) {
+    if (plan === "live") return { source: model, wire: { file, mode, action: "live" } };
+    const upstream = await startModelServer({ source: model });
+    const chosen = wireSource({ ...common, mode: "record", upstream: upstream.url });
+    return { source: chosen.source, wire: { file, mode, action: "record" }, upstream };
+  }
+  if (!option.upstream && !process.env.ANTHROPIC_API_KEY) throw new NoModelToRecordError(setup, file, plan);
+  const chosen = wireSource({ ...common, mode, ...(option.upstream ? { upstream: option.upstream } : {}) });
+  return { source: chosen.source, wire: { file, mode, action: chosen.action } };
+}
+
+/** A recording (or a run without one) was asked for, but there is no model to answer it. */
+export class NoModelToRecordError extends Error {
+  override readonly name = "NoModelToRecordError";
+  constructor(setup: { suite: string; caseId: string }, file: string, plan: string) {
+    const shown = relative(process.cwd(), file) || file;
+    super(
+      [
+        `${setup.suite} › ${setup.caseId}: ${plan === "record" ? "recording" : "running"} needs a model, and there is none: no scripted \`model\` is given and ANTHROPIC_API_KEY is not set.`,
+        `- to record from a script, give the suite a scripted model: \`model: (evalCase) => script\` (a @evals/vcr ScriptFunction), then run with VCR_MODE=record;`,
+        `- to replay, commit the recording ${shown} and run with VCR_MODE=replay (or strict);`,
+        "- to record the real API, set ANTHROPIC_API_KEY and run with VCR_MODE=record.",
+      ].join("\n"),
+    );
+  }
+}
+
+/**
+ * After a recording from a scripted model: the script must not have failed (its error would be in
+ * the recording), and the case's recordings for earlier prompts or options are stale now.
+ */
+async function finishRecording(file: string, upstream: ModelServer | undefined): Promise<void> {
+  const failed = upstream?.interactions.find((interaction) => interaction.error);
+  if (failed) {
+    rmSync(file, { force: true });
+    throw new Error(`the scripted model failed while recording ${file}: ${failed.error}`);
+  }
+  if (!existsSync(file)) return;
+  const { siblingCassettes } = await import("@evals/vcr");
+  for (const stale of siblingCassettes(file)) rmSync(stale, { force: true });
 }
 
 /**
@@ -246,7 +387,8 @@ async function failOnDivergence(
   if (typeof replay.report !== "function" || typeof replay.unplayed !== "function") return;
   const { ReplayDivergenceError } = await import("@evals/vcr");
   throw new ReplayDivergenceError({
-    result,
+    // It was answered from the recording as far as it went: a replay, not a live run.
+    result: { ...result, origin: "replay" },
     mode: wire?.mode ?? "replay",
     action: "replay",
     file: wire?.file ?? "the recording",
@@ -274,8 +416,18 @@ function withRunFolder(result: AgentRunResult, options: RunAgentOptions): AgentR
   return stored;
 }
 
-/** The options that identify a run in its cassette: the JSON-able ones that change what it does. */
-function cassetteKeyOptions(options: RunAgentOptions): Record<string, unknown> {
+/** Run options that name files or folders: keyed relative to the cassette folder, never absolute. */
+const PATH_OPTIONS = new Set(["settings", "mcpConfig", "addDirs", "pluginDirs", "agents"]);
+
+/**
+ * The options that identify a run in its cassette: the JSON-able ones that change what it does.
+ * Paths are made machine-independent (relative to the cassette folder, or `<cwd>/...` inside the
+ * run's folder), so a recording made on one machine is found on another.
+ */
+export function cassetteKeyOptions(
+  options: RunAgentOptions,
+  cassette: Pick<CassetteOption, "dir"> = {},
+): Record<string, unknown> {
   const unkeyed = new Set([
     "prompt",
     "cwd",
@@ -292,9 +444,21 @@ function cassetteKeyOptions(options: RunAgentOptions): Record<string, unknown> {
     "onStreamLine",
     "redact",
   ]);
+  const base = resolve(cassette.dir ?? "cassettes");
+  const cwd = options.cwd !== undefined ? resolve(options.cwd) : undefined;
+  const portable = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(portable);
+    if (typeof value !== "string" || !isAbsolute(value)) return value;
+    const inRun = cwd ? relative(cwd, value) : undefined;
+    if (inRun !== undefined && !inRun.startsWith("..") && !isAbsolute(inRun)) {
+      return `<cwd>/${inRun.split(sep).join("/")}`;
+    }
+    return relative(base, value).split(sep).join("/") || ".";
+  };
   const keyed: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(options)) {
-    if (!unkeyed.has(name) && value !== undefined && typeof value !== "function") keyed[name] = value;
+    if (unkeyed.has(name) || value === undefined || typeof value === "function") continue;
+    keyed[name] = PATH_OPTIONS.has(name) ? portable(value) : value;
   }
   return keyed;
 }

@@ -1,6 +1,7 @@
 export * from "./command-grader.js";
 export * from "./errors.js";
 export { pendingExitCleanups } from "./exit-cleanup.js";
+export * from "./fixture.js";
 export * from "./json-schemas.js";
 export * from "./outcome.js";
 export * from "./pool.js";

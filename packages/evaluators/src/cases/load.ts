@@ -3,7 +3,7 @@ import { dirname, extname, isAbsolute, join, resolve } from "node:path";
 import { BUILTIN_TOOLS, isKnownToolName } from "@evals/core";
 import { type Document, isMap, isNode, isPair, isScalar, LineCounter, parseAllDocuments, visit } from "yaml";
 import type { z } from "zod";
-import { caseJsonSchema, type EvalCase, EvalCaseSchema } from "./schema.js";
+import { type AgentOptions, caseJsonSchema, type EvalCase, EvalCaseSchema } from "./schema.js";
 import { canonicalizeCaseToolNames } from "./tool-names.js";
 
 /** One problem in a case file: where it is and what is wrong. */
@@ -172,9 +172,7 @@ export function parseCaseText(text: string, file: string, options: CaseReadOptio
         message: warning.message,
       });
     }
-    if (evalCase.agent.fixture && !isAbsolute(evalCase.agent.fixture)) {
-      evalCase.agent.fixture = resolve(dirname(file), evalCase.agent.fixture);
-    }
+    evalCase.agent = resolveAgentPaths(evalCase.agent, dirname(file));
     const loaded = { ...evalCase, file } as LoadedCase;
     parsed.add(loaded);
     cases.push(loaded);
@@ -187,6 +185,26 @@ export function parseCaseText(text: string, file: string, options: CaseReadOptio
   }
   if (issues.length > 0) throw new CaseFileError(file, issues);
   return cases;
+}
+
+/**
+ * The case's agent options with every path (fixture, settings and mcpConfig files, addDirs,
+ * pluginDirs, an agents file) made absolute against `base`, the case file's folder. Objects given
+ * in place of a file (settings, an MCP config, agent definitions) are kept as they are.
+ */
+export function resolveAgentPaths(agent: AgentOptions, base: string): AgentOptions {
+  const path = (value: string) => (isAbsolute(value) ? value : resolve(base, value));
+  const file = <T>(value: string | T): string | T => (typeof value === "string" ? path(value) : value);
+  const resolved: AgentOptions = { ...agent };
+  if (agent.fixture !== undefined) resolved.fixture = path(agent.fixture);
+  if (agent.settings !== undefined) resolved.settings = file(agent.settings);
+  if (agent.agents !== undefined) resolved.agents = file(agent.agents);
+  if (agent.addDirs) resolved.addDirs = agent.addDirs.map(path);
+  if (agent.pluginDirs) resolved.pluginDirs = agent.pluginDirs.map(path);
+  if (agent.mcpConfig !== undefined) {
+    resolved.mcpConfig = Array.isArray(agent.mcpConfig) ? agent.mcpConfig.map(file) : file(agent.mcpConfig);
+  }
+  return resolved;
 }
 
 /** The line and column of the document's first alias (`*name`), else of the document. */

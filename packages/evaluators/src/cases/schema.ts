@@ -35,22 +35,73 @@ function durationMs(text: string): number {
   return Math.round(Number(match[1]) * unit);
 }
 
-/** How the harness runs the agent for this case (Claude Code's CLI options). */
+/** A custom subagent, as Claude Code's `--agents` takes it. */
+export const AgentDefinitionSchema = z
+  .object({
+    description: z.string().min(1),
+    /** The subagent's system prompt. */
+    prompt: z.string().min(1),
+    tools: z.array(z.string()).optional(),
+    model: z.string().optional(),
+  })
+  .strict();
+
+/** `--mcp-config`: a config file (relative to the case file) or a config object. */
+const McpConfigSchema = z.union([z.string().min(1), z.record(z.string(), z.unknown())]);
+
+/**
+ * How the harness runs the agent for this case (Claude Code's CLI options). Paths (fixture,
+ * settings, mcpConfig, addDirs, pluginDirs, agents) are relative to the case file.
+ */
 export const AgentOptionsSchema = z
   .object({
+    /** `--model`. */
     model: z.string().optional(),
+    /** `--max-turns`. */
     maxTurns: z.number().int().positive().optional(),
     /** `--allowedTools` rules: `Read`, `Write`, `Bash(npm test:*)`. Also pre-approve calls for approval-gate. */
     allowedTools: z.array(z.string()).optional(),
+    /** `--disallowedTools`. */
     disallowedTools: z.array(z.string()).optional(),
+    /** `--permission-mode`. */
     permissionMode: PermissionModeSchema.optional(),
     /** A folder copied into the run's working directory before it starts (relative to the case file). */
     fixture: z.string().optional(),
+    /** `--system-prompt`: replaces Claude Code's system prompt. */
+    systemPrompt: z.string().optional(),
+    /** `--append-system-prompt`: added to Claude Code's system prompt. */
     appendSystemPrompt: z.string().optional(),
+    /** `--plugin-dir`: plugin folders (or .zip files) loaded for this run only. */
+    pluginDirs: z.array(z.string().min(1)).optional(),
+    /** `--settings`: a settings JSON file, or the settings themselves. */
+    settings: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
+    /** Which settings files Claude Code loads (`--setting-sources`); `[]` loads none. */
+    settingSources: z.array(z.enum(["user", "project", "local"])).optional(),
+    /** `--mcp-config`: MCP server config files or objects. */
+    mcpConfig: z.union([McpConfigSchema, z.array(McpConfigSchema)]).optional(),
+    /** `--strict-mcp-config`: only the servers of mcpConfig. */
+    strictMcpConfig: z.boolean().optional(),
+    /** `--add-dir`: more folders the agent may use. */
+    addDirs: z.array(z.string().min(1)).optional(),
+    /**
+     * `--agents`: custom subagents, by name, or a JSON file that holds them. A project's own subagents
+     * (`.claude/agents/*.md`) come with the fixture instead.
+     */
+    agents: z.union([z.string().min(1), z.record(z.string(), AgentDefinitionSchema)]).optional(),
     /** Extra environment variables for the agent. */
     env: z.record(z.string(), z.string()).optional(),
   })
   .strict();
+
+/** The agent options that name files or folders: loadCases resolves them against the case file. */
+export const AGENT_PATH_FIELDS = [
+  "fixture",
+  "settings",
+  "mcpConfig",
+  "addDirs",
+  "pluginDirs",
+  "agents",
+] as const;
 
 /** An evaluator that must (or must not) report a violation. Matched by rule id, never by substring. */
 export const ExpectedViolationSchema = z
@@ -118,7 +169,7 @@ export const EvalCaseSchema = z
       .optional()
       .describe("Several prompts, sent in turn (multi-turn)."),
     agent: AgentOptionsSchema.default({}).describe(
-      "How the agent runs: model, maxTurns, allowedTools, permissionMode, fixture.",
+      "How the agent runs: model, maxTurns, allowedTools, disallowedTools, permissionMode, fixture, systemPrompt, appendSystemPrompt, pluginDirs, settings, settingSources, mcpConfig, addDirs, agents, env.",
     ),
     // Optional, not defaulted: a case that says nothing leaves the suite's choice (default success).
     outcome: ExpectedOutcomeSchema.optional().describe(

@@ -1,0 +1,215 @@
+import { rmSync, statSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
+import {
+  casePrompts,
+  type EvalCase,
+  type LoadedCase,
+  loadCaseDir,
+  loadCases,
+  resolveAgentPaths,
+  scorersForCase,
+} from "@evals/evaluators";
+import type { ModelSource, ScriptFunction } from "@evals/vcr";
+import type { CaseOutcome, CaseScorers, CaseSettings, EvalTask } from "./evaluate-case.js";
+import { evaluateCase } from "./evaluate-case.js";
+import { createLimiter } from "./limiter.js";
+import type { PassRule } from "./pass-rule.js";
+import type { RunAgentOptions, RunAgentResult } from "./run-agent.js";
+import type { Threshold } from "./scoring.js";
+import type { CaseModel, CassetteOption, TrialContext, WorktreeOption } from "./trial.js";
+
+/**
+ * The runAgent options a case asks for: its prompt(s), its `agent` block (model, tools, permission
+ * mode, system prompt, plugins, settings, MCP config, subagents, ...) and its timeout, without a
+ * cwd. Relative paths are resolved against the case's file (or the current folder for a case
+ * written in code).
+ */
+export function caseRunOptions(evalCase: EvalCase): RunAgentOptions {
+  const prompts = casePrompts(evalCase);
+  if (prompts.length === 0) throw new Error(`case ${evalCase.id} has no prompt`);
+  const file = (evalCase as Partial<LoadedCase>).file;
+  const { fixture: _fixture, ...agent } = resolveAgentPaths(
+    evalCase.agent,
+    file ? dirname(resolve(file)) : process.cwd(),
+  );
+  const options: RunAgentOptions = { prompt: prompts.length === 1 ? prompts[0]! : prompts };
+  for (const [name, value] of Object.entries(agent)) {
+    if (value !== undefined) (options as unknown as Record<string, unknown>)[name] = value;
+  }
+  if (evalCase.timeout !== undefined) options.timeoutMs = evalCase.timeout;
+  return options;
+}
+
+/** Options of runCase. */
+export interface RunCaseOptions {
+  /** More runAgent options for the run (e.g. `claudeBin`); the case's own come first. */
+  runAgent?: Partial<RunAgentOptions>;
+}
+
+/**
+ * One trial of a case, for a describeEval task: the real `claude` CLI with the case's prompt(s) and
+ * agent options, in a FRESH copy of its fixture (a folder of its own, removed once the trial's
+ * scorers are done; in worktree mode the fixture is copied into the trial's worktree). Its model is
+ * the suite's: scripted, recorded or replayed (see `model` and `cassette`).
+ *
+ * ```ts
+ * describeEval("my cases", {
+ *   data: loadCases("cases/edits.yaml"),
+ *   scorers: (evalCase) => scorersForCase(evalCase),
+ *   task: (_input, trial) => runCase(trial, trial.case),
+ * });
+ * ```
+ */
+export async function runCase(
+  trial: Pick<TrialContext<unknown>, "runAgent" | "afterScoring" | "worktree">,
+  evalCase: EvalCase,
+  options: RunCaseOptions = {},
+): Promise<RunAgentResult> {
+  const runOptions = { ...caseRunOptions(evalCase), ...options.runAgent };
+  const { copyFixture } = await import("@evals/worktree");
+  const fixture = evalCase.agent.fixture;
+  let cwd: string;
+  if (trial.worktree) {
+    cwd = trial.worktree.path;
+    if (fixture !== undefined) copyFixture(resolveFixture(evalCase, fixture), { target: cwd });
+  } else {
+    cwd = copyFixture(fixture === undefined ? undefined : resolveFixture(evalCase, fixture));
+    trial.afterScoring(() => rmSync(cwd, { recursive: true, force: true }));
+  }
+  return trial.runAgent({ ...runOptions, cwd });
+}
+
+function resolveFixture(evalCase: EvalCase, fixture: string): string {
+  const file = (evalCase as Partial<LoadedCase>).file;
+  return resolve(file ? dirname(resolve(file)) : process.cwd(), fixture);
+}
+
+/** Case files (YAML/JSON, or folders of them), or cases already loaded. */
+export type CaseList = string | string[] | EvalCase[];
+
+/** Reads the cases of files and folders (relative to the current folder); a list of cases as it is. */
+export function loadCaseList(cases: CaseList): EvalCase[] {
+  const entries = Array.isArray(cases) ? cases : [cases];
+  return entries.flatMap((entry): EvalCase[] => {
+    if (typeof entry !== "string") return [entry];
+    const path = resolve(entry);
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() ? loadCaseDir(path) : loadCases(path);
+  });
+}
+
+/**
+ * A suite's scripted models: one per case id (cases without one have none), or a function of the
+ * case. What it gives is a @evals/vcr ScriptFunction or ModelSource.
+ */
+export type CaseModels =
+  | Record<string, ScriptFunction | undefined>
+  | ((evalCase: EvalCase) => ScriptFunction | ModelSource | undefined);
+
+/** The suite's models as the trial's `model`. */
+export function caseModel(models: CaseModels): CaseModel<EvalCase> {
+  return typeof models === "function" ? models : (evalCase) => models[evalCase.id];
+}
+
+/** What describeCases and runCases share. */
+export interface CaseSuiteOptions {
+  /**
+   * The scorers: a list, or a function of the case. Default: the case's own rules, behavior,
+   * expectedTrajectory and expectedViolations (`scorersForCase`).
+   */
+  scorers?: CaseScorers<EvalCase>;
+  /** Runs one trial (default: `runCase(trial, trial.case, { runAgent })`). */
+  task?: EvalTask<EvalCase>;
+  /** The scripted model of each case (see CaseModels); with `cassette`, it is what gets recorded. */
+  model?: CaseModels;
+  /** Record once, replay afterwards (see describeEval's `cassette`). */
+  cassette?: boolean | CassetteOption;
+  /** Runs per case (default: the case's `trials`, else 1). */
+  trials?: number;
+  passRule?: PassRule;
+  /** Default: the case's `threshold` (scorersForCase applies it). */
+  threshold?: Threshold;
+  /** Per trial, in ms (default: the case's `timeout`, plus a margin for the run to wind down). */
+  timeout?: number;
+  /** Every trial in its own git worktree (the case's fixture is copied into it). */
+  worktree?: boolean | WorktreeOption;
+  /** Where runs write `test-output/<run id>/`. */
+  outputRoot?: string;
+  /** More runAgent options for every run (e.g. `claudeBin`). */
+  runAgent?: Partial<RunAgentOptions>;
+}
+
+/** The evaluateCase settings of one case of a case suite (without the suite name). */
+export function caseSettingsOf(
+  options: CaseSuiteOptions,
+  evalCase: EvalCase,
+): Omit<CaseSettings<EvalCase>, "suite"> {
+  const cassette = options.cassette === true ? {} : options.cassette || undefined;
+  const worktree = options.worktree === true ? {} : options.worktree || undefined;
+  const timeout = options.timeout ?? (evalCase.timeout !== undefined ? evalCase.timeout + 30_000 : undefined);
+  return {
+    task:
+      options.task ??
+      ((_input, trial) => runCase(trial, trial.case, options.runAgent ? { runAgent: options.runAgent } : {})),
+    scorers: options.scorers ?? ((value: EvalCase) => scorersForCase(value)),
+    trials: options.trials ?? evalCase.trials,
+    ...(options.passRule !== undefined ? { passRule: options.passRule } : {}),
+    ...(options.threshold !== undefined ? { threshold: options.threshold } : {}),
+    ...(timeout !== undefined ? { timeout } : {}),
+    ...(cassette ? { cassette } : {}),
+    ...(worktree ? { worktree } : {}),
+    ...(options.model ? { model: caseModel(options.model) } : {}),
+    ...(options.outputRoot !== undefined ? { outputRoot: options.outputRoot } : {}),
+  };
+}
+
+/** Options of runCases. */
+export interface RunCasesOptions extends CaseSuiteOptions {
+  /** The suite name (recordings go to `<cassettes>/<suite>/`). Default: each case file's name. */
+  suite?: string;
+  /** How many trials run at once, across all cases (default 1). */
+  concurrency?: number;
+  /** Stops the runs. */
+  signal?: AbortSignal;
+  /** Called with each case's outcome as it is decided. */
+  onCase?: (outcome: CaseOutcome, evalCase: EvalCase) => void;
+}
+
+/** What runCases found: every case's outcome, in order. */
+export interface RunCasesResult {
+  /** True when every case passed. */
+  passed: boolean;
+  outcomes: CaseOutcome[];
+}
+
+/**
+ * Runs cases with their trials outside vitest (for a command line or a script): each trial the
+ * real CLI in a fresh copy of the case's fixture, scored by the case's own rules (or `scorers`),
+ * decided by the pass rule. Never throws for what an agent or a scorer did: that is in the outcomes.
+ */
+export async function runCases(cases: CaseList, options: RunCasesOptions = {}): Promise<RunCasesResult> {
+  const list = loadCaseList(cases);
+  const schedule = createLimiter(options.concurrency ?? 1);
+  const outcomes = await Promise.all(
+    list.map(async (evalCase, index) => {
+      const outcome = await evaluateCase(
+        evalCase,
+        index,
+        { suite: options.suite ?? suiteOf(evalCase), schedule, ...caseSettingsOf(options, evalCase) },
+        {
+          name: evalCase.name ?? evalCase.id,
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...((evalCase as Partial<LoadedCase>).file ? { file: (evalCase as LoadedCase).file } : {}),
+        },
+      );
+      options.onCase?.(outcome, evalCase);
+      return outcome;
+    }),
+  );
+  return { passed: outcomes.every((outcome) => outcome.passed), outcomes };
+}
+
+/** A case's suite when none is given: its file's name without the extension, else "cases". */
+function suiteOf(evalCase: EvalCase): string {
+  const file = (evalCase as Partial<LoadedCase>).file;
+  return file ? basename(file).replace(/(\.case)?\.(ya?ml|json)$/i, "") : "cases";
+}

@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { startVitest } from "vitest/node";
+
+const fixtureDir = fileURLToPath(new URL("./__fixtures__/describe-cases/", import.meta.url));
+const outputRoot = mkdtempSync(join(tmpdir(), "describe-cases-"));
+afterAll(() => rmSync(outputRoot, { recursive: true, force: true }));
+
+describe("describeCases under vitest", () => {
+  it("makes one test per case of the file, named by the case, each with its own scorers", async () => {
+    const vitest = await startVitest(
+      "test",
+      [],
+      {
+        root: fixtureDir,
+        config: false,
+        include: ["cases.fixture.ts"],
+        watch: false,
+        reporters: [{}],
+        env: { EVALS_TEST_OUTPUT_ROOT: outputRoot },
+        testTimeout: 120_000,
+      },
+      { logLevel: "silent" },
+    );
+    const tests = new Map<string, { state?: string; errors: string[]; meta: Record<string, unknown> }>();
+    try {
+      for (const module of vitest.state.getTestModules()) {
+        for (const testCase of module.children.allTests()) {
+          const result = testCase.result();
+          tests.set(testCase.fullName, {
+            state: result.state,
+            errors: (result.errors ?? []).map((error) => error.message),
+            meta: testCase.meta() as Record<string, unknown>,
+          });
+        }
+      }
+    } finally {
+      await vitest.close();
+    }
+    expect([...tests.keys()]).toEqual(["two cases > says-hello", "two cases > says bye"]);
+    const hello = tests.get("two cases > says-hello")!;
+    const bye = tests.get("two cases > says bye")!;
+    if (hello.state === "skipped") return; // no working claude here
+    expect(hello.errors).toEqual([]);
+    expect(hello.state).toBe("passed");
+    const helloScorers = (hello.meta.evalCase as { trials: { scores: { scorer: string }[] }[] }).trials.map(
+      (trial) => trial.scores.map((score) => score.scorer),
+    );
+    expect(helloScorers).toHaveLength(2);
+    expect(helloScorers[0]).toContain("behavior");
+    expect(helloScorers[0]).not.toContain("never bye");
+    expect(bye.state).toBe("failed");
+    expect(bye.errors.join("\n")).toContain("never bye");
+    // The case's own behavior scorer passed: only the scorer given to that case failed it.
+    expect(bye.errors.join("\n")).not.toMatch(/✗ behavior/);
+  }, 300_000);
+});

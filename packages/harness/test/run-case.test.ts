@@ -1,0 +1,148 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseCase, parseCaseText } from "@evals/evaluators";
+import { cassetteKey, reply, text } from "@evals/vcr";
+import { afterAll, describe, expect, it } from "vitest";
+import { caseModel, caseRunOptions, cassetteKeyOptions, loadCaseList } from "../src/index.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "harness-run-case-unit-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** A case as loadCases reads it from `<root>/cases/case.yaml`. */
+const caseAt = (root: string, yaml: string) => parseCaseText(yaml, join(root, "cases", "case.yaml"))[0]!;
+const caseOf = (yaml: string) => caseAt(scratch, yaml);
+
+describe("caseRunOptions", () => {
+  const base = `id: edits
+prompt: Fix the typo.
+agent:
+  fixture: ../fixture
+  allowedTools: [Read, Edit]
+  permissionMode: acceptEdits
+  env: { NO_COLOR: "1" }
+timeout: 90s
+`;
+
+  it("maps a case's prompt, agent options and timeout to runAgent's, without the fixture", () => {
+    expect(caseRunOptions(caseOf(base))).toEqual({
+      prompt: "Fix the typo.",
+      allowedTools: ["Read", "Edit"],
+      permissionMode: "acceptEdits",
+      env: { NO_COLOR: "1" },
+      timeoutMs: 90_000,
+    });
+    expect(caseRunOptions(caseOf("id: two\nprompts: [first, second]\n")).prompt).toEqual(["first", "second"]);
+  });
+
+  it("passes every agent option on, paths absolute (a case in code: against the current folder)", () => {
+    const options = caseRunOptions(
+      parseCase({
+        id: "in-code",
+        prompt: "p",
+        agent: {
+          systemPrompt: "s",
+          pluginDirs: ["plugins/a"],
+          settings: { env: { A: "1" } },
+          settingSources: ["project"],
+          mcpConfig: "mcp.json",
+          addDirs: ["/abs/docs"],
+          agents: { r: { description: "d", prompt: "p" } },
+          maxTurns: 3,
+          model: "sonnet",
+          disallowedTools: ["WebFetch"],
+        },
+      }),
+    );
+    expect(options).toEqual({
+      prompt: "p",
+      systemPrompt: "s",
+      pluginDirs: [join(process.cwd(), "plugins/a")],
+      settings: { env: { A: "1" } },
+      settingSources: ["project"],
+      mcpConfig: join(process.cwd(), "mcp.json"),
+      addDirs: ["/abs/docs"],
+      agents: { r: { description: "d", prompt: "p" } },
+      maxTurns: 3,
+      model: "sonnet",
+      disallowedTools: ["WebFetch"],
+    });
+  });
+
+  it("says which case has no prompt", () => {
+    expect(() => caseRunOptions(caseOf("id: silent\n"))).toThrow("case silent has no prompt");
+  });
+});
+
+describe("the recording key of a case", () => {
+  const yaml = `id: edits
+prompt: Fix the typo.
+agent:
+  fixture: ../fixture
+  allowedTools: [Read, Edit]
+  permissionMode: acceptEdits
+  pluginDirs: [../plugins/mine]
+  settings: ../settings.json
+  env: { NO_COLOR: "1" }
+`;
+  /** The key of the case as it would be recorded when the suite lies at `root`. */
+  const keyAt = (root: string, text = yaml) => {
+    const options = { ...caseRunOptions(caseAt(root, text)), cwd: join(root, "copy") };
+    return cassetteKey({
+      prompt: "Fix the typo.",
+      options: cassetteKeyOptions(options, { dir: join(root, "cassettes") }),
+    });
+  };
+
+  it("keys on the options that shape the run, not on the fixture, the env or where the suite lies", () => {
+    const original = keyAt(join(scratch, "here"));
+    expect(keyAt(join(scratch, "elsewhere", "deeper"))).toBe(original);
+    expect(keyAt(join(scratch, "here"), yaml.replace("../fixture", "../other-fixture"))).toBe(original);
+    expect(keyAt(join(scratch, "here"), yaml.replace('NO_COLOR: "1"', 'NO_COLOR: "0"'))).toBe(original);
+    expect(keyAt(join(scratch, "here"), yaml.replace("[Read, Edit]", "[Read]"))).not.toBe(original);
+    expect(keyAt(join(scratch, "here"), yaml.replace("acceptEdits", "default"))).not.toBe(original);
+    expect(keyAt(join(scratch, "here"), yaml.replace("../plugins/mine", "../plugins/other"))).not.toBe(
+      original,
+    );
+  });
+
+  it("stores paths relative to the cassette folder, or to the run's folder", () => {
+    const root = join(scratch, "here");
+    const keyed = cassetteKeyOptions(
+      {
+        prompt: "p",
+        cwd: join(root, "copy"),
+        pluginDirs: [join(root, "plugins", "mine")],
+        settings: join(root, "copy", ".claude", "settings.json"),
+        mcpConfig: [join(root, "mcp.json"), { mcpServers: {} }],
+        env: { SECRET: "x" },
+      },
+      { dir: join(root, "cassettes") },
+    );
+    expect(keyed).toEqual({
+      pluginDirs: ["../plugins/mine"],
+      settings: "<cwd>/.claude/settings.json",
+      mcpConfig: ["../mcp.json", { mcpServers: {} }],
+    });
+  });
+});
+
+describe("loadCaseList and caseModel", () => {
+  it("reads files and folders of cases, and takes cases as they are", () => {
+    const folder = join(scratch, "list", "cases");
+    mkdirSync(join(folder, "more"), { recursive: true });
+    writeFileSync(join(folder, "a.yaml"), "id: a\nprompt: p\n");
+    writeFileSync(join(folder, "more", "b.yaml"), "id: b\nprompt: p\n");
+    expect(loadCaseList(folder).map((evalCase) => evalCase.id)).toEqual(["a", "b"]);
+    expect(loadCaseList([join(folder, "a.yaml")]).map((evalCase) => evalCase.id)).toEqual(["a"]);
+    const inCode = parseCase({ id: "c", prompt: "p" });
+    expect(loadCaseList([inCode])).toEqual([inCode]);
+  });
+
+  it("gives each case its scripted model by id, or none", () => {
+    const script = () => reply(text("hi"));
+    const model = caseModel({ a: script });
+    expect(model(parseCase({ id: "a", prompt: "p" }))).toBe(script);
+    expect(model(parseCase({ id: "b", prompt: "p" }))).toBeUndefined();
+  });
+});
