@@ -21,13 +21,13 @@ import { judgedText, maskCwd } from "./run-text.js";
  */
 
 /** The default judge model (EVAL_JUDGE_MODEL overrides it, the `model` option wins). */
-export const DEFAULT_JUDGE_MODEL = "claude-sonnet-4-5";
+export const DEFAULT_JUDGE_MODEL = "claude-sonnet-5-5";
 
 /** Options every built-in judge takes. */
 export interface JudgeOptions<Case = unknown> {
   /** The scorer's name (also the recording's name and the violations' rule). */
   name?: string;
-  /** The judge model (default: EVAL_JUDGE_MODEL, else claude-sonnet-4-5). */
+  /** The judge model (default: EVAL_JUDGE_MODEL, else claude-sonnet-5-5). */
   model?: string;
   /**
    * Where live judge calls go (default: the Anthropic API). Point it at an @evals/vcr model server
