@@ -10,11 +10,18 @@ const script = fileURLToPath(new URL("./__fixtures__/sdk-loading.mjs", import.me
 const judgeDist = new URL("../dist/index.js", import.meta.url).href;
 
 /** Runs the fixture with EVAL_LLM_JUDGE as given: how many judges it got, and whether the SDK loaded. */
-async function loadCheck(judgeEnv: string | undefined, action: "build" | "score", baseURL = "http://127.0.0.1:9") {
+async function loadCheck(
+  judgeEnv: string | undefined,
+  action: "build" | "score",
+  baseURL = "http://127.0.0.1:9",
+) {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.EVAL_LLM_JUDGE;
   if (judgeEnv !== undefined) env.EVAL_LLM_JUDGE = judgeEnv;
-  const { stdout } = await run(process.execPath, [script, judgeDist, baseURL, action], { env, timeout: 60_000 });
+  const { stdout } = await run(process.execPath, [script, judgeDist, baseURL, action], {
+    env,
+    timeout: 60_000,
+  });
   return JSON.parse(stdout.trim().split("\n").pop()!) as { scorers: number; sdkLoaded: boolean };
 }
 

@@ -7,7 +7,9 @@ import { type MessagesRequest, reply, toolUse } from "@evals/vcr";
 /** A real Claude Code 2.1.330 run (fixtures/claude-code-2.1.330/multi-tool): it ends "All steps done." */
 export const PROMPT = "Run the three steps of the checklist, then say when all steps are done.";
 export function realRun(): Run {
-  const file = fileURLToPath(new URL("../../../fixtures/claude-code-2.1.330/multi-tool/stream.jsonl", import.meta.url));
+  const file = fileURLToPath(
+    new URL("../../../fixtures/claude-code-2.1.330/multi-tool/stream.jsonl", import.meta.url),
+  );
   return runFromStreamJson(parseJsonl(readFileSync(file, "utf8"), file), { prompts: [PROMPT] });
 }
 
@@ -22,7 +24,9 @@ export function withAnswer(run: Run, answer: string): Run {
 /** The user message of a judge request. */
 export function judgePrompt(request: MessagesRequest): string {
   const content = request.messages[0]!.content;
-  return typeof content === "string" ? content : content.map((block) => (block as { text?: string }).text ?? "").join("");
+  return typeof content === "string"
+    ? content
+    : content.map((block) => (block as { text?: string }).text ?? "").join("");
 }
 
 /** What the judge is asked: the answer and the rubric's criteria. */

@@ -68,11 +68,17 @@ describe("a judge reply that is not a verdict fails the scorer with the reason, 
     const { result } = await judgeWith(() => reply(text("Looks good to me!")));
     expect(result.passed).toBe(false);
     expect(result.violations[0]!.type).toBe("judge-malformed");
-    expect(result.violations[0]!.message).toContain('gave no verdict (no record_rubric_verdict call); it said: "Looks good to me!"');
+    expect(result.violations[0]!.message).toContain(
+      'gave no verdict (no record_rubric_verdict call); it said: "Looks good to me!"',
+    );
   });
 
   it("a refusal (stop_reason refusal, or a refusal in words) is a refusal", async () => {
-    const stopped = await judgeWith(() => ({ kind: "message", content: [text("No.")], stop_reason: "refusal" }));
+    const stopped = await judgeWith(() => ({
+      kind: "message",
+      content: [text("No.")],
+      stop_reason: "refusal",
+    }));
     expect(stopped.result.passed).toBe(false);
     expect(stopped.result.violations[0]!.type).toBe("judge-refused");
     expect(stopped.result.violations[0]!.message).toContain('stop_reason "refusal"');
@@ -110,11 +116,16 @@ describe("a judge reply that is not a verdict fails the scorer with the reason, 
   });
 
   it("a strict replay with no recording at all says how to record one", async () => {
-    const judge = rubricJudge({ recording: { mode: "strict", dir: join(dir, "empty") }, criteria: ['Says "done"'] });
+    const judge = rubricJudge({
+      recording: { mode: "strict", dir: join(dir, "empty") },
+      criteria: ['Says "done"'],
+    });
     const result = await judge.score({ run: realRun(), case: { id: "never-recorded" } });
     expect(result.passed).toBe(false);
     expect(result.violations[0]!.type).toBe("judge-no-recording");
-    expect(result.violations[0]!.message).toContain("No verdict of this judge was recorded for this case yet");
+    expect(result.violations[0]!.message).toContain(
+      "No verdict of this judge was recorded for this case yet",
+    );
     expect(result.violations[0]!.message).toContain("VCR_MODE=record");
   });
 });

@@ -15,14 +15,20 @@ describe.skipIf(!live)("a live judge (ANTHROPIC_API_KEY and VCR_MODE=record)", (
     const dir = mkdtempSync(join(tmpdir(), "judge-live-"));
     const criteria = ["Says that the steps are done", "Is written in French"];
     try {
-      const recorded = await rubricJudge({ recording: { mode: "record", dir }, criteria }).score({ run: realRun() });
+      const recorded = await rubricJudge({ recording: { mode: "record", dir }, criteria }).score({
+        run: realRun(),
+      });
       const use = (recorded.metadata.judge as JudgeMetadata).recording;
       expect(use.action).toBe("record");
       expect(readFileSync(use.file!, "utf8")).not.toContain(process.env.ANTHROPIC_API_KEY!);
       // "All steps done." is done, and not French.
       expect(recorded.score).toBe(0.5);
 
-      const replayed = await rubricJudge({ recording: { mode: "strict", dir }, criteria, apiKey: "none" }).score({
+      const replayed = await rubricJudge({
+        recording: { mode: "strict", dir },
+        criteria,
+        apiKey: "none",
+      }).score({
         run: realRun(),
       });
       expect((replayed.metadata.judge as JudgeMetadata).recording.action).toBe("replay");

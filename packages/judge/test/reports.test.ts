@@ -35,7 +35,11 @@ describe("the judge's reasoning in @evals/logging's outputs", () => {
     let judged: Awaited<ReturnType<typeof judgedCase>>;
     try {
       judged = await judgedCase(
-        rubricJudge({ baseURL: server.url, recording: false, criteria: ['Says "done"', 'Mentions the "checklist"'] }),
+        rubricJudge({
+          baseURL: server.url,
+          recording: false,
+          criteria: ['Says "done"', 'Mentions the "checklist"'],
+        }),
       );
     } finally {
       await server.close();

@@ -38,7 +38,10 @@ function verdict(result: EvaluatorResult) {
 describe("the rubric judge against a scripted judge model", () => {
   it("records a verdict with the reasoning per criterion, then replays it offline without a key, the same 100 times of 100", async () => {
     const recordingDir = join(dir, "replay-100");
-    const recorder = rubricJudge({ baseURL: judgeModel.url, recording: { mode: "record", dir: recordingDir } });
+    const recorder = rubricJudge({
+      baseURL: judgeModel.url,
+      recording: { mode: "record", dir: recordingDir },
+    });
     const recorded = await recorder.score({ run: realRun(), case: testCase });
 
     // "All steps done." says done but never mentions the checklist: 1 of 2 criteria, and all are needed.
@@ -65,7 +68,8 @@ describe("the rubric judge against a scripted judge model", () => {
     try {
       const replayer = rubricJudge({ baseURL: trap.url, recording: { mode: "strict", dir: recordingDir } });
       const results: EvaluatorResult[] = [];
-      for (let time = 0; time < 100; time++) results.push(await replayer.score({ run: realRun(), case: testCase }));
+      for (let time = 0; time < 100; time++)
+        results.push(await replayer.score({ run: realRun(), case: testCase }));
       for (const result of results) {
         expect((result.metadata.judge as JudgeMetadata).recording.action).toBe("replay");
         expect(verdict(result)).toEqual(verdict(recorded));
@@ -95,7 +99,10 @@ describe("the rubric judge against a scripted judge model", () => {
       'criteria[1]: recorded "Mentions the \\"checklist\\"", got "Mentions the \\"steps\\""',
     );
 
-    const answerResult = await strict.score({ run: withAnswer(realRun(), "All three steps are done."), case: testCase });
+    const answerResult = await strict.score({
+      run: withAnswer(realRun(), "All three steps are done."),
+      case: testCase,
+    });
     expect(answerResult.passed).toBe(false);
     expect(answerResult.violations[0]!.message).toContain(
       'answer: recorded "All steps done.", got "All three steps are done."',
@@ -123,10 +130,16 @@ describe("the rubric judge against a scripted judge model", () => {
     const recordingDir = join(dir, "cwd");
     const run = { ...realRun(), cwd: "/tmp/first-run" };
     const judge = (mode: "record" | "strict", baseURL?: string) =>
-      rubricJudge({ ...(baseURL ? { baseURL } : {}), recording: { mode, dir: recordingDir }, criteria: ['Says "done"'] });
+      rubricJudge({
+        ...(baseURL ? { baseURL } : {}),
+        recording: { mode, dir: recordingDir },
+        criteria: ['Says "done"'],
+      });
     await judge("record", judgeModel.url).score({ run: withAnswer(run, "done in /tmp/first-run/out.txt") });
     const other = { ...realRun(), cwd: "/tmp/second-run" };
-    const replayed = await judge("strict").score({ run: withAnswer(other, "done in /tmp/second-run/out.txt") });
+    const replayed = await judge("strict").score({
+      run: withAnswer(other, "done in /tmp/second-run/out.txt"),
+    });
     expect(replayed.passed).toBe(true);
     expect(readdirSync(join(recordingDir, "judge"))).toHaveLength(1);
   });

@@ -1,4 +1,11 @@
-import { type MessagesRequest, type ScriptContext, reply, scripted, startModelServer, toolUse } from "@evals/vcr";
+import {
+  type MessagesRequest,
+  reply,
+  type ScriptContext,
+  scripted,
+  startModelServer,
+  toolUse,
+} from "@evals/vcr";
 import { describe, expect, it } from "vitest";
 import { answerRelevancyJudge, combineSamples, type JudgeMetadata, rubricJudge } from "../src/index.js";
 import { readJudgePrompt, realRun } from "./helpers.js";
@@ -21,10 +28,18 @@ function changingJudge(metCriteriaPerCall: number[][]) {
   };
 }
 
-async function scoreWith(script: ReturnType<typeof changingJudge>, options: Parameters<typeof rubricJudge>[0]) {
+async function scoreWith(
+  script: ReturnType<typeof changingJudge>,
+  options: Parameters<typeof rubricJudge>[0],
+) {
   const server = await startModelServer({ source: scripted(script) });
   try {
-    const judge = rubricJudge({ baseURL: server.url, recording: false, criteria: ["first", "second"], ...options });
+    const judge = rubricJudge({
+      baseURL: server.url,
+      recording: false,
+      criteria: ["first", "second"],
+      ...options,
+    });
     return { judge, result: await judge.score({ run: realRun() }) };
   } finally {
     await server.close();
@@ -77,7 +92,10 @@ describe("several judge samples", () => {
   it("that agree report no disagreement", async () => {
     const { result } = await scoreWith(changingJudge([[1, 2]]), { samples: 2 });
     expect(result).toMatchObject({ passed: true, score: 1 });
-    expect((result.metadata.judge as JudgeMetadata).disagreement).toMatchObject({ unanimous: true, split: false });
+    expect((result.metadata.judge as JudgeMetadata).disagreement).toMatchObject({
+      unanimous: true,
+      split: false,
+    });
     expect(result.violations.some((violation) => violation.type === "samples-disagree")).toBe(false);
   });
 
@@ -92,7 +110,11 @@ describe("several judge samples", () => {
       passed: false,
       threshold: 1,
     });
-    expect(combineSamples([{ score: 1 }], "majority", 1)).toMatchObject({ score: 1, passed: true, threshold: 1 });
+    expect(combineSamples([{ score: 1 }], "majority", 1)).toMatchObject({
+      score: 1,
+      passed: true,
+      threshold: 1,
+    });
     expect(() => combineSamples([], "mean", 1)).toThrow("no samples");
   });
 });
@@ -105,7 +127,11 @@ describe("the answer-relevancy judge", () => {
           toolUse("record_relevancy_verdict", {
             statements: [
               { statement: "All steps done.", relevant: true, reasoning: "it reports the steps as asked" },
-              { statement: "The weather is nice.", relevant: false, reasoning: "nobody asked about the weather" },
+              {
+                statement: "The weather is nice.",
+                relevant: false,
+                reasoning: "nobody asked about the weather",
+              },
             ],
             reasoning: "half of the answer is about the task",
           }),
