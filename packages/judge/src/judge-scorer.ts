@@ -87,7 +87,8 @@ export interface JudgeMetadata {
   combine: CombineMode;
   /** The score one sample needed. */
   sample_threshold: number;
-  recording: JudgeRecordingUse;
+  /** How the verdict was obtained (absent when the judge failed before its calls). */
+  recording?: JudgeRecordingUse;
   disagreement?: Disagreement;
   /** The validated verdict of every sample (the judge's reasoning, in full). */
   verdicts?: unknown[];
@@ -115,7 +116,7 @@ export function judgeScorer<Case, Verdict, Inputs extends Record<string, unknown
         samples,
         combine,
         sample_threshold: spec.threshold,
-        recording: { action: options.recording === false ? "direct" : "replay" },
+        ...(options.recording === false ? { recording: { action: "direct" as const } } : {}),
       };
       const failed = (error: JudgeError) => {
         metadata.failure = { kind: error.kind, message: error.message };

@@ -18,7 +18,7 @@ describe.skipIf(!live)("a live judge (ANTHROPIC_API_KEY and VCR_MODE=record)", (
       const recorded = await rubricJudge({ recording: { mode: "record", dir }, criteria }).score({
         run: realRun(),
       });
-      const use = (recorded.metadata.judge as JudgeMetadata).recording;
+      const use = (recorded.metadata.judge as JudgeMetadata).recording!;
       expect(use.action).toBe("record");
       expect(readFileSync(use.file!, "utf8")).not.toContain(process.env.ANTHROPIC_API_KEY!);
       // "All steps done." is done, and not French.
@@ -31,7 +31,7 @@ describe.skipIf(!live)("a live judge (ANTHROPIC_API_KEY and VCR_MODE=record)", (
       }).score({
         run: realRun(),
       });
-      expect((replayed.metadata.judge as JudgeMetadata).recording.action).toBe("replay");
+      expect((replayed.metadata.judge as JudgeMetadata).recording?.action).toBe("replay");
       expect(replayed.violations).toEqual(recorded.violations);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -57,7 +57,7 @@ describe("the rubric judge against a scripted judge model", () => {
     expect(recorded.violations.find((v) => v.type === "criterion-met")?.message).toBe(
       'criterion 1 met: "Says "done"": the answer says "done"',
     );
-    const use = (recorded.metadata.judge as JudgeMetadata).recording;
+    const use = (recorded.metadata.judge as JudgeMetadata).recording!;
     expect(use.action).toBe("record");
     expect(existsSync(use.file!)).toBe(true);
     expect(use.file).toMatch(/judge[/\\]checklist\.rubric\.[0-9a-f]{8}\.recording\.json$/);
@@ -71,7 +71,7 @@ describe("the rubric judge against a scripted judge model", () => {
       for (let time = 0; time < 100; time++)
         results.push(await replayer.score({ run: realRun(), case: testCase }));
       for (const result of results) {
-        expect((result.metadata.judge as JudgeMetadata).recording.action).toBe("replay");
+        expect((result.metadata.judge as JudgeMetadata).recording?.action).toBe("replay");
         expect(verdict(result)).toEqual(verdict(recorded));
       }
       expect(trap.connections).toEqual([]);

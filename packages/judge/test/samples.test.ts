@@ -139,7 +139,11 @@ describe("the answer-relevancy judge", () => {
       ),
     });
     try {
-      const judge = answerRelevancyJudge({ baseURL: server.url, recording: false });
+      const judge = answerRelevancyJudge({
+        baseURL: server.url,
+        recording: false,
+        model: "claude-haiku-5-5",
+      });
       expect(judge).toMatchObject({ name: "answer-relevancy", threshold: 0.5 });
       const result = await judge.score({ run: realRun() });
       expect(result).toMatchObject({ passed: true, score: 0.5 });
@@ -148,6 +152,7 @@ describe("the answer-relevancy judge", () => {
         'not relevant: "The weather is nice.": nobody asked about the weather',
       ]);
       // The judge was asked about the run's prompt and its final answer.
+      expect(server.interactions[0]!.request.body?.model).toBe("claude-haiku-5-5");
       const sent = JSON.stringify(server.interactions[0]!.request.body);
       expect(sent).toContain("Run the three steps of the checklist");
       expect(sent).toContain("All steps done.");
