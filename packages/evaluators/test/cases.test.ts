@@ -110,6 +110,21 @@ describe("case files", () => {
     );
   });
 
+  it("takes an LLM judge's rubric in a judge section, and says what is wrong with a bad one", () => {
+    const evalCase = parseCase({
+      id: "judged",
+      prompt: "Summarize the notes",
+      judge: { rubric: ["Names every file", " Says how many there are "] },
+    });
+    expect(evalCase.judge).toEqual({ rubric: ["Names every file", "Says how many there are"] });
+    expect(parseCase({ id: "plain", prompt: "x" }).judge).toBeUndefined();
+    expect(caseError(() => parseCase({ id: "x", judge: { rubric: [] } })).issues[0]).toMatchObject({
+      field: "judge.rubric",
+    });
+    expect(() => parseCase({ id: "x", judge: { rubrik: ["a"] } })).toThrow('unknown field "rubrik"');
+    expect(caseJsonSchema()).toHaveProperty("properties.judge.properties.rubric.type", "array");
+  });
+
   it("warns of an unknown tool name in behavior or expectedTrajectory, at its line", async () => {
     const file = `${casesDir}warn/unknown-tool.case.yaml`;
     const warnings: CaseIssue[] = [];

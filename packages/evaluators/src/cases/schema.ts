@@ -141,6 +141,19 @@ export const RulesSchema = z
   })
   .strict();
 
+/**
+ * What an LLM judge (@evals/judge) grades the run's final answer by: plain-language criteria. Read by
+ * `rubricJudge()`; the rule evaluators ignore it.
+ */
+export const JudgeSectionSchema = z
+  .object({
+    rubric: z
+      .array(z.string().trim().min(1))
+      .min(1)
+      .describe("Criteria the final answer must meet, in plain language, one per entry."),
+  })
+  .strict();
+
 /** A test case for an agent: what to run, and how to judge the run. */
 export const EvalCaseSchema = z
   .object({
@@ -195,6 +208,9 @@ export const EvalCaseSchema = z
       .max(1)
       .optional()
       .describe("The score (0..1) each scorer needs; without one, every scorer must pass."),
+    judge: JudgeSectionSchema.optional().describe(
+      "For an LLM judge (@evals/judge): rubric, the criteria the final answer must meet.",
+    ),
     /** How long one run may take: milliseconds or "90s", "2m". */
     timeout: DurationSchema.optional().describe('How long one run may take: milliseconds, or "90s", "2m".'),
   })
@@ -240,6 +256,7 @@ export type EvalCaseInput = z.input<typeof EvalCaseSchema>;
 export type ExpectedViolation = z.output<typeof ExpectedViolationSchema>;
 export type AgentOptions = z.output<typeof AgentOptionsSchema>;
 export type RulesConfig = z.output<typeof RulesSchema>;
+export type JudgeSection = z.output<typeof JudgeSectionSchema>;
 
 /** "an approval-gate", "a trajectory". */
 export function withArticle(word: string): string {

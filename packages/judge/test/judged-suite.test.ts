@@ -1,0 +1,110 @@
+import { execFile, spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { type EvalTestMeta, EvalTestMetaSchema } from "@evals/logging";
+import { scripted, startModelServer } from "@evals/vcr";
+import { afterAll, describe, expect, it } from "vitest";
+import { keywordJudge } from "./helpers.js";
+
+const fixtureDir = fileURLToPath(new URL("./__fixtures__/judged-suite/", import.meta.url));
+const vitestBin = fileURLToPath(new URL("../../../node_modules/vitest/vitest.mjs", import.meta.url));
+const work = mkdtempSync(join(tmpdir(), "judged-suite-"));
+const judgeDir = join(work, "cassettes");
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/**
+ * Runs the fixture suite with vitest (inside `unshare -rn` when `offline`) and returns its one case.
+ * Asynchronously: the scripted judge model answers from this process meanwhile.
+ */
+async function runSuite(env: Record<string, string>, offline: boolean, name: string) {
+  const report = join(work, `${name}.json`);
+  const command = [
+    process.execPath,
+    vitestBin,
+    "run",
+    "--root",
+    fixtureDir,
+    "--reporter=json",
+    `--outputFile=${report}`,
+  ];
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    EVAL_LLM_JUDGE: "1",
+    JUDGE_DIR: judgeDir,
+    FORCE_COLOR: "0",
+    ...env,
+  };
+  for (const name of ["ANTHROPIC_API_KEY", "VITEST", "VITEST_WORKER_ID", "VITEST_POOL_ID", "NODE_OPTIONS"]) {
+    delete childEnv[name];
+  }
+  const [file, ...args] = offline
+    ? ["unshare", "-rn", "sh", "-c", 'ip link set lo up 2>/dev/null; exec "$0" "$@"', ...command]
+    : command;
+  let output = "";
+  try {
+    const child = await promisify(execFile)(file!, args, {
+      env: childEnv,
+      encoding: "utf8",
+      timeout: 240_000,
+    });
+    output = `${child.stdout}\n${child.stderr}`;
+  } catch (error) {
+    const failed = error as { stdout?: string; stderr?: string; message: string };
+    output = `${failed.message}\n${failed.stdout ?? ""}\n${failed.stderr ?? ""}`;
+  }
+  let results: {
+    testResults: Array<{
+      assertionResults: Array<{ status: string; meta: unknown; failureMessages?: string[] }>;
+    }>;
+  };
+  try {
+    results = JSON.parse(readFileSync(report, "utf8"));
+  } catch {
+    throw new Error(`the ${name} run wrote no report:\n${output}`);
+  }
+  const test = results.testResults[0]!.assertionResults[0]!;
+  expect(test.status, `${output}\n${test.failureMessages?.join("\n")}`).toBe("passed");
+  return EvalTestMetaSchema.parse(test.meta).evalCase;
+}
+
+const unshare = spawnSync("unshare", ["-rn", "true"], { timeout: 10_000 });
+const netnsReason = unshare.status === 0 ? "" : "(unprivileged network namespaces are not available here)";
+
+describe("a describeEval suite with the rubric judge", () => {
+  it.skipIf(netnsReason !== "")(
+    `records the judge's verdicts once, then replays them offline with the network refused, to the same verdicts ${netnsReason}`,
+    async () => {
+      const judgeModel = await startModelServer({ source: scripted(keywordJudge) });
+      let recorded: EvalTestMeta["evalCase"];
+      try {
+        recorded = await runSuite({ VCR_MODE: "record", JUDGE_UPSTREAM: judgeModel.url }, false, "record");
+      } finally {
+        await judgeModel.close();
+      }
+      expect(judgeModel.interactions).toHaveLength(1);
+      expect(readdirSync(join(judgeDir, "judge"))).toEqual([
+        expect.stringMatching(/^checklist\.rubric\.[0-9a-f]{8}\.recording\.json$/),
+      ]);
+
+      // CI: strict, no key, inside a network namespace with only loopback.
+      const replayed = await runSuite({ VCR_MODE: "strict", CI: "true" }, true, "replay");
+      expect(replayed.scores).toEqual(recorded.scores);
+      expect(replayed.scores).toContainEqual({
+        scorer: "rubric",
+        score: 2 / 3,
+        passed: true,
+        threshold: 2 / 3,
+      });
+      const messages = (meta: EvalTestMeta["evalCase"]) =>
+        meta.violations.map((violation) => violation.message);
+      expect(messages(replayed)).toEqual(messages(recorded));
+      expect(messages(replayed)).toContain(
+        'criterion 3 not met: "Mentions "coffee"": the answer never says "coffee"',
+      );
+    },
+    300_000,
+  );
+});
