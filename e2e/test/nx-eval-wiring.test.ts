@@ -1,5 +1,5 @@
-import { appendFileSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { appendFileSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join, matchesGlob, relative } from "node:path";
 import { createWorktree, type Worktree } from "@evals/worktree";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runIn, WORKSPACE } from "./packed.js";
@@ -79,6 +79,104 @@ describe("nx affected -t eval", () => {
 
   it("reruns no eval suite for a change to the docs or the workspace's own tests", () => {
     expect(affectedSuites(["README.md", "docs/architecture.md", "e2e/test/packed.ts"])).toEqual([]);
+  });
+});
+
+/** The tasks `nx run <task>` would run (itself included), from Nx's task graph; nothing runs. */
+function tasksOf(task: string): string[] {
+  const out = nx(WORKSPACE, ["run", task, "--graph=stdout"]);
+  const graph = JSON.parse(out.slice(out.indexOf("{"))) as { tasks: { tasks: Record<string, unknown> } };
+  return Object.keys(graph.tasks.tasks).sort();
+}
+
+/** Projects with a given target, by name. */
+function projectsWith(target: string): string[] {
+  const out = nx(WORKSPACE, ["show", "projects", `--withTarget=${target}`, "--json"]);
+  return (JSON.parse(out.trim().split("\n").pop() ?? "[]") as string[]).sort();
+}
+
+/** A project's configured target (inputs, outputs, dependsOn...), as Nx resolves it. */
+function targetOf(project: string, target: string): { outputs?: string[]; executor?: string } {
+  const out = nx(WORKSPACE, ["show", "project", project, "--json"]);
+  const config = JSON.parse(out.slice(out.indexOf("{"))) as {
+    root: string;
+    targets: Record<string, { outputs?: string[]; executor?: string }>;
+  };
+  const found = config.targets[target];
+  if (!found) throw new Error(`${project} has no ${target} target`);
+  return {
+    ...found,
+    outputs: found.outputs?.map((output) => output.replace("{projectRoot}", config.root)),
+  };
+}
+
+/** The workspace packages that @evals/harness loads at run time (its dependencies, itself included). */
+const HARNESS_RUNTIME = ["core", "evaluators", "harness", "hooks", "logging", "vcr", "worktree"].map(
+  (name) => `@evals/${name}:build-js`,
+);
+
+describe("what the first eval run waits for", () => {
+  // The eval suites load only JavaScript (vitest runs the packages' dist/*.js): the declaration
+  // files, most of a build's time, are their own target, which build, typecheck and publint get.
+  it("an eval suite waits for the JavaScript builds of what it runs, and for no .d.ts", () => {
+    const suites = projectsWith("eval");
+    expect(suites).toEqual(expect.arrayContaining([...ALL_EXAMPLES, "@evals/harness"]));
+    for (const suite of suites) {
+      const tasks = tasksOf(`${suite}:eval`);
+      expect(tasks, suite).toEqual(expect.arrayContaining(HARNESS_RUNTIME));
+      expect(
+        tasks.filter((task) => task !== `${suite}:eval` && !task.endsWith(":build-js")),
+        suite,
+      ).toEqual([]);
+    }
+    // The plugin's skill runs the plugin's own built scripts (dist/query.js...).
+    expect(tasksOf("@evals/gemini-offloader-plugin:eval")).toContain(
+      "@evals/gemini-offloader-plugin:build-js",
+    );
+  });
+
+  it("build is both parts, and what reads types (typecheck, publint, tests) gets the declarations", () => {
+    expect(tasksOf("@evals/core:build")).toEqual(
+      ["@evals/core:build", "@evals/core:build-dts", "@evals/core:build-js"].sort(),
+    );
+    expect(targetOf("@evals/core", "build").executor).toBe("nx:noop");
+    const typecheck = tasksOf("@evals/harness:typecheck");
+    for (const dep of ["core", "evaluators", "hooks", "logging", "vcr", "worktree"]) {
+      expect(typecheck).toContain(`@evals/${dep}:build-dts`);
+    }
+    expect(tasksOf("@evals/logging:publint")).toEqual(
+      expect.arrayContaining(["@evals/logging:build-js", "@evals/logging:build-dts"]),
+    );
+    expect(tasksOf("@evals/harness:test")).toEqual(
+      expect.arrayContaining(["@evals/harness:build-dts", "@evals/core:build-dts"]),
+    );
+  });
+
+  it("the two parts' outputs split every built file between them, none in both", () => {
+    const built = projectsWith("build-js");
+    expect(built).toEqual(expect.arrayContaining(HARNESS_RUNTIME.map((task) => task.split(":")[0])));
+    for (const project of built) {
+      const js = targetOf(project, "build-js").outputs ?? [];
+      const dts = targetOf(project, "build-dts").outputs ?? [];
+      const root = js[0]?.split("/dist/")[0] ?? "";
+      const dist = join(WORKSPACE, root, "dist");
+      // The e2e tests run after every package's full build (their test target depends on ^build).
+      expect(existsSync(dist), `${project}: ${dist} is built`).toBe(true);
+      const files = readdirSync(dist, { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => relative(WORKSPACE, join(entry.parentPath, entry.name)));
+      expect(
+        files.some((file) => /\.d\.c?ts$/.test(file)),
+        project,
+      ).toBe(true);
+      for (const file of files) {
+        const owners = [
+          js.some((glob) => matchesGlob(file, glob)) && "build-js",
+          dts.some((glob) => matchesGlob(file, glob)) && "build-dts",
+        ].filter(Boolean);
+        expect(owners, `${project}: ${file}`).toHaveLength(1);
+      }
+    }
   });
 });
 

@@ -55,27 +55,24 @@ function freshClone(name, commit) {
   return dir;
 }
 
-/** `nx run-many -t eval` in `dir` with the Nx cache skipped: wall and CPU time, and its output. */
+/** `npm run eval` in `dir` with the Nx cache skipped: wall and CPU time, and its output. */
 function firstRun(dir) {
   return new Promise((resolve) => {
     const cpuBefore = childCpuMs();
     const started = performance.now();
-    const child = spawn(
-      join(dir, "node_modules", ".bin", "nx"),
-      ["run-many", "-t", "eval", "--outputStyle=static"],
-      {
-        cwd: dir,
-        stdio: ["ignore", "pipe", "pipe"],
-        env: {
-          ...process.env,
-          NX_SKIP_NX_CACHE: "true",
-          NX_DAEMON: "false",
-          NX_TUI: "false",
-          NX_NO_CLOUD: "true",
-          FORCE_COLOR: "0",
-        },
+    const child = spawn("npm", ["run", "eval"], {
+      cwd: dir,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: {
+        // Not the Nx task variables of `npm run bench` itself: the clone is a workspace of its own.
+        ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("NX_"))),
+        NX_SKIP_NX_CACHE: "true",
+        NX_DAEMON: "false",
+        NX_TUI: "false",
+        NX_NO_CLOUD: "true",
+        FORCE_COLOR: "0",
       },
-    );
+    });
     let output = "";
     child.stdout.on("data", (chunk) => {
       output += chunk;
