@@ -82,32 +82,40 @@ describe("nx affected -t eval", () => {
   });
 });
 
-/** The tasks `nx run <task>` would run (itself included), from Nx's task graph; nothing runs. */
-function tasksOf(task: string): string[] {
-  const out = nx(WORKSPACE, ["run", task, "--graph=stdout"]);
-  const graph = JSON.parse(out.slice(out.indexOf("{"))) as { tasks: { tasks: Record<string, unknown> } };
-  return Object.keys(graph.tasks.tasks).sort();
+/** What `nx run-many -t <targets>` would run (nothing runs): each task and the tasks it waits for. */
+function taskGraph(targets: string[]): Record<string, string[]> {
+  const out = nx(WORKSPACE, ["run-many", "-t", targets.join(","), "--graph=stdout"]);
+  const graph = JSON.parse(out.slice(out.indexOf("{"))) as {
+    tasks: { dependencies: Record<string, string[]> };
+  };
+  return graph.tasks.dependencies;
 }
 
-/** Projects with a given target, by name. */
-function projectsWith(target: string): string[] {
-  const out = nx(WORKSPACE, ["show", "projects", `--withTarget=${target}`, "--json"]);
-  return (JSON.parse(out.trim().split("\n").pop() ?? "[]") as string[]).sort();
+/** `task` and every task it waits for, directly or not, sorted. */
+function tasksOf(graph: Record<string, string[]>, task: string): string[] {
+  const seen = new Set<string>();
+  const visit = (id: string) => {
+    if (seen.has(id)) return;
+    if (!graph[id]) throw new Error(`no task ${id} in the task graph`);
+    seen.add(id);
+    for (const dep of graph[id]) visit(dep);
+  };
+  visit(task);
+  return [...seen].sort();
 }
 
-/** A project's configured target (inputs, outputs, dependsOn...), as Nx resolves it. */
-function targetOf(project: string, target: string): { outputs?: string[]; executor?: string } {
-  const out = nx(WORKSPACE, ["show", "project", project, "--json"]);
-  const config = JSON.parse(out.slice(out.indexOf("{"))) as {
-    root: string;
-    targets: Record<string, { outputs?: string[]; executor?: string }>;
+interface ProjectNode {
+  root: string;
+  targets: Record<string, { outputs?: string[]; executor?: string }>;
+}
+
+/** Every project's resolved configuration (targets with their outputs, executors...), by name. */
+function projectGraph(): Record<string, ProjectNode> {
+  const out = nx(WORKSPACE, ["graph", "--file=stdout"]);
+  const graph = JSON.parse(out.slice(out.indexOf("{"))) as {
+    graph: { nodes: Record<string, { data: ProjectNode }> };
   };
-  const found = config.targets[target];
-  if (!found) throw new Error(`${project} has no ${target} target`);
-  return {
-    ...found,
-    outputs: found.outputs?.map((output) => output.replace("{projectRoot}", config.root)),
-  };
+  return Object.fromEntries(Object.entries(graph.graph.nodes).map(([name, node]) => [name, node.data]));
 }
 
 /** The workspace packages that @evals/harness loads at run time (its dependencies, itself included). */
@@ -118,11 +126,22 @@ const HARNESS_RUNTIME = ["core", "evaluators", "harness", "hooks", "logging", "v
 describe("what the first eval run waits for", () => {
   // The eval suites load only JavaScript (vitest runs the packages' dist/*.js): the declaration
   // files, most of a build's time, are their own target, which build, typecheck and publint get.
+  let projects: Record<string, ProjectNode>;
+  let graph: Record<string, string[]>;
+  beforeAll(() => {
+    projects = projectGraph();
+    graph = taskGraph(["eval", "build", "typecheck", "publint", "test"]);
+  }, 300_000);
+  const withTarget = (target: string) =>
+    Object.keys(projects)
+      .filter((name) => projects[name]?.targets[target])
+      .sort();
+
   it("an eval suite waits for the JavaScript builds of what it runs, and for no .d.ts", () => {
-    const suites = projectsWith("eval");
+    const suites = withTarget("eval");
     expect(suites).toEqual(expect.arrayContaining([...ALL_EXAMPLES, "@evals/harness"]));
     for (const suite of suites) {
-      const tasks = tasksOf(`${suite}:eval`);
+      const tasks = tasksOf(graph, `${suite}:eval`);
       expect(tasks, suite).toEqual(expect.arrayContaining(HARNESS_RUNTIME));
       expect(
         tasks.filter((task) => task !== `${suite}:eval` && !task.endsWith(":build-js")),
@@ -130,35 +149,36 @@ describe("what the first eval run waits for", () => {
       ).toEqual([]);
     }
     // The plugin's skill runs the plugin's own built scripts (dist/query.js...).
-    expect(tasksOf("@evals/gemini-offloader-plugin:eval")).toContain(
+    expect(tasksOf(graph, "@evals/gemini-offloader-plugin:eval")).toContain(
       "@evals/gemini-offloader-plugin:build-js",
     );
   });
 
   it("build is both parts, and what reads types (typecheck, publint, tests) gets the declarations", () => {
-    expect(tasksOf("@evals/core:build")).toEqual(
+    expect(tasksOf(graph, "@evals/core:build")).toEqual(
       ["@evals/core:build", "@evals/core:build-dts", "@evals/core:build-js"].sort(),
     );
-    expect(targetOf("@evals/core", "build").executor).toBe("nx:noop");
-    const typecheck = tasksOf("@evals/harness:typecheck");
+    expect(projects["@evals/core"]?.targets.build?.executor).toBe("nx:noop");
+    const typecheck = tasksOf(graph, "@evals/harness:typecheck");
     for (const dep of ["core", "evaluators", "hooks", "logging", "vcr", "worktree"]) {
       expect(typecheck).toContain(`@evals/${dep}:build-dts`);
     }
-    expect(tasksOf("@evals/logging:publint")).toEqual(
+    expect(tasksOf(graph, "@evals/logging:publint")).toEqual(
       expect.arrayContaining(["@evals/logging:build-js", "@evals/logging:build-dts"]),
     );
-    expect(tasksOf("@evals/harness:test")).toEqual(
+    expect(tasksOf(graph, "@evals/harness:test")).toEqual(
       expect.arrayContaining(["@evals/harness:build-dts", "@evals/core:build-dts"]),
     );
   });
 
   it("the two parts' outputs split every built file between them, none in both", () => {
-    const built = projectsWith("build-js");
+    const built = withTarget("build-js");
     expect(built).toEqual(expect.arrayContaining(HARNESS_RUNTIME.map((task) => task.split(":")[0])));
     for (const project of built) {
-      const js = targetOf(project, "build-js").outputs ?? [];
-      const dts = targetOf(project, "build-dts").outputs ?? [];
-      const root = js[0]?.split("/dist/")[0] ?? "";
+      const { root, targets } = projects[project] as ProjectNode;
+      const outputsOf = (target: string) =>
+        (targets[target]?.outputs ?? []).map((output) => output.replace("{projectRoot}", root));
+      const [js, dts] = [outputsOf("build-js"), outputsOf("build-dts")];
       const dist = join(WORKSPACE, root, "dist");
       // The e2e tests run after every package's full build (their test target depends on ^build).
       expect(existsSync(dist), `${project}: ${dist} is built`).toBe(true);
