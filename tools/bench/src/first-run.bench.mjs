@@ -187,7 +187,7 @@ try {
       `\nwhere ${name === "head" ? "HEAD" : "base"}'s first run went (last round; times as tsup and vitest report them):`,
     );
     console.log(
-      `  ${builds.tasks} build tasks: tsup JavaScript ${s(builds.js)}, declarations (.d.ts) ${s(builds.dts)} (summed over tasks; Nx runs up to 3 at once)`,
+      `  ${builds.tasks} build tasks: tsup JavaScript ${s(builds.js)}, declarations (.d.ts) ${s(builds.dts)} (summed over the tasks, which Nx runs several at a time)`,
     );
     for (const run of evals) {
       console.log(
