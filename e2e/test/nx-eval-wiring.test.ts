@@ -154,6 +154,17 @@ describe("what the first eval run waits for", () => {
     );
   });
 
+  it("the plugin's JavaScript build waits for no other build: its sources import no workspace package", () => {
+    // So it runs from the start, beside core's, not after harness's: its eval is the longest suite.
+    expect(graph["@evals/gemini-offloader-plugin:build-js"]).toEqual([]);
+    const src = join(WORKSPACE, "plugins", "gemini-offloader", "src");
+    const importers = readdirSync(src, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && entry.name.endsWith(".ts"))
+      .map((entry) => join(entry.parentPath, entry.name))
+      .filter((file) => /from\s+["']@evals\//.test(readFileSync(file, "utf8")));
+    expect(importers).toEqual([]);
+  });
+
   it("build is both parts, and what reads types (typecheck, publint, tests) gets the declarations", () => {
     expect(tasksOf(graph, "@evals/core:build")).toEqual(
       ["@evals/core:build", "@evals/core:build-dts", "@evals/core:build-js"].sort(),
