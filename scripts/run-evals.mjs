@@ -6,7 +6,8 @@ import { projectDirs, removeStale, runNx, WORKSPACE } from "./workspace-reports.
 
 const projects = projectDirs();
 removeStale(evalReportFiles(projects));
-const nxStatus = runNx("eval", process.argv.slice(2));
+// Up to 6 eval tasks at once: most of their time is the claude CLI starting and waiting, not CPU.
+const nxStatus = runNx("eval", ["--parallel=6", ...process.argv.slice(2)]);
 const summary = evalSummary({ root: WORKSPACE, projects, nxStatus });
 console.log(summary.text);
 process.exit(summary.failed ? 1 : 0);

@@ -1,5 +1,5 @@
-import { appendFileSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { appendFileSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join, matchesGlob, relative } from "node:path";
 import { createWorktree, type Worktree } from "@evals/worktree";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runIn, WORKSPACE } from "./packed.js";
@@ -78,6 +78,135 @@ describe("nx affected -t eval", () => {
 
   it("reruns no eval suite for a change to the docs or the workspace's own tests", () => {
     expect(affectedSuites(["README.md", "docs/architecture.md", "e2e/test/packed.ts"])).toEqual([]);
+  });
+});
+
+/** What `nx run-many -t <targets>` would run (nothing runs): each task and the tasks it waits for. */
+function taskGraph(targets: string[]): Record<string, string[]> {
+  const out = nx(WORKSPACE, ["run-many", "-t", targets.join(","), "--graph=stdout"]);
+  const graph = JSON.parse(out.slice(out.indexOf("{"))) as {
+    tasks: { dependencies: Record<string, string[]> };
+  };
+  return graph.tasks.dependencies;
+}
+
+/** `task` and every task it waits for, directly or not, sorted. */
+function tasksOf(graph: Record<string, string[]>, task: string): string[] {
+  const seen = new Set<string>();
+  const visit = (id: string) => {
+    if (seen.has(id)) return;
+    if (!graph[id]) throw new Error(`no task ${id} in the task graph`);
+    seen.add(id);
+    for (const dep of graph[id]) visit(dep);
+  };
+  visit(task);
+  return [...seen].sort();
+}
+
+interface ProjectNode {
+  root: string;
+  targets: Record<string, { outputs?: string[]; executor?: string }>;
+}
+
+/** Every project's resolved configuration (targets with their outputs, executors...), by name. */
+function projectGraph(): Record<string, ProjectNode> {
+  const out = nx(WORKSPACE, ["graph", "--file=stdout"]);
+  const graph = JSON.parse(out.slice(out.indexOf("{"))) as {
+    graph: { nodes: Record<string, { data: ProjectNode }> };
+  };
+  return Object.fromEntries(Object.entries(graph.graph.nodes).map(([name, node]) => [name, node.data]));
+}
+
+/** The workspace packages that @evals/harness loads at run time (its dependencies, itself included). */
+const HARNESS_RUNTIME = ["core", "evaluators", "harness", "hooks", "logging", "vcr", "worktree"].map(
+  (name) => `@evals/${name}:build-js`,
+);
+
+describe("what the first eval run waits for", () => {
+  // The eval suites load only JavaScript (vitest runs the packages' dist/*.js): the declaration
+  // files, most of a build's time, are their own target, which build, typecheck and publint get.
+  let projects: Record<string, ProjectNode>;
+  let graph: Record<string, string[]>;
+  beforeAll(() => {
+    projects = projectGraph();
+    graph = taskGraph(["eval", "build", "typecheck", "publint", "test"]);
+  }, 300_000);
+  const withTarget = (target: string) =>
+    Object.keys(projects)
+      .filter((name) => projects[name]?.targets[target])
+      .sort();
+
+  it("an eval suite waits for the JavaScript builds of what it runs, and for no .d.ts", () => {
+    const suites = withTarget("eval");
+    expect(suites).toEqual(expect.arrayContaining([...ALL_EXAMPLES, "@evals/harness"]));
+    for (const suite of suites) {
+      const tasks = tasksOf(graph, `${suite}:eval`);
+      expect(tasks, suite).toEqual(expect.arrayContaining(HARNESS_RUNTIME));
+      expect(
+        tasks.filter((task) => task !== `${suite}:eval` && !task.endsWith(":build-js")),
+        suite,
+      ).toEqual([]);
+    }
+    // The plugin's skill runs the plugin's own built scripts (dist/query.js...).
+    expect(tasksOf(graph, "@evals/gemini-offloader-plugin:eval")).toContain(
+      "@evals/gemini-offloader-plugin:build-js",
+    );
+  });
+
+  it("the plugin's JavaScript build waits for no other build: its sources import no workspace package", () => {
+    // So it runs from the start, beside core's, not after harness's: its eval is the longest suite.
+    expect(graph["@evals/gemini-offloader-plugin:build-js"]).toEqual([]);
+    const src = join(WORKSPACE, "plugins", "gemini-offloader", "src");
+    const importers = readdirSync(src, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && entry.name.endsWith(".ts"))
+      .map((entry) => join(entry.parentPath, entry.name))
+      .filter((file) => /from\s+["']@evals\//.test(readFileSync(file, "utf8")));
+    expect(importers).toEqual([]);
+  });
+
+  it("build is both parts, and what reads types (typecheck, publint, tests) gets the declarations", () => {
+    expect(tasksOf(graph, "@evals/core:build")).toEqual(
+      ["@evals/core:build", "@evals/core:build-dts", "@evals/core:build-js"].sort(),
+    );
+    expect(projects["@evals/core"]?.targets.build?.executor).toBe("nx:noop");
+    const typecheck = tasksOf(graph, "@evals/harness:typecheck");
+    for (const dep of ["core", "evaluators", "hooks", "logging", "vcr", "worktree"]) {
+      expect(typecheck).toContain(`@evals/${dep}:build-dts`);
+    }
+    expect(tasksOf(graph, "@evals/logging:publint")).toEqual(
+      expect.arrayContaining(["@evals/logging:build-js", "@evals/logging:build-dts"]),
+    );
+    expect(tasksOf(graph, "@evals/harness:test")).toEqual(
+      expect.arrayContaining(["@evals/harness:build-dts", "@evals/core:build-dts"]),
+    );
+  });
+
+  it("the two parts' outputs split every built file between them, none in both", () => {
+    const built = withTarget("build-js");
+    expect(built).toEqual(expect.arrayContaining(HARNESS_RUNTIME.map((task) => task.split(":")[0])));
+    for (const project of built) {
+      const { root, targets } = projects[project] as ProjectNode;
+      const outputsOf = (target: string) =>
+        (targets[target]?.outputs ?? []).map((output) => output.replace("{projectRoot}", root));
+      const [js, dts] = [outputsOf("build-js"), outputsOf("build-dts")];
+      const dist = join(WORKSPACE, root, "dist");
+      // The e2e tests run after every package's full build (their test target depends on ^build).
+      expect(existsSync(dist), `${project}: ${dist} is built`).toBe(true);
+      const files = readdirSync(dist, { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => relative(WORKSPACE, join(entry.parentPath, entry.name)));
+      expect(
+        files.some((file) => /\.d\.c?ts$/.test(file)),
+        project,
+      ).toBe(true);
+      for (const file of files) {
+        const owners = [
+          js.some((glob) => matchesGlob(file, glob)) && "build-js",
+          dts.some((glob) => matchesGlob(file, glob)) && "build-dts",
+        ].filter(Boolean);
+        expect(owners, `${project}: ${file}`).toHaveLength(1);
+      }
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { defineConfig } from "tsup";
-import { packageBuild } from "../../tsup.shared";
+import { packageBuild, packageBuilds } from "../../tsup.shared";
 
 // The library: ESM + CJS, typed. `evals grade` runs from the `evals` binary of @evals/harness.
-export default defineConfig(packageBuild());
+export default defineConfig(packageBuilds([packageBuild()]));

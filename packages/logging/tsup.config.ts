@@ -1,5 +1,5 @@
 import { defineConfig } from "tsup";
-import { packageBuild } from "../../tsup.shared";
+import { packageBuild, packageBuilds } from "../../tsup.shared";
 
 // Two entries: the library, and `@evals/logging/reporter` (a default export vitest can load by name).
-export default defineConfig(packageBuild({ entry: ["src/index.ts", "src/reporter.ts"] }));
+export default defineConfig(packageBuilds([packageBuild({ entry: ["src/index.ts", "src/reporter.ts"] })]));
