@@ -26,16 +26,22 @@ describe("OpenCode vocabulary", () => {
   });
 
   it("renames the inputs whose meaning is shared, keeping the others", () => {
-    expect(openCodeToolInput("edit", { filePath: "/a", oldString: "x", newString: "y", replaceAll: true })).toEqual(
-      { file_path: "/a", old_string: "x", new_string: "y", replace_all: true },
-    );
+    expect(
+      openCodeToolInput("edit", { filePath: "/a", oldString: "x", newString: "y", replaceAll: true }),
+    ).toEqual({ file_path: "/a", old_string: "x", new_string: "y", replace_all: true });
     expect(openCodeToolInput("read", { filePath: "/a", offset: 2, limit: 3 })).toEqual({
       file_path: "/a",
       offset: 2,
       limit: 3,
     });
-    expect(openCodeToolInput("bash", { command: "ls", workdir: "/w" })).toEqual({ command: "ls", workdir: "/w" });
-    expect(openCodeToolInput("grep", { pattern: "a", include: "*.ts" })).toEqual({ pattern: "a", glob: "*.ts" });
+    expect(openCodeToolInput("bash", { command: "ls", workdir: "/w" })).toEqual({
+      command: "ls",
+      workdir: "/w",
+    });
+    expect(openCodeToolInput("grep", { pattern: "a", include: "*.ts" })).toEqual({
+      pattern: "a",
+      glob: "*.ts",
+    });
   });
 
   it("leaves no camelCase file path in any real tool schema unmapped", () => {

@@ -68,7 +68,9 @@ export interface OpenCodeExport {
 }
 
 export function isStreamLine(value: unknown): value is OpenCodeStreamLine {
-  return typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string";
+  return (
+    typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string"
+  );
 }
 
 /** The parts of the stream, in order (error lines and unknown lines have none). */

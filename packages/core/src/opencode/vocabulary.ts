@@ -40,7 +40,12 @@ export function isOpenCodeToolName(name: string): boolean {
 const INPUT_KEYS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   read: { filePath: "file_path" },
   write: { filePath: "file_path" },
-  edit: { filePath: "file_path", oldString: "old_string", newString: "new_string", replaceAll: "replace_all" },
+  edit: {
+    filePath: "file_path",
+    oldString: "old_string",
+    newString: "new_string",
+    replaceAll: "replace_all",
+  },
   multiedit: { filePath: "file_path" },
   list: {},
   grep: { include: "glob" },
