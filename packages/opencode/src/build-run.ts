@@ -20,7 +20,12 @@ export interface OpenCodeChildSession {
 }
 
 /** How the runner stopped the run, when it did. */
-export type RunnerStop = { kind: "max_steps"; steps: number } | { kind: "timeout" } | { kind: "aborted" };
+export type RunnerStop =
+  | { kind: "max_steps"; steps: number }
+  | { kind: "timeout" }
+  | { kind: "aborted" }
+  /** OpenCode began retrying a failed model call (429, 5xx: it would retry for ~76 s). */
+  | { kind: "api_error"; message: string; attempt?: number };
 
 export interface BuildOpenCodeRunInput {
   /** The parsed lines of `opencode run --format json`. */
@@ -214,7 +219,18 @@ export function buildOpenCodeRun(input: BuildOpenCodeRunInput): Run {
     terminal_reason: "completed",
   };
   if (error) Object.assign(final, apiErrorFields(error));
-  else if (input.stop?.kind === "max_steps") {
+  else if (input.stop?.kind === "api_error") {
+    const status = /\b([45]\d\d)\b/.exec(input.stop.message)?.[1];
+    Object.assign(final, {
+      subtype: "error_during_execution",
+      is_error: true,
+      terminal_reason: "api_error",
+      ...(status ? { api_error_status: Number(status) } : {}),
+      errors: [
+        `OpenCode was retrying a failed model call (attempt ${input.stop.attempt ?? "?"}): ${input.stop.message}`,
+      ],
+    });
+  } else if (input.stop?.kind === "max_steps") {
     Object.assign(final, {
       subtype: "error_max_turns",
       is_error: true,

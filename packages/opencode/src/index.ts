@@ -13,6 +13,7 @@ export {
   type OpenCodeChildSession,
   type RunnerStop,
 } from "./build-run.js";
+export { CAPTURE_ENV, CAPTURE_PLUGIN_FILE, capturePluginSource } from "./capture-plugin.js";
 export { OPENCODE_REPLAY_REPLACE } from "./replay.js";
 export {
   OPENCODE_PRIMARY_AGENTS,

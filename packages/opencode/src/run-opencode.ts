@@ -1,5 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import {
@@ -16,6 +24,7 @@ import { INHERITED_ENV, killProcessTree, newRunId, RUN_MARKER_ENV, runProcesses 
 import { execa } from "execa";
 import { findOpenCode, findRipgrepDir, SUPPORTED_OPENCODE_VERSION } from "./bin.js";
 import { buildOpenCodeRun, type OpenCodeChildSession, type RunnerStop } from "./build-run.js";
+import { CAPTURE_ENV, CAPTURE_PLUGIN_FILE, capturePluginSource } from "./capture-plugin.js";
 import type { OpenCodePart, OpenCodeStreamLine } from "./stream.js";
 
 /** OpenCode's built-in agents that `--agent` accepts (`general` and `explore` are subagents). */
@@ -55,6 +64,16 @@ export interface RunOpenCodeOptions {
    * the working directory is read regardless: keep it out of the workspace to keep it out of the prompt.
    */
   ignoreClaudeMd?: boolean;
+  /**
+   * Install the capture plugin (default true): OpenCode's tool.execute.before/after hooks write
+   * @evals/hooks captured events to the run folder's events.jsonl, subagent sessions included.
+   */
+  capture?: boolean;
+  /**
+   * How many retries of a failed model call (429, 5xx) to let OpenCode make before the run is
+   * stopped as an API error (default 0; OpenCode itself retries 5 times over ~76 s). Needs `capture`.
+   */
+  apiRetries?: number;
   /** Kill the run after this long (default 300000 ms); the result then says `timed_out`. */
   timeoutMs?: number;
   /** Between SIGTERM and SIGKILL when the run is stopped (default 2000 ms). */
@@ -138,9 +157,21 @@ export async function runOpenCode(options: RunOpenCodeOptions): Promise<RunOpenC
     for (const [name, text] of Object.entries(options.agents))
       writeFileSync(join(agentDir, `${name}.md`), text);
   }
+  const capture = options.capture ?? true;
+  const statusFile = join(sandbox, "status.jsonl");
+  if (capture) {
+    const pluginDir = join(dirs.XDG_CONFIG_HOME, "opencode", "plugin");
+    mkdirSync(pluginDir, { recursive: true });
+    writeFileSync(join(pluginDir, CAPTURE_PLUGIN_FILE), capturePluginSource());
+  }
   const marker = randomUUID();
   const ripgrepDir = findRipgrepDir();
   const env = runEnv({ options, dirs, marker, ripgrepDir });
+  if (capture) {
+    env[CAPTURE_ENV.events] ??= join(outputDir, RUN_FOLDER_FILES.events);
+    env[CAPTURE_ENV.status] ??= statusFile;
+    env.TEST_RUN_ID ??= runId;
+  }
   const redactor = createRedactor({ env });
   const guard = guardUntilExit({ id: marker, marker, group: true, remove: [sandbox] });
 
@@ -182,6 +213,15 @@ export async function runOpenCode(options: RunOpenCodeOptions): Promise<RunOpenC
     };
     const timer = setTimeout(() => stopRun({ kind: "timeout" }), Math.max(0, deadline - Date.now()));
     const onAbort = () => stopRun({ kind: "aborted" });
+    // OpenCode prints nothing while it retries a failed model call: its session.status says so.
+    const retryWatch = capture
+      ? setInterval(() => {
+          const retry = readRetry(statusFile);
+          if (retry && retry.attempt > (options.apiRetries ?? 0)) {
+            stopRun({ kind: "api_error", message: retry.message, attempt: retry.attempt });
+          }
+        }, 250)
+      : undefined;
     if (options.signal?.aborted) onAbort();
     options.signal?.addEventListener("abort", onAbort, { once: true });
 
@@ -216,6 +256,7 @@ export async function runOpenCode(options: RunOpenCodeOptions): Promise<RunOpenC
     });
     const outcome = await child;
     clearTimeout(timer);
+    clearInterval(retryWatch);
     options.signal?.removeEventListener("abort", onAbort);
     take(pending);
     if (stopping) await stopping;
@@ -443,6 +484,8 @@ function describeFailure(input: {
     return `the run timed out after ${input.options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms and was killed`;
   }
   if (input.stop?.kind === "aborted") return "the run was aborted and killed";
+  if (input.stop?.kind === "api_error")
+    return `opencode was retrying a failed model call and was stopped: ${input.stop.message}`;
   if (input.stop?.kind === "max_steps")
     return `the agent reached the maximum of ${input.stop.steps} steps and was stopped`;
   if (input.spawnError) return `opencode could not be started: ${input.spawnError}`;
@@ -460,4 +503,21 @@ function describeFailure(input: {
     return `opencode ${how}${last ? `: ${last.slice(0, 300)}` : ""}`;
   }
   return undefined;
+}
+
+/** The last `retry` status OpenCode reported (attempt number and its message), if any. */
+function readRetry(file: string): { attempt: number; message: string } | undefined {
+  if (!existsSync(file)) return undefined;
+  let last: { attempt: number; message: string } | undefined;
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    try {
+      const status = (JSON.parse(line) as { status?: { type?: string; attempt?: number; message?: string } })
+        .status;
+      if (status?.type === "retry")
+        return { attempt: status.attempt ?? 1, message: status.message ?? "retrying" };
+    } catch {
+      // A line being written.
+    }
+  }
+  return last;
 }

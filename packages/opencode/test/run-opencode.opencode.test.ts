@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Run, ToolCallEvent, ToolResultEvent } from "@evals/core";
+import { type Run, readCapturedEvents, type ToolCallEvent, type ToolResultEvent } from "@evals/core";
 import {
   apiError,
   countToolResults,
@@ -147,6 +147,20 @@ describe("runOpenCode on the real CLI", () => {
       const childCall = calls(run).find((call) => call.agent === child?.id);
       expect(childCall).toMatchObject({ name: "Bash", input: { command: "echo from-child" } });
       expect(results(run).find((r) => r.id === childCall?.id)?.output).toContain("from-child");
+      // The capture plugin wrote @evals/hooks events for both sessions.
+      const captured = await readCapturedEvents(join(result.output_dir as string, "events.jsonl"));
+      const seen = captured.map((line) => {
+        const event = line.event as { hook_event_name: string; tool_name?: string; agent_id?: string };
+        return `${event.hook_event_name}:${event.tool_name}:${event.agent_id === child?.id ? "child" : "main"}`;
+      });
+      expect(seen).toEqual(
+        expect.arrayContaining([
+          "PreToolUse:Task:main",
+          "PreToolUse:Bash:child",
+          "PostToolUse:Bash:child",
+          "PostToolUse:Task:main",
+        ]),
+      );
       const order = run.events.map((event) => event.type);
       expect(order.indexOf("subagent_start")).toBeLessThan(order.indexOf("subagent_stop"));
     },
@@ -210,15 +224,20 @@ describe("runOpenCode on the real CLI", () => {
   });
 
   it(
-    "stops a run whose model answers 500 (OpenCode retries it for ~76 s) at the runner's timeout",
+    "stops a run whose model answers 500 (OpenCode would retry it for ~76 s) as an API error",
     async () => {
       const cwd = workspace();
       const server = await serve(() => apiError(500, "overloaded for the test", "api_error"));
-      const result = await runOpenCode({ prompt: "hi", cwd, baseUrl: server.url, timeoutMs: 20_000 });
-      expect(result.timed_out).toBe(true);
-      expect(result.error).toMatch(/timed out/);
+      const result = await runOpenCode({ prompt: "hi", cwd, baseUrl: server.url, timeoutMs: 120_000 });
+      expect(result.timed_out).toBe(false);
+      expect(result.error).toMatch(/retrying a failed model call/);
       expect(server.interactions.length).toBeGreaterThanOrEqual(1);
       expect(server.interactions.every((interaction) => interaction.response?.status === 500)).toBe(true);
+      expect(result.run.events.at(-1)).toMatchObject({
+        type: "final_result",
+        is_error: true,
+        terminal_reason: "api_error",
+      });
     },
     TIMEOUT,
   );
@@ -229,7 +248,7 @@ describe("runOpenCode on the real CLI", () => {
       const first = workspace();
       const live = await serve((request) =>
         countToolResults(request) === 0
-          ? reply(text("Reading."), toolUse("read", { filePath: join(first, "a.txt") }))
+          ? reply(text("Reading."), toolUse("read", { filePath: "a.txt" }))
           : reply(text("It says alpha.")),
       );
       const recorded = await runOpenCode({
@@ -254,7 +273,12 @@ describe("runOpenCode on the real CLI", () => {
       expect(replay.divergences).toEqual([]);
       expect(replayed.error).toBeUndefined();
       const summary = (run: Run) => calls(run).map((call) => call.name);
+      expect(summary(replayed.run)).toEqual(["Read"]);
       expect(summary(replayed.run)).toEqual(summary(recorded.run));
+      expect(results(replayed.run)[0]).toMatchObject({
+        is_error: false,
+        output: expect.stringContaining(join(second, "a.txt")),
+      });
       expect(replayed.run.events.at(-1)).toMatchObject({ type: "final_result", result: "It says alpha." });
     },
     TIMEOUT,

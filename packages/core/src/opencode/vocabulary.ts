@@ -37,7 +37,7 @@ export function isOpenCodeToolName(name: string): boolean {
  * keep their name (bash `workdir`, grep `include`, ...); a value is never changed, except where
  * the unit differs (noted below).
  */
-const INPUT_KEYS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+export const OPENCODE_INPUT_KEYS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   read: { filePath: "file_path" },
   write: { filePath: "file_path" },
   edit: {
@@ -59,7 +59,7 @@ const INPUT_KEYS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
  * OpenCode and is left alone (Claude Code's WebFetch has none).
  */
 export function openCodeToolInput(tool: string, input: Record<string, unknown>): Record<string, unknown> {
-  const keys = Object.hasOwn(INPUT_KEYS, tool) ? INPUT_KEYS[tool] : undefined;
+  const keys = Object.hasOwn(OPENCODE_INPUT_KEYS, tool) ? OPENCODE_INPUT_KEYS[tool] : undefined;
   if (!keys) return input;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(input)) {
