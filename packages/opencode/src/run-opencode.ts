@@ -399,25 +399,36 @@ function runEnv(input: {
 /** `--agent` must name an agent the run defines: OpenCode itself falls back to `build`, silently. */
 function checkAgent(options: RunOpenCodeOptions, cwd: string): void {
   if (!options.agent) return;
-  const known = new Set<string>(OPENCODE_PRIMARY_AGENTS);
-  for (const name of Object.keys(options.agents ?? {})) known.add(name);
-  for (const name of Object.keys((options.config?.agent as Record<string, unknown> | undefined) ?? {}))
-    known.add(name);
+  // name -> its definition's text, when it comes from a file (its `mode` decides whether --agent takes it).
+  const known = new Map<string, string>(OPENCODE_PRIMARY_AGENTS.map((name) => [name, ""]));
+  for (const name of Object.keys((options.config?.agent as Record<string, unknown> | undefined) ?? {})) {
+    known.set(name, "");
+  }
   for (const folder of ["agent", "agents"]) {
-    try {
-      for (const file of readdirSync(join(cwd, ".opencode", folder))) {
-        if (file.endsWith(".md")) known.add(file.slice(0, -3));
-      }
-    } catch {
-      // No such folder.
+    const dir = join(cwd, ".opencode", folder);
+    if (!existsSync(dir)) continue;
+    for (const file of readdirSync(dir)) {
+      if (file.endsWith(".md")) known.set(file.slice(0, -3), readFileSync(join(dir, file), "utf8"));
     }
   }
-  if (!known.has(options.agent)) {
+  for (const [name, text] of Object.entries(options.agents ?? {})) known.set(name, text);
+  const definition = known.get(options.agent);
+  if (definition === undefined) {
     throw new UnknownAgentError(
-      `runOpenCode: unknown agent ${JSON.stringify(options.agent)}; this run defines ${[...known].sort().join(", ")} ` +
+      `runOpenCode: unknown agent ${JSON.stringify(options.agent)}; this run defines ${[...known.keys()].sort().join(", ")} ` +
         `(built-in, the agents option, config.agent, ${join(cwd, ".opencode", "agent")}/*.md)`,
     );
   }
+  // OpenCode falls back to its default agent, silently, for a subagent given to --agent.
+  if (/^mode:\s*["']?subagent["']?\s*$/m.test(frontmatter(definition))) {
+    throw new UnknownAgentError(
+      `runOpenCode: agent ${JSON.stringify(options.agent)} has mode: subagent; --agent takes only primary agents`,
+    );
+  }
+}
+
+function frontmatter(text: string): string {
+  return /^---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1] ?? "";
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   apiError,
   countToolResults,
   firstUserText,
+  lastUserText,
   type ModelServer,
   recordingFromInteractions,
   replaying,
@@ -221,6 +222,10 @@ describe("runOpenCode on the real CLI", () => {
     const cwd = workspace();
     await expect(runOpenCode({ prompt: "hi", cwd, agent: "nope" })).rejects.toThrow(UnknownAgentError);
     await expect(runOpenCode({ prompt: "hi", cwd, agent: "nope" })).rejects.toThrow(/unknown agent "nope"/);
+    const subagent = "---\ndescription: helps\nmode: subagent\n---\nHelp.\n";
+    await expect(
+      runOpenCode({ prompt: "hi", cwd, agent: "helper", agents: { helper: subagent } }),
+    ).rejects.toThrow(/mode: subagent/);
   });
 
   it(
@@ -238,6 +243,31 @@ describe("runOpenCode on the real CLI", () => {
         is_error: true,
         terminal_reason: "api_error",
       });
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "runs several prompts as turns of one session",
+    async () => {
+      const cwd = workspace();
+      const server = await serve((request) => reply(text(`echo: ${lastUserText(request)}`)));
+      const result = await runOpenCode({
+        prompt: ["first turn", "second turn"],
+        cwd,
+        baseUrl: server.url,
+        timeoutMs: 150_000,
+      });
+      expect(result.error).toBeUndefined();
+      const last = server.interactions.at(-1)?.request.body as Parameters<typeof firstUserText>[0];
+      // The second call carries the first exchange: the same session went on.
+      expect(firstUserText(last)).toBe("first turn");
+      expect(lastUserText(last)).toBe("second turn");
+      const texts = result.run.events.flatMap((event) =>
+        event.type === "assistant_text" ? [event.text] : [],
+      );
+      expect(texts).toEqual(["echo: first turn", "echo: second turn"]);
+      expect(result.run.events.filter((event) => event.type === "user_message")).toHaveLength(2);
     },
     TIMEOUT,
   );
