@@ -18,7 +18,15 @@ export class RunBuilder {
   private readonly agents = new Map<string, AgentInfo>([[MAIN_AGENT, { id: MAIN_AGENT, type: "main" }]]);
   meta: Pick<
     Run,
-    "id" | "session_id" | "cwd" | "model" | "claude_version" | "agent" | "agent_version" | "tools" | "instructions"
+    | "id"
+    | "session_id"
+    | "cwd"
+    | "model"
+    | "claude_version"
+    | "agent"
+    | "agent_version"
+    | "tools"
+    | "instructions"
   > = {};
 
   constructor(readonly sources: RunSource[]) {}
