@@ -38,8 +38,6 @@ export interface BuildOpenCodeRunInput {
   cwd?: string;
   model?: string;
   version?: string;
-  /** The agent the run used (`build`, a custom agent). */
-  agentName?: string;
   /** OpenCode's stderr: its "permission requested ...; auto-rejecting" lines name the asks. */
   stderr?: string;
   /** Why the runner ended the run, if it did. */

@@ -281,7 +281,6 @@ export async function runOpenCode(options: RunOpenCodeOptions): Promise<RunOpenC
     cwd,
     model: options.model ?? DEFAULT_MODEL,
     version: SUPPORTED_OPENCODE_VERSION,
-    ...(options.agent ? { agentName: options.agent } : {}),
     stderr: plainStderr,
     ...(stop ? { stop } : {}),
     durationMs: Math.round(performance.now() - entered),
