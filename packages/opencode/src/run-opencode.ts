@@ -270,12 +270,12 @@ export async function runOpenCode(options: RunOpenCodeOptions): Promise<RunOpenC
     if (exitCode !== 0 && !stop) break;
   }
 
-  const children = await readChildSessions(bin, cwd, env, lines.find((line) => line.sessionID)?.sessionID);
+  const children = await readChildSessions(bin, cwd, env, lines);
   guard.release();
   const plainStderr = stderr.replace(/\u001b\[[0-9;]*m/g, "").trim();
   const run: Run = buildOpenCodeRun({
     lines,
-    children,
+    children: children.sessions,
     prompts,
     runId,
     cwd,
@@ -296,6 +296,8 @@ export async function runOpenCode(options: RunOpenCodeOptions): Promise<RunOpenC
     stderr: plainStderr,
     fellBack: fellBack?.[1],
   });
+  if (children.problem)
+    run.notes.push({ kind: "other", message: `subagent sessions not read: ${children.problem}` });
   if (!ripgrepDir) {
     run.notes.push({
       kind: "other",
@@ -438,46 +440,63 @@ async function readChildSessions(
   bin: string,
   cwd: string,
   env: Record<string, string>,
-  root: string | undefined,
-): Promise<OpenCodeChildSession[]> {
-  if (!root) return [];
-  const query = async <T>(sql: string): Promise<T[]> => {
-    const out = await execa(bin, ["db", sql, "--format", "json"], {
-      cwd,
-      env,
-      extendEnv: false,
-      reject: false,
-      timeout: 60_000,
-    });
-    try {
-      return JSON.parse(out.stdout) as T[];
-    } catch {
-      return [];
+  lines: readonly OpenCodeStreamLine[],
+): Promise<{ sessions: OpenCodeChildSession[]; problem?: string }> {
+  // Only a `task` call makes a subagent session: without one, no need to start the CLI again.
+  if (!lines.some((line) => line.part?.type === "tool" && line.part.tool === "task")) return { sessions: [] };
+  // One query (each `opencode db` is a CLI start-up): every non-root session with its assistant parts.
+  const sql =
+    "select s.id as sid, s.parent_id, s.agent, s.title, p.id, p.message_id, p.data from session s " +
+    "left join message m on m.session_id = s.id and json_extract(m.data, '$.role') = 'assistant' " +
+    "left join part p on p.message_id = m.id where s.parent_id is not null " +
+    "order by s.time_created, m.time_created, p.id";
+  const out = await execa(bin, ["db", sql, "--format", "json"], {
+    cwd,
+    env,
+    extendEnv: false,
+    reject: false,
+    timeout: 60_000,
+  });
+  let rows: {
+    sid: string;
+    parent_id: string;
+    agent: string | null;
+    title: string;
+    id: string | null;
+    message_id: string | null;
+    data: string | null;
+  }[];
+  try {
+    rows = JSON.parse(out.stdout);
+  } catch {
+    return {
+      sessions: [],
+      problem: `opencode db gave no JSON (exit ${out.exitCode}): ${String(out.stderr).slice(0, 300)}`,
+    };
+  }
+  const sessions = new Map<string, OpenCodeChildSession>();
+  for (const row of rows) {
+    let session = sessions.get(row.sid);
+    if (!session) {
+      session = {
+        id: row.sid,
+        parentId: row.parent_id,
+        ...(row.agent ? { agent: row.agent } : {}),
+        title: row.title,
+        parts: [],
+      };
+      sessions.set(row.sid, session);
     }
-  };
-  const sessions = await query<{ id: string; parent_id: string | null; title: string; agent: string | null }>(
-    "select id, parent_id, title, agent from session where parent_id is not null order by time_created",
-  );
-  if (sessions.length === 0) return [];
-  const parts = await query<{ id: string; message_id: string; session_id: string; data: string }>(
-    "select p.id, p.message_id, p.session_id, p.data from part p join message m on m.id = p.message_id " +
-      "where p.session_id in (select id from session where parent_id is not null) " +
-      "and json_extract(m.data, '$.role') = 'assistant' order by m.time_created, p.id",
-  );
-  return sessions.map((session) => ({
-    id: session.id,
-    parentId: session.parent_id as string,
-    ...(session.agent ? { agent: session.agent } : {}),
-    title: session.title,
-    parts: parts
-      .filter((part) => part.session_id === session.id)
-      .map((part) => ({
-        ...(JSON.parse(part.data) as OpenCodePart),
-        id: part.id,
-        messageID: part.message_id,
-        sessionID: part.session_id,
-      })),
-  }));
+    if (row.id && row.data) {
+      session.parts.push({
+        ...(JSON.parse(row.data) as OpenCodePart),
+        id: row.id,
+        ...(row.message_id ? { messageID: row.message_id } : {}),
+        sessionID: row.sid,
+      });
+    }
+  }
+  return { sessions: [...sessions.values()] };
 }
 
 function describeFailure(input: {

@@ -22,7 +22,7 @@ import { OPENCODE_REPLAY_REPLACE, runOpenCode, UnknownAgentError } from "../src/
 
 // The real `opencode` CLI (opencode-ai 1.18.33) against a scripted loopback Anthropic Messages API.
 // Runs take 5-25 s on a loaded machine; no assertion is on timing.
-const TIMEOUT = 180_000;
+const TIMEOUT = 300_000;
 const servers: ModelServer[] = [];
 const dirs: string[] = [];
 afterEach(async () => {
