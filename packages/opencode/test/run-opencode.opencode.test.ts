@@ -1,4 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Run, readCapturedEvents, type ToolCallEvent, type ToolResultEvent } from "@evals/core";
@@ -78,7 +86,10 @@ describe("runOpenCode on the real CLI", () => {
         baseUrl: server.url,
         agent: "helper",
         timeoutMs: 150_000,
+        keepSandbox: "always",
       });
+      const sandbox = result.sandbox_dir as string;
+      dirs.push(sandbox);
       expect(result.error).toBeUndefined();
       expect(result.exit_code).toBe(0);
       const main = server.interactions.map(
@@ -109,13 +120,15 @@ describe("runOpenCode on the real CLI", () => {
         is_error: false,
         result: "Found them.",
       });
-      // The background install failed at once (npm offline): nothing installed into the workspace.
+      // The background install failed at once (npm offline) instead of retrying: nothing was installed
+      // into the workspace, and OpenCode's log says the install failed.
       expect(readdirSync(join(cwd, ".opencode")).sort()).toEqual([".gitignore", "agent"]);
-      // Nothing left behind: the private dirs are gone.
-      expect(result.sandbox_dir).toBeUndefined();
-      expect(
-        readdirSync(tmpdir()).filter((name) => name.startsWith(`evals-opencode-${result.run_id}`)),
-      ).toEqual([]);
+      const logDir = join(sandbox, "data", "opencode", "log");
+      const log = readdirSync(logDir)
+        .map((file) => readFileSync(join(logDir, file), "utf8"))
+        .join("\n");
+      expect(log).toContain("background dependency install failed");
+      expect(log).toMatch(/only-if-cached|offline/);
     },
     TIMEOUT,
   );
@@ -208,6 +221,11 @@ describe("runOpenCode on the real CLI", () => {
       });
       expect(result.exit_code).toBe(0);
       expect(existsSync(join(cwd, "b.txt"))).toBe(true);
+      // Nothing left behind: the private dirs are gone.
+      expect(result.sandbox_dir).toBeUndefined();
+      expect(
+        readdirSync(tmpdir()).filter((name) => name.startsWith(`evals-opencode-${result.run_id}`)),
+      ).toEqual([]);
       const denied = result.run.events.find((event) => event.type === "permission_denied");
       expect(denied).toMatchObject({ tool_name: "Bash" });
       expect(result.run.events.at(-1)).toMatchObject({
