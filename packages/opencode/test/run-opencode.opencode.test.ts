@@ -4,6 +4,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
@@ -57,6 +58,20 @@ async function serve(script: Parameters<typeof scripted>[0]): Promise<ModelServe
   const server = await startModelServer({ source: scripted(script) });
   servers.push(server);
   return server;
+}
+
+/** Pids of the processes whose working directory is `dir` (Linux). */
+function processesIn(dir: string): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readlinkSync(`/proc/${pid}/cwd`) === dir;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 const calls = (run: Run) => run.events.filter((event): event is ToolCallEvent => event.type === "tool_call");
@@ -208,7 +223,7 @@ describe("runOpenCode on the real CLI", () => {
   it(
     'reports an auto-rejected "ask" permission as a denial',
     async () => {
-      const cwd = workspace();
+      const cwd = workspace({ "CLAUDE.md": "CLAUDE-MD-MARKER\n" });
       const server = await serve((request) =>
         countToolResults(request) === 0 ? reply(toolUse("bash", { command: "rm b.txt" })) : reply(text("ok")),
       );
@@ -221,6 +236,10 @@ describe("runOpenCode on the real CLI", () => {
       });
       expect(result.exit_code).toBe(0);
       expect(existsSync(join(cwd, "b.txt"))).toBe(true);
+      // Without AGENTS.md, the workspace's CLAUDE.md goes into OpenCode's system prompt.
+      expect(systemText(server.interactions[0]?.request.body as Parameters<typeof systemText>[0])).toContain(
+        "CLAUDE-MD-MARKER",
+      );
       // Nothing left behind: the private dirs are gone.
       expect(result.sandbox_dir).toBeUndefined();
       expect(
@@ -266,14 +285,15 @@ describe("runOpenCode on the real CLI", () => {
   );
 
   it(
-    "runs several prompts as turns of one session",
+    "runs several prompts as turns of one session, with CLAUDE.md kept out of the system prompt",
     async () => {
-      const cwd = workspace();
+      const cwd = workspace({ "CLAUDE.md": "CLAUDE-MD-MARKER\n" });
       const server = await serve((request) => reply(text(`echo: ${lastUserText(request)}`)));
       const result = await runOpenCode({
         prompt: ["first turn", "second turn"],
         cwd,
         baseUrl: server.url,
+        ignoreClaudeMd: true,
         timeoutMs: 150_000,
       });
       expect(result.error).toBeUndefined();
@@ -285,7 +305,36 @@ describe("runOpenCode on the real CLI", () => {
         event.type === "assistant_text" ? [event.text] : [],
       );
       expect(texts).toEqual(["echo: first turn", "echo: second turn"]);
+      expect(systemText(last)).not.toContain("CLAUDE-MD-MARKER");
       expect(result.run.events.filter((event) => event.type === "user_message")).toHaveLength(2);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "kills the whole process tree when the run times out",
+    async () => {
+      const cwd = workspace();
+      const server = await serve(() => reply(toolUse("bash", { command: "sleep 600" })));
+      // OpenCode and the shell it started work in the workspace: seen while the run goes on.
+      const seen = new Set<number>();
+      const poll = setInterval(() => {
+        for (const pid of processesIn(cwd)) seen.add(pid);
+      }, 300);
+      const result = await runOpenCode({
+        prompt: "wait",
+        cwd,
+        baseUrl: server.url,
+        timeoutMs: 25_000,
+        killGraceMs: 500,
+      });
+      clearInterval(poll);
+      expect(seen.size).toBeGreaterThan(1);
+      expect(result.timed_out).toBe(true);
+      expect(result.error).toMatch(/timed out after 25000 ms/);
+      expect(result.run.events.some((event) => event.type === "final_result")).toBe(false);
+      // No process of the run is left: none works in its folder.
+      expect(processesIn(cwd)).toEqual([]);
     },
     TIMEOUT,
   );
