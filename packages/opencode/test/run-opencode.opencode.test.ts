@@ -17,7 +17,7 @@ import {
   firstUserText,
   lastUserText,
   type ModelServer,
-  recordingFromInteractions,
+  recording,
   replaying,
   reply,
   scripted,
@@ -348,17 +348,22 @@ describe("runOpenCode on the real CLI", () => {
           ? reply(text("Reading."), toolUse("read", { filePath: "a.txt" }))
           : reply(text("It says alpha.")),
       );
+      // Recorded through @evals/vcr's recording proxy, in front of the scripted model, to a file.
+      const file = join(first, "..", `${first.split("/").pop()}.recording.json`);
+      dirs.push(file);
+      const recorder = await startModelServer({ source: recording({ upstream: live.url, file }) });
       const recorded = await runOpenCode({
         prompt: "read a.txt",
         cwd: first,
-        baseUrl: live.url,
+        baseUrl: recorder.url,
         timeoutMs: 150_000,
       });
+      await recorder.close();
       expect(recorded.error).toBeUndefined();
-      const recording = recordingFromInteractions(live.interactions);
+      expect(existsSync(file)).toBe(true);
       const second = workspace();
       const cwdPattern: [RegExp, string] = [/\/tmp\/oc-work-[A-Za-z0-9]+/g, "<cwd>"];
-      const replay = replaying(recording, { replace: [...OPENCODE_REPLAY_REPLACE, cwdPattern] });
+      const replay = replaying(file, { replace: [...OPENCODE_REPLAY_REPLACE, cwdPattern] });
       const server = await startModelServer({ source: replay });
       servers.push(server);
       const replayed = await runOpenCode({
@@ -368,6 +373,7 @@ describe("runOpenCode on the real CLI", () => {
         timeoutMs: 150_000,
       });
       expect(replay.divergences).toEqual([]);
+      expect(replay.unplayed()).toEqual([]);
       expect(replayed.error).toBeUndefined();
       const summary = (run: Run) => calls(run).map((call) => call.name);
       expect(summary(replayed.run)).toEqual(["Read"]);
