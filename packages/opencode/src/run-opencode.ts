@@ -111,6 +111,19 @@ export class UnknownAgentError extends Error {
 }
 
 const DEFAULT_TIMEOUT_MS = 300_000;
+
+/**
+ * Files OpenCode writes into `<cwd>/.opencode/` when that folder exists: a .gitignore, and what its
+ * background install of @opencode-ai/plugin leaves when npm can reach a registry. Those the run
+ * created are deleted afterwards.
+ */
+const OPENCODE_WORKSPACE_ARTIFACTS = [
+  ".gitignore",
+  "package.json",
+  "package-lock.json",
+  "bun.lock",
+  "node_modules",
+];
 const DEFAULT_MODEL = "anthropic/claude-sonnet-4-5";
 
 /**
@@ -175,6 +188,9 @@ export async function runOpenCode(options: RunOpenCodeOptions): Promise<RunOpenC
   const redactor = createRedactor({ env });
   const guard = guardUntilExit({ id: marker, marker, group: true, remove: [sandbox] });
 
+  const workspaceArtifacts = OPENCODE_WORKSPACE_ARTIFACTS.map((name) => join(cwd, ".opencode", name)).filter(
+    (path) => !existsSync(path),
+  );
   const lines: OpenCodeStreamLine[] = [];
   const streamFile: string[] = [];
   let stop: RunnerStop | undefined;
@@ -271,6 +287,8 @@ export async function runOpenCode(options: RunOpenCodeOptions): Promise<RunOpenC
   }
 
   const children = await readChildSessions(bin, cwd, env, lines);
+  // What OpenCode itself wrote into the workspace's .opencode/ (it does when that folder exists) goes.
+  for (const path of workspaceArtifacts) rmSync(path, { recursive: true, force: true });
   guard.release();
   const plainStderr = stderr.replace(/\u001b\[[0-9;]*m/g, "").trim();
   const run: Run = buildOpenCodeRun({
