@@ -267,6 +267,25 @@ describe("runOpenCode on the real CLI", () => {
   });
 
   it(
+    "reports it when OpenCode falls back from an agent the run named (here: disabled in the config)",
+    async () => {
+      const cwd = workspace();
+      const server = await serve(() => reply(text("hello")));
+      const result = await runOpenCode({
+        prompt: "hi",
+        cwd,
+        baseUrl: server.url,
+        agent: "plan",
+        config: { agent: { plan: { disable: true } } },
+        timeoutMs: 150_000,
+      });
+      expect(result.exit_code).toBe(0);
+      expect(result.error).toMatch(/did not know the agent "plan"/);
+    },
+    TIMEOUT,
+  );
+
+  it(
     "stops a run whose model answers 500 (OpenCode would retry it for ~76 s) as an API error",
     async () => {
       const cwd = workspace();
