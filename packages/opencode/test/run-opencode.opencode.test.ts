@@ -11,6 +11,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Run, readCapturedEvents, type ToolCallEvent, type ToolResultEvent } from "@evals/core";
+import { runOutcome } from "@evals/evaluators";
 import {
   apiError,
   countToolResults,
@@ -145,6 +146,8 @@ describe("runOpenCode on the real CLI", () => {
         .join("\n");
       expect(log).toContain("background dependency install failed");
       expect(log).toMatch(/only-if-cached|offline/);
+      // The evaluators that judge Claude Code runs judge this one the same way.
+      expect(runOutcome(result).kind).toBe("success");
     },
     TIMEOUT,
   );
@@ -211,6 +214,10 @@ describe("runOpenCode on the real CLI", () => {
       });
       expect(result.timed_out).toBe(false);
       expect(result.error).toMatch(/maximum of 2 steps/);
+      expect(runOutcome(result)).toMatchObject({
+        kind: "max_turns",
+        reason: "the agent stopped at the maximum of 2 turns",
+      });
       expect(calls(result.run).filter((call) => call.agent === "main")).toHaveLength(2);
       expect(result.run.events.at(-1)).toMatchObject({
         type: "final_result",
@@ -293,6 +300,7 @@ describe("runOpenCode on the real CLI", () => {
       const result = await runOpenCode({ prompt: "hi", cwd, baseUrl: server.url, timeoutMs: 120_000 });
       expect(result.timed_out).toBe(false);
       expect(result.error).toMatch(/retrying a failed model call/);
+      expect(runOutcome(result).kind).toBe("api_error");
       expect(server.interactions.length).toBeGreaterThanOrEqual(1);
       expect(server.interactions.every((interaction) => interaction.response?.status === 500)).toBe(true);
       expect(result.run.events.at(-1)).toMatchObject({
@@ -352,6 +360,7 @@ describe("runOpenCode on the real CLI", () => {
       expect(seen.size).toBeGreaterThan(1);
       expect(result.timed_out).toBe(true);
       expect(result.error).toMatch(/timed out after 25000 ms/);
+      expect(runOutcome(result).kind).toBe("timeout");
       expect(result.run.events.some((event) => event.type === "final_result")).toBe(false);
       // No process of the run is left: none works in its folder.
       expect(processesIn(cwd)).toEqual([]);
