@@ -59,6 +59,7 @@ describe("the packed packages", () => {
       "@evals/harness",
       "@evals/hooks",
       "@evals/logging",
+      "@evals/opencode",
       "@evals/vcr",
       "@evals/worktree",
     ]);

@@ -15,7 +15,7 @@ export * from "./hook-input.js";
 export * from "./json-schemas.js";
 export * from "./jsonl-appender.js";
 export * from "./jsonl-reader.js";
-export * from "./opencode/tool-names.js";
+export * from "./opencode/vocabulary.js";
 export * from "./redact.js";
 export * from "./run.js";
 export * from "./run-builder.js";

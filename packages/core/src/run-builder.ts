@@ -16,7 +16,18 @@ export class RunBuilder {
   readonly events: RunEventInput[] = [];
   readonly notes: RunNote[] = [];
   private readonly agents = new Map<string, AgentInfo>([[MAIN_AGENT, { id: MAIN_AGENT, type: "main" }]]);
-  meta: Pick<Run, "id" | "session_id" | "cwd" | "model" | "claude_version" | "tools" | "instructions"> = {};
+  meta: Pick<
+    Run,
+    | "id"
+    | "session_id"
+    | "cwd"
+    | "model"
+    | "claude_version"
+    | "agent"
+    | "agent_version"
+    | "tools"
+    | "instructions"
+  > = {};
 
   constructor(readonly sources: RunSource[]) {}
 

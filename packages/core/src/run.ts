@@ -50,6 +50,16 @@ export const ToolCallEventSchema = z.object({
   id: z.string(),
   /** The tool name as the source said it (`Task` or `Agent`: compare with `sameTool`). */
   name: z.string(),
+  /**
+   * The agent's own name for the tool when `name` was mapped to the shared vocabulary (OpenCode's
+   * `bash` is `Bash`, with `original_name: "bash"`); absent when the agent used the name itself.
+   */
+  original_name: z.string().optional(),
+  /**
+   * The input as the agent sent it, when `input` was mapped to the shared shapes (OpenCode's
+   * `filePath` is `file_path`); absent when `input` is the agent's own.
+   */
+  original_input: z.record(z.string(), z.unknown()).optional(),
   input: z.record(z.string(), z.unknown()),
   /**
    * The model message id: calls made together in one model message (parallel calls) share it. The
@@ -179,6 +189,10 @@ export const RunSchema = z.object({
   cwd: z.string().optional(),
   model: z.string().optional(),
   claude_version: z.string().optional(),
+  /** The agent CLI that ran: "claude-code" (also when absent) or "opencode". */
+  agent: z.string().optional(),
+  /** That CLI's version, for agents other than Claude Code (whose version is `claude_version`). */
+  agent_version: z.string().optional(),
   /** The tools the agent was offered (the stream's `system/init` line), when known. */
   tools: z.array(z.string()).optional(),
   /**

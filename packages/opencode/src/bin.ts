@@ -1,0 +1,82 @@
+import { accessSync, constants, existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { delimiter, dirname, join, resolve } from "node:path";
+
+/** The OpenCode version this package was built and tested against. */
+export const SUPPORTED_OPENCODE_VERSION = "1.18.33";
+
+/** Thrown when no `opencode` executable can be found; the message lists where it looked. */
+export class OpenCodeNotFoundError extends Error {
+  override readonly name = "OpenCodeNotFoundError";
+  constructor(readonly searched: string[]) {
+    super(
+      `OpenCode CLI not found. Looked in:\n${searched.map((place) => `  - ${place}`).join("\n")}\n` +
+        `Install it next to your tests with \`npm install -D opencode-ai@${SUPPORTED_OPENCODE_VERSION}\` (allow ` +
+        "its install script: it links the platform binary), or point EVALS_OPENCODE_BIN (or the `opencodeBin` " +
+        "option) at an `opencode` executable.",
+    );
+  }
+}
+
+/**
+ * Finds `opencode`: the `opencodeBin` option, then EVALS_OPENCODE_BIN, then node_modules/.bin/opencode
+ * in `from` (default process.cwd()) and each parent, then PATH.
+ */
+export function findOpenCode(
+  options: { opencodeBin?: string; from?: string; env?: NodeJS.ProcessEnv } = {},
+): string {
+  const env = options.env ?? process.env;
+  const explicit = options.opencodeBin ?? env.EVALS_OPENCODE_BIN;
+  if (explicit) {
+    const bin = resolve(explicit);
+    if (isExecutable(bin)) return bin;
+    throw new OpenCodeNotFoundError([
+      `${options.opencodeBin ? "opencodeBin option" : "EVALS_OPENCODE_BIN"}: ${bin}`,
+    ]);
+  }
+  const searched: string[] = [];
+  let dir = resolve(options.from ?? process.cwd());
+  for (;;) {
+    const candidate = join(dir, "node_modules", ".bin", "opencode");
+    searched.push(candidate);
+    if (isExecutable(candidate)) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  for (const entry of (env.PATH ?? "").split(delimiter).filter(Boolean)) {
+    const candidate = join(entry, "opencode");
+    if (isExecutable(candidate)) return candidate;
+  }
+  searched.push("PATH");
+  throw new OpenCodeNotFoundError(searched);
+}
+
+/**
+ * The folder holding an `rg` executable for OpenCode's glob and grep tools: @vscode/ripgrep's (its
+ * per-platform package ships the binary in its tarball; nothing is downloaded), else the first `rg`
+ * on PATH. Undefined when there is none: glob and grep then fail with "ripgrep execution failed"
+ * (OpenCode would try to download ripgrep, which offline cannot work).
+ */
+export function findRipgrepDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  try {
+    const require = createRequire(import.meta.url);
+    const { rgPath } = require("@vscode/ripgrep") as { rgPath: string };
+    if (rgPath && existsSync(rgPath) && isExecutable(rgPath)) return dirname(rgPath);
+  } catch {
+    // Not installed (it is an optional platform package): try PATH.
+  }
+  for (const entry of (env.PATH ?? "").split(delimiter).filter(Boolean)) {
+    if (isExecutable(join(entry, "rg"))) return entry;
+  }
+  return undefined;
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
