@@ -1,4 +1,4 @@
 import { defineConfig } from "tsup";
-import { packageBuild } from "../../tsup.shared";
+import { packageBuild, packageBuilds } from "../../tsup.shared";
 
-export default defineConfig(packageBuild({ esmOnly: true }));
+export default defineConfig(packageBuilds([packageBuild({ esmOnly: true })]));

@@ -17,7 +17,7 @@ const temp = mkdtempSync(join(tmpdir(), "evals-grade-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 /** `evals grade ...args` (the first argument is "grade"). */
-function grade(command: "grade", ...args: string[]) {
+function grade(_command: "grade", ...args: string[]) {
   return runGradeCommand(args);
 }
 

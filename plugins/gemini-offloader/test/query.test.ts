@@ -89,7 +89,9 @@ describe("query: arguments", () => {
       expect(usage, script).not.toMatch(/undefined|NaN|\[object /);
     }
     const query = await runScript("query", ["--help"], { env: gemini.env(base), cwd: project });
-    expect(expectShape(UsageResultSchema, query.json).usage).toContain("(default 90 s, or GEMINI_OFFLOADER_TIMEOUT)");
+    expect(expectShape(UsageResultSchema, query.json).usage).toContain(
+      "(default 90 s, or GEMINI_OFFLOADER_TIMEOUT)",
+    );
   });
 });
 
