@@ -20,8 +20,8 @@ export function packageTests(
   return defineConfig({
     test: {
       include: options.include ?? ["src/**/*.test.ts", "test/**/*.test.ts"],
-      testTimeout: options.testTimeout ?? 30_000,
-      hookTimeout: options.testTimeout ?? 30_000,
+      testTimeout: options.testTimeout ?? 60_000,
+      hookTimeout: options.testTimeout ?? 60_000,
       pool: "forks",
       ...(options.maxWorkers ? { maxWorkers: options.maxWorkers } : {}),
       ...(options.external ? { server: { deps: { external: options.external } } } : {}),

@@ -1,3 +1,3 @@
 import { packageTests } from "../../vitest.shared";
 
-export default packageTests({ testTimeout: 60_000 });
+export default packageTests({ testTimeout: 120_000 });
