@@ -56,7 +56,7 @@ describe("the evals binary", () => {
     const help = evals(["--help"]);
     expect(help).toMatchObject({ code: 0, stderr: "" });
     expect(help.stdout).toMatch(/^Usage: evals <command>/);
-    for (const name of ["grade", "validate", "report", "help"])
+    for (const name of ["run", "record", "grade", "validate", "report", "migrate", "help"])
       expect(help.stdout).toMatch(new RegExp(`\\n  ${name} +\\S`));
     expect(help.stdout).toContain("Exit codes: 0 passed, 1 failed, 2 bad input or usage, 3 internal error");
     expect(evals(["help"]).stdout).toBe(help.stdout);
@@ -69,7 +69,7 @@ describe("the evals binary", () => {
     expect(evals(["help", "frobnicate"]).code).toBe(2);
   });
 
-  it.each(["grade", "validate", "report"])(
+  it.each(["run", "record", "grade", "validate", "report", "migrate"])(
     "%s --help (and evals help <command>) prints its usage and exit codes",
     (name) => {
       const help = evals([name, "--help"]);

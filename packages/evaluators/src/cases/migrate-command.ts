@@ -31,8 +31,8 @@ Options:
   --include-archive    convert the _archive/ copies too
   -h, --help           this help
 
-Exit code: 0 when every case was converted or skipped on purpose, 1 when some could not be converted
-or written, 2 on bad arguments.`;
+Exit codes: 0 every case was converted or skipped on purpose, 1 some could not be converted or
+written, 2 bad arguments or an unreadable folder, 3 internal error (a bug in evals: one line).`;
 
 interface MigrateArguments {
   source?: string;

@@ -3,6 +3,7 @@ import { internalErrorMessage } from "@evals/evaluators";
 import type { Command, CommandIo } from "./command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { grade } from "./grade-command.js";
+import { migrate } from "./migrate-command.js";
 import { report } from "./report-command.js";
 import { recordSubcommand, runSubcommand } from "./run-command.js";
 import { validate } from "./validate-command.js";
@@ -11,7 +12,7 @@ import { validate } from "./validate-command.js";
  * The `evals` subcommands, in help order. A command is one entry: its name, one line of help, and
  * `run(args, io) => exit code`.
  */
-export const COMMANDS: readonly Command[] = [runSubcommand, recordSubcommand, grade, validate, report];
+export const COMMANDS: readonly Command[] = [runSubcommand, recordSubcommand, grade, validate, report, migrate];
 
 /** `evals --help`. */
 export function evalsUsage(commands: readonly Command[] = COMMANDS): string {
