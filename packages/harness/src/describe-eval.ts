@@ -53,6 +53,11 @@ export interface DescribeEvalOptions<Case> {
     | Scorer<NoInfer<Case>>
     | Scorer<NoInfer<Case>>[]
     | Promise<Scorer<NoInfer<Case>> | Scorer<NoInfer<Case>>[]>;
+  /**
+   * Whether this suite runs its `judge` (e.g. @evals/judge's rubricJudge, whose verdicts replay
+   * offline): true turns it on, false off, whatever EVAL_LLM_JUDGE says; default: EVAL_LLM_JUDGE=1.
+   */
+  judgeEnabled?: boolean;
   /** Run every trial in its own git worktree (true: of the current repository at HEAD). */
   worktree?: boolean | WorktreeOption;
   /**
@@ -101,7 +106,7 @@ export function defineEvalSuite<Case>(
   const concurrency = options.concurrency ?? 1;
   const schedule = createLimiter(concurrency);
   const trials = options.trials ?? 1;
-  const judgeOn = process.env.EVAL_LLM_JUDGE === "1";
+  const judgeOn = options.judgeEnabled ?? process.env.EVAL_LLM_JUDGE === "1";
   let judges: Promise<Scorer<Case>[]> | undefined;
   const judgeScorers = () => {
     judges ??= (async () => {

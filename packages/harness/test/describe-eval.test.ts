@@ -56,6 +56,8 @@ describe("describeEval under vitest", () => {
       "concurrent > c",
       "the concurrent suite ran two trials at a time, never more",
       "judged > list",
+      "judged by the suite > list",
+      "never judged > list",
       "the judge module is loaded only with EVAL_LLM_JUDGE=1",
       "needs claude > anything",
     ]);
@@ -96,6 +98,11 @@ describe("describeEval under vitest", () => {
     expect(tests.get("the judge module is loaded only with EVAL_LLM_JUDGE=1")!.state).toBe("passed");
     const judged = EvalTestMetaSchema.parse(tests.get("judged > list")!.meta).evalCase;
     expect(judged.scores.map((score) => score.scorer)).toEqual(["outcome", "first-tool"]);
+    // A suite can turn its judge on (or off) itself.
+    const scorersOf = (name: string) =>
+      EvalTestMetaSchema.parse(tests.get(name)!.meta).evalCase.scores.map((score) => score.scorer);
+    expect(scorersOf("judged by the suite > list")).toEqual(["outcome", "first-tool", "suite-judge"]);
+    expect(scorersOf("never judged > list")).toEqual(["outcome", "first-tool"]);
     // Without a working claude, a suite that needs one skips its cases.
     expect(tests.get("needs claude > anything")!.state).toBe("skipped");
   });
@@ -109,5 +116,8 @@ describe("describeEval under vitest", () => {
       ["first-tool", 1],
       ["llm-judge", 0.9],
     ]);
+    // judgeEnabled: false keeps a suite's judge off even then.
+    const never = EvalTestMetaSchema.parse(tests.get("never judged > list")!.meta).evalCase;
+    expect(never.scores.map((score) => score.scorer)).toEqual(["outcome", "first-tool"]);
   });
 });

@@ -69,6 +69,26 @@ describeEval("judged", {
   judge: async () => (await import("./judge.fixture.js")).judge,
 });
 
+// A suite that decides for itself: judged always, or never, whatever EVAL_LLM_JUDGE says.
+const suiteJudge: Scorer = {
+  name: "suite-judge",
+  score: () => evaluatorResult({ evaluator: "suite-judge", passed: true, score: 0.8 }),
+};
+describeEval("judged by the suite", {
+  data: [{ input: "list", expected: "Bash" }],
+  task: () => run,
+  scorers: [firstTool],
+  judge: () => suiteJudge,
+  judgeEnabled: true,
+});
+describeEval("never judged", {
+  data: [{ input: "list", expected: "Bash" }],
+  task: () => run,
+  scorers: [firstTool],
+  judge: () => suiteJudge,
+  judgeEnabled: false,
+});
+
 test("the judge module is loaded only with EVAL_LLM_JUDGE=1", () => {
   expect((globalThis as { judgeLoaded?: boolean }).judgeLoaded === true).toBe(process.env.EVAL_LLM_JUDGE === "1");
 });
