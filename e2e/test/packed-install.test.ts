@@ -58,6 +58,7 @@ describe("the packed packages", () => {
       "@evals/evaluators",
       "@evals/harness",
       "@evals/hooks",
+      "@evals/judge",
       "@evals/logging",
       "@evals/opencode",
       "@evals/vcr",

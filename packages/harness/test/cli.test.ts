@@ -136,13 +136,13 @@ describe("evals validate", () => {
   });
 
   it("finds a case id used in two files, warns about unknown tools, and exits 2 for a missing file", () => {
-    const one = write(join(temp, "dup", "one.yaml"), "id: same\nbehavior:\n  mustUseTools: [bash]\n");
+    const one = write(join(temp, "dup", "one.yaml"), "id: same\nbehavior:\n  mustUseTools: [Raed]\n");
     const two = write(join(temp, "dup", "two.json"), JSON.stringify({ id: "same" }));
     const result = evals(["validate", one, two]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`${two} (field id): case id "same" is also used in ${one}`);
     expect(result.stderr).toMatch(
-      /warning: .*one\.yaml:3:\d+ \(field behavior\.mustUseTools\.0\): unknown tool "bash"/,
+      /warning: .*one\.yaml:3:\d+ \(field behavior\.mustUseTools\.0\): unknown tool "Raed"/,
     );
     const noFixture = write(
       join(temp, "fixture", "case.yaml"),

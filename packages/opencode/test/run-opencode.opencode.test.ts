@@ -188,7 +188,7 @@ describe("runOpenCode on the real CLI", () => {
       });
       expect(seen).toEqual(
         expect.arrayContaining([
-          "PreToolUse:Task:main",
+          "PreToolUse:Agent:main",
           "PreToolUse:Bash:child",
           "PostToolUse:Bash:child",
           "PostToolUse:Task:main",
@@ -353,13 +353,14 @@ describe("runOpenCode on the real CLI", () => {
         prompt: "wait",
         cwd,
         baseUrl: server.url,
-        timeoutMs: 25_000,
+        // Long enough for OpenCode to start the shell on a loaded machine.
+        timeoutMs: 45_000,
         killGraceMs: 500,
       });
       clearInterval(poll);
       expect(seen.size).toBeGreaterThan(1);
       expect(result.timed_out).toBe(true);
-      expect(result.error).toMatch(/timed out after 25000 ms/);
+      expect(result.error).toMatch(/timed out after 45000 ms/);
       expect(runOutcome(result).kind).toBe("timeout");
       expect(result.run.events.some((event) => event.type === "final_result")).toBe(false);
       // No process of the run is left: none works in its folder.
