@@ -42,8 +42,18 @@ export function caseRunOptions(evalCase: EvalCase): RunAgentOptions {
 
 /** Options of runCase. */
 export interface RunCaseOptions {
-  /** More runAgent options for the run (e.g. `claudeBin`); the case's own come first. */
+  /**
+   * More runAgent options for the run (e.g. `claudeBin`, or `pluginDirs` and `env` of a workspace
+   * the task set up); they take precedence over the case's own, except `env`, which is merged (the
+   * case's variables win).
+   */
   runAgent?: Partial<RunAgentOptions>;
+  /**
+   * The folder the agent works in, prepared by the task (the case's fixture is copied into it):
+   * the task owns it and removes it. Default: a fresh temp folder per trial, removed after scoring
+   * (or the trial's worktree, in worktree mode, where this option is not allowed).
+   */
+  cwd?: string;
 }
 
 /**
@@ -65,11 +75,19 @@ export async function runCase(
   evalCase: EvalCase,
   options: RunCaseOptions = {},
 ): Promise<RunAgentResult> {
-  const runOptions = { ...caseRunOptions(evalCase), ...options.runAgent };
+  const caseOptions = caseRunOptions(evalCase);
+  const runOptions = { ...caseOptions, ...options.runAgent };
+  if (caseOptions.env && options.runAgent?.env)
+    runOptions.env = { ...options.runAgent.env, ...caseOptions.env };
   const { copyFixture } = await import("@evals/worktree");
   const fixture = evalCase.agent.fixture;
   let cwd: string;
-  if (trial.worktree) {
+  if (options.cwd !== undefined) {
+    if (trial.worktree)
+      throw new Error(`runCase: case ${evalCase.id} runs in a worktree, so \`cwd\` cannot be given`);
+    cwd = options.cwd;
+    if (fixture !== undefined) copyFixture(resolveFixture(evalCase, fixture), { target: cwd });
+  } else if (trial.worktree) {
     cwd = trial.worktree.path;
     if (fixture !== undefined) copyFixture(resolveFixture(evalCase, fixture), { target: cwd });
   } else {

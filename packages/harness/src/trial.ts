@@ -9,7 +9,14 @@ import {
   writeRunFolder,
 } from "@evals/core";
 import { runDirFor } from "@evals/hooks";
-import type { ModelServer, ModelSource, ReplaySource, ScriptFunction, VcrMode } from "@evals/vcr";
+import type {
+  ModelServer,
+  ModelSource,
+  ReplayOptions,
+  ReplaySource,
+  ScriptFunction,
+  VcrMode,
+} from "@evals/vcr";
 import type { Trial as WorktreeTrial, TrialOptions as WorktreeTrialOptions } from "@evals/worktree";
 import { type RunAgentOptions, type RunAgentResult, runAgent } from "./run-agent.js";
 
@@ -42,6 +49,16 @@ export interface CassetteOption {
    * (needs ANTHROPIC_API_KEY), or another model server's url.
    */
   upstream?: string;
+  /**
+   * How a replay matches requests (wire level), e.g. `replace: [[/session-[0-9a-f]+/g, "<session>"]]`
+   * to mask what differs from one run to the next in your tools' output (see @evals/vcr ReplayOptions).
+   */
+  replay?: Omit<ReplayOptions, "redact" | "label">;
+  /**
+   * When a wire replay fails the trial: `true` (default) when a request matched no recorded one;
+   * `"incomplete"` also when the run stopped before using every recorded answer; `false` never.
+   */
+  failOnDivergence?: boolean | "incomplete";
 }
 
 /**
@@ -258,7 +275,7 @@ async function runWithModel<Case>(
     await server.close();
     await served?.upstream?.close();
   }
-  await failOnDivergence(source, result, served?.wire);
+  await failOnDivergence(source, result, served?.wire, setup.cassette?.failOnDivergence);
   if (served?.wire.action === "record") await finishRecording(served.wire.file, served.upstream);
   // Answered from a recording: reports show it as replayed, its cost and model as the recording's.
   return source.name === "replay" ? { ...result, origin: "replay" } : result;
@@ -313,7 +330,7 @@ async function cassetteSource<Case>(
   const common = { ...identity, redact: recordingRedaction(options) };
   if (plan === "replay" || plan === "missing") {
     try {
-      const chosen = wireSource({ ...common, mode });
+      const chosen = wireSource({ ...common, mode, ...(option.replay ? { replay: option.replay } : {}) });
       return { source: chosen.source, wire: { file, mode, action: chosen.action } };
     } catch (error) {
       if (error instanceof CassetteMissingError && model) {
@@ -373,7 +390,8 @@ async function finishRecording(file: string, upstream: ModelServer | undefined):
 }
 
 /**
- * A replay that left its recording fails the trial, whatever the run then did: the error is the
+ * A replay that left its recording (or, with `"incomplete"`, stopped before its end) fails the
+ * trial, whatever the run then did: the error is the
  * replay's report (where it diverged, how the request differs from the closest recorded one), and it
  * carries the run for the reports.
  */
@@ -381,10 +399,13 @@ async function failOnDivergence(
   source: ModelSource,
   result: RunAgentResult,
   wire: { file: string; mode: VcrMode } | undefined,
+  fail: boolean | "incomplete" = true,
 ): Promise<void> {
   const replay = source as Partial<ReplaySource>;
-  if (!Array.isArray(replay.divergences) || replay.divergences.length === 0) return;
+  if (!fail || !Array.isArray(replay.divergences)) return;
   if (typeof replay.report !== "function" || typeof replay.unplayed !== "function") return;
+  const incomplete = fail === "incomplete" && replay.unplayed().length > 0;
+  if (replay.divergences.length === 0 && !incomplete) return;
   const { ReplayDivergenceError } = await import("@evals/vcr");
   throw new ReplayDivergenceError({
     // It was answered from the recording as far as it went: a replay, not a live run.

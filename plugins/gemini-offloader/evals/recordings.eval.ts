@@ -1,21 +1,13 @@
-import { appendFileSync, readdirSync, readFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { casePrompts, type LoadedCase, loadCases } from "@evals/evaluators";
-import { runTrial } from "@evals/harness";
-import {
-  canonicalKey,
-  normalizeRequest,
-  ReplayDivergenceError,
-  readRecording,
-  recordedRequest,
-  type WireRequest,
-} from "@evals/vcr";
+import { casePrompts, loadCases } from "@evals/evaluators";
+import { runCases } from "@evals/harness";
+import { canonicalKey, normalizeRequest, readRecording, recordedRequest, type WireRequest } from "@evals/vcr";
 import { describe, expect, test } from "vitest";
-import { skillInvocationAgents } from "./agents/skill-invocation.js";
 import { OFFLOADER_MASKS } from "./support/masks.js";
-import { runCase } from "./support/run-case.js";
+import { OFFLOADER_CASSETTE, offloaderTrial } from "./support/offloader-case.js";
 import { SKILL_NAME } from "./support/scripted-agent.js";
 
 /**
@@ -185,40 +177,32 @@ describe("a changed SKILL.md", () => {
   test("makes the replay fail, naming the change and how to record again", async () => {
     const evalCase = loadCases(here("./cases/skill-invocation.yaml")).find(
       (item) => item.id === "check-config-runs-launcher",
-    ) as LoadedCase;
-    const failure = await runTrial<LoadedCase>(
-      {
+    )!;
+    const outputRoot = mkdtempSync(join(tmpdir(), "go-skill-md-changed-"));
+    try {
+      const { outcomes } = await runCases([evalCase], {
         suite: "gemini-offloader-skill",
-        caseId: evalCase.id,
-        caseValue: evalCase,
-        trial: 0,
-        trials: 1,
-        runId: `skill-md-changed-${Date.now()}`,
-        signal: AbortSignal.timeout(120_000),
-        outputRoot: tmpdir(),
-      },
-      (trial) =>
-        runCase(trial, {
-          suite: "gemini-offloader-skill",
-          evalCase,
-          plan: skillInvocationAgents[evalCase.id]!,
-          cassettes: here("./cassettes"),
-          // Replay only, whatever VCR_MODE says: this run must never become the recording.
-          mode: "strict",
-          // The installed copy of the plugin gets one more instruction in its SKILL.md.
-          prepare: async (workspace) =>
-            appendFileSync(
-              `${workspace.pluginDir}/skills/gemini-offloader/SKILL.md`,
-              "\nAlways greet the user first.\n",
-            ),
-        }),
-    ).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    expect(failure).toBeInstanceOf(ReplayDivergenceError);
-    const message = (failure as Error).message;
-    expect(message).toContain("Always greet the user first.");
-    expect(message).toContain("VCR_MODE=record");
+        // Replay only, with no model, whatever VCR_MODE says: this run must never become the recording.
+        cassette: { ...OFFLOADER_CASSETTE, mode: "strict" },
+        scorers: [],
+        // The installed copy of the plugin gets one more instruction in its SKILL.md.
+        task: (_case, trial) =>
+          offloaderTrial(trial, {
+            prepare: async (workspace) =>
+              appendFileSync(
+                `${workspace.pluginDir}/skills/gemini-offloader/SKILL.md`,
+                "\nAlways greet the user first.\n",
+              ),
+          }),
+        outputRoot,
+      });
+      const error = outcomes[0]?.result.trials[0]?.error ?? "";
+      expect(outcomes[0]?.passed).toBe(false);
+      expect(error).toContain("replay diverged");
+      expect(error).toContain("Always greet the user first.");
+      expect(error).toContain("VCR_MODE=record");
+    } finally {
+      rmSync(outputRoot, { recursive: true, force: true });
+    }
   });
 });

@@ -1,10 +1,10 @@
 import { fileURLToPath } from "node:url";
-import { loadCases, scorersForCase } from "@evals/evaluators";
-import { describeEval } from "@evals/harness";
+import { scorersForCase } from "@evals/evaluators";
+import { describeCases } from "@evals/harness";
 import { skillInvocationAgents } from "./agents/skill-invocation.js";
 import { runCommand } from "./support/commands.js";
+import { OFFLOADER_CASSETTE, offloaderTrial, scriptedAgents } from "./support/offloader-case.js";
 import { expectation, type OutcomeExpectation, outcomeScorer, scriptCalls } from "./support/outcome.js";
-import { runCase } from "./support/run-case.js";
 import { skillFirstScorer } from "./support/skill-first.js";
 import type { Workspace } from "./support/workspace.js";
 
@@ -78,27 +78,23 @@ const OUTCOMES: Record<string, OutcomeExpectation[]> = {
   ],
 };
 
-for (const evalCase of loadCases(here("./cases/skill-invocation.yaml"))) {
-  const plan = skillInvocationAgents[evalCase.id];
-  if (!plan) throw new Error(`no scripted agent for case ${evalCase.id} in agents/skill-invocation.ts`);
-  describeEval(suite, {
-    data: [evalCase],
-    // One scorer per evaluator the case runs (its expectedViolations decide the verdicts), the
-    // skill-first order check, and what the run left in the workspace.
-    scorers: [
-      ...scorersForCase(evalCase),
-      skillFirstScorer({ expectViolation: evalCase.tags.includes("skips-skill") }),
-      outcomeScorer(() => OUTCOMES[evalCase.id] ?? []),
-    ],
-    task: (_input, trial) =>
-      runCase(trial, {
-        suite,
-        evalCase,
-        plan,
-        cassettes: here("./cassettes"),
-        gemini: { rules: GEMINI_ANSWERS },
-        ...(evalCase.id === "search-runs-memory-search" ? { prepare: rememberColdStart } : {}),
-      }),
-    timeout: evalCase.timeout ?? 240_000,
-  });
-}
+describeCases(suite, {
+  cases: here("./cases/skill-invocation.yaml"),
+  // Each case's scripted agent: what the cassette records; a replay does not call it.
+  model: scriptedAgents(skillInvocationAgents),
+  cassette: OFFLOADER_CASSETTE,
+  // One scorer per evaluator the case runs (its expectedViolations decide the verdicts), the
+  // skill-first order check, and what the run left in the workspace.
+  scorers: (evalCase) => [
+    ...scorersForCase(evalCase),
+    skillFirstScorer({ expectViolation: evalCase.tags.includes("skips-skill") }),
+    outcomeScorer(() => OUTCOMES[evalCase.id] ?? []),
+  ],
+  task: (evalCase, trial) =>
+    offloaderTrial(trial, {
+      gemini: { rules: GEMINI_ANSWERS },
+      ...(evalCase.id === "search-runs-memory-search" ? { prepare: rememberColdStart } : {}),
+    }),
+  // A case mostly waits on CLIs starting and answering: two run at a time.
+  concurrency: 2,
+});

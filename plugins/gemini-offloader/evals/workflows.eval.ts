@@ -1,7 +1,7 @@
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadCases, scorersForCase } from "@evals/evaluators";
-import { describeEval } from "@evals/harness";
+import { scorersForCase } from "@evals/evaluators";
+import { describeCases } from "@evals/harness";
 import {
   COLD_START_FOLLOW_UP,
   EDGE_QUESTION,
@@ -9,6 +9,7 @@ import {
   SANDBOX_QUESTION,
   workflowAgents,
 } from "./agents/workflows.js";
+import { OFFLOADER_CASSETTE, offloaderTrial, scriptedAgents } from "./support/offloader-case.js";
 import {
   expectation,
   type OffloaderOutcome,
@@ -16,7 +17,6 @@ import {
   outcomeScorer,
   scriptCalls,
 } from "./support/outcome.js";
-import { runCase } from "./support/run-case.js";
 import { skillFirstScorer } from "./support/skill-first.js";
 import type { GeminiSetup } from "./support/workspace.js";
 
@@ -189,22 +189,16 @@ const OUTCOMES: Record<string, OutcomeExpectation[]> = {
   ],
 };
 
-for (const evalCase of loadCases(here("./cases/workflows.yaml"))) {
-  const plan = workflowAgents[evalCase.id];
-  const outcomes = OUTCOMES[evalCase.id];
-  if (!plan || !outcomes)
-    throw new Error(`case ${evalCase.id} needs a scripted agent and outcome expectations`);
-  describeEval(suite, {
-    data: [evalCase],
-    scorers: [...scorersForCase(evalCase), skillFirstScorer(), outcomeScorer(() => outcomes)],
-    task: (_input, trial) =>
-      runCase(trial, {
-        suite,
-        evalCase,
-        plan,
-        cassettes: here("./cassettes"),
-        ...(GEMINI[evalCase.id] ? { gemini: GEMINI[evalCase.id] } : {}),
-      }),
-    timeout: evalCase.timeout ?? 300_000,
-  });
-}
+describeCases(suite, {
+  cases: here("./cases/workflows.yaml"),
+  model: scriptedAgents(workflowAgents),
+  cassette: OFFLOADER_CASSETTE,
+  scorers: (evalCase) => {
+    const outcomes = OUTCOMES[evalCase.id];
+    if (!outcomes) throw new Error(`case ${evalCase.id} needs outcome expectations`);
+    return [...scorersForCase(evalCase), skillFirstScorer(), outcomeScorer(() => outcomes)];
+  },
+  task: (evalCase, trial) =>
+    offloaderTrial(trial, GEMINI[evalCase.id] ? { gemini: GEMINI[evalCase.id] } : {}),
+  concurrency: 2,
+});

@@ -66,15 +66,15 @@ export interface Workspace {
 const VALID_KEY = "fake-gemini-key";
 
 /**
- * Creates a trial's workspace: a fresh project folder (a copy of `fixture` when given) with the
- * built plugin installed inside it, an empty offloader base, and the fake Gemini API.
+ * Creates a trial's workspace: a fresh project folder (runCase copies the case's fixture into it)
+ * with the built plugin installed inside it, an empty offloader base, and the fake Gemini API.
  *
  * The plugin is copied into the project (as Claude Code copies an installed plugin into its plugin
  * cache) so that its path is `<cwd>/.plugins/gemini-offloader`: the VCR masks the working
  * directory in requests and puts the current one back into replayed responses, so a recording made
  * on one machine replays on any other checkout.
  */
-export async function createWorkspace(options: { fixture?: string; gemini?: GeminiSetup } = {}) {
+export async function createWorkspace(options: { gemini?: GeminiSetup } = {}) {
   assertPluginBuilt();
   const state = options.gemini?.state ?? "ready";
   // The real path: the scripts name the project by it, so Claude must see the same one (macOS's
@@ -84,7 +84,6 @@ export async function createWorkspace(options: { fixture?: string; gemini?: Gemi
   const base = join(root, "offloader");
   const pluginDir = join(project, ".plugins", "gemini-offloader");
   mkdirSync(project, { recursive: true });
-  if (options.fixture) cpSync(options.fixture, project, { recursive: true });
   for (const file of PLUGIN_FILES) {
     cpSync(join(PLUGIN_ROOT, file), join(pluginDir, file), { recursive: true });
   }
