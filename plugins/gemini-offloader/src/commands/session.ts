@@ -122,7 +122,7 @@ export async function sessionCommand(argv: string[], context: ScriptContext): Pr
 
 function validateTarget(action: Action, values: Values): void {
   const targets = ["name", "index", "session-id"].filter((option) => values[option] !== undefined);
-  positiveInteger(values, "index");
+  sessionIndex(values);
   if (action === "resume" || action === "adopt") {
     const picked = targets.filter((option) => option !== "name");
     if (picked.length !== 1) throw new UsageError(`${action} needs exactly one of --index or --session-id.`);
@@ -435,13 +435,26 @@ function namesOf(context: ScriptContext, sessionId: string): string[] {
     .map(([name]) => name);
 }
 
+/**
+ * --index: the session's number in `session list`, counted from 1 (the oldest), as Gemini's own
+ * `--resume` counts. The seed's plugin counted from 0; its 0 gets an answer that says which index to use.
+ */
+function sessionIndex(values: Values): number | undefined {
+  if (optionalString(values, "index")?.trim() === "0") {
+    throw new UsageError(
+      "--index counts from 1, as `session list` shows (1 is the oldest session); for the first session use --index 1.",
+    );
+  }
+  return positiveInteger(values, "index");
+}
+
 /** The Gemini session that --index (1 = oldest, as in `list`) or --session-id picks. */
 function findGeminiSession(
   values: Values,
   context: ScriptContext,
 ): { session: GeminiSession; problem: "" } | { session: null; problem: string } {
   const sessions = listGeminiSessions(context.gemini.dotGemini, context.project.root);
-  const index = positiveInteger(values, "index");
+  const index = sessionIndex(values);
   if (index !== undefined) {
     const session = sessions[index - 1];
     return session
