@@ -59,6 +59,10 @@ function shell(project: string, source: string, options: { offline?: boolean } =
 
 const canIsolate =
   spawnSync("unshare", ["-rn", "sh", "-c", "ip link set lo up"], { timeout: 10_000 }).status === 0;
+const isolateReason = canIsolate
+  ? ""
+  : " (skipped: unprivileged network namespaces, unshare -rn, are not available here)";
+spawnSync("unshare", ["-rn", "sh", "-c", "ip link set lo up"], { timeout: 10_000 }).status === 0;
 
 let root: string;
 let project: string;
@@ -97,7 +101,7 @@ describe("the README's quick start", () => {
   });
 
   it.skipIf(!canIsolate)(
-    "in an empty project with the packed tarballs: records from the scripted model, replays 3 trials with the network refused, same verdict",
+    `in an empty project with the packed tarballs: records from the scripted model, replays 3 trials with the network refused, same verdict${isolateReason}`,
     () => {
       expect(readdirSync(project).sort()).toEqual([
         ".npmrc",
@@ -150,7 +154,7 @@ describe("the README's quick start", () => {
   );
 
   it.skipIf(!canIsolate)(
-    "fails a case that the recorded behaviour breaks, offline, with exit code 1 and the reason",
+    `fails a case that the recorded behaviour breaks, offline, with exit code 1 and the reason${isolateReason}`,
     () => {
       // The same case (same prompt and agent: the recording the test above made) with a rule the agent breaks.
       writeFileSync(
