@@ -191,7 +191,7 @@ describe("runOpenCode on the real CLI", () => {
           "PreToolUse:Agent:main",
           "PreToolUse:Bash:child",
           "PostToolUse:Bash:child",
-          "PostToolUse:Task:main",
+          "PostToolUse:Agent:main",
         ]),
       );
       const order = run.events.map((event) => event.type);
