@@ -1,18 +1,29 @@
 // @evals/opencode: run the real OpenCode CLI headless and hermetic, and turn what it did into the
 // same @evals/core Run as a Claude Code run.
 
+// The stream -> Run builder and the stream's types live in @evals/core (so `evals grade` reads an
+// OpenCode run without this package); re-exported here as before.
+export {
+  type BuildOpenCodeRunInput,
+  buildOpenCodeRun,
+  exportedParts,
+  isOpenCodeStreamLine as isStreamLine,
+  type OpenCodeChildSession,
+  type OpenCodeError,
+  type OpenCodeExport,
+  type OpenCodePart,
+  type OpenCodeStreamLine,
+  type OpenCodeTokens,
+  type OpenCodeToolState,
+  partsOf,
+  type RunnerStop,
+} from "@evals/core";
 export {
   findOpenCode,
   findRipgrepDir,
   OpenCodeNotFoundError,
   SUPPORTED_OPENCODE_VERSION,
 } from "./bin.js";
-export {
-  type BuildOpenCodeRunInput,
-  buildOpenCodeRun,
-  type OpenCodeChildSession,
-  type RunnerStop,
-} from "./build-run.js";
 export { CAPTURE_ENV, CAPTURE_PLUGIN_FILE, capturePluginSource } from "./capture-plugin.js";
 export { OPENCODE_REPLAY_REPLACE } from "./replay.js";
 export {
@@ -22,14 +33,3 @@ export {
   runOpenCode,
   UnknownAgentError,
 } from "./run-opencode.js";
-export {
-  exportedParts,
-  isStreamLine,
-  type OpenCodeError,
-  type OpenCodeExport,
-  type OpenCodePart,
-  type OpenCodeStreamLine,
-  type OpenCodeTokens,
-  type OpenCodeToolState,
-  partsOf,
-} from "./stream.js";
