@@ -33,3 +33,4 @@ export {
   runOpenCode,
   UnknownAgentError,
 } from "./run-opencode.js";
+export { agentRunner, openCodeOptions, openCodeRunner, openCodeRunnerWith } from "./runner.js";

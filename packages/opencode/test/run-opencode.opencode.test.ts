@@ -225,10 +225,10 @@ describe("runOpenCode on the real CLI", () => {
       });
       expect(seen).toEqual(
         expect.arrayContaining([
-          "PreToolUse:Task:main",
+          "PreToolUse:Agent:main",
           "PreToolUse:Bash:child",
           "PostToolUse:Bash:child",
-          "PostToolUse:Task:main",
+          "PostToolUse:Agent:main",
         ]),
       );
       const order = run.events.map((event) => event.type);

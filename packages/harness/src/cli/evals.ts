@@ -12,7 +12,14 @@ import { validate } from "./validate-command.js";
  * The `evals` subcommands, in help order. A command is one entry: its name, one line of help, and
  * `run(args, io) => exit code`.
  */
-export const COMMANDS: readonly Command[] = [runSubcommand, recordSubcommand, grade, validate, report, migrate];
+export const COMMANDS: readonly Command[] = [
+  runSubcommand,
+  recordSubcommand,
+  grade,
+  validate,
+  report,
+  migrate,
+];
 
 /** `evals --help`. */
 export function evalsUsage(commands: readonly Command[] = COMMANDS): string {
