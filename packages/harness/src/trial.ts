@@ -9,7 +9,14 @@ import {
   writeRunFolder,
 } from "@evals/core";
 import { runDirFor } from "@evals/hooks";
-import type { ModelServer, ModelSource, ReplaySource, ScriptFunction, VcrMode } from "@evals/vcr";
+import type {
+  ModelServer,
+  ModelSource,
+  ReplayOptions,
+  ReplaySource,
+  ScriptFunction,
+  VcrMode,
+} from "@evals/vcr";
 import type { Trial as WorktreeTrial, TrialOptions as WorktreeTrialOptions } from "@evals/worktree";
 import {
   type AgentChoice,
@@ -48,6 +55,12 @@ export interface CassetteOption {
    * (needs ANTHROPIC_API_KEY), or another model server's url.
    */
   upstream?: string;
+  /**
+   * How a replay matches requests to the recording beyond @evals/vcr's built-in normalization (made
+   * for Claude Code): more `replace` rewrites, `ignore`d fields. Another agent CLI needs its own, e.g.
+   * @evals/opencode's `OPENCODE_CASSETTE_REPLAY` (its sandbox dirs, date and working directory).
+   */
+  replay?: Omit<ReplayOptions, "redact">;
 }
 
 /**
@@ -326,7 +339,11 @@ async function cassetteSource<Case>(
   };
   const file = recordingPath(identity);
   const plan = modePlan(mode, mode !== "off" && existsSync(file));
-  const common = { ...identity, redact: recordingRedaction(options) };
+  const common = {
+    ...identity,
+    redact: recordingRedaction(options),
+    ...(option.replay ? { replay: option.replay } : {}),
+  };
   if (plan === "replay" || plan === "missing") {
     try {
       const chosen = wireSource({ ...common, mode });

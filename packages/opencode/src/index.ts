@@ -25,7 +25,7 @@ export {
   SUPPORTED_OPENCODE_VERSION,
 } from "./bin.js";
 export { CAPTURE_ENV, CAPTURE_PLUGIN_FILE, capturePluginSource } from "./capture-plugin.js";
-export { OPENCODE_REPLAY_REPLACE } from "./replay.js";
+export { OPENCODE_CASSETTE_REPLAY, OPENCODE_REPLAY_REPLACE } from "./replay.js";
 export {
   OPENCODE_PRIMARY_AGENTS,
   type RunOpenCodeOptions,
