@@ -25,7 +25,7 @@ export type AgentRunner = (options: AgentRunnerOptions) => Promise<AgentRunResul
 export type AgentChoice = "claude-code" | "opencode" | (string & {}) | AgentRunner;
 
 /** Claude Code's runner: runAgent, which has no agent to choose by name. */
-export const claudeCodeRunner: AgentRunner = ({ agentName, ...options }) => {
+export const claudeCodeRunner: AgentRunner = async ({ agentName, ...options }) => {
   if (agentName !== undefined) {
     throw new Error(
       `agent name ${JSON.stringify(agentName)}: Claude Code runs no named agent (agent.name is for a CLI such as opencode: set agent.cli)`,
