@@ -34,6 +34,11 @@ export const agents: Record<string, ScriptFunction> = {
             "I review and do not edit files. To raise it, change the line `timeout_ms = 5000` in src/config.txt to `timeout_ms = 10000`.",
           ),
         ),
+
+  "reviewer-tries-to-delete": (request) =>
+    countToolResults(request) === 0
+      ? reply(toolUse("bash", { command: "rm src/notes.md", description: "Delete the notes" }))
+      : reply(text("I could not delete src/notes.md: my permissions do not allow rm.")),
 };
 
 /** "retries = 3, timeout_ms = 5000" from the read tool's numbered output ("1: retries = 3"). */
