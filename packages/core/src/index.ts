@@ -15,6 +15,8 @@ export * from "./hook-input.js";
 export * from "./json-schemas.js";
 export * from "./jsonl-appender.js";
 export * from "./jsonl-reader.js";
+export * from "./opencode/run.js";
+export * from "./opencode/stream.js";
 export * from "./opencode/vocabulary.js";
 export * from "./redact.js";
 export * from "./run.js";

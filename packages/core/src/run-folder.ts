@@ -10,6 +10,7 @@ import { runFromClaudeOutput } from "./claude/output.js";
 import { PermissionModeSchema } from "./claude/vocabulary.js";
 import { RUN_FOLDER_VERSION } from "./format-version.js";
 import { type JsonlLineError, readJsonlFile } from "./jsonl-reader.js";
+import { isOpenCodeOutputLine, runFromOpenCodeOutput } from "./opencode/run.js";
 import { type Run, type RunNote, RunSchema } from "./run.js";
 import { RUN_FOLDER_FILES } from "./run-folder-files.js";
 
@@ -32,6 +33,8 @@ export const RunFolderAgentSchema = z.looseObject({
   appendSystemPrompt: z.string().optional(),
   /** The `-p` prompt, which stream-json does not echo (a multi-turn run's stream has its prompts). */
   prompts: z.array(z.string()).optional(),
+  /** The agent CLI that ran: "claude-code" when absent; "opencode" for @evals/opencode's runs. */
+  cli: z.string().optional(),
 });
 export type RunFolderAgent = z.infer<typeof RunFolderAgentSchema>;
 
@@ -139,7 +142,8 @@ export interface RunFolder {
   run: Run;
   /** The file the run came from. */
   file: string;
-  source: "result" | "run-json" | "stream-json" | "captured-events";
+  /** `opencode-json`: stream.jsonl holds OpenCode's `run --format json` lines (the manifest's `agent.cli`, or detected). */
+  source: "result" | "run-json" | "stream-json" | "opencode-json" | "captured-events";
   /** Lines left out (a cut-off last line, bad lines of the capture): file and line, one each. */
   warnings: string[];
 }
@@ -202,8 +206,13 @@ export async function readRunFolder(dir: string, options: ReadRunFolderOptions =
   if (isFile(file(RUN_FOLDER_FILES.stream))) {
     const captured = events ? promptsOf(events) : [];
     const prompts = manifest?.agent?.prompts ?? (captured.length > 0 ? captured : (options.prompts ?? []));
-    const output = runFromClaudeOutput(file(RUN_FOLDER_FILES.stream), { prompts, runId, onTruncatedLine });
-    return { ...base, run: output.run, file: file(RUN_FOLDER_FILES.stream), source: "stream-json" };
+    const stream = file(RUN_FOLDER_FILES.stream);
+    if (manifest?.agent?.cli === "opencode" || isOpenCodeOutput(stream)) {
+      const run = runFromOpenCodeOutput(stream, { prompts, runId, onTruncatedLine });
+      return { ...base, run, file: stream, source: "opencode-json" };
+    }
+    const output = runFromClaudeOutput(stream, { prompts, runId, onTruncatedLine });
+    return { ...base, run: output.run, file: stream, source: "stream-json" };
   }
   if (events) {
     const built = runFromHookEvents(
@@ -308,4 +317,16 @@ function parseWith<T>(schema: z.ZodType<T>, value: unknown, path: string, what: 
     `${path} (field ${issue?.path.map(String).join(".") || "(root)"})`,
     `${what}: ${issue?.message ?? "invalid"}`,
   );
+}
+
+/** Whether a stream file's first line is OpenCode's (`opencode run --format json`), not Claude Code's. */
+function isOpenCodeOutput(path: string): boolean {
+  const first = readFileSync(path, "utf8")
+    .split(/\r?\n/, 64)
+    .find((line) => line.trim() !== "");
+  try {
+    return first !== undefined && isOpenCodeOutputLine(JSON.parse(first));
+  } catch {
+    return false;
+  }
 }

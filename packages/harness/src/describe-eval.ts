@@ -3,6 +3,7 @@ import type { Scorer } from "@evals/core";
 import type { ExpectedOutcome } from "@evals/evaluators";
 import type { EvalTestMeta } from "@evals/logging";
 import { describe, test } from "vitest";
+import type { AgentChoice } from "./agent-runner.js";
 import { type FindClaudeOptions, skipIfNoClaude } from "./claude-bin.js";
 import {
   type CaseScorers,
@@ -72,6 +73,12 @@ export interface DescribeEvalOptions<Case> {
    * recorded, and a replay needs none.
    */
   model?: CaseModel<NoInfer<Case>>;
+  /**
+   * Which agent runs the trials: "claude-code" (default), "opencode" (loads @evals/opencode, which
+   * must be installed), or a runner (`openCodeRunner`, any AgentRunner). `runAgent` in the task runs
+   * it, and so does runCase; a case's `agent.cli` wins for that case.
+   */
+  agent?: AgentChoice;
   /** Skip the suite's tests, with the reason, when no working `claude` is found. */
   requiresClaude?: boolean | FindClaudeOptions;
   /** Where runs write `test-output/<run id>/` (default: EVALS_OUTPUT_DIR, else the cwd). */
@@ -161,6 +168,7 @@ export function defineEvalSuite<Case>(
             ...(options.worktree ? { worktree: options.worktree === true ? {} : options.worktree } : {}),
             ...(options.cassette ? { cassette: options.cassette === true ? {} : options.cassette } : {}),
             ...(options.model ? { model: options.model } : {}),
+            ...(options.agent ? { agent: options.agent } : {}),
             ...own[index],
           };
           const file = context.task.file?.filepath;

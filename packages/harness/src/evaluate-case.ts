@@ -28,6 +28,7 @@ import {
   type TrialResult,
   trialStatistics,
 } from "@evals/logging";
+import type { AgentChoice } from "./agent-runner.js";
 import { caseFailureMessage, type TrialReport } from "./failure-message.js";
 import { checkPassRule, type PassRule, satisfiesPassRule } from "./pass-rule.js";
 import { newRunId, safeName } from "./sandbox.js";
@@ -95,6 +96,8 @@ export interface CaseSettings<Case> {
    * With a cassette, it is what gets recorded; a replay does not call it.
    */
   model?: CaseModel<Case>;
+  /** Which agent runs the trials (default Claude Code); see AgentChoice. */
+  agent?: AgentChoice;
   /** How long a trial that ignores its abort signal gets after its timeout (default 15000 ms). */
   trialGraceMs?: number;
   /** Runs trials (all of the suite's) through the suite's limiter. */
@@ -201,6 +204,7 @@ export async function evaluateCase<Case>(
           ...(settings.worktree ? { worktree: settings.worktree, whileInWorktree: scoreInWorktree } : {}),
           ...(settings.cassette ? { cassette: settings.cassette } : {}),
           ...(settings.model ? { model: settings.model } : {}),
+          ...(settings.agent ? { agent: settings.agent } : {}),
           afterScoring: (cleanup) => cleanups.push(cleanup),
         },
         (context) => settings.task(input, context),

@@ -10,6 +10,13 @@ export {
   wilsonInterval,
 } from "@evals/logging";
 export {
+  type AgentChoice,
+  type AgentRunner,
+  type AgentRunnerOptions,
+  claudeCodeRunner,
+  resolveAgentRunner,
+} from "./agent-runner.js";
+export {
   type AgentDefinition,
   type ClaudeArgsInput,
   type ClaudeFlags,

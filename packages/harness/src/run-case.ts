@@ -10,6 +10,7 @@ import {
   scorersForCase,
 } from "@evals/evaluators";
 import type { ModelSource, ScriptFunction } from "@evals/vcr";
+import { type AgentChoice, type AgentRunnerOptions, resolveAgentRunner } from "./agent-runner.js";
 import type { CaseOutcome, CaseScorers, CaseSettings, EvalTask } from "./evaluate-case.js";
 import { evaluateCase } from "./evaluate-case.js";
 import { createLimiter } from "./limiter.js";
@@ -24,15 +25,20 @@ import type { CaseModel, CassetteOption, TrialContext, WorktreeOption } from "./
  * cwd. Relative paths are resolved against the case's file (or the current folder for a case
  * written in code).
  */
-export function caseRunOptions(evalCase: EvalCase): RunAgentOptions {
+export function caseRunOptions(evalCase: EvalCase): AgentRunnerOptions {
   const prompts = casePrompts(evalCase);
   if (prompts.length === 0) throw new Error(`case ${evalCase.id} has no prompt`);
   const file = (evalCase as Partial<LoadedCase>).file;
-  const { fixture: _fixture, ...agent } = resolveAgentPaths(
-    evalCase.agent,
-    file ? dirname(resolve(file)) : process.cwd(),
-  );
-  const options: RunAgentOptions = { prompt: prompts.length === 1 ? prompts[0]! : prompts };
+  const {
+    fixture: _fixture,
+    cli: _cli,
+    name,
+    ...agent
+  } = resolveAgentPaths(evalCase.agent, file ? dirname(resolve(file)) : process.cwd());
+  const options: AgentRunnerOptions = {
+    prompt: prompts.length === 1 ? prompts[0]! : prompts,
+    ...(name !== undefined ? { agentName: name } : {}),
+  };
   for (const [name, value] of Object.entries(agent)) {
     if (value !== undefined) (options as unknown as Record<string, unknown>)[name] = value;
   }
@@ -54,6 +60,11 @@ export interface RunCaseOptions {
    * (or the trial's worktree, in worktree mode, where this option is not allowed).
    */
   cwd?: string;
+  /**
+   * The agent that runs the case (e.g. `openCodeRunner`, or "opencode"); default: the case's
+   * `agent.cli`, else the suite's agent (describeEval's `agent`, Claude Code by default).
+   */
+  runner?: AgentChoice;
 }
 
 /**
@@ -94,7 +105,9 @@ export async function runCase(
     cwd = copyFixture(fixture === undefined ? undefined : resolveFixture(evalCase, fixture));
     trial.afterScoring(() => rmSync(cwd, { recursive: true, force: true }));
   }
-  return trial.runAgent({ ...runOptions, cwd });
+  const choice = options.runner ?? evalCase.agent.cli;
+  const runner = choice === undefined ? undefined : await resolveAgentRunner(choice);
+  return trial.runAgent({ ...runOptions, cwd }, runner);
 }
 
 function resolveFixture(evalCase: EvalCase, fixture: string): string {
@@ -154,6 +167,8 @@ export interface CaseSuiteOptions {
   outputRoot?: string;
   /** More runAgent options for every run (e.g. `claudeBin`). */
   runAgent?: Partial<RunAgentOptions>;
+  /** Which agent runs the cases without an `agent.cli` of their own (default Claude Code). */
+  agent?: AgentChoice;
 }
 
 /** The evaluateCase settings of one case of a case suite (without the suite name). */
@@ -176,6 +191,7 @@ export function caseSettingsOf(
     ...(cassette ? { cassette } : {}),
     ...(worktree ? { worktree } : {}),
     ...(options.model ? { model: caseModel(options.model) } : {}),
+    ...(options.agent ? { agent: options.agent } : {}),
     ...(options.outputRoot !== undefined ? { outputRoot: options.outputRoot } : {}),
   };
 }

@@ -18,7 +18,13 @@ import type {
   VcrMode,
 } from "@evals/vcr";
 import type { Trial as WorktreeTrial, TrialOptions as WorktreeTrialOptions } from "@evals/worktree";
-import { type RunAgentOptions, type RunAgentResult, runAgent } from "./run-agent.js";
+import {
+  type AgentChoice,
+  type AgentRunner,
+  type AgentRunnerOptions,
+  resolveAgentRunner,
+} from "./agent-runner.js";
+import type { RunAgentOptions, RunAgentResult } from "./run-agent.js";
 
 /** Run every trial in a fresh git worktree of a repository (see @evals/worktree). */
 export interface WorktreeOption {
@@ -50,8 +56,10 @@ export interface CassetteOption {
    */
   upstream?: string;
   /**
-   * How a replay matches requests (wire level), e.g. `replace: [[/session-[0-9a-f]+/g, "<session>"]]`
-   * to mask what differs from one run to the next in your tools' output (see @evals/vcr ReplayOptions).
+   * How a replay matches requests (wire level) beyond @evals/vcr's built-in normalization (made for
+   * Claude Code): more `replace` rewrites (e.g. `[[/session-[0-9a-f]+/g, "<session>"]]` to mask what
+   * differs from one run to the next in your tools' output), `ignore`d fields. Another agent CLI needs
+   * its own, e.g. @evals/opencode's `OPENCODE_CASSETTE_REPLAY` (see @evals/vcr ReplayOptions).
    */
   replay?: Omit<ReplayOptions, "redact" | "label">;
   /**
@@ -86,9 +94,10 @@ export interface TrialContext<Case> {
   agentOptions: Partial<RunAgentOptions>;
   /**
    * runAgent for this trial: its run id, signal, timeout, worktree and output root filled in, its
-   * model served by the suite's `model` or cassette when there is one.
+   * model served by the suite's `model` or cassette when there is one. It runs the suite's agent
+   * (describeEval's `agent`; Claude Code by default), or `runner` when given.
    */
-  runAgent(options: RunAgentOptions): Promise<RunAgentResult>;
+  runAgent(options: AgentRunnerOptions, runner?: AgentRunner): Promise<RunAgentResult>;
   /**
    * Registers clean-up to run once the trial's scorers are done (or it failed), e.g. removing the
    * folder the agent worked in: scorers that look at the agent's files still see them.
@@ -109,6 +118,8 @@ export interface TrialSetup<Case> {
   worktree?: WorktreeOption;
   cassette?: CassetteOption;
   model?: CaseModel<Case>;
+  /** The agent that runs (default Claude Code: runAgent); a `runner` given to runAgent wins. */
+  agent?: AgentChoice;
   /** Where the trial's clean-ups go (evaluateCase runs them after scoring); default: at the trial's end. */
   afterScoring?: (cleanup: () => void | Promise<void>) => void;
   /**
@@ -152,10 +163,10 @@ export async function runTrial<Case>(
       ...(worktree ? { worktree } : {}),
       agentOptions,
       afterScoring,
-      runAgent: (options) => {
+      runAgent: (options, runner) => {
         // A second agent run in the same trial gets its own folder: <runId>-2, ...
         const runId = calls++ === 0 ? setup.runId : `${setup.runId}-${calls}`;
-        const merged: RunAgentOptions = {
+        const merged: AgentRunnerOptions = {
           ...options,
           ...agentOptions,
           runId,
@@ -173,7 +184,7 @@ export async function runTrial<Case>(
           ]),
           headers: redactions.flatMap((redact) => redact.headers ?? []),
         });
-        return runWithModel(setup, merged);
+        return runWithModel(setup, merged, runner);
       },
     };
     const returned = await task(context);
@@ -232,8 +243,15 @@ async function inWorktreeIfAsked<Case>(
 /** Runs the agent, its model served by the suite's scripted model or cassette when it has one. */
 async function runWithModel<Case>(
   setup: TrialSetup<Case>,
-  options: RunAgentOptions,
+  options: AgentRunnerOptions,
+  chosen?: AgentRunner,
 ): Promise<RunAgentResult> {
+  const runner = chosen ?? (await resolveAgentRunner(setup.agent));
+  // Every runner gives an AgentRunResult; runAgent's own extras (the command) may be missing.
+  const runAgent = async (input: AgentRunnerOptions): Promise<RunAgentResult> => ({
+    command: [],
+    ...(await runner(input)),
+  });
   const prompt = Array.isArray(options.prompt) ? options.prompt.join("\n\n") : options.prompt;
   if (setup.cassette && (setup.cassette.level ?? "wire") === "result") {
     if (setup.trials > 1) {
@@ -327,10 +345,14 @@ async function cassetteSource<Case>(
   };
   const file = recordingPath(identity);
   const plan = modePlan(mode, mode !== "off" && existsSync(file));
-  const common = { ...identity, redact: recordingRedaction(options) };
+  const common = {
+    ...identity,
+    redact: recordingRedaction(options),
+    ...(option.replay ? { replay: option.replay } : {}),
+  };
   if (plan === "replay" || plan === "missing") {
     try {
-      const chosen = wireSource({ ...common, mode, ...(option.replay ? { replay: option.replay } : {}) });
+      const chosen = wireSource({ ...common, mode });
       return { source: chosen.source, wire: { file, mode, action: chosen.action } };
     } catch (error) {
       if (error instanceof CassetteMissingError && model) {

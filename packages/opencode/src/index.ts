@@ -1,30 +1,14 @@
 // @evals/opencode: run the real OpenCode CLI headless and hermetic, and turn what it did into the
 // same @evals/core Run as a Claude Code run.
 
-export {
-  findOpenCode,
-  findRipgrepDir,
-  OpenCodeNotFoundError,
-  SUPPORTED_OPENCODE_VERSION,
-} from "./bin.js";
+// The stream -> Run builder and the stream's types live in @evals/core (so `evals grade` reads an
+// OpenCode run without this package); re-exported here as before.
 export {
   type BuildOpenCodeRunInput,
   buildOpenCodeRun,
-  type OpenCodeChildSession,
-  type RunnerStop,
-} from "./build-run.js";
-export { CAPTURE_ENV, CAPTURE_PLUGIN_FILE, capturePluginSource } from "./capture-plugin.js";
-export { OPENCODE_REPLAY_REPLACE } from "./replay.js";
-export {
-  OPENCODE_PRIMARY_AGENTS,
-  type RunOpenCodeOptions,
-  type RunOpenCodeResult,
-  runOpenCode,
-  UnknownAgentError,
-} from "./run-opencode.js";
-export {
   exportedParts,
-  isStreamLine,
+  isOpenCodeStreamLine as isStreamLine,
+  type OpenCodeChildSession,
   type OpenCodeError,
   type OpenCodeExport,
   type OpenCodePart,
@@ -32,4 +16,21 @@ export {
   type OpenCodeTokens,
   type OpenCodeToolState,
   partsOf,
-} from "./stream.js";
+  type RunnerStop,
+} from "@evals/core";
+export {
+  findOpenCode,
+  findRipgrepDir,
+  OpenCodeNotFoundError,
+  SUPPORTED_OPENCODE_VERSION,
+} from "./bin.js";
+export { CAPTURE_ENV, CAPTURE_PLUGIN_FILE, capturePluginSource } from "./capture-plugin.js";
+export { OPENCODE_CASSETTE_REPLAY, OPENCODE_REPLAY_REPLACE } from "./replay.js";
+export {
+  OPENCODE_PRIMARY_AGENTS,
+  type RunOpenCodeOptions,
+  type RunOpenCodeResult,
+  runOpenCode,
+  UnknownAgentError,
+} from "./run-opencode.js";
+export { agentRunner, openCodeOptions, openCodeRunner, openCodeRunnerWith } from "./runner.js";

@@ -12,20 +12,23 @@ import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import {
   type AgentRunResult,
+  buildOpenCodeRun,
   createRedactor,
   guardUntilExit,
+  type OpenCodeChildSession,
+  type OpenCodePart,
+  type OpenCodeStreamLine,
   RUN_FOLDER_FILES,
   RUNS_FOLDER,
   type Run,
+  type RunnerStop,
   redactTreeSync,
   writeRunFolder,
 } from "@evals/core";
 import { INHERITED_ENV, killProcessTree, newRunId, RUN_MARKER_ENV, runProcesses } from "@evals/harness";
 import { execa } from "execa";
 import { findOpenCode, findRipgrepDir, SUPPORTED_OPENCODE_VERSION } from "./bin.js";
-import { buildOpenCodeRun, type OpenCodeChildSession, type RunnerStop } from "./build-run.js";
 import { CAPTURE_ENV, CAPTURE_PLUGIN_FILE, capturePluginSource } from "./capture-plugin.js";
-import type { OpenCodePart, OpenCodeStreamLine } from "./stream.js";
 
 /** OpenCode's built-in agents that `--agent` accepts (`general` and `explore` are subagents). */
 export const OPENCODE_PRIMARY_AGENTS = ["build", "plan"] as const;

@@ -10,8 +10,15 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Run, readCapturedEvents, type ToolCallEvent, type ToolResultEvent } from "@evals/core";
-import { runOutcome } from "@evals/evaluators";
+import {
+  type AgentRunResult,
+  RUN_FOLDER_FILES,
+  type Run,
+  readCapturedEvents,
+  type ToolCallEvent,
+  type ToolResultEvent,
+} from "@evals/core";
+import { loadStoredRun, runOutcome } from "@evals/evaluators";
 import {
   apiError,
   countToolResults,
@@ -54,6 +61,28 @@ function workspace(files: Record<string, string> = {}): string {
   }
   return dir;
 }
+
+/**
+ * What `evals grade` reads from the run folder without its result.json (the stream and the
+ * manifest alone), and from the bare stream: both as the Run the runner built, without subagents.
+ */
+async function regraded(result: AgentRunResult) {
+  const dir = mkdtempSync(join(tmpdir(), "oc-regrade-"));
+  dirs.push(dir);
+  const folder = join(dir, result.run_id);
+  const output = result.output_dir as string;
+  mkdirSync(folder);
+  for (const name of [RUN_FOLDER_FILES.stream, RUN_FOLDER_FILES.manifest])
+    writeFileSync(join(folder, name), readFileSync(join(output, name)));
+  const bare = join(dir, "stdout.jsonl");
+  writeFileSync(bare, readFileSync(join(output, RUN_FOLDER_FILES.stream)));
+  return { folder: await loadStoredRun(folder), bare: await loadStoredRun(bare) };
+}
+
+const shape = (run: Run) =>
+  run.events
+    .filter((event) => event.agent === "main" && event.type !== "user_message")
+    .map((event) => (event.type === "tool_call" ? `${event.type}:${event.name}` : event.type));
 
 async function serve(script: Parameters<typeof scripted>[0]): Promise<ModelServer> {
   const server = await startModelServer({ source: scripted(script) });
@@ -136,6 +165,14 @@ describe("runOpenCode on the real CLI", () => {
         is_error: false,
         result: "Found them.",
       });
+      // evals grade rebuilds the same run from the folder's stream, and from the bare stream.
+      const stored = await regraded(result);
+      expect(stored.folder.format).toBe("opencode-json");
+      expect(stored.bare.format).toBe("opencode-json");
+      expect(shape(stored.folder.run)).toEqual(shape(run));
+      expect(shape(stored.bare.run)).toEqual(shape(run));
+      expect(stored.folder.run.events[0]).toMatchObject({ type: "user_message", text: prompt });
+      expect(runOutcome(stored.bare.run).kind).toBe(runOutcome(result).kind);
       // The background install failed at once (npm offline) instead of retrying: nothing was installed
       // into the workspace, and OpenCode's log says the install failed.
       // (OpenCode wrote a .gitignore there too; the runner deleted it, as nothing else of the run stays.)
@@ -224,6 +261,10 @@ describe("runOpenCode on the real CLI", () => {
         subtype: "error_max_turns",
         is_error: true,
       });
+      // The stream alone shows a run that never finished: it fails too, as one without a result.
+      const { bare } = await regraded(result);
+      expect(bare.run.events.some((event) => event.type === "final_result")).toBe(false);
+      expect(runOutcome(bare.run).kind).not.toBe("success");
     },
     TIMEOUT,
   );

@@ -55,6 +55,16 @@ const McpConfigSchema = z.union([z.string().min(1), z.record(z.string(), z.unkno
  */
 export const AgentOptionsSchema = z
   .object({
+    /**
+     * Which agent CLI runs the case: "claude-code" (the default) or "opencode" (the harness loads
+     * @evals/opencode's runner; any `@evals/<cli>` package exporting `agentRunner` works).
+     */
+    cli: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]*$/, "an agent CLI name such as claude-code or opencode")
+      .optional(),
+    /** The agent the CLI runs, for a CLI that has several (OpenCode's `--agent`, e.g. a custom agent file's name). */
+    name: z.string().min(1).optional(),
     /** `--model`. */
     model: z.string().optional(),
     /** `--max-turns`. */
@@ -182,7 +192,7 @@ export const EvalCaseSchema = z
       .optional()
       .describe("Several prompts, sent in turn (multi-turn)."),
     agent: AgentOptionsSchema.default({}).describe(
-      "How the agent runs: model, maxTurns, allowedTools, disallowedTools, permissionMode, fixture, systemPrompt, appendSystemPrompt, pluginDirs, settings, settingSources, mcpConfig, addDirs, agents, env.",
+      "How the agent runs: cli (claude-code or opencode), name (OpenCode's --agent), model, maxTurns, allowedTools, disallowedTools, permissionMode, fixture, systemPrompt, appendSystemPrompt, pluginDirs, settings, settingSources, mcpConfig, addDirs, agents, env.",
     ),
     // Optional, not defaulted: a case that says nothing leaves the suite's choice (default success).
     outcome: ExpectedOutcomeSchema.optional().describe(

@@ -13,7 +13,7 @@ interface Output {
 /** `evals grade --help`. */
 export const GRADE_USAGE = `Usage: evals grade <run folder | cassette.json | run.json | stream.jsonl | events.jsonl> [--case <case file>] [options]
 
-Grades a stored run against a case without running the agent again. A run folder the harness wrote
+Grades a stored run against a case without running the agent again (a Claude Code or an OpenCode run). A run folder the harness wrote
 (test-output/<run id>/) holds the case it ran: without --case, that case is graded again, and a
 trial the harness marked error (a replay that diverged from its recording) fails with its reason.
 A wire recording (*.recording.json of @evals/vcr) holds model traffic, not a run: grade the run
@@ -22,6 +22,8 @@ folder of the trial that replayed it instead.
 Options:
   --case <file>     the case file (YAML or JSON); optional for a harness run folder
   --case-id <id>    which case, when the file holds several
+  --agent <name>    whose output a bare .jsonl is: claude-code (stream-json) or opencode
+                    (\`opencode run --format json\`); detected from the first line when not given
   --json            print the evaluation as JSON
   --verbose         show every violation and the evidence (and the stack of an internal error)
   -h, --help        this help
@@ -33,6 +35,7 @@ interface GradeArguments {
   target?: string;
   caseFile?: string;
   caseId?: string;
+  agent?: "claude-code" | "opencode";
   json: boolean;
   verbose: boolean;
   help: boolean;
@@ -55,7 +58,12 @@ function parseArguments(argv: string[]): GradeArguments | string {
     try {
       if (name === "--case") parsed.caseFile = value();
       else if (name === "--case-id") parsed.caseId = value();
-      else if (name === "--json") parsed.json = true;
+      else if (name === "--agent") {
+        const agent = value();
+        if (agent !== "claude-code" && agent !== "opencode")
+          return `--agent must be claude-code or opencode, not ${JSON.stringify(agent)}`;
+        parsed.agent = agent;
+      } else if (name === "--json") parsed.json = true;
       else if (name === "--verbose") parsed.verbose = true;
       else if (name === "-h" || name === "--help") parsed.help = true;
       else if (name.startsWith("-")) return `unknown option ${name}`;
@@ -149,7 +157,10 @@ async function grade(args: GradeArguments, io: { stdout: Output; stderr: Output;
   }
   let stored: StoredRun;
   try {
-    stored = await loadStoredRun(args.target, evalCase ? { prompts: casePrompts(evalCase) } : {});
+    stored = await loadStoredRun(args.target, {
+      ...(evalCase ? { prompts: casePrompts(evalCase) } : {}),
+      ...(args.agent ? { agent: args.agent } : {}),
+    });
   } catch (error) {
     if (error instanceof StoredRunError || (error as Error).name === "JsonlLineError") {
       io.stderr.write(`evals grade: cannot read the run: ${(error as Error).message}\n`);

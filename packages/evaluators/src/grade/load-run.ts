@@ -3,10 +3,12 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import {
   type AgentRunResult,
   type ClaudeOutputFormat,
+  isOpenCodeOutputLine,
   type JsonlLineError,
   parseClaudeOutput,
   parseHookInput,
   parseJsonl,
+  parseOpenCodeOutput,
   RESULT_ONLY_NOTE,
   type Run,
   RunFolderError,
@@ -38,6 +40,7 @@ export interface StoredRun {
     | "run-json"
     | "cassette"
     | "stream-json"
+    | "opencode-json"
     | "json-messages"
     | "captured-events"
     | "hook-inputs";
@@ -55,6 +58,11 @@ export interface LoadStoredRunOptions {
    * UserPromptSubmit event is there to tell them.
    */
   prompts?: string[];
+  /**
+   * The agent whose output a bare .jsonl is: "opencode" reads it as `opencode run --format json`;
+   * without it the format is detected from the first line.
+   */
+  agent?: "claude-code" | "opencode";
 }
 
 /**
@@ -63,7 +71,8 @@ export interface LoadStoredRunOptions {
  *   run the harness graded, when present; else run.json, stream.jsonl, events.jsonl);
  * - a .json file: a Run, a cassette / AgentRunResult whose `run` (or `result.run`) is one, or
  *   `claude --output-format json --verbose` output (a JSON array of stream messages);
- * - a .jsonl file: stream-json, captured events, or hook inputs (one per line, or `{input}` lines).
+ * - a .jsonl file: stream-json, captured events, or hook inputs (one per line, or `{input}` lines),
+ *   or OpenCode's `opencode run --format json` (detected, or named by `options.agent`).
  * `claude --output-format json` without --verbose (the result only, no tool calls) is refused.
  */
 export async function loadStoredRun(path: string, options: LoadStoredRunOptions = {}): Promise<StoredRun> {
@@ -138,6 +147,14 @@ async function loadJsonlRun(file: string, options: LoadStoredRunOptions, runId: 
   const warnings: string[] = [];
   const onTruncatedLine = (error: JsonlLineError) => warnings.push(error.message);
   const first = firstJsonLine(text, file);
+  if (options.agent === "opencode" || (options.agent === undefined && isOpenCodeOutputLine(first))) {
+    const run = parseOpenCodeOutput(text, file, {
+      runId,
+      ...(options.prompts ? { prompts: options.prompts } : {}),
+      onTruncatedLine,
+    });
+    return { run, file, format: "opencode-json", warnings };
+  }
   if (Array.isArray(first)) return claudeOutputRun(text, file, options, runId, warnings);
   if (first && typeof first === "object" && "run_id" in first && "event" in first) {
     // Both forms of events.jsonl (the Node hook's lines and the shell hook's raw ones), in seq order.

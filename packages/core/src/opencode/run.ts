@@ -1,12 +1,14 @@
+import { readFileSync } from "node:fs";
+import { type JsonlLineError, parseJsonl } from "../jsonl-reader.js";
+import { type FinalResultEvent, MAIN_AGENT, type Run } from "../run.js";
+import { RunBuilder } from "../run-builder.js";
 import {
-  type FinalResultEvent,
-  MAIN_AGENT,
-  openCodeToolInput,
-  openCodeToolName,
-  type Run,
-  RunBuilder,
-} from "@evals/core";
-import type { OpenCodeError, OpenCodePart, OpenCodeStreamLine } from "./stream.js";
+  isOpenCodeStreamLine,
+  type OpenCodeError,
+  type OpenCodePart,
+  type OpenCodeStreamLine,
+} from "./stream.js";
+import { openCodeToolInput, openCodeToolName } from "./vocabulary.js";
 
 /** A subagent session OpenCode ran for a `task` call (from its database after the run). */
 export interface OpenCodeChildSession {
@@ -25,7 +27,9 @@ export type RunnerStop =
   | { kind: "timeout" }
   | { kind: "aborted" }
   /** OpenCode began retrying a failed model call (429, 5xx: it would retry for ~76 s). */
-  | { kind: "api_error"; message: string; attempt?: number };
+  | { kind: "api_error"; message: string; attempt?: number }
+  /** A stored stream that ends before OpenCode finished (no last step that stopped): cut short. */
+  | { kind: "unfinished" };
 
 export interface BuildOpenCodeRunInput {
   /** The parsed lines of `opencode run --format json`. */
@@ -236,7 +240,14 @@ export function buildOpenCodeRun(input: BuildOpenCodeRunInput): Run {
       errors: [`Reached maximum number of turns (${input.stop.steps})`],
     });
   } else if (input.stop) {
-    // Timed out or aborted: OpenCode never finished, so there is no result to report.
+    // Timed out, aborted or cut short: OpenCode never finished, so there is no result to report.
+    if (input.stop.kind === "unfinished") {
+      builder.note({
+        kind: "other",
+        message:
+          "the OpenCode stream ends before the run finished (its last step asked for tools, or never ended)",
+      });
+    }
     return builder.build();
   }
   builder.push(final);
@@ -271,4 +282,56 @@ function stringField(value: Record<string, unknown> | undefined, key: string): s
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+/**
+ * Whether a parsed JSON line is one of `opencode run --format json` rather than Claude Code's
+ * stream-json: OpenCode's lines carry `sessionID` (camelCase) and a `part` or an `error`.
+ */
+export function isOpenCodeOutputLine(value: unknown): boolean {
+  if (!isOpenCodeStreamLine(value) || typeof value.sessionID !== "string") return false;
+  return (typeof value.part === "object" && value.part !== null) || value.type === "error";
+}
+
+export interface OpenCodeOutputOptions {
+  /** The prompt(s): the stream does not echo them. */
+  prompts?: string[];
+  runId?: string;
+  /** A cut-off last line is left out and passed here (else it throws, like any invalid line). */
+  onTruncatedLine?: (error: JsonlLineError) => void;
+}
+
+/**
+ * Whether OpenCode finished the run the stream tells: its last part is a step-finish whose reason
+ * is not "tool-calls" (after a tool step OpenCode always starts another).
+ */
+export function openCodeStreamFinished(lines: readonly OpenCodeStreamLine[]): boolean {
+  const last = [...lines].reverse().find((line) => line.part)?.part;
+  return last?.type === "step-finish" && last.reason !== "tool-calls";
+}
+
+/**
+ * The Run of a stored `opencode run --format json` stream (a run folder's stream.jsonl, or the bare
+ * stdout), judged on what it holds: an `error` line makes an api_error final result, and a stream
+ * that ends before OpenCode finished has no final result (like a timed-out run). Subagent events are
+ * not in that stream (see buildOpenCodeRun's `children`).
+ */
+export function parseOpenCodeOutput(text: string, source: string, options: OpenCodeOutputOptions = {}): Run {
+  const lines = parseJsonl<unknown>(
+    text,
+    source,
+    options.onTruncatedLine ? { onTruncatedLine: options.onTruncatedLine } : {},
+  ).filter(isOpenCodeStreamLine);
+  const errored = lines.some((line) => line.type === "error");
+  return buildOpenCodeRun({
+    lines,
+    ...(options.prompts ? { prompts: options.prompts } : {}),
+    ...(options.runId ? { runId: options.runId } : {}),
+    ...(errored || openCodeStreamFinished(lines) ? {} : { stop: { kind: "unfinished" as const } }),
+  });
+}
+
+/** parseOpenCodeOutput of a file. */
+export function runFromOpenCodeOutput(file: string, options: OpenCodeOutputOptions = {}): Run {
+  return parseOpenCodeOutput(readFileSync(file, "utf8"), file, options);
 }

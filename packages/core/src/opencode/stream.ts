@@ -67,7 +67,7 @@ export interface OpenCodeExport {
   messages: { info: { id: string; role: string; agent?: string }; parts: OpenCodePart[] }[];
 }
 
-export function isStreamLine(value: unknown): value is OpenCodeStreamLine {
+export function isOpenCodeStreamLine(value: unknown): value is OpenCodeStreamLine {
   return (
     typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string"
   );
