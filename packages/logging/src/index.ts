@@ -4,6 +4,8 @@ export * from "./case-builder.js";
 export * from "./case-result.js";
 export * from "./case-summary.js";
 export * from "./cases-table.js";
+export * from "./compare-results.js";
+export * from "./compare-stats.js";
 export * from "./format.js";
 export * from "./format-version.js";
 export * from "./git-info.js";

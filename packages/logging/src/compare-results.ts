@@ -1,0 +1,308 @@
+import { eventsOfType, runSummary } from "@evals/core";
+import type { CaseResult, TrialResult } from "./case-result.js";
+import {
+  type ComparisonVerdict,
+  compareRates,
+  meanOf,
+  type PassRate,
+  passRate,
+  type RateDifference,
+} from "./compare-stats.js";
+import { formatDuration, formatPercent, plural, truncate } from "./format.js";
+import type { ResultsFile } from "./results-file.js";
+import { palette } from "./terminal.js";
+
+/** Per-trial means of what a variant's runs did; undefined where no trial's run says (see README). */
+export interface RunMetrics {
+  turns?: number;
+  tool_calls?: number;
+  /** Input (with cache creation and cache reads) plus output tokens. */
+  tokens?: number;
+  duration_ms?: number;
+}
+
+/** One variant of a case (or of all matched cases): its pass rate and its runs' means. */
+export interface VariantSide extends PassRate {
+  metrics: RunMetrics;
+}
+
+/** B against A: the pass-rate difference with its interval, and B's means minus A's. */
+export interface SideComparison {
+  a: VariantSide;
+  b: VariantSide;
+  difference: RateDifference;
+  /** B − A of each mean known on both sides. */
+  deltas: RunMetrics;
+}
+
+export interface CaseComparison extends SideComparison {
+  suite?: string;
+  id: string;
+  name: string;
+}
+
+/** A case that only one side ran. */
+export interface UnmatchedCase {
+  suite?: string;
+  id: string;
+  name: string;
+}
+
+/** What a results file was: its run's name, commit and time. */
+export interface ComparedRun {
+  label: string;
+  suite: string;
+  finished_at: string;
+  git_commit?: string;
+  git_branch?: string;
+}
+
+/** `compareResults(a, b)`: every case both ran, compared, the overall comparison, and the rest. */
+export interface ResultsComparison {
+  a: ComparedRun;
+  b: ComparedRun;
+  /** The cases both files hold (matched by suite and case id), in B's order. */
+  cases: CaseComparison[];
+  /** Over the trials of every matched case, pooled. */
+  overall: SideComparison;
+  only_in_a: UnmatchedCase[];
+  only_in_b: UnmatchedCase[];
+}
+
+export interface CompareResultsOptions {
+  /** Names of the two sides in the table (default "A" and "B"). */
+  labels?: [string, string];
+}
+
+/**
+ * Compares two results files of the same cases run under two variants (with and without a skill,
+ * two models, this branch and main): per case matched by suite and case id, and overall, the pass
+ * rate of each with its 95% Wilson interval, the difference B − A with its 95% Newcombe interval (and
+ * "within noise" when it contains 0), and B's mean turns, tool calls, tokens and duration minus A's.
+ */
+export function compareResults(
+  a: ResultsFile,
+  b: ResultsFile,
+  options: CompareResultsOptions = {},
+): ResultsComparison {
+  const [labelA, labelB] = options.labels ?? ["A", "B"];
+  const casesOfA = new Map(a.cases.map((c) => [caseKey(c), c]));
+  const keysOfB = new Set(b.cases.map(caseKey));
+  const cases: CaseComparison[] = [];
+  const trialsA: TrialResult[] = [];
+  const trialsB: TrialResult[] = [];
+  for (const caseB of b.cases) {
+    const caseA = casesOfA.get(caseKey(caseB));
+    if (!caseA) continue;
+    const countedA = countedTrials(caseA);
+    const countedB = countedTrials(caseB);
+    trialsA.push(...countedA);
+    trialsB.push(...countedB);
+    cases.push({ ...unmatched(caseB), ...compareTrials(countedA, countedB) });
+  }
+  return {
+    a: comparedRun(a, labelA),
+    b: comparedRun(b, labelB),
+    cases,
+    overall: compareTrials(trialsA, trialsB),
+    only_in_a: a.cases.filter((c) => !keysOfB.has(caseKey(c))).map(unmatched),
+    only_in_b: b.cases.filter((c) => !casesOfA.has(caseKey(c))).map(unmatched),
+  };
+}
+
+function caseKey(c: Pick<CaseResult, "suite" | "id">): string {
+  return JSON.stringify([c.suite ?? "", c.id]);
+}
+
+function unmatched(c: CaseResult): UnmatchedCase {
+  return { ...(c.suite !== undefined ? { suite: c.suite } : {}), id: c.id, name: c.name };
+}
+
+function comparedRun(results: ResultsFile, label: string): ComparedRun {
+  const { suite, finished_at, git_commit, git_branch } = results.meta;
+  return {
+    label,
+    suite,
+    finished_at,
+    ...(git_commit !== undefined ? { git_commit } : {}),
+    ...(git_branch !== undefined ? { git_branch } : {}),
+  };
+}
+
+/**
+ * The trials that count: those not skipped. A case that ran no trial (it errored before its first)
+ * counts as one trial with the case's status.
+ */
+function countedTrials(c: CaseResult): TrialResult[] {
+  if (c.status === "skipped") return [];
+  const ran = c.trials.filter((trial) => trial.status !== "skipped");
+  if (ran.length > 0) return ran;
+  return [{ trial: 0, status: c.status, scores: [], violations: [], duration_ms: c.duration_ms }];
+}
+
+function compareTrials(trialsA: TrialResult[], trialsB: TrialResult[]): SideComparison {
+  const a = side(trialsA);
+  const b = side(trialsB);
+  return { a, b, difference: compareRates(a, b), deltas: metricDeltas(a.metrics, b.metrics) };
+}
+
+function side(trials: TrialResult[]): VariantSide {
+  const passed = trials.filter((trial) => trial.status === "passed").length;
+  return { ...passRate(passed, trials.length), metrics: meanMetrics(trials) };
+}
+
+const METRICS = ["turns", "tool_calls", "tokens", "duration_ms"] as const;
+
+function meanMetrics(trials: TrialResult[]): RunMetrics {
+  const perTrial = trials.map(trialMetrics);
+  const means: RunMetrics = {};
+  for (const metric of METRICS) {
+    const mean = meanOf(perTrial.map((m) => m[metric]));
+    if (mean !== undefined) means[metric] = mean;
+  }
+  return means;
+}
+
+/** What one trial's run did; the run is in the file only when `runs_included` kept it. */
+export function trialMetrics(trial: TrialResult): RunMetrics {
+  const metrics: RunMetrics = {};
+  if (trial.duration_ms !== undefined) metrics.duration_ms = trial.duration_ms;
+  if (!trial.run) return metrics;
+  const summary = runSummary(trial.run);
+  if (summary.turns !== undefined) metrics.turns = summary.turns;
+  if (summary.tokens) {
+    const { input, output, cache_creation, cache_read } = summary.tokens;
+    metrics.tokens = input + output + cache_creation + cache_read;
+  }
+  metrics.tool_calls = eventsOfType(trial.run, "tool_call").length;
+  return metrics;
+}
+
+function metricDeltas(a: RunMetrics, b: RunMetrics): RunMetrics {
+  const deltas: RunMetrics = {};
+  for (const metric of METRICS) {
+    const valueA = a[metric];
+    const valueB = b[metric];
+    if (valueA !== undefined && valueB !== undefined) deltas[metric] = valueB - valueA;
+  }
+  return deltas;
+}
+
+export interface ComparisonTableOptions {
+  color?: boolean;
+  /** Widest line (default 120). */
+  width?: number;
+}
+
+/**
+ * The comparison as a console table: one row per case and an overall row, with B − A and its
+ * interval, the verdict, and the deltas; then the cases only one side ran.
+ *
+ *     A: find-todos (main 1a2b3c4)   B: find-todos (h-skill 5d6e7f8)
+ *       case          A               B               B − A                  verdict       Δturns  Δtools  Δtokens  Δtime
+ *       finds todos   1/3 33% [6–79]  3/3 100% [44–100]  +67% [−5 … +94]   within noise  -1.0    -2.0    -1,204   -3.1s
+ */
+export function formatComparisonTable(
+  comparison: ResultsComparison,
+  options: ComparisonTableOptions = {},
+): string {
+  const p = palette(options.color ?? false);
+  const width = Math.max(60, options.width ?? 120);
+  const run = (r: ComparedRun) =>
+    `${p.bold(`${r.label}:`)} ${r.suite}${r.git_branch || r.git_commit ? ` (${[r.git_branch, r.git_commit?.slice(0, 7)].filter(Boolean).join(" ")})` : ""}`;
+  const lines = [`${run(comparison.a)}   ${run(comparison.b)}`];
+  const paintVerdict: Record<ComparisonVerdict, (s: string) => string> = {
+    better: p.green,
+    worse: p.red,
+    "within noise": p.gray,
+  };
+  const titles = [
+    "case",
+    comparison.a.label,
+    comparison.b.label,
+    `${comparison.b.label} − ${comparison.a.label}`,
+  ];
+  titles.push("verdict", "Δturns", "Δtools", "Δtokens", "Δtime");
+  const align = ["left", "right", "right", "right", "left", "right", "right", "right", "right"] as const;
+  const rowOf = (name: string, c: SideComparison) => [
+    { text: name },
+    { text: formatSide(c.a) },
+    { text: formatSide(c.b) },
+    { text: formatDifference(c.difference), paint: paintVerdict[c.difference.verdict] },
+    { text: c.difference.verdict, paint: paintVerdict[c.difference.verdict] },
+    { text: formatDelta(c.deltas.turns, 1) },
+    { text: formatDelta(c.deltas.tool_calls, 1) },
+    { text: formatDelta(c.deltas.tokens, 0) },
+    { text: formatDurationDelta(c.deltas.duration_ms) },
+  ];
+  const rows = comparison.cases.map((c) => rowOf(c.suite ? `${c.suite} › ${c.name}` : c.name, c));
+  rows.push(rowOf(`overall (${plural(comparison.cases.length, "case")})`, comparison.overall));
+  const widths = titles.map((title, i) =>
+    Math.max(title.length, ...rows.map((row) => [...row[i]!.text].length)),
+  );
+  const gap = 2;
+  const others = widths.reduce((sum, w, i) => (i === 0 ? sum : sum + w), 0) + gap * (titles.length - 1) + 2;
+  widths[0] = Math.max(12, Math.min(widths[0]!, width - others));
+  const line = (cells: { text: string; paint?: (s: string) => string }[]) =>
+    `  ${cells
+      .map((cell, i) => {
+        const text = truncate(cell.text, widths[i]!);
+        const padded = align[i] === "right" ? text.padStart(widths[i]!) : text.padEnd(widths[i]!);
+        return cell.paint ? cell.paint(padded) : padded;
+      })
+      .join(" ".repeat(gap))
+      .trimEnd()}`;
+  lines.push(p.gray(line(titles.map((text) => ({ text })))));
+  rows.forEach((row, i) => {
+    lines.push(i === rows.length - 1 ? p.bold(line(row)) : line(row));
+  });
+  const list = (label: string, cases: UnmatchedCase[]) => {
+    if (cases.length === 0) return;
+    lines.push(
+      p.yellow(
+        `  only in ${label}: ${cases.map((c) => (c.suite ? `${c.suite} › ${c.id}` : c.id)).join(", ")}`,
+      ),
+    );
+  };
+  list(comparison.a.label, comparison.only_in_a);
+  list(comparison.b.label, comparison.only_in_b);
+  lines.push(
+    p.gray(
+      "  pass rates with 95% Wilson intervals; B − A with its 95% Newcombe interval: within noise when it contains 0",
+    ),
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+/** "2/3 67% [21–94]". */
+export function formatSide(side: PassRate): string {
+  if (side.trials === 0) return "–";
+  return `${side.passed}/${side.trials} ${formatPercent(side.rate)} [${percent(side.ci_low)}–${percent(side.ci_high)}]`;
+}
+
+/** "+67% [−5 … +94]". */
+export function formatDifference(difference: RateDifference): string {
+  return `${signedPercent(difference.difference)} [${signedPercent(difference.ci_low)} … ${signedPercent(difference.ci_high)}]`;
+}
+
+function percent(rate: number): string {
+  return String(Math.round(rate * 100));
+}
+
+function signedPercent(rate: number): string {
+  const value = Math.round(rate * 100);
+  return `${value > 0 ? "+" : value < 0 ? "−" : "±"}${Math.abs(value)}%`;
+}
+
+function formatDelta(value: number | undefined, digits: number): string {
+  if (value === undefined) return "–";
+  const rounded = Number(value.toFixed(digits));
+  const sign = rounded > 0 ? "+" : rounded < 0 ? "−" : "±";
+  return `${sign}${Math.abs(rounded).toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
+}
+
+function formatDurationDelta(ms: number | undefined): string {
+  if (ms === undefined) return "–";
+  const sign = ms > 0 ? "+" : ms < 0 ? "−" : "±";
+  return `${sign}${formatDuration(Math.abs(ms))}`;
+}
