@@ -199,8 +199,10 @@ export interface ComparisonTableOptions {
  * interval, the verdict, and the deltas; then the cases only one side ran.
  *
  *     A: find-todos (main 1a2b3c4)   B: find-todos (h-skill 5d6e7f8)
- *       case          A               B               B − A                  verdict       Δturns  Δtools  Δtokens  Δtime
- *       finds todos   1/3 33% [6–79]  3/3 100% [44–100]  +67% [−5 … +94]   within noise  -1.0    -2.0    -1,204   -3.1s
+ *       case                      A                  B                 B − A  verdict       Δturns  Δtools  Δtokens  Δtime
+ *       loads the skill, greps    3/3 100% [44–100]  0/3 0% [0–56]     −100% [−100…−21]  worse   −2.0    −1.0  −13,755  −1.4s
+ *       runs grep in Bash         3/3 100% [44–100]  3/3 100% [44–100]  ±0% [−56…+56]  within noise  ±0.0  ±0.0   ±0  −2.1s
+ *       overall (2 cases)         6/6 100% [61–100]  3/6 50% [19–81]    −50% [−81…−0]  worse   −1.0    −0.5   −6,878  −1.7s
  */
 export function formatComparisonTable(
   comparison: ResultsComparison,
@@ -235,14 +237,18 @@ export function formatComparisonTable(
     { text: formatDelta(c.deltas.tokens, 0) },
     { text: formatDurationDelta(c.deltas.duration_ms) },
   ];
-  const rows = comparison.cases.map((c) => rowOf(c.suite ? `${c.suite} › ${c.name}` : c.name, c));
+  // The suite names the case only when the files hold several suites.
+  const suites = new Set(comparison.cases.map((c) => c.suite));
+  const rows = comparison.cases.map((c) =>
+    rowOf(suites.size > 1 && c.suite ? `${c.suite} › ${c.name}` : c.name, c),
+  );
   rows.push(rowOf(`overall (${plural(comparison.cases.length, "case")})`, comparison.overall));
   const widths = titles.map((title, i) =>
     Math.max(title.length, ...rows.map((row) => [...row[i]!.text].length)),
   );
   const gap = 2;
   const others = widths.reduce((sum, w, i) => (i === 0 ? sum : sum + w), 0) + gap * (titles.length - 1) + 2;
-  widths[0] = Math.max(12, Math.min(widths[0]!, width - others));
+  widths[0] = Math.max(24, Math.min(widths[0]!, width - others));
   const line = (cells: { text: string; paint?: (s: string) => string }[]) =>
     `  ${cells
       .map((cell, i) => {
@@ -280,18 +286,20 @@ export function formatSide(side: PassRate): string {
   return `${side.passed}/${side.trials} ${formatPercent(side.rate)} [${percent(side.ci_low)}–${percent(side.ci_high)}]`;
 }
 
-/** "+67% [−5 … +94]". */
+/** "+67% [−5…+94]". */
 export function formatDifference(difference: RateDifference): string {
-  return `${signedPercent(difference.difference)} [${signedPercent(difference.ci_low)} … ${signedPercent(difference.ci_high)}]`;
+  const bound = (rate: number) => signedPercent(rate).slice(0, -1);
+  return `${signedPercent(difference.difference)} [${bound(difference.ci_low)}…${bound(difference.ci_high)}]`;
 }
 
 function percent(rate: number): string {
   return String(Math.round(rate * 100));
 }
 
+/** "+67%", "−5%", "±0%"; "−0%" for a difference below 0 that rounds to 0 (its sign is what counts). */
 function signedPercent(rate: number): string {
-  const value = Math.round(rate * 100);
-  return `${value > 0 ? "+" : value < 0 ? "−" : "±"}${Math.abs(value)}%`;
+  const sign = rate > 0 ? "+" : rate < 0 ? "−" : "±";
+  return `${sign}${Math.abs(Math.round(rate * 100))}%`;
 }
 
 function formatDelta(value: number | undefined, digits: number): string {
