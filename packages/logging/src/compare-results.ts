@@ -190,7 +190,7 @@ function metricDeltas(a: RunMetrics, b: RunMetrics): RunMetrics {
 
 export interface ComparisonTableOptions {
   color?: boolean;
-  /** Widest line (default 120). */
+  /** Widest line (default 120; the case names are cut to fit, to no fewer than 24 characters). */
   width?: number;
 }
 
@@ -274,7 +274,7 @@ export function formatComparisonTable(
   list(comparison.b.label, comparison.only_in_b);
   lines.push(
     p.gray(
-      "  pass rates with 95% Wilson intervals; B − A with its 95% Newcombe interval: within noise when it contains 0",
+      `  pass rates with 95% Wilson intervals; ${comparison.b.label} − ${comparison.a.label} with its 95% Newcombe interval: within noise when it contains 0`,
     ),
   );
   return `${lines.join("\n")}\n`;

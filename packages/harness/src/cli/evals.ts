@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { internalErrorMessage } from "@evals/evaluators";
 import type { Command, CommandIo } from "./command.js";
+import { compare } from "./compare-command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { grade } from "./grade-command.js";
 import { migrate } from "./migrate-command.js";
@@ -12,7 +13,15 @@ import { validate } from "./validate-command.js";
  * The `evals` subcommands, in help order. A command is one entry: its name, one line of help, and
  * `run(args, io) => exit code`.
  */
-export const COMMANDS: readonly Command[] = [runSubcommand, recordSubcommand, grade, validate, report, migrate];
+export const COMMANDS: readonly Command[] = [
+  runSubcommand,
+  recordSubcommand,
+  grade,
+  validate,
+  report,
+  compare,
+  migrate,
+];
 
 /** `evals --help`. */
 export function evalsUsage(commands: readonly Command[] = COMMANDS): string {
