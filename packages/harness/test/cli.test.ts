@@ -340,6 +340,16 @@ describe("evals compare", () => {
     expect(evals(["compare", fixture("a.json"), edited]).stdout).toContain("only in B: find-todos › renamed");
   });
 
+  it("writes the side-by-side HTML page with --html", () => {
+    const result = evals(["compare", fixture("a.json"), fixture("b.json"), "--html", "comparison.html"]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(`evals compare: wrote ${join(temp, "comparison.html")}\n`);
+    const html = readFileSync(join(temp, "comparison.html"), "utf8");
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).toContain('<tr class="cmp-case" data-verdict="worse" data-case="skill-then-grep">');
+    expect(html).toContain('<tr class="cmp-overall" data-verdict="worse">');
+  });
+
   it("exits 2 naming the file for an unreadable or invalid results file, and for a missing argument", () => {
     const missing = evals(["compare", fixture("a.json"), join(temp, "nothing.json")]);
     expect(missing.code).toBe(2);

@@ -4,6 +4,7 @@ export * from "./case-builder.js";
 export * from "./case-result.js";
 export * from "./case-summary.js";
 export * from "./cases-table.js";
+export * from "./compare-html.js";
 export * from "./compare-results.js";
 export * from "./compare-stats.js";
 export * from "./format.js";

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import {
   compareResults,
@@ -5,7 +6,9 @@ import {
   type ResultsFile,
   ResultsFileError,
   readResults,
+  renderComparisonHtml,
   shouldUseColor,
+  writeFileAtomic,
 } from "@evals/logging";
 import type { Command, CommandIo } from "./command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
@@ -23,6 +26,7 @@ Cases only one side ran are listed.
 
 Options:
   --json          print the comparison as JSON instead of the table
+  --html <file>   also write the comparison as an HTML page (A and B side by side)
   --label-a <s>   the name of side A (default A)
   --label-b <s>   the name of side B (default B)
   -h, --help      this help
@@ -40,6 +44,7 @@ export const compare: Command = {
         args,
         options: {
           json: { type: "boolean" },
+          html: { type: "string" },
           "label-a": { type: "string" },
           "label-b": { type: "string" },
           help: { type: "boolean", short: "h" },
@@ -77,6 +82,11 @@ export const compare: Command = {
           width: (io.stdout as { columns?: number }).columns ?? Number.POSITIVE_INFINITY,
         }),
       );
+    if (values.html !== undefined) {
+      const file = resolve(values.html);
+      writeFileAtomic(file, renderComparisonHtml(comparison));
+      io.stderr.write(`evals compare: wrote ${file}\n`);
+    }
     return EXIT.passed;
   },
 };
