@@ -333,6 +333,7 @@ describe("evals compare", () => {
     const result = evals(["compare", fixture("a.json"), edited, "--json"]);
     expect(result.code).toBe(0);
     const comparison = JSON.parse(result.stdout);
+    expect(comparison.version).toBe(1);
     expect(comparison.cases.map((c: { id: string }) => c.id)).toEqual(["skill-then-grep"]);
     expect(comparison.only_in_a).toMatchObject([{ id: "grep-in-bash" }]);
     expect(comparison.only_in_b).toMatchObject([{ id: "renamed" }]);

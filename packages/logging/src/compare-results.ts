@@ -59,6 +59,8 @@ export interface ComparedRun {
 
 /** `compareResults(a, b)`: every case both ran, compared, the overall comparison, and the rest. */
 export interface ResultsComparison {
+  /** The version of this object's shape (what `evals compare --json` prints). */
+  version: typeof COMPARISON_VERSION;
   a: ComparedRun;
   b: ComparedRun;
   /** The cases both files hold (matched by suite and case id), in B's order. */
@@ -68,6 +70,8 @@ export interface ResultsComparison {
   only_in_a: UnmatchedCase[];
   only_in_b: UnmatchedCase[];
 }
+
+export const COMPARISON_VERSION = 1;
 
 export interface CompareResultsOptions {
   /** Names of the two sides in the table (default "A" and "B"). */
@@ -101,6 +105,7 @@ export function compareResults(
     cases.push({ ...unmatched(caseB), ...compareTrials(countedA, countedB) });
   }
   return {
+    version: COMPARISON_VERSION,
     a: comparedRun(a, labelA),
     b: comparedRun(b, labelB),
     cases,

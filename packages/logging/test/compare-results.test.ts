@@ -25,6 +25,7 @@ describe("compareResults on two real results files", () => {
       ["find-todos", "skill-then-grep"],
       ["find-todos", "grep-in-bash"],
     ]);
+    expect(comparison.version).toBe(1);
     expect(comparison.only_in_a).toEqual([]);
     expect(comparison.only_in_b).toEqual([]);
     expect(comparison.a).toMatchObject({
