@@ -64,6 +64,9 @@ export function renderComparisonHtml(
     "</table>",
     unmatched(a, comparison.only_in_a),
     unmatched(b, comparison.only_in_b),
+    [...comparison.cases, comparison.overall].some((c) => c.deltas.turns === undefined)
+      ? '<p class="sub">–: not every trial\'s run is in the files (runs_included): write results with includeRuns "all" to compare turns, tool calls and tokens.</p>'
+      : "",
     `<p class="sub">Pass rates with their 95% Wilson intervals (the line over each bar); ${escapeHtml(b.label)} − ${escapeHtml(a.label)} with its 95% Newcombe interval: <b>within noise</b> when it contains 0. Deltas are ${escapeHtml(b.label)}'s mean per trial minus ${escapeHtml(a.label)}'s.</p>`,
     "</main>",
     "</body>",

@@ -158,11 +158,18 @@ function side(trials: TrialResult[]): VariantSide {
 
 const METRICS = ["turns", "tool_calls", "tokens", "duration_ms"] as const;
 
+/**
+ * The mean of each metric every trial knows. A metric some trial lacks is left out: a results file
+ * written with runs_included "failed" keeps the runs of failed cases only, and a mean over those
+ * alone would compare failures with everything.
+ */
 function meanMetrics(trials: TrialResult[]): RunMetrics {
   const perTrial = trials.map(trialMetrics);
   const means: RunMetrics = {};
   for (const metric of METRICS) {
-    const mean = meanOf(perTrial.map((m) => m[metric]));
+    const values = perTrial.map((m) => m[metric]);
+    if (values.some((value) => value === undefined)) continue;
+    const mean = meanOf(values);
     if (mean !== undefined) means[metric] = mean;
   }
   return means;
@@ -277,6 +284,15 @@ export function formatComparisonTable(
   };
   list(comparison.a.label, comparison.only_in_a);
   list(comparison.b.label, comparison.only_in_b);
+  const unknown = [...comparison.cases, comparison.overall].some(
+    (c) => c.deltas.turns === undefined || c.deltas.tokens === undefined,
+  );
+  if (unknown)
+    lines.push(
+      p.gray(
+        '  –: not every trial\'s run is in the files (runs_included); write results with includeRuns "all" to compare turns, tool calls and tokens',
+      ),
+    );
   lines.push(
     p.gray(
       `  pass rates with 95% Wilson intervals; ${comparison.b.label} − ${comparison.a.label} with its 95% Newcombe interval: within noise when it contains 0`,

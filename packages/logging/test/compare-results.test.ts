@@ -99,6 +99,23 @@ describe("compareResults on two real results files", () => {
     ]);
     expect(Object.keys(partial.cases[0]!.deltas)).toEqual(["duration_ms"]);
     expect(partial.overall.a.trials).toBe(3);
+    expect(formatComparisonTable(partial)).toContain('write results with includeRuns "all"');
+    expect(formatComparisonTable(compareResults(a, b))).not.toContain("includeRuns");
+    // As runs_included "failed" writes it: the runs of failed cases only. B's runs are all of failures
+    // for skill-then-grep, A's are gone: no mean of turns over a part of the trials.
+    const failedRunsOnly = compareResults(withoutRuns, b);
+    expect(failedRunsOnly.cases[0]!.b.metrics.turns).toBeDefined();
+    expect(failedRunsOnly.cases[0]!.a.metrics.turns).toBeUndefined();
+    const oneRunDropped: ResultsFile = {
+      ...b,
+      cases: b.cases.map((c, i) =>
+        i === 0 ? { ...c, trials: c.trials.map((t, n) => (n === 0 ? { ...t, run: undefined } : t)) } : c,
+      ),
+    };
+    const mixed = compareResults(a, oneRunDropped);
+    expect(mixed.cases[0]!.b.metrics).not.toHaveProperty("turns");
+    expect(mixed.cases[0]!.b.metrics).toHaveProperty("duration_ms");
+    expect(mixed.overall.deltas).not.toHaveProperty("tokens");
   });
 
   it("prints a table with both sides, the difference, the verdict and the deltas", () => {
