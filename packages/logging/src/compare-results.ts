@@ -1,4 +1,5 @@
 import { eventsOfType, runSummary } from "@evals/core";
+import { z } from "zod";
 import type { CaseResult, TrialResult } from "./case-result.js";
 import {
   type ComparisonVerdict,
@@ -12,66 +13,83 @@ import { formatDuration, formatPercent, plural, truncate } from "./format.js";
 import type { ResultsFile } from "./results-file.js";
 import { palette } from "./terminal.js";
 
-/** Per-trial means of what a variant's runs did; undefined where no trial's run says (see README). */
-export interface RunMetrics {
-  turns?: number;
-  tool_calls?: number;
+/** Per-trial means of what a variant's runs did; left out where not every trial's run says (see README). */
+export const RunMetricsSchema = z.object({
+  turns: z.number().optional(),
+  tool_calls: z.number().optional(),
   /** Input (with cache creation and cache reads) plus output tokens. */
-  tokens?: number;
-  duration_ms?: number;
-}
+  tokens: z.number().optional(),
+  duration_ms: z.number().optional(),
+});
+export type RunMetrics = z.infer<typeof RunMetricsSchema>;
+
+/** A pass rate with its 95% Wilson interval. */
+export const PassRateSchema = z.object({
+  passed: z.number().int().nonnegative(),
+  trials: z.number().int().nonnegative(),
+  rate: z.number().min(0).max(1),
+  ci_low: z.number().min(0).max(1),
+  ci_high: z.number().min(0).max(1),
+});
 
 /** One variant of a case (or of all matched cases): its pass rate and its runs' means. */
-export interface VariantSide extends PassRate {
-  metrics: RunMetrics;
-}
+export const VariantSideSchema = PassRateSchema.extend({ metrics: RunMetricsSchema });
+export type VariantSide = z.infer<typeof VariantSideSchema>;
+
+/** B − A of the pass rates with its 95% Newcombe interval, and the verdict. */
+export const RateDifferenceSchema = z.object({
+  difference: z.number().min(-1).max(1),
+  ci_low: z.number().min(-1).max(1),
+  ci_high: z.number().min(-1).max(1),
+  verdict: z.enum(["better", "worse", "within noise"]),
+});
 
 /** B against A: the pass-rate difference with its interval, and B's means minus A's. */
-export interface SideComparison {
-  a: VariantSide;
-  b: VariantSide;
-  difference: RateDifference;
+export const SideComparisonSchema = z.object({
+  a: VariantSideSchema,
+  b: VariantSideSchema,
+  difference: RateDifferenceSchema,
   /** B − A of each mean known on both sides. */
-  deltas: RunMetrics;
-}
-
-export interface CaseComparison extends SideComparison {
-  suite?: string;
-  id: string;
-  name: string;
-}
+  deltas: RunMetricsSchema,
+});
+export type SideComparison = z.infer<typeof SideComparisonSchema>;
 
 /** A case that only one side ran. */
-export interface UnmatchedCase {
-  suite?: string;
-  id: string;
-  name: string;
-}
+export const UnmatchedCaseSchema = z.object({
+  suite: z.string().optional(),
+  id: z.string(),
+  name: z.string(),
+});
+export type UnmatchedCase = z.infer<typeof UnmatchedCaseSchema>;
+
+export const CaseComparisonSchema = SideComparisonSchema.extend(UnmatchedCaseSchema.shape);
+export type CaseComparison = z.infer<typeof CaseComparisonSchema>;
 
 /** What a results file was: its run's name, commit and time. */
-export interface ComparedRun {
-  label: string;
-  suite: string;
-  finished_at: string;
-  git_commit?: string;
-  git_branch?: string;
-}
-
-/** `compareResults(a, b)`: every case both ran, compared, the overall comparison, and the rest. */
-export interface ResultsComparison {
-  /** The version of this object's shape (what `evals compare --json` prints). */
-  version: typeof COMPARISON_VERSION;
-  a: ComparedRun;
-  b: ComparedRun;
-  /** The cases both files hold (matched by suite and case id), in B's order. */
-  cases: CaseComparison[];
-  /** Over the trials of every matched case, pooled. */
-  overall: SideComparison;
-  only_in_a: UnmatchedCase[];
-  only_in_b: UnmatchedCase[];
-}
+export const ComparedRunSchema = z.object({
+  label: z.string(),
+  suite: z.string(),
+  finished_at: z.string(),
+  git_commit: z.string().optional(),
+  git_branch: z.string().optional(),
+});
+export type ComparedRun = z.infer<typeof ComparedRunSchema>;
 
 export const COMPARISON_VERSION = 1;
+
+/** `compareResults(a, b)` (what `evals compare --json` prints): the matched cases compared, overall, and the rest. */
+export const ResultsComparisonSchema = z.object({
+  version: z.literal(COMPARISON_VERSION),
+  a: ComparedRunSchema,
+  b: ComparedRunSchema,
+  /** The cases both files hold (matched by suite and case id), in B's order. */
+  cases: z.array(CaseComparisonSchema),
+  /** Over the trials of every matched case, pooled. */
+  overall: SideComparisonSchema,
+  only_in_a: z.array(UnmatchedCaseSchema),
+  only_in_b: z.array(UnmatchedCaseSchema),
+});
+export type ResultsComparison = z.infer<typeof ResultsComparisonSchema>;
 
 export interface CompareResultsOptions {
   /** Names of the two sides in the table (default "A" and "B"). */

@@ -1,8 +1,15 @@
 import { resolve } from "node:path";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { compareResults, formatComparisonTable, trialMetrics } from "../src/compare-results.js";
+import {
+  compareResults,
+  formatComparisonTable,
+  ResultsComparisonSchema,
+  trialMetrics,
+} from "../src/compare-results.js";
 import { newcombeInterval } from "../src/compare-stats.js";
 import { readResults } from "../src/json-results.js";
+import { loggingJsonSchema } from "../src/json-schemas.js";
 import type { ResultsFile } from "../src/results-file.js";
 
 /**
@@ -116,6 +123,19 @@ describe("compareResults on two real results files", () => {
     expect(mixed.cases[0]!.b.metrics).not.toHaveProperty("turns");
     expect(mixed.cases[0]!.b.metrics).toHaveProperty("duration_ms");
     expect(mixed.overall.deltas).not.toHaveProperty("tokens");
+  });
+
+  it("validates against its zod schema and the shipped JSON Schema (schemas/comparison.json)", () => {
+    const json = JSON.parse(JSON.stringify(comparison));
+    expect(ResultsComparisonSchema.parse(json)).toEqual(json);
+    const validate = new Ajv2020({ strict: false, allErrors: true }).compile(loggingJsonSchema("comparison"));
+    expect(validate(json), JSON.stringify(validate.errors)).toBe(true);
+    const broken = {
+      ...json,
+      overall: { ...json.overall, difference: { ...json.overall.difference, verdict: "meh" } },
+    };
+    expect(validate(broken)).toBe(false);
+    expect(ResultsComparisonSchema.safeParse(broken).success).toBe(false);
   });
 
   it("prints a table with both sides, the difference, the verdict and the deltas", () => {
