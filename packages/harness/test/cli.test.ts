@@ -56,7 +56,7 @@ describe("the evals binary", () => {
     const help = evals(["--help"]);
     expect(help).toMatchObject({ code: 0, stderr: "" });
     expect(help.stdout).toMatch(/^Usage: evals <command>/);
-    for (const name of ["run", "record", "grade", "validate", "report", "migrate", "help"])
+    for (const name of ["run", "record", "grade", "validate", "report", "compare", "migrate", "help"])
       expect(help.stdout).toMatch(new RegExp(`\\n  ${name} +\\S`));
     expect(help.stdout).toContain("Exit codes: 0 passed, 1 failed, 2 bad input or usage, 3 internal error");
     expect(evals(["help"]).stdout).toBe(help.stdout);
@@ -69,7 +69,7 @@ describe("the evals binary", () => {
     expect(evals(["help", "frobnicate"]).code).toBe(2);
   });
 
-  it.each(["run", "record", "grade", "validate", "report", "migrate"])(
+  it.each(["run", "record", "grade", "validate", "report", "compare", "migrate"])(
     "%s --help (and evals help <command>) prints its usage and exit codes",
     (name) => {
       const help = evals([name, "--help"]);
@@ -305,5 +305,66 @@ describe("evals report", () => {
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain("holds no run folder with a case and a verdict");
     expect(evals(["report"]).code).toBe(2);
+  });
+});
+
+describe("evals compare", () => {
+  // Two real results files of examples/find-todos (3 trials a case, runs kept); b.json edited so
+  // that skill-then-grep fails 0/3 with the runs of the agent that ignored the skill.
+  const fixture = (name: string) => join(workspace, "packages/logging/test/__fixtures__/compare", name);
+
+  it("prints the comparison table: both pass rates, B − A with its interval, the verdict and the deltas", () => {
+    const result = evals(["compare", fixture("a.json"), fixture("b.json"), "--label-a", "main"]);
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    const lines = result.stdout.split("\n");
+    expect(lines[0]).toMatch(/^main: find-todos .* {3}B: find-todos/);
+    expect(lines[1]).toMatch(/case +main +B +B − main +verdict +Δturns +Δtools +Δtokens +Δtime/);
+    expect(lines.find((line) => line.includes("loads the todo-report"))).toMatch(
+      /3\/3 100% \[44–100\] +0\/3 0% \[0–56\] +−100% \[−100…−21\] +worse +−2\.0 +−1\.0 +−13,755 /,
+    );
+    expect(lines.find((line) => line.includes("runs grep in Bash"))).toContain("within noise");
+    expect(result.stdout).toContain("overall (2 cases)");
+  });
+
+  it("prints the comparison as JSON with --json, and lists the cases only one side ran", () => {
+    const b = JSON.parse(readFileSync(fixture("b.json"), "utf8")) as { cases: { id: string }[] };
+    b.cases[1]!.id = "renamed";
+    const edited = write(join(temp, "compare-b.json"), JSON.stringify(b));
+    const result = evals(["compare", fixture("a.json"), edited, "--json"]);
+    expect(result.code).toBe(0);
+    const comparison = JSON.parse(result.stdout);
+    expect(comparison.version).toBe(1);
+    expect(comparison.cases.map((c: { id: string }) => c.id)).toEqual(["skill-then-grep"]);
+    expect(comparison.only_in_a).toMatchObject([{ id: "grep-in-bash" }]);
+    expect(comparison.only_in_b).toMatchObject([{ id: "renamed" }]);
+    expect(comparison.overall.difference).toMatchObject({ difference: -1, verdict: "worse" });
+    expect(evals(["compare", fixture("a.json"), edited]).stdout).toContain("only in B: find-todos › renamed");
+  });
+
+  it("writes the side-by-side HTML page with --html", () => {
+    const result = evals(["compare", fixture("a.json"), fixture("b.json"), "--html", "comparison.html"]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(`evals compare: wrote ${join(temp, "comparison.html")}\n`);
+    const html = readFileSync(join(temp, "comparison.html"), "utf8");
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).toContain('<tr class="cmp-case" data-verdict="worse" data-case="skill-then-grep">');
+    expect(html).toContain('<tr class="cmp-overall" data-verdict="worse">');
+  });
+
+  it("exits 2 naming the file for an unreadable or invalid results file, and for a missing argument", () => {
+    const missing = evals(["compare", fixture("a.json"), join(temp, "nothing.json")]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("nothing.json: cannot read");
+    const notResults = write(
+      join(temp, "compare-not-results.json"),
+      JSON.stringify({ version: 1, cases: [] }),
+    );
+    const invalid = evals(["compare", notResults, fixture("b.json")]);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toMatch(/compare-not-results\.json \(field meta\): /);
+    expect(evals(["compare", fixture("a.json")]).code).toBe(2);
+    expect(evals(["compare", fixture("a.json"), fixture("b.json"), fixture("a.json")]).stderr).toContain(
+      "unexpected argument",
+    );
   });
 });

@@ -1,11 +1,13 @@
 import { z } from "zod";
 import { EvalTestMetaSchema } from "./case-result.js";
+import { ResultsComparisonSchema } from "./compare-results.js";
 import { ResultsFileSchema } from "./results-file.js";
 
 /** The file formats of @evals/logging, by name, as zod schemas. */
 export const loggingFormats = {
   results: ResultsFileSchema,
   "eval-test-meta": EvalTestMetaSchema,
+  comparison: ResultsComparisonSchema,
 } as const;
 export type LoggingFormatName = keyof typeof loggingFormats;
 

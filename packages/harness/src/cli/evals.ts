@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { internalErrorMessage } from "@evals/evaluators";
 import type { Command, CommandIo } from "./command.js";
+import { compare } from "./compare-command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { grade } from "./grade-command.js";
 import { migrate } from "./migrate-command.js";
@@ -18,6 +19,7 @@ export const COMMANDS: readonly Command[] = [
   grade,
   validate,
   report,
+  compare,
   migrate,
 ];
 
