@@ -137,9 +137,13 @@ export function installTarballs(
 ): CommandResult {
   mkdirSync(project, { recursive: true });
   const dependencies = Object.fromEntries(packages.map((pkg) => [pkg.name, `file:${pkg.tarball}`]));
+  // Every edge to a package of ours resolves to its tarball: without this, npm sometimes asks the
+  // (refused) registry for a sibling's manifest before the tarball is in its tree, and hangs retrying.
+  // A sibling that was not packed has no override, so it still fails (see tarballsFor).
+  const overrides = Object.fromEntries(packages.map((pkg) => [pkg.name, `$${pkg.name}`]));
   writeFileSync(
     join(project, "package.json"),
-    `${JSON.stringify({ name: "fresh-user-project", version: "1.0.0", private: true, dependencies }, null, 2)}\n`,
+    `${JSON.stringify({ name: "fresh-user-project", version: "1.0.0", private: true, dependencies, overrides }, null, 2)}\n`,
   );
   writeFileSync(join(project, ".npmrc"), `@evals:registry=${REFUSED_REGISTRY}\n`);
   const result = spawnSync(
