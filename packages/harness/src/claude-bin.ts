@@ -51,23 +51,52 @@ export function findClaude(options: FindClaudeOptions = {}): string {
     if (isExecutable(bin)) return bin;
     throw new ClaudeNotFoundError([`EVALS_CLAUDE_BIN: ${bin}`], "EVALS_CLAUDE_BIN names no executable");
   }
-  const searched: string[] = ["claudeBin option: not set", "EVALS_CLAUDE_BIN: not set"];
+  const found = findInstalledBin("claude", { ...(options.from ? { from: options.from } : {}), env });
+  if (found.bin) return found.bin;
+  throw new ClaudeNotFoundError([
+    "claudeBin option: not set",
+    "EVALS_CLAUDE_BIN: not set",
+    ...found.searched,
+  ]);
+}
+
+/**
+ * An agent CLI installed the way npm installs one: `node_modules/.bin/<name>` in `from` (default
+ * process.cwd()) and each parent, then `<name>` on PATH. Gives the first executable found, and where
+ * it looked (for the not-found error). Runners of other agents (@evals/opencode) use it too.
+ */
+export function findInstalledBin(
+  name: string,
+  options: { from?: string; env?: NodeJS.ProcessEnv } = {},
+): { bin?: string; searched: string[] } {
+  const searched: string[] = [];
   let dir = resolve(options.from ?? process.cwd());
   for (;;) {
-    const candidate = join(dir, "node_modules", ".bin", "claude");
+    const candidate = join(dir, "node_modules", ".bin", name);
     searched.push(candidate);
-    if (isExecutable(candidate)) return candidate;
+    if (isExecutable(candidate)) return { bin: candidate, searched };
     const parent = dirname(dir);
     if (parent === dir) break;
     dir = parent;
   }
-  const pathDirs = (env.PATH ?? "").split(delimiter).filter(Boolean);
+  const pathDirs = ((options.env ?? process.env).PATH ?? "").split(delimiter).filter(Boolean);
   for (const pathDir of pathDirs) {
-    const candidate = join(pathDir, "claude");
-    if (isExecutable(candidate)) return candidate;
+    const candidate = join(pathDir, name);
+    if (isExecutable(candidate)) return { bin: candidate, searched };
   }
   searched.push(`PATH (${pathDirs.length} directories)`);
-  throw new ClaudeNotFoundError(searched);
+  return { searched };
+}
+
+/** Whether `file` is a file this process may execute. */
+export function isExecutable(file: string): boolean {
+  try {
+    if (!statSync(file).isFile()) return false;
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export type ClaudeAvailability =
@@ -148,14 +177,4 @@ export function skipIfNoClaude(
   if (context?.task) Object.assign(context.task.meta, { skipReason: note } satisfies SkipMeta);
   context?.skip(note);
   return claude.reason;
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    if (!statSync(file).isFile()) return false;
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -30,6 +30,8 @@ export {
   claudeAvailable,
   type FindClaudeOptions,
   findClaude,
+  findInstalledBin,
+  isExecutable,
   type SkipMeta,
   type SkippableContext,
   SUPPORTED_CLAUDE_VERSION,

@@ -5,7 +5,7 @@ import {
   type ScorerInput,
   type Violation,
 } from "@evals/core";
-import { slug } from "@evals/vcr";
+import { ANTHROPIC_API_URL, slug } from "@evals/vcr";
 import { z } from "zod";
 import { type CombineMode, combinedThreshold, combineSamples, type Disagreement } from "./combine.js";
 import { JudgeError } from "./errors.js";
@@ -171,7 +171,7 @@ export function judgeScorer<Case, Verdict, Inputs extends Record<string, unknown
       try {
         if (options.recording === false) {
           verdicts = await sampleAll({
-            baseURL: options.baseURL ?? "https://api.anthropic.com",
+            baseURL: options.baseURL ?? ANTHROPIC_API_URL,
             apiKey: options.apiKey ?? process.env.ANTHROPIC_API_KEY ?? "",
           });
         } else {

@@ -1,6 +1,7 @@
-import { accessSync, constants, existsSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { delimiter, dirname, join, resolve } from "node:path";
+import { findInstalledBin, isExecutable } from "@evals/harness";
 
 /** The OpenCode version this package was built and tested against. */
 export const SUPPORTED_OPENCODE_VERSION = "1.18.33";
@@ -34,22 +35,9 @@ export function findOpenCode(
       `${options.opencodeBin ? "opencodeBin option" : "EVALS_OPENCODE_BIN"}: ${bin}`,
     ]);
   }
-  const searched: string[] = [];
-  let dir = resolve(options.from ?? process.cwd());
-  for (;;) {
-    const candidate = join(dir, "node_modules", ".bin", "opencode");
-    searched.push(candidate);
-    if (isExecutable(candidate)) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  for (const entry of (env.PATH ?? "").split(delimiter).filter(Boolean)) {
-    const candidate = join(entry, "opencode");
-    if (isExecutable(candidate)) return candidate;
-  }
-  searched.push("PATH");
-  throw new OpenCodeNotFoundError(searched);
+  const found = findInstalledBin("opencode", { ...(options.from ? { from: options.from } : {}), env });
+  if (found.bin) return found.bin;
+  throw new OpenCodeNotFoundError(found.searched);
 }
 
 /**
@@ -70,13 +58,4 @@ export function findRipgrepDir(env: NodeJS.ProcessEnv = process.env): string | u
     if (isExecutable(join(entry, "rg"))) return entry;
   }
   return undefined;
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
