@@ -269,7 +269,7 @@ describe("evals migrate (OpenAgentsControl cases)", () => {
     expect((await migrate(["--out", out])).stderr).toMatch(/which folder/);
     expect((await migrate([join(scratch, "nope"), "--out", out])).stderr).toMatch(/is not a folder/);
     expect((await migrate([oacDir, "--out", join(oacDir, "x")])).stderr).toMatch(/must not be inside/);
-    expect((await migrate([oacDir, "--out", out, "--bogus"])).stderr).toMatch(/unknown option --bogus/);
+    expect((await migrate([oacDir, "--out", out, "--bogus"])).stderr).toMatch(/Unknown option '--bogus'/);
     expect((await migrate(["--help"])).stdout).toMatch(/^Usage: evals migrate/);
   });
 });

@@ -1,5 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
 import { writeFileAtomic } from "@evals/core";
 import { type FileReport, type MigrationReport, migrateOacCases } from "./migrate-oac.js";
 
@@ -44,26 +45,32 @@ interface MigrateArguments {
 }
 
 function parseArguments(argv: string[]): MigrateArguments | string {
-  const parsed: MigrateArguments = { json: false, force: false, includeArchive: false, help: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const [name, inline] =
-      arg.startsWith("--") && arg.includes("=")
-        ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
-        : [arg, undefined];
-    if (name === "--out") {
-      const value = inline ?? argv[++i];
-      if (value === undefined || value === "") return "--out needs a folder";
-      parsed.out = value;
-    } else if (name === "--json") parsed.json = true;
-    else if (name === "--force") parsed.force = true;
-    else if (name === "--include-archive") parsed.includeArchive = true;
-    else if (name === "-h" || name === "--help") parsed.help = true;
-    else if (name.startsWith("-")) return `unknown option ${name}`;
-    else if (parsed.source === undefined) parsed.source = arg;
-    else return `unexpected argument ${JSON.stringify(arg)}`;
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        out: { type: "string" },
+        json: { type: "boolean" },
+        force: { type: "boolean" },
+        "include-archive": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+    if (positionals.length > 1) return `unexpected argument ${JSON.stringify(positionals[1])}`;
+    if (values.out === "") return "--out needs a folder";
+    return {
+      ...(positionals[0] !== undefined ? { source: positionals[0] } : {}),
+      ...(values.out !== undefined ? { out: values.out } : {}),
+      json: values.json ?? false,
+      force: values.force ?? false,
+      includeArchive: values["include-archive"] ?? false,
+      help: values.help ?? false,
+    };
+  } catch (error) {
+    // node's parseArgs: "Unknown option '--x'. To specify a positional argument ...": its first sentence.
+    return (error as Error).message.split(". ")[0] as string;
   }
-  return parsed;
 }
 
 /**
