@@ -69,17 +69,8 @@ function pollFd(fd: number, limits: StdinLimits): Promise<StdinRead> {
   let seen = 0;
   let wait = 1;
   return new Promise((resolve) => {
-    const finish = (problems: StdinRead["problems"]) => {
-      if (seen > kept) {
-        problems.push({
-          kind: "input_too_large",
-          message: `stdin had ${seen} bytes, over EVALS_HOOK_MAX_INPUT_BYTES (${limits.maxInputBytes}); not captured`,
-        });
-        resolve({ text: "", problems });
-        return;
-      }
-      resolve({ text: Buffer.concat(chunks, kept).toString("utf8"), problems });
-    };
+    const finish = (problems: StdinRead["problems"]) =>
+      resolve(whatWasRead(chunks, kept, seen, limits, problems));
     const poll = () => {
       for (;;) {
         let count: number;
@@ -142,15 +133,7 @@ export function readStdin(stream: NodeJS.ReadStream, limits: StdinLimits): Promi
       clearTimeout(timer);
       stream.removeAllListeners("data");
       stream.pause();
-      if (seen > kept) {
-        problems.push({
-          kind: "input_too_large",
-          message: `stdin had ${seen} bytes, over EVALS_HOOK_MAX_INPUT_BYTES (${limits.maxInputBytes}); not captured`,
-        });
-        resolve({ text: "", problems });
-        return;
-      }
-      resolve({ text: Buffer.concat(chunks, kept).toString("utf8"), problems });
+      resolve(whatWasRead(chunks, kept, seen, limits, problems));
     };
     const timer = setTimeout(() => {
       problems.push({
@@ -172,4 +155,20 @@ export function readStdin(stream: NodeJS.ReadStream, limits: StdinLimits): Promi
       finish();
     });
   });
+}
+
+/** The text of the `kept` bytes read, or none and a problem when `seen` went past the size limit. */
+function whatWasRead(
+  chunks: Buffer[],
+  kept: number,
+  seen: number,
+  limits: StdinLimits,
+  problems: StdinRead["problems"],
+): StdinRead {
+  if (seen <= kept) return { text: Buffer.concat(chunks, kept).toString("utf8"), problems };
+  problems.push({
+    kind: "input_too_large",
+    message: `stdin had ${seen} bytes, over EVALS_HOOK_MAX_INPUT_BYTES (${limits.maxInputBytes}); not captured`,
+  });
+  return { text: "", problems };
 }
