@@ -5,13 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   buildResults,
   caseResult,
-  compareResults,
   formatCasesTable,
   type ResultsFile,
   readResults,
   renderHtmlReport,
 } from "../src/index.js";
-import { type Browser, launchChromium } from "./browser.js";
+import { type Browser, launchChromium, openPage } from "./browser.js";
+import { expectFindTodosComparison, findTodosComparison } from "./find-todos-comparison.js";
 
 /**
  * The HTML report's script shares its formatting with the console (src/format.ts, bundled into the
@@ -19,7 +19,6 @@ import { type Browser, launchChromium } from "./browser.js";
  * headless Chromium.
  */
 const outDir = fileURLToPath(new URL("../test-output/browser/", import.meta.url));
-const fixture = (name: string) => resolve(__dirname, "__fixtures__/compare", name);
 
 let browser: Browser;
 let formattingUrl: string;
@@ -58,10 +57,11 @@ function write(name: string, html: string): string {
 beforeAll(async () => {
   mkdirSync(outDir, { recursive: true });
   formattingUrl = write("formatting.html", renderHtmlReport(costsAndDurations()));
-  const a = readResults(fixture("a.json"));
-  const b = readResults(fixture("b.json"));
-  const comparison = compareResults(a, b, { labels: ["with skill", "ignores it <b>"] });
-  comparisonUrl = write("report-with-comparison.html", renderHtmlReport(b, { comparison }));
+  const latest = readResults(resolve(__dirname, "__fixtures__/compare/b.json"));
+  comparisonUrl = write(
+    "report-with-comparison.html",
+    renderHtmlReport(latest, { comparison: findTodosComparison() }),
+  );
   browser = await launchChromium();
 }, 60_000);
 
@@ -69,21 +69,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-async function open(url: string) {
-  const page = await browser.context.newPage();
-  const problems: string[] = [];
-  page.on("console", (message) => {
-    if (message.type() === "error" || message.type() === "warning")
-      problems.push(`${message.type()}: ${message.text()}`);
-  });
-  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
-  page.on("request", (request) => {
-    if (!request.url().startsWith("file:")) problems.push(`request: ${request.url()}`);
-  });
-  await page.goto(url);
-  await page.waitForSelector("html[data-ready]", { timeout: 15_000 });
-  return { page, problems };
-}
+const open = (url: string) => openPage(browser, url);
 
 describe("the HTML report in headless Chromium", () => {
   it("shows costs and durations as the console's case table does", async () => {
@@ -134,32 +120,7 @@ describe("the HTML report in headless Chromium", () => {
       expect.stringContaining("B: ignores it <b>"),
     ]);
 
-    const skill = section.locator("tr.cmp-case", { hasText: "loads the todo-report skill" });
-    await expect(skill.getAttribute("data-verdict")).resolves.toBe("worse");
-    await expect(skill.locator('td[data-side="A"] .cmp-rate').textContent()).resolves.toBe("3/3 · 100%");
-    await expect(skill.locator('td[data-side="B"] .cmp-rate').textContent()).resolves.toBe("0/3 · 0%");
-    await expect(skill.locator("td.cmp-diff").textContent()).resolves.toBe("−100% [−100…−21]");
-    await expect(skill.locator("td.num").allTextContents()).resolves.toEqual([
-      "−2.0",
-      "−1.0",
-      "−13,755",
-      "−1.4s",
-    ]);
-    // Side by side, each interval drawn where it lies on its bar (Wilson 0/3: [0, 0.5615]).
-    const box = async (side: "A" | "B", part: string) =>
-      (await skill.locator(`td[data-side="${side}"] ${part}`).boundingBox())!;
-    const barA = await box("A", ".cmp-bar");
-    const barB = await box("B", ".cmp-bar");
-    expect(barB.x).toBeGreaterThan(barA.x + barA.width);
-    expect(barB.y).toBeCloseTo(barA.y, 0);
-    expect((await box("B", ".cmp-ci")).width / barB.width).toBeCloseTo(0.5615, 2);
-
-    const bash = section.locator("tr.cmp-case", { hasText: "runs grep in Bash" });
-    await expect(bash.locator(".cmp-verdict").textContent()).resolves.toBe("within noise");
-    await expect(bash.locator("td.cmp-diff").textContent()).resolves.toBe("±0% [−56…+56]");
-    const overall = section.locator("tfoot tr.cmp-overall");
-    await expect(overall.locator(".cmp-name").textContent()).resolves.toBe("overall (2 cases)");
-    await expect(overall.locator('td[data-side="B"] .cmp-rate').textContent()).resolves.toBe("3/6 · 50%");
+    await expectFindTodosComparison(section);
 
     // The report itself still works around it.
     await expect(page.locator("tr.row").count()).resolves.toBe(2);
