@@ -1,5 +1,19 @@
-import { defineConfig } from "tsup";
+import { defineConfig, type Options } from "tsup";
 import { packageBuild, packageBuilds } from "../../tsup.shared";
+import { reportClientDefine } from "./scripts/report-client-bundle";
 
 // Two entries: the library, and `@evals/logging/reporter` (a default export vitest can load by name).
-export default defineConfig(packageBuilds([packageBuild({ entry: ["src/index.ts", "src/reporter.ts"] })]));
+// The HTML report's browser script (src/report-client) is bundled first and inlined as a string.
+export default defineConfig(async (cli: Options) => {
+  const configs = packageBuilds([
+    packageBuild({
+      entry: ["src/index.ts", "src/reporter.ts"],
+      define: isDtsOnly(cli) ? {} : await reportClientDefine(),
+    }),
+  ]);
+  return configs(cli);
+});
+
+function isDtsOnly(cli: Options): boolean {
+  return typeof cli.dts === "object" && cli.dts.only === true;
+}

@@ -1,3 +1,6 @@
+import { mergeConfig } from "vitest/config";
 import { packageTests } from "../../vitest.shared";
+import { reportClientDefine } from "./scripts/report-client-bundle";
 
-export default packageTests();
+// The tests import src/: they get the report's browser script bundled as the build bundles it.
+export default mergeConfig(packageTests(), { define: await reportClientDefine() });

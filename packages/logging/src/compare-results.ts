@@ -262,10 +262,7 @@ export function formatComparisonTable(
     { text: formatSide(c.b) },
     { text: formatDifference(c.difference), paint: paintVerdict[c.difference.verdict] },
     { text: c.difference.verdict, paint: paintVerdict[c.difference.verdict] },
-    { text: formatDelta(c.deltas.turns, 1) },
-    { text: formatDelta(c.deltas.tool_calls, 1) },
-    { text: formatDelta(c.deltas.tokens, 0) },
-    { text: formatDurationDelta(c.deltas.duration_ms) },
+    ...METRICS.map((metric) => ({ text: formatMetricDelta(metric, c.deltas[metric]) })),
   ];
   // The suite names the case only when the files hold several suites.
   const suites = new Set(comparison.cases.map((c) => c.suite));
@@ -339,6 +336,13 @@ function percent(rate: number): string {
 function signedPercent(rate: number): string {
   const sign = rate > 0 ? "+" : rate < 0 ? "−" : "±";
   return `${sign}${Math.abs(Math.round(rate * 100))}%`;
+}
+
+/** B − A of a run metric, as the comparison table and page show it: "+1.5" (turns, tool calls), "−13,755" (tokens), "+1.2s". */
+export function formatMetricDelta(metric: keyof RunMetrics, value: number | undefined): string {
+  return metric === "duration_ms"
+    ? formatDurationDelta(value)
+    : formatDelta(value, metric === "tokens" ? 0 : 1);
 }
 
 function formatDelta(value: number | undefined, digits: number): string {

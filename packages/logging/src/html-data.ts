@@ -1,9 +1,9 @@
 import type { Run, RunEvent } from "@evals/core";
 import type { CaseResult, CaseViolation, TrialResult } from "./case-result.js";
 import { countViolations, failureSummary } from "./case-summary.js";
-import { describeToolInput, errorEnding, outputText } from "./format.js";
 import { caseOrigin, originLabel, paidFor } from "./origin.js";
 import type { ResultsFile } from "./results-file.js";
+import { describeToolInput, errorEnding, outputText } from "./run-format.js";
 import { buildSessionTree, isoToMs, type SessionNode } from "./session-tracker.js";
 
 /**

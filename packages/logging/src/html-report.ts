@@ -1,9 +1,21 @@
-import { reportClient } from "./html-client.js";
+import { type ResultsComparison, ResultsComparisonSchema } from "./compare-results.js";
+import { COMPARISON_CSS, comparisonSection } from "./comparison-section.js";
 import { caseDetail, type HtmlDataOptions, reportIndex } from "./html-data.js";
+import { escapeHtml, scriptJson } from "./html-escape.js";
 import { REPORT_CSS } from "./html-style.js";
+import { reportClientScript } from "./report-client-script.js";
 import type { ResultsFile } from "./results-file.js";
 
-export type HtmlReportOptions = HtmlDataOptions;
+export { escapeHtml, scriptJson } from "./html-escape.js";
+
+export interface HtmlReportOptions extends HtmlDataOptions {
+  /**
+   * A with/without comparison (compareResults, e.g. of this run against a baseline) to show side by
+   * side under the summary: each variant's pass rate with its 95% interval, B − A with its interval,
+   * the verdict ("within noise" when the interval contains 0) and the deltas, per case and overall.
+   */
+  comparison?: ResultsComparison;
+}
 
 /**
  * A self-contained HTML report of a results file: one file, inline CSS and script, no network.
@@ -13,6 +25,7 @@ export type HtmlReportOptions = HtmlDataOptions;
  */
 export function renderHtmlReport(results: ResultsFile, options: HtmlReportOptions = {}): string {
   const index = reportIndex(results, options);
+  const comparison = options.comparison && checkedComparison(options.comparison);
   const parts: string[] = [
     "<!doctype html>",
     '<html lang="en">',
@@ -23,10 +36,13 @@ export function renderHtmlReport(results: ResultsFile, options: HtmlReportOption
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">`,
     '<meta name="generator" content="@evals/logging">',
     `<title>${escapeHtml(index.title)}</title>`,
-    `<style>${REPORT_CSS}</style>`,
+    `<style>${REPORT_CSS}${comparison ? COMPARISON_CSS : ""}</style>`,
     "</head>",
     "<body>",
-    '<main class="wrap" id="app"></main>',
+    // The script builds the page in #app, moving the comparison (static HTML) under the summary.
+    '<main class="wrap" id="app">',
+    comparison ? comparisonHtml(comparison) : "",
+    "</main>",
     `<noscript><p class="wrap">This report needs JavaScript to show its ${results.cases.length} cases.</p></noscript>`,
     `<script type="application/json" id="evals-index">${scriptJson(index)}</script>`,
   ];
@@ -35,32 +51,26 @@ export function renderHtmlReport(results: ResultsFile, options: HtmlReportOption
       `<script type="application/json" id="case-${n}">${scriptJson(caseDetail(c, options))}</script>`,
     );
   });
-  parts.push(`<script>(${reportClient.toString()})();</script>`, "</body>", "</html>", "");
+  parts.push(`<script>${reportClientScript()}</script>`, "</body>", "</html>", "");
   return parts.join("\n");
 }
 
-/**
- * JSON that is safe inside a <script> element: "<", ">" and "&" become \u escapes (so "</script>"
- * or "<!--" in the data cannot end or change the element), as do U+2028 and U+2029.
- */
-export function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(UNSAFE_IN_SCRIPT, (char) => SCRIPT_ESCAPES[char]!);
+function comparisonHtml(comparison: ResultsComparison): string {
+  const { a, b } = comparison;
+  return [
+    '<section class="comparison" id="comparison">',
+    `<h2>Comparison: ${escapeHtml(b.label)} against ${escapeHtml(a.label)}</h2>`,
+    comparisonSection(comparison),
+    "</section>",
+  ].join("\n");
 }
 
-const UNSAFE_IN_SCRIPT = /[<>&\u2028\u2029]/g;
-const SCRIPT_ESCAPES: Record<string, string> = {
-  "<": "\\u003c",
-  ">": "\\u003e",
-  "&": "\\u0026",
-  "\u2028": "\\u2028",
-  "\u2029": "\\u2029",
-};
-
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
+/** The comparison as compareResults makes it (version 1), or an error that says which field is wrong. */
+function checkedComparison(comparison: ResultsComparison): ResultsComparison {
+  const parsed = ResultsComparisonSchema.safeParse(comparison);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new Error(
+    `renderHtmlReport: options.comparison is not a comparison of compareResults (field ${issue.path.join(".") || "(root)"}: ${issue.message})`,
+  );
 }

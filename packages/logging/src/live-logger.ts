@@ -1,17 +1,9 @@
 import { isDelegationTool, type Run, type RunEvent } from "@evals/core";
 import type { CaseResult } from "./case-result.js";
 import { describeScore, failureSummary, violationLabel } from "./case-summary.js";
-import {
-  describeToolInput,
-  errorEnding,
-  formatCost,
-  formatDuration,
-  formatPercent,
-  outputText,
-  plural,
-  truncate,
-} from "./format.js";
+import { formatCost, formatDuration, formatPercent, plural, truncate } from "./format.js";
 import { caseOrigin } from "./origin.js";
+import { describeToolInput, errorEnding, outputText } from "./run-format.js";
 import { type SessionChange, type SessionNode, SessionTracker } from "./session-tracker.js";
 import {
   type OutputStream,

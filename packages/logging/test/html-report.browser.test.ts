@@ -4,7 +4,7 @@ import { finalResult } from "@evals/core";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildResults, caseResult, renderHtmlReport } from "../src/index.js";
-import { type Browser, launchChromium } from "./browser.js";
+import { type Browser, launchChromium, openPage } from "./browser.js";
 import { demoCases, HOSTILE } from "./demo-results.js";
 import { apiErrorRun, fixtureRun } from "./fixtures.js";
 import { manyCases } from "./many-cases.js";
@@ -82,22 +82,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** Opens a report and records console errors, page errors and any request that leaves the file. */
-async function open(url: string) {
-  const page = await browser.context.newPage();
-  const problems: string[] = [];
-  page.on("console", (message) => {
-    if (message.type() === "error" || message.type() === "warning")
-      problems.push(`${message.type()}: ${message.text()}`);
-  });
-  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
-  page.on("request", (request) => {
-    if (!request.url().startsWith("file:")) problems.push(`request: ${request.url()}`);
-  });
-  await page.goto(url);
-  await page.waitForSelector("html[data-ready]", { timeout: 15_000 });
-  return { page, problems };
-}
+const open = (url: string) => openPage(browser, url);
 
 const rowNamed = (page: Page, name: string) => page.locator("tr.row", { hasText: name });
 

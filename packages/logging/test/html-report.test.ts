@@ -7,6 +7,7 @@ import {
   type CaseResult,
   caseDetail,
   caseResult,
+  compareResults,
   cut,
   readResults,
   renderHtmlReport,
@@ -44,6 +45,30 @@ describe("renderHtmlReport", () => {
     expect(html).not.toContain(HOSTILE);
     const parsed = JSON.parse(scriptJson({ text: HOSTILE, ls: "\u2028" }));
     expect(parsed).toEqual({ text: HOSTILE, ls: "\u2028" });
+  });
+
+  it("inlines its script as one bundle of the report client, not a module", () => {
+    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+    expect(scripts).toHaveLength(1);
+    expect(scripts[0]).toMatch(/^("use strict";)?\(\(\)=>\{/);
+    expect(scripts[0]).not.toMatch(/\b(import|export|require)\b[\s({"']/);
+    expect(scripts[0]).toContain("data-ready");
+  });
+
+  it("shows a comparison only when given one, and names the field of a wrong one", () => {
+    expect(html).not.toContain('id="comparison"');
+    const results = buildResults(cases, { env: {} });
+    const comparison = compareResults(results, results, { labels: ["before", "after"] });
+    const page = renderHtmlReport(results, { comparison });
+    expect(page).toContain('<section class="comparison" id="comparison">');
+    expect(page).toContain("<h2>Comparison: after against before</h2>");
+    const wrong = {
+      ...comparison,
+      overall: { ...comparison.overall, a: { ...comparison.overall.a, rate: 2 } },
+    };
+    expect(() => renderHtmlReport(results, { comparison: wrong })).toThrow(
+      /options\.comparison .*\(field overall\.a\.rate: Too big/,
+    );
   });
 
   it("escapes the title", () => {
