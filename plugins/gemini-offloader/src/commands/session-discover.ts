@@ -112,20 +112,20 @@ function freeName(wanted: string, taken: Record<string, unknown>): string {
 export async function migrate(values: Values, context: ScriptContext): Promise<ScriptOutcome> {
   const { project } = context;
   const dryRun = values["dry-run"] === true;
-  const base = optionalString(values, "legacy-base") ?? "0";
+  const base = optionalString(values, "legacy-base") ?? "1";
   if (base !== "0" && base !== "1") throw new UsageError(`--legacy-base must be 0 or 1 (got "${base}").`);
   const given = optionalString(values, "from");
   const seedFile = given ? resolve(context.cwd, given) : join(project.root, SEED_STATE_FILE);
   if (given && !existsSync(seedFile)) throw new UsageError(`--from: ${seedFile} does not exist.`);
   const seed = existsSync(seedFile) ? readSeedState(seedFile) : undefined;
   const sessions = listGeminiSessions(context.gemini.dotGemini, project.root);
-  const indexBase = Number(base) as 0 | 1;
+  const legacyBase = Number(base) as 0 | 1;
 
   const plan = dryRun
-    ? migrateSessionNames(readSessionMap(project), seed, sessions, indexBase)
+    ? migrateSessionNames(readSessionMap(project), seed, sessions, legacyBase)
     : await (async () => {
         ensureProject(context.layout, project);
-        return updateSessionMap(project, (map) => migrateSessionNames(map, seed, sessions, indexBase));
+        return updateSessionMap(project, (map) => migrateSessionNames(map, seed, sessions, legacyBase));
       })();
   return {
     exitCode: EXIT.ok,
@@ -135,7 +135,7 @@ export async function migrate(values: Values, context: ScriptContext): Promise<S
       dry_run: dryRun,
       from: seed ? [{ file: seedFile, ...SEED_FORMAT, names: Object.keys(seed.named_sessions).length }] : [],
       to: { file: project.sessionsFile, ...CURRENT_FORMAT },
-      legacy_index_base: indexBase,
+      legacy_index_base: legacyBase,
       ...plan,
       error: null,
     },

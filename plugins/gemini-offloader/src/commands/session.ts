@@ -46,8 +46,9 @@ export const SESSION_USAGE = `Usage: node dist/session.js <action> [options]
   migrate  [--from FILE] [--dry-run] [--legacy-base 0|1]
                                               move names from the seed plugin's state file (default
                                               ./.gemini-offloader-sessions.json, format version 0) and legacy
-                                              index entries into sessions.json (version 1); bare indexes
-                                              count from --legacy-base (default 0, oldest first)
+                                              index entries into sessions.json (version 1); the seed's
+                                              indexes count from 0, legacy entries from --legacy-base
+                                              (default 1, as list shows), oldest first
 Turn options: -m/--model NAME, -d/--include-dirs A,B, --yolo, -t/--timeout SECONDS (default 90),
               --summary-chars N (default ${DEFAULT_SUMMARY_CHARS}); piped stdin becomes context.
 Exit codes: 0 done, 1 failure (see error/diagnostic: stale_session, unknown, ...), 2 bad arguments,

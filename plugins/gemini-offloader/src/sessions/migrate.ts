@@ -17,13 +17,17 @@ import { mappingForSession, preview } from "./session-map.js";
  *   no version field): each name becomes a mapping to a session id;
  * - legacy entries of version 1 (a bare session index in place of a mapping).
  *
- * A bare index is resolved against the project's Gemini sessions, oldest first, counted from
- * `indexBase` (0, as the seed plugin's own migrate counted). Only sessions Gemini still has are
- * migrated; the rest are reported with the reason. Pure: the caller reads and writes the files.
+ * A bare index is resolved against the project's Gemini sessions, oldest first: the seed file's
+ * from 0 (as the seed plugin's own migrate counted), legacy entries from `legacyBase` (1 by
+ * default, as `session list` and Gemini's `--resume` count). Only sessions Gemini still has are
+ * migrated; the rest are reported with the reason. The caller reads and writes the files.
  */
 
 export const SEED_FORMAT = { format: "seed-session-state", version: 0 } as const;
 export const CURRENT_FORMAT = { format: "session-map", version: FORMAT_VERSION } as const;
+
+/** The seed plugin counted its session indexes from 0. */
+const SEED_INDEX_BASE = 0;
 
 export interface MigratedName {
   name: string;
@@ -68,11 +72,11 @@ export function migrateSessionNames(
   map: SessionMapFile,
   seed: SeedSessionState | undefined,
   sessions: GeminiSession[],
-  indexBase: 0 | 1,
+  legacyBase: 0 | 1,
 ): MigrationPlan {
   const plan: MigrationPlan = { migrated: [], already_current: [], failed: [] };
   const byId = new Map(sessions.map((session) => [session.sessionId, session]));
-  const atIndex = (index: number) => sessions[index - indexBase];
+  const atIndex = (index: number, base: 0 | 1) => sessions[index - base];
 
   const place = (
     name: string,
@@ -94,9 +98,9 @@ export function migrateSessionNames(
     a.localeCompare(b),
   )) {
     if (typeof entry === "number") {
-      const session = atIndex(entry);
+      const session = atIndex(entry, SEED_INDEX_BASE);
       if (session) place(name, session, "seed-index");
-      else plan.failed.push({ name, reason: noSessionAt(entry, sessions.length, indexBase) });
+      else plan.failed.push({ name, reason: noSessionAt(entry, sessions.length, SEED_INDEX_BASE) });
       continue;
     }
     const session = byId.get(entry.sessionId);
@@ -112,9 +116,9 @@ export function migrateSessionNames(
 
   for (const [name, entry] of Object.entries(map.sessions).sort(([a], [b]) => a.localeCompare(b))) {
     if (typeof entry !== "number") continue;
-    const session = atIndex(entry);
+    const session = atIndex(entry, legacyBase);
     if (!session) {
-      plan.failed.push({ name, reason: noSessionAt(entry, sessions.length, indexBase) });
+      plan.failed.push({ name, reason: noSessionAt(entry, sessions.length, legacyBase) });
       continue;
     }
     delete map.sessions[name];
