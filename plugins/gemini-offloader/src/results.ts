@@ -123,6 +123,8 @@ export const SessionAdoptResultSchema = z.strictObject({
     turns: z.number().int(),
   }),
   replaced_legacy: z.boolean(),
+  /** Answers of the session saved as turn files (sessions/<id>/turn-NNN.md) for `memory index-offload`. */
+  turns_saved: z.number().int(),
   error: z.null(),
 });
 
@@ -148,7 +150,9 @@ export const SessionDiscoverResultSchema = z.strictObject({
   total_gemini_sessions: z.number().int(),
   unmapped: z.array(UnmappedSessionSchema),
   /** With --adopt: the names given. */
-  adopted: z.array(z.strictObject({ name: z.string(), session_id: z.string() })),
+  adopted: z.array(
+    z.strictObject({ name: z.string(), session_id: z.string(), turns_saved: z.number().int() }),
+  ),
   error: z.null(),
 });
 

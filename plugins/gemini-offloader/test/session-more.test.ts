@@ -184,7 +184,18 @@ describe.concurrent("session discover and migrate (Gemini sessions made outside 
       SessionDiscoverResultSchema,
       (await runScript("session", ["discover", "--adopt"], { env, cwd: project })).json,
     );
-    expect(adopted.adopted).toEqual([{ name: `gemini-${sessionId.slice(0, 8)}`, session_id: sessionId }]);
+    expect(adopted.adopted).toEqual([
+      { name: `gemini-${sessionId.slice(0, 8)}`, session_id: sessionId, turns_saved: 1 },
+    ]);
+    // Its answer is saved as the plugin saves its own turns, so the memory can take it in.
+    const indexed = await runScript("memory", ["index-offload"], { env, cwd: project });
+    expect(indexed.json).toMatchObject({ success: true, indexed: 2 });
+    const found = await runScript("memory", ["search", "-q", "S-DISCOVER by hand"], { env, cwd: project });
+    expect((found.json.results as unknown[])[0]).toMatchObject({
+      text: "Fake Gemini answer to: S-DISCOVER by hand",
+      source: "session",
+      session: `gemini-${sessionId.slice(0, 8)}`,
+    });
     const after = await list(env, project);
     expect(after.named.find((session) => session.session_id === sessionId)).toMatchObject({
       health: "healthy",

@@ -5,6 +5,7 @@ import type { ScriptOutcome } from "../cli/run-script.js";
 import type { ScriptContext } from "../context.js";
 import { EXIT } from "../gemini/diagnose.js";
 import { type GeminiSession, geminiProjectFolders, listGeminiSessions } from "../gemini/session-files.js";
+import { saveSessionAnswers } from "../sessions/adopted-turns.js";
 import { CURRENT_FORMAT, migrateSessionNames, readSeedState, SEED_FORMAT } from "../sessions/migrate.js";
 import { mappingForSession, preview, readSessionMap, updateSessionMap } from "../sessions/session-map.js";
 import { ensureProject, projectHash, projectLayout } from "../store/locations.js";
@@ -81,25 +82,35 @@ function describe(session: GeminiSession, index: number | null, folder: string, 
   };
 }
 
-/** Names every unnamed session of this project `gemini-<first 8 of its id>`. */
-async function adoptUnnamed(context: ScriptContext): Promise<Array<{ name: string; session_id: string }>> {
+/**
+ * Names every unnamed session of this project `gemini-<first 8 of its id>`, and saves its answers
+ * as turn files (for `memory index-offload`).
+ */
+async function adoptUnnamed(
+  context: ScriptContext,
+): Promise<Array<{ name: string; session_id: string; turns_saved: number }>> {
   const sessions = listGeminiSessions(context.gemini.dotGemini, context.project.root);
   ensureProject(context.layout, context.project);
-  return updateSessionMap(context.project, (map) => {
+  const adopted = await updateSessionMap(context.project, (map) => {
     const named = new Set(
       Object.values(map.sessions).flatMap((mapping) =>
         typeof mapping === "object" ? [mapping.session_id] : [],
       ),
     );
-    const adopted: Array<{ name: string; session_id: string }> = [];
+    const adopted: Array<{ name: string; session: GeminiSession }> = [];
     for (const session of sessions) {
       if (named.has(session.sessionId)) continue;
       const name = freeName(`gemini-${session.sessionId.slice(0, 8)}`, map.sessions);
       map.sessions[name] = mappingForSession(session);
-      adopted.push({ name, session_id: session.sessionId });
+      adopted.push({ name, session });
     }
     return adopted;
   });
+  return adopted.map(({ name, session }) => ({
+    name,
+    session_id: session.sessionId,
+    turns_saved: saveSessionAnswers(context.project, session),
+  }));
 }
 
 function freeName(wanted: string, taken: Record<string, unknown>): string {

@@ -17,6 +17,7 @@ import { type Diagnostic, EXIT, exitCodeFor, makeDiagnostic } from "../gemini/di
 import { prepareGeminiEnvironment } from "../gemini/environment.js";
 import { runProcess, runPrompt } from "../gemini/run-gemini.js";
 import { type GeminiSession, listGeminiSessions } from "../gemini/session-files.js";
+import { saveSessionAnswers } from "../sessions/adopted-turns.js";
 import {
   mappingForSession,
   type NamedSession,
@@ -577,6 +578,7 @@ async function adopt(values: Values, name: string, context: ScriptContext): Prom
   await updateSessionMap(context.project, (current) => {
     current.sessions[name] = mappingForSession(session);
   });
+  const turnsSaved = saveSessionAnswers(context.project, session);
   return {
     exitCode: EXIT.ok,
     output: {
@@ -584,6 +586,7 @@ async function adopt(values: Values, name: string, context: ScriptContext): Prom
       action: "adopt",
       session: { name, session_id: session.sessionId, health: "healthy", turns: session.turns },
       replaced_legacy: typeof taken === "number",
+      turns_saved: turnsSaved,
       error: null,
     },
   };
