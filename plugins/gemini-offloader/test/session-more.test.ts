@@ -190,8 +190,8 @@ describe.concurrent("session discover and migrate (Gemini sessions made outside 
     // Its answer is saved as the plugin saves its own turns, so the memory can take it in.
     const indexed = await runScript("memory", ["index-offload"], { env, cwd: project });
     expect(indexed.json).toMatchObject({ success: true, indexed: 2 });
-    const found = await runScript("memory", ["search", "-q", "S-DISCOVER by hand"], { env, cwd: project });
-    expect((found.json.results as unknown[])[0]).toMatchObject({
+    const stored = await runScript("memory", ["search", "-q", "S-DISCOVER by hand"], { env, cwd: project });
+    expect((stored.json.results as unknown[])[0]).toMatchObject({
       text: "Fake Gemini answer to: S-DISCOVER by hand",
       source: "session",
       session: `gemini-${sessionId.slice(0, 8)}`,

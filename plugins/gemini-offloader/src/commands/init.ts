@@ -21,7 +21,7 @@ import { readSeedState } from "../sessions/migrate.js";
 import { readSessionMap } from "../sessions/session-map.js";
 import { readJsonFile, writeJsonFileAtomic } from "../store/json-file.js";
 import { ensureProject } from "../store/locations.js";
-import { SEED_STATE_FILE } from "./session-discover.js";
+import { mappedIds, SEED_STATE_FILE } from "./session-discover.js";
 
 export const INIT_USAGE = `Usage: node dist/init.js [-c/--check]
 Sets the plugin up for the project (the folder it runs in), and says what else is needed.
@@ -209,13 +209,9 @@ function unnamedSessions(context: ScriptContext): number {
   const sessions = listGeminiSessions(context.gemini.dotGemini, context.project.root);
   let named: Set<string>;
   try {
-    named = new Set(
-      Object.values(readSessionMap(context.project).sessions).flatMap((mapping) =>
-        typeof mapping === "object" ? [mapping.session_id] : [],
-      ),
-    );
+    named = mappedIds(context.project);
   } catch {
-    named = new Set();
+    named = new Set(); // a damaged sessions.json is reported by files_valid
   }
   return sessions.filter((session) => !named.has(session.sessionId)).length;
 }

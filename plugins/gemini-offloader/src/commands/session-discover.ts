@@ -8,7 +8,7 @@ import { type GeminiSession, geminiProjectFolders, listGeminiSessions } from "..
 import { saveSessionAnswers } from "../sessions/adopted-turns.js";
 import { CURRENT_FORMAT, migrateSessionNames, readSeedState, SEED_FORMAT } from "../sessions/migrate.js";
 import { mappingForSession, preview, readSessionMap, updateSessionMap } from "../sessions/session-map.js";
-import { ensureProject, projectHash, projectLayout } from "../store/locations.js";
+import { ensureProject, type ProjectLayout, projectHash, projectLayout } from "../store/locations.js";
 
 /**
  * `session discover` and `session migrate`: finding the Gemini sessions made outside the plugin
@@ -60,7 +60,8 @@ export async function discover(values: Values, context: ScriptContext): Promise<
   };
 }
 
-function mappedIds(project: ReturnType<typeof projectLayout>): Set<string> {
+/** The Gemini session ids that a name of the project points to. */
+export function mappedIds(project: ProjectLayout): Set<string> {
   const ids = new Set<string>();
   for (const mapping of Object.values(readSessionMap(project).sessions)) {
     if (typeof mapping === "object") ids.add(mapping.session_id);

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import {
   FORMAT_VERSION,
   type SeedSessionState,
@@ -7,7 +6,7 @@ import {
   type SessionMapping,
 } from "../formats.js";
 import type { GeminiSession } from "../gemini/session-files.js";
-import { StoreFileError } from "../store/json-file.js";
+import { readJsonFile, StoreFileError } from "../store/json-file.js";
 import { mappingForSession, preview } from "./session-map.js";
 
 /**
@@ -44,24 +43,11 @@ export interface MigrationPlan {
   failed: Array<{ name: string; reason: string }>;
 }
 
-/** Reads a seed state file, failing with the file and the field at fault. */
+/** Reads a seed state file (it has no version field), failing with the file and the field at fault. */
 export function readSeedState(file: string): SeedSessionState {
-  let data: unknown;
-  try {
-    data = JSON.parse(readFileSync(file, "utf8"));
-  } catch (error) {
-    throw new StoreFileError(file, `not valid JSON (${(error as Error).message})`);
-  }
-  const parsed = SeedSessionStateSchema.safeParse(data);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? issue.path.join(".") : "(root)";
-    throw new StoreFileError(
-      file,
-      `field ${where}: ${issue?.message ?? "invalid"} (expected the seed plugin's {named_sessions: {...}})`,
-    );
-  }
-  return parsed.data;
+  const state = readJsonFile(file, SeedSessionStateSchema);
+  if (!state) throw new StoreFileError(file, "does not exist");
+  return state;
 }
 
 /**
