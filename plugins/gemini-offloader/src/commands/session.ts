@@ -401,7 +401,7 @@ async function continueSession(
   if (named.health === "legacy") {
     return staleOutcome(
       "continue",
-      `"${name}" is a legacy mapping (Gemini session index ${named.legacy_index}) with no session id; give it one with \`session adopt --name ${name} --index N\`.`,
+      `"${name}" is a legacy mapping (Gemini session index ${named.legacy_index}) with no session id; give it one with \`session adopt --name ${name} --index N\`, or move every legacy name with \`session migrate\`.`,
       { ...named },
     );
   }
