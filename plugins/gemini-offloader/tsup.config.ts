@@ -1,8 +1,8 @@
 import { defineConfig } from "tsup";
 import { packageBuild, packageBuilds } from "../../tsup.shared";
 
-/** The six scripts the skill runs, by name: each becomes dist/<name>.js. */
-const scripts = ["launcher", "query", "session", "memory", "status", "sync"] as const;
+/** The seven scripts the skill runs, by name: each becomes dist/<name>.js. */
+const scripts = ["launcher", "init", "query", "session", "memory", "status", "sync"] as const;
 
 export default defineConfig(
   packageBuilds([

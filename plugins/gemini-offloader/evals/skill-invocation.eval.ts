@@ -40,6 +40,23 @@ async function rememberColdStart(workspace: Workspace): Promise<void> {
   ]);
 }
 
+/** A note for every project (user scope) and one of this project: the scoped search finds the first only. */
+async function rememberScopedNotes(workspace: Workspace): Promise<void> {
+  await runCommand(workspace, "memory", [
+    "add",
+    "--text",
+    "Across projects: Wasmtime has the shortest cold start",
+    "--scope",
+    "user",
+  ]);
+  await runCommand(workspace, "memory", ["add", "--text", "This project's cold start with Wasmer was 40 ms"]);
+}
+
+const PREPARE: Record<string, (workspace: Workspace) => Promise<void>> = {
+  "search-runs-memory-search": rememberColdStart,
+  "scoped-memory-search": rememberScopedNotes,
+};
+
 /** Per case: what must be true of the workspace afterwards (beside the trajectory). */
 const OUTCOMES: Record<string, OutcomeExpectation[]> = {
   "log-summary-pipes-file": [
@@ -68,6 +85,31 @@ const OUTCOMES: Record<string, OutcomeExpectation[]> = {
         outcome.geminiRequests.length === 0 || `${outcome.geminiRequests.length} request(s) reached Gemini`,
     ),
   ],
+  "init-sets-up-project": [
+    expectation("init wrote the config, the project record and an empty memory", (outcome) => {
+      const wanted = ["config.json", "memory/memories.json", "memory/index.json"];
+      const missing = wanted.filter((file) => !outcome.files.includes(file));
+      const project = outcome.files.some((file) => /^projects\/[^/]+\/project\.json$/.test(file));
+      return (
+        (missing.length === 0 && project) || `missing: ${[...missing, ...(project ? [] : ["project.json"])]}`
+      );
+    }),
+    expectation(
+      "Gemini was not asked anything",
+      (outcome) =>
+        outcome.geminiRequests.length === 0 || `${outcome.geminiRequests.length} request(s) reached Gemini`,
+    ),
+  ],
+  "scoped-memory-search": [
+    expectation("the search found the user-scope note and only it", (_outcome, run) => {
+      const search = scriptCalls(run, "memory").find((call) => call.command.includes(" search "));
+      const results = (search?.json?.results ?? []) as Array<{ scope?: string; text?: string }>;
+      return (
+        (results.length === 1 && results[0]!.scope === "user") ||
+        `the search printed ${JSON.stringify(search?.json ?? null)}`
+      );
+    }),
+  ],
   "search-runs-memory-search": [
     expectation("the search found the stored note", (_outcome, run) => {
       const search = scriptCalls(run, "memory").find((call) => call.command.includes(" search "));
@@ -90,11 +132,10 @@ describeCases(suite, {
     skillFirstScorer({ expectViolation: evalCase.tags.includes("skips-skill") }),
     outcomeScorer(() => OUTCOMES[evalCase.id] ?? []),
   ],
-  task: (evalCase, trial) =>
-    offloaderTrial(trial, {
-      gemini: { rules: GEMINI_ANSWERS },
-      ...(evalCase.id === "search-runs-memory-search" ? { prepare: rememberColdStart } : {}),
-    }),
+  task: (evalCase, trial) => {
+    const prepare = PREPARE[evalCase.id];
+    return offloaderTrial(trial, { gemini: { rules: GEMINI_ANSWERS }, ...(prepare ? { prepare } : {}) });
+  },
   // A case mostly waits on CLIs starting and answering: two run at a time.
   concurrency: 2,
 });

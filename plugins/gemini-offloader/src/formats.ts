@@ -84,6 +84,32 @@ export const SessionMapFileSchema = z.object({
 });
 export type SessionMapFile = z.infer<typeof SessionMapFileSchema>;
 
+/**
+ * The session state of the plugin this one grew from (tinymade-skills' gemini-offloader):
+ * `<project>/.gemini-offloader-sessions.json` or `~/.config/gemini-offloader/sessions.json`. It has
+ * no version field; `session migrate` reads it as format version 0 and writes `sessions.json`
+ * (version 1). A bare number is a session index counted from 0 (oldest first), as that plugin's
+ * own migrate read it.
+ */
+export const SeedSessionStateSchema = z.looseObject({
+  named_sessions: z.record(
+    z.string(),
+    z.union([
+      z.number().int().nonnegative(),
+      z.looseObject({
+        sessionId: z.string().min(1),
+        sessionFile: z.string().optional(),
+        geminiProjectHash: z.string().optional(),
+        createdAt: z.string().optional(),
+        lastTurn: z.number().int().nonnegative().optional(),
+        lastPromptPreview: z.string().optional(),
+      }),
+    ]),
+  ),
+  last_used: z.unknown().optional(),
+});
+export type SeedSessionState = z.infer<typeof SeedSessionStateSchema>;
+
 export const MEMORY_SOURCES = ["manual", "query", "session", "stdin"] as const;
 export type MemorySource = (typeof MEMORY_SOURCES)[number];
 
@@ -129,6 +155,7 @@ export const fileFormats = {
   project: ProjectFileSchema,
   "cache-entry": CacheEntrySchema,
   "session-map": SessionMapFileSchema,
+  "seed-session-state": SeedSessionStateSchema,
   "memory-store": MemoryStoreFileSchema,
   "memory-index": MemoryIndexFileSchema,
 } as const;

@@ -123,15 +123,109 @@ export const SessionAdoptResultSchema = z.strictObject({
     turns: z.number().int(),
   }),
   replaced_legacy: z.boolean(),
+  /** Answers of the session saved as turn files (sessions/<id>/turn-NNN.md) for `memory index-offload`. */
+  turns_saved: z.number().int(),
   error: z.null(),
 });
 
+/** A Gemini session no name points to, as `session discover` lists it. */
+export const UnmappedSessionSchema = z.strictObject({
+  /** Its index in `session list` (1 = oldest), for `adopt --index`; null for another project's. */
+  index: z.number().int().nullable(),
+  session_id: z.string(),
+  project_path: z.string(),
+  is_current_project: z.boolean(),
+  started_at: z.string(),
+  updated_at: z.string(),
+  turns: z.number().int(),
+  first_prompt: z.string().nullable(),
+  last_prompt: z.string().nullable(),
+});
+
+export const SessionDiscoverResultSchema = z.strictObject({
+  success: z.literal(true),
+  action: z.literal("discover"),
+  project: z.strictObject({ path: z.string(), hash: z.string() }),
+  all_projects: z.boolean(),
+  total_gemini_sessions: z.number().int(),
+  unmapped: z.array(UnmappedSessionSchema),
+  /** With --adopt: the names given. */
+  adopted: z.array(
+    z.strictObject({ name: z.string(), session_id: z.string(), turns_saved: z.number().int() }),
+  ),
+  error: z.null(),
+});
+
+export const SessionMigrateResultSchema = z.strictObject({
+  success: z.literal(true),
+  action: z.literal("migrate"),
+  dry_run: z.boolean(),
+  /** The files read in an older format (the seed plugin's state file is format version 0). */
+  from: z.array(
+    z.strictObject({
+      file: z.string(),
+      format: z.literal("seed-session-state"),
+      version: z.literal(0),
+      names: z.number().int(),
+    }),
+  ),
+  to: z.strictObject({ file: z.string(), format: z.literal("session-map"), version: z.literal(1) }),
+  legacy_index_base: z.union([z.literal(0), z.literal(1)]),
+  migrated: z.array(
+    z.strictObject({
+      name: z.string(),
+      session_id: z.string(),
+      from: z.enum(["seed-mapping", "seed-index", "legacy-index"]),
+      turns: z.number().int(),
+    }),
+  ),
+  already_current: z.array(z.string()),
+  failed: z.array(z.strictObject({ name: z.string(), reason: z.string() })),
+  error: z.null(),
+});
+
+/** What `init` checked, wrote and found already there. */
+export const InitResultSchema = z.strictObject({
+  success: z.boolean(),
+  action: z.enum(["init", "check"]),
+  ready: z.boolean(),
+  base: z.string(),
+  project: z.strictObject({ path: z.string(), hash: z.string() }),
+  checks: z.array(
+    z.strictObject({
+      name: z.enum([
+        "node",
+        "gemini_installed",
+        "gemini_credentials",
+        "base_writable",
+        "files_valid",
+        "seed_state_migrated",
+        "gemini_sessions_named",
+      ]),
+      ok: z.boolean(),
+      detail: z.string(),
+    }),
+  ),
+  created: z.array(z.string()),
+  existing: z.array(z.string()),
+  next_steps: z.array(z.string()),
+  install_hint: z.string().optional(),
+  error: z.string().nullable(),
+});
+
 /** A memory as search and filter list it: the text cut to 300 characters, its full length beside. */
-export const ListedMemorySchema = MemorySchema.extend({ text_chars: z.number().int() }).strict();
+export const MemoryScopeSchema = z.enum(["user", "project", "session"]);
+
+export const ListedMemorySchema = MemorySchema.extend({
+  text_chars: z.number().int(),
+  /** user (no project), project (one project, no session) or session (a named session). */
+  scope: MemoryScopeSchema,
+}).strict();
 
 export const MemoryAddResultSchema = z.strictObject({
   success: z.literal(true),
   action: z.literal("add"),
+  scope: MemoryScopeSchema,
   memory: MemorySchema,
   error: z.null(),
 });
@@ -140,6 +234,8 @@ export const MemorySearchResultSchema = z.strictObject({
   success: z.literal(true),
   action: z.literal("search"),
   query: z.string(),
+  /** The scopes searched (all three unless --scope narrowed them). */
+  scopes: z.array(MemoryScopeSchema),
   count: z.number().int(),
   results: z.array(ListedMemorySchema.extend({ score: z.number() }).strict()),
   error: z.null(),

@@ -15,7 +15,7 @@ import {
 export const PLUGIN_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const DIST = join(PLUGIN_ROOT, "dist");
 
-export type ScriptName = "launcher" | "query" | "session" | "memory" | "status" | "sync";
+export type ScriptName = "launcher" | "init" | "query" | "session" | "memory" | "status" | "sync";
 
 export interface ScriptRun {
   exitCode: number | null;

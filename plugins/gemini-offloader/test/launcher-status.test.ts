@@ -38,6 +38,29 @@ const availability = (output: LauncherResult) =>
   Object.fromEntries(output.operations.map((operation) => [operation.id, operation.available]));
 
 describe.concurrent("launcher", () => {
+  test("every operation carries its label, description and command; the suggestion names one of them", async () => {
+    const { base, project } = workspace("launch-labels");
+    const { exitCode, output } = await launcher(gemini.env(base), project);
+    expect(exitCode).toBe(0);
+    expect(output.operations.map((operation) => [operation.id, operation.label])).toEqual([
+      ["research", "Research a topic"],
+      ["sessions", "Multi-turn research sessions"],
+      ["search", "Search past research"],
+      ["memory", "Store or manage memories"],
+      ["status", "Check Gemini and the plugin"],
+      ["sync", "Maintain the cache and index"],
+    ]);
+    for (const operation of output.operations) {
+      expect(operation.description.length, operation.id).toBeGreaterThan(20);
+      expect(operation.command, operation.id).toMatch(
+        /^node \S+\/dist\/(query|session|memory|status|sync)\.js/,
+      );
+    }
+    const suggested = output.operations.find((operation) => operation.id === output.suggestion.operation);
+    expect(suggested).toBeDefined();
+    expect(output.suggestion.command).toBe(suggested!.command);
+  });
+
   test("Gemini not installed: exit 1, nothing that needs Gemini is available, suggestion: status", async () => {
     const { base, project } = workspace("launch-missing");
     const env = gemini.env(base, { geminiBin: null, path: dirname(process.execPath) });

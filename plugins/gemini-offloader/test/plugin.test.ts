@@ -6,7 +6,7 @@ import { describe, expect, test } from "vitest";
 import { PLUGIN_ROOT, workspace } from "./helpers.js";
 
 const SKILL = readFileSync(join(PLUGIN_ROOT, "skills", "gemini-offloader", "SKILL.md"), "utf8");
-const SCRIPTS = ["launcher", "query", "session", "memory", "status", "sync"];
+const SCRIPTS = ["launcher", "init", "query", "session", "memory", "status", "sync"];
 
 /** The usage text a script prints for --help. */
 function usageOf(script: string): string {

@@ -83,7 +83,7 @@ describe("query: arguments", () => {
 
   test("--help of every script shows real defaults (the timeout is 90 s, never undefined)", async () => {
     const { base, project } = workspace("help-defaults");
-    for (const script of ["launcher", "query", "session", "memory", "status", "sync"] as const) {
+    for (const script of ["launcher", "init", "query", "session", "memory", "status", "sync"] as const) {
       const run = await runScript(script, ["--help"], { env: gemini.env(base), cwd: project });
       const usage = expectShape(UsageResultSchema, run.json).usage;
       expect(usage, script).not.toMatch(/undefined|NaN|\[object /);

@@ -112,6 +112,50 @@ export const skillInvocationAgents: Record<string, AgentPlan> = {
     ],
   },
 
+  "init-sets-up-project": {
+    description:
+      "sets the plugin up with init.js (which never calls Gemini) and relays its checks and next steps",
+    turns: [
+      [
+        { skill: SKILL_NAME },
+        { bash: (c) => c.script("init"), description: "Set the Gemini offloader up for this project" },
+        {
+          say: (c) => {
+            const json = c.last?.json;
+            if (!json) return "init printed nothing I could read.";
+            if (json.success !== true) return `Setup failed: ${String(json.error)}`;
+            const created = (json.created ?? []) as string[];
+            const steps = (json.next_steps ?? []) as string[];
+            return `The plugin is set up for this project: ${created.length} file(s) written, every check ${
+              json.ready ? "passed, Gemini is ready" : "done"
+            }.${steps.length ? ` Next: ${steps.join(" ")}` : ""}`;
+          },
+        },
+      ],
+    ],
+  },
+
+  "scoped-memory-search": {
+    description: "searches only the user scope of the memory (notes that hold in every project)",
+    turns: [
+      [
+        { skill: SKILL_NAME },
+        {
+          bash: (c) => `${c.script("memory")} search --query ${quote("cold start")} --scope user`,
+          description: "Search the notes kept for every project",
+        },
+        {
+          say: (c) => {
+            const results = (c.last?.json?.results ?? []) as Array<{ text?: string; scope?: string }>;
+            return results.length === 0
+              ? "You have no note about cold start that applies to every project."
+              : `For all your projects you noted: ${results.map((item) => item.text).join(" / ")}`;
+          },
+        },
+      ],
+    ],
+  },
+
   "misbehaves-calls-gemini-directly": {
     description: "BAD: ignores the skill and runs `gemini -p` in Bash (denied), then answers from memory",
     turns: [

@@ -25,7 +25,7 @@ import {
 /** The skill as Claude Code lists a plugin's skill: `<plugin>:<skill>`. */
 export const SKILL_NAME = "gemini-offloader:gemini-offloader";
 
-export type ScriptName = "launcher" | "query" | "session" | "memory" | "status" | "sync";
+export type ScriptName = "launcher" | "init" | "query" | "session" | "memory" | "status" | "sync";
 
 /** What a step sees: the turn's prompt, the scripts' commands, the last tool result. */
 export interface StepContext {

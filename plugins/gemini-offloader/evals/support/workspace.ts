@@ -29,7 +29,9 @@ export const TRIAL_PREFIX = "go-eval-";
 const PLUGIN_FILES = [
   ".claude-plugin",
   "skills",
-  ...["launcher", "query", "session", "memory", "status", "sync"].map((script) => `dist/${script}.js`),
+  ...["launcher", "init", "query", "session", "memory", "status", "sync"].map(
+    (script) => `dist/${script}.js`,
+  ),
 ];
 
 /** How Gemini is set up for a trial. */

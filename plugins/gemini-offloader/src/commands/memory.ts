@@ -17,9 +17,12 @@ import { EXIT } from "../gemini/diagnose.js";
 import {
   changeMemories,
   filterMemories,
+  MEMORY_SCOPES,
   type MemoryFilters,
+  type MemoryScope,
   newMemoryId,
   readMemories,
+  scopeOf,
   searchMemories,
 } from "../memory/memory-store.js";
 import { readSessionMap } from "../sessions/session-map.js";
@@ -27,14 +30,16 @@ import type { ProjectLayout } from "../store/locations.js";
 import { knownProjects } from "./project-state.js";
 
 export const MEMORY_USAGE = `Usage: node dist/memory.js <action> [options]
-  add            --text TEXT (or piped stdin) [--topic T] [--source S] [--session NAME]
-  search         --query TEXT [--limit N] [filters]      full-text search, best first
-  filter         [filters] [--limit N]                   newest first
+  add            -t/--text TEXT (or piped stdin) [--topic T] [--source S] [--scope user|project|session] [--session NAME]
+  search         -q/--query TEXT [-l/--limit N] [--scope S,...] [filters]   full-text search, best first
+  filter         [filters] [--scope S,...] [-l/--limit N]                   newest first
   get            --id ID                                 one memory, whole
   delete         --id ID
-  store-response [--topic T] [--session NAME] [--file FILE]
+  store-response [--topic T] [--session NAME] [-f/--file FILE]
                  store an answer: the JSON printed by query.js or session.js, piped in (or --file)
   index-offload  [--project current|all]                 add every cached answer and session turn not yet stored
+Scopes: user (every project), project (this project), session (a named session of this project; --session NAME).
+        add: default project, or session with --session. search/filter: default all three, comma list to narrow.
 Filters: --topic T, --source ${MEMORY_SOURCES.join("|")}, --session NAME, --since (2026-01-31 | 7d | 12h),
          --project current|all|<hash> (default all).
 Memory never calls Gemini and works without it. Exit codes: 0 done, 1 failure (e.g. no such id), 2 bad arguments.`;
@@ -43,23 +48,24 @@ const ACTIONS = ["add", "search", "filter", "get", "delete", "store-response", "
 type Action = (typeof ACTIONS)[number];
 
 const OPTIONS = {
-  text: { type: "string" },
+  text: { type: "string", short: "t" },
   topic: { type: "string" },
   source: { type: "string" },
   session: { type: "string" },
   query: { type: "string", short: "q" },
-  limit: { type: "string" },
+  limit: { type: "string", short: "l" },
+  scope: { type: "string" },
   since: { type: "string" },
   project: { type: "string" },
   id: { type: "string" },
-  file: { type: "string" },
+  file: { type: "string", short: "f" },
 } as const;
 
 const FILTERS = ["topic", "source", "session", "since", "project"];
 const ALLOWED: Record<Action, string[]> = {
-  add: ["text", "topic", "source", "session"],
-  search: ["query", "limit", ...FILTERS],
-  filter: ["limit", ...FILTERS],
+  add: ["text", "topic", "source", "session", "scope"],
+  search: ["query", "limit", "scope", ...FILTERS],
+  filter: ["limit", "scope", ...FILTERS],
   get: ["id"],
   delete: ["id"],
   "store-response": ["topic", "session", "file"],
@@ -117,13 +123,29 @@ function filters(values: Values, context: ScriptContext): MemoryFilters {
   const since = optionalString(values, "since");
   const project = optionalString(values, "project") ?? "all";
   const sourceValue = values.source === undefined ? undefined : source(values, "manual");
+  const scopes = scopeList(values);
   return {
+    ...(scopes ? { scopes: { scopes, project: context.project.hash } } : {}),
     ...(optionalString(values, "topic") ? { topic: optionalString(values, "topic") } : {}),
     ...(sourceValue ? { source: sourceValue } : {}),
     ...(optionalString(values, "session") ? { session: optionalString(values, "session") } : {}),
     ...(since ? { since: parseSince(since) } : {}),
     ...(project === "all" ? {} : { project: project === "current" ? context.project.hash : project }),
   };
+}
+
+/** --scope for search and filter: one scope or a comma list; undefined (all scopes) without it. */
+function scopeList(values: Values): MemoryScope[] | undefined {
+  const raw = optionalString(values, "scope");
+  if (raw === undefined || raw === "all") return undefined;
+  const scopes = raw.split(",").map((each) => each.trim());
+  for (const scope of scopes) {
+    if (!MEMORY_SCOPES.includes(scope as MemoryScope))
+      throw new UsageError(
+        `--scope must be ${MEMORY_SCOPES.join(", ")} or all, or a comma list (got "${raw}").`,
+      );
+  }
+  return scopes as MemoryScope[];
 }
 
 function newMemory(
@@ -148,7 +170,12 @@ function newMemory(
 /** A memory as listed in search and filter results: its text cut to a preview. */
 function listed(memory: Memory) {
   const { text, ...rest } = memory;
-  return { ...rest, text: text.length > 300 ? `${text.slice(0, 299)}…` : text, text_chars: text.length };
+  return {
+    ...rest,
+    text: text.length > 300 ? `${text.slice(0, 299)}…` : text,
+    text_chars: text.length,
+    scope: scopeOf(memory),
+  };
 }
 
 async function add(values: Values, context: ScriptContext): Promise<ScriptOutcome> {
@@ -159,12 +186,15 @@ async function add(values: Values, context: ScriptContext): Promise<ScriptOutcom
     from = "stdin";
   }
   if (!text) throw new UsageError("add needs --text TEXT, or the text piped to stdin.");
+  const session = optionalString(values, "session") ?? null;
+  const scope = addScope(values, session);
   const memory = newMemory(
     {
       text,
       source: source(values, from),
       topic: optionalString(values, "topic") ?? null,
-      session: optionalString(values, "session") ?? null,
+      session,
+      ...(scope === "user" ? { project_hash: null, project_path: null } : {}),
     },
     context,
   );
@@ -172,7 +202,18 @@ async function add(values: Values, context: ScriptContext): Promise<ScriptOutcom
     memories.push(memory);
     return { changed: true, result: undefined };
   });
-  return ok({ action: "add", memory });
+  return ok({ action: "add", scope, memory });
+}
+
+/** The scope a new memory goes in: --scope, else session when --session names one, else project. */
+function addScope(values: Values, session: string | null): MemoryScope {
+  const raw = optionalString(values, "scope") ?? (session ? "session" : "project");
+  if (!MEMORY_SCOPES.includes(raw as MemoryScope))
+    throw new UsageError(`--scope must be one of ${MEMORY_SCOPES.join(", ")} (got "${raw}").`);
+  if (raw === "session" && !session) throw new UsageError("--scope session needs --session NAME.");
+  if (raw !== "session" && session)
+    throw new UsageError(`--session puts the memory in the session scope; drop --scope ${raw} or --session.`);
+  return raw as MemoryScope;
 }
 
 function search(values: Values, context: ScriptContext): ScriptOutcome {
@@ -182,6 +223,7 @@ function search(values: Values, context: ScriptContext): ScriptOutcome {
   return ok({
     action: "search",
     query,
+    scopes: scopeList(values) ?? [...MEMORY_SCOPES],
     count: hits.length,
     results: hits.map((hit) => ({ score: hit.score, ...listed(hit.memory) })),
   });

@@ -27,7 +27,7 @@ export const DEFAULT_TIMEOUT_SECONDS = 90;
 export const QUERY_USAGE = `Usage: node dist/query.js --prompt "TEXT" [options]   (piped stdin becomes context)
   -p, --prompt TEXT         the question or task for Gemini (required)
   -m, --model NAME          a Gemini model (default: Gemini's own choice)
-      --include-dirs A,B    folders Gemini may read (repeatable); their files key the cache
+  -d, --include-dirs A,B    folders Gemini may read (repeatable); their files key the cache
       --yolo                let Gemini run its tools without asking
   -o, --output FILE         also write the full answer to FILE
   -t, --timeout SECONDS     stop Gemini after this long, exit 124 (default ${defaultTimeoutText()})
@@ -51,7 +51,7 @@ export function defaultTimeout(env: NodeJS.ProcessEnv): number {
 const OPTIONS = {
   prompt: { type: "string", short: "p" },
   model: { type: "string", short: "m" },
-  "include-dirs": { type: "string", multiple: true },
+  "include-dirs": { type: "string", multiple: true, short: "d" },
   yolo: { type: "boolean" },
   output: { type: "string", short: "o" },
   timeout: { type: "string", short: "t" },

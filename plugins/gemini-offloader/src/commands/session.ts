@@ -17,7 +17,9 @@ import { type Diagnostic, EXIT, exitCodeFor, makeDiagnostic } from "../gemini/di
 import { prepareGeminiEnvironment } from "../gemini/environment.js";
 import { runProcess, runPrompt } from "../gemini/run-gemini.js";
 import { type GeminiSession, listGeminiSessions } from "../gemini/session-files.js";
+import { saveSessionAnswers } from "../sessions/adopted-turns.js";
 import {
+  mappingForSession,
   type NamedSession,
   namedSessions,
   preview,
@@ -28,6 +30,7 @@ import { writeTextFileAtomic } from "../store/json-file.js";
 import { ensureProject } from "../store/locations.js";
 import { DEFAULT_SUMMARY_CHARS, summarize } from "../summary.js";
 import { defaultTimeout } from "./query.js";
+import { discover, migrate } from "./session-discover.js";
 
 export const SESSION_USAGE = `Usage: node dist/session.js <action> [options]
   list                                        named sessions (with health) and Gemini's sessions of this project
@@ -39,12 +42,21 @@ export const SESSION_USAGE = `Usage: node dist/session.js <action> [options]
                                               delete the Gemini session and the names that point to it
   adopt    --name NAME (--index N | --session-id ID)
                                               give a name to a Gemini session made elsewhere (or fix a legacy name)
-Turn options: -m/--model NAME, --include-dirs A,B, --yolo, -t/--timeout SECONDS (default 90),
+  discover [--all-projects] [--adopt]         Gemini sessions no name points to (made outside the plugin);
+                                              --adopt names each of this project's gemini-<first 8 of its id>
+  migrate  [--from FILE] [--dry-run] [--legacy-base 0|1]
+                                              move names from the seed plugin's state file (default
+                                              ./.gemini-offloader-sessions.json, format version 0) and legacy
+                                              index entries into sessions.json (version 1); the seed's
+                                              indexes count from 0, legacy entries from --legacy-base
+                                              (default 1, as list shows), oldest first
+Turn options: -m/--model NAME, -d/--include-dirs A,B, --yolo, -t/--timeout SECONDS (default 90),
               --summary-chars N (default ${DEFAULT_SUMMARY_CHARS}); piped stdin becomes context.
 Exit codes: 0 done, 1 failure (see error/diagnostic: stale_session, unknown, ...), 2 bad arguments,
             75 rate limited, 77 authentication, 124 timeout.`;
 
-const ACTIONS = ["list", "create", "continue", "resume", "delete", "adopt"] as const;
+const ACTIONS = ["list", "create", "continue", "resume", "delete", "adopt", "discover", "migrate"] as const;
+
 type Action = (typeof ACTIONS)[number];
 
 const OPTIONS = {
@@ -53,10 +65,15 @@ const OPTIONS = {
   index: { type: "string", short: "i" },
   "session-id": { type: "string", short: "s" },
   model: { type: "string", short: "m" },
-  "include-dirs": { type: "string", multiple: true },
+  "include-dirs": { type: "string", multiple: true, short: "d" },
   yolo: { type: "boolean" },
   timeout: { type: "string", short: "t" },
   "summary-chars": { type: "string" },
+  "all-projects": { type: "boolean" },
+  adopt: { type: "boolean" },
+  from: { type: "string" },
+  "dry-run": { type: "boolean" },
+  "legacy-base": { type: "string" },
 } as const;
 
 /** Which options each action takes (anything else is a usage error). */
@@ -77,6 +94,8 @@ const ALLOWED: Record<Action, string[]> = {
   ],
   delete: ["name", "index", "session-id", "timeout"],
   adopt: ["name", "index", "session-id"],
+  discover: ["all-projects", "adopt"],
+  migrate: ["from", "dry-run", "legacy-base"],
 };
 
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -102,6 +121,9 @@ export async function sessionCommand(argv: string[], context: ScriptContext): Pr
     throw new UsageError(`--name "${name}" must be 1-64 letters, digits, dots, dashes or underscores.`);
   }
   validateTarget(action, values);
+  // discover and migrate only read Gemini's files on disk: they work without Gemini installed.
+  if (action === "discover") return discover(values, context);
+  if (action === "migrate") return migrate(values, context);
   if (!context.geminiBin.found) return geminiMissing(context.geminiBin, { action });
 
   switch (action) {
@@ -117,6 +139,8 @@ export async function sessionCommand(argv: string[], context: ScriptContext): Pr
       return deleteSession(values, name, context);
     case "adopt":
       return adopt(values, requiredString(values, "name", " (the name to give the session)"), context);
+    default:
+      throw new UsageError(`Unknown action "${action}".`);
   }
 }
 
@@ -377,7 +401,7 @@ async function continueSession(
   if (named.health === "legacy") {
     return staleOutcome(
       "continue",
-      `"${name}" is a legacy mapping (Gemini session index ${named.legacy_index}) with no session id; give it one with \`session adopt --name ${name} --index N\`.`,
+      `"${name}" is a legacy mapping (Gemini session index ${named.legacy_index}) with no session id; give it one with \`session adopt --name ${name} --index N\`, or move every legacy name with \`session migrate\`.`,
       { ...named },
     );
   }
@@ -551,18 +575,10 @@ async function adopt(values: Values, name: string, context: ScriptContext): Prom
     return failure("adopt", `The name "${name}" is already used for session ${taken.session_id}.`);
   }
   ensureProject(context.layout, context.project);
-  const now = new Date().toISOString();
   await updateSessionMap(context.project, (current) => {
-    current.sessions[name] = {
-      session_id: session.sessionId,
-      created_at: session.startTime || now,
-      last_used_at: session.lastUpdated || now,
-      turns: session.turns,
-      last_prompt_preview: preview(session.lastPrompt ?? ""),
-      model: null,
-      adopted: true,
-    };
+    current.sessions[name] = mappingForSession(session);
   });
+  const turnsSaved = saveSessionAnswers(context.project, session);
   return {
     exitCode: EXIT.ok,
     output: {
@@ -570,6 +586,7 @@ async function adopt(values: Values, name: string, context: ScriptContext): Prom
       action: "adopt",
       session: { name, session_id: session.sessionId, health: "healthy", turns: session.turns },
       replaced_legacy: typeof taken === "number",
+      turns_saved: turnsSaved,
       error: null,
     },
   };

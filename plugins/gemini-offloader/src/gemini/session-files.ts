@@ -67,6 +67,18 @@ function projectShortName(dotGemini: string, projectRoot: string): string | null
   }
 }
 
+/** Every project folder Gemini has a short name for (`projects.json`), sorted. */
+export function geminiProjectFolders(dotGemini: string): string[] {
+  const file = join(dotGemini, "projects.json");
+  if (!existsSync(file)) return [];
+  try {
+    const data = JSON.parse(readFileSync(file, "utf8")) as { projects?: Record<string, unknown> };
+    return Object.keys(data.projects ?? {}).sort();
+  } catch {
+    return [];
+  }
+}
+
 /** This project's Gemini sessions, oldest first (the order of Gemini's `--resume <index>`). */
 export function listGeminiSessions(dotGemini: string, projectRoot: string): GeminiSession[] {
   const expectedHash = geminiProjectHash(projectRoot);

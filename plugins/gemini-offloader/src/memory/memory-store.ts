@@ -25,7 +25,22 @@ const INDEX_OPTIONS = {
 };
 const SEARCH_OPTIONS = { prefix: true, fuzzy: 0.2, boost: { topic: 2 } };
 
+/**
+ * Where a memory belongs, derived from the fields every memory has (no format change):
+ * `user` — no project (knowledge that holds everywhere), `project` — one project, no session,
+ * `session` — one named session of one project.
+ */
+export const MEMORY_SCOPES = ["user", "project", "session"] as const;
+export type MemoryScope = (typeof MEMORY_SCOPES)[number];
+
+export function scopeOf(memory: Memory): MemoryScope {
+  if (memory.session) return "session";
+  return memory.project_hash ? "project" : "user";
+}
+
 export interface MemoryFilters {
+  /** Only memories in one of these scopes; `project` and `session` mean the given project's. */
+  scopes?: { scopes: MemoryScope[]; project: string };
   topic?: string;
   source?: MemorySource;
   session?: string;
@@ -175,12 +190,19 @@ export function filterMemories(layout: BaseLayout, filters: MemoryFilters, limit
 }
 
 export function matchesFilters(memory: Memory, filters: MemoryFilters): boolean {
+  if (filters.scopes && !inScopes(memory, filters.scopes.scopes, filters.scopes.project)) return false;
   if (filters.topic && memory.topic?.toLowerCase() !== filters.topic.toLowerCase()) return false;
   if (filters.source && memory.source !== filters.source) return false;
   if (filters.session && memory.session !== filters.session) return false;
   if (filters.project && memory.project_hash !== filters.project) return false;
   if (filters.since && Date.parse(memory.created_at) < filters.since.getTime()) return false;
   return true;
+}
+
+function inScopes(memory: Memory, scopes: MemoryScope[], project: string): boolean {
+  const scope = scopeOf(memory);
+  if (!scopes.includes(scope)) return false;
+  return scope === "user" || memory.project_hash === project;
 }
 
 function round(score: number): number {

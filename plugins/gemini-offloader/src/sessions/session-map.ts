@@ -88,6 +88,19 @@ function describe(
   };
 }
 
+/** The mapping that names a Gemini session found on disk (adopted, discovered or migrated). */
+export function mappingForSession(session: GeminiSession, now = new Date().toISOString()): SessionMapping {
+  return {
+    session_id: session.sessionId,
+    created_at: session.startTime || now,
+    last_used_at: session.lastUpdated || now,
+    turns: session.turns,
+    last_prompt_preview: preview(session.lastPrompt ?? ""),
+    model: null,
+    adopted: true,
+  };
+}
+
 export function preview(text: string, length = 100): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > length ? `${flat.slice(0, length - 1)}…` : flat;
