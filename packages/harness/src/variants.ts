@@ -12,7 +12,7 @@ import {
   slug,
   writeFileAtomic,
 } from "@evals/logging";
-import { isMap, LineCounter, parseDocument } from "yaml";
+import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import type { CaseOutcome } from "./evaluate-case.js";
 import type { RunAgentOptions } from "./run-agent.js";
@@ -141,7 +141,6 @@ export function loadVariants(file: string): [Variant, Variant] {
     const field = fieldPath.length > 0 ? ` (field ${fieldPath.join(".")})` : "";
     throw new VariantsFileError(`${file}${where(offset)}${field}: ${issue.message}`);
   }
-  if (!isMap(document.contents)) throw new VariantsFileError(`${file}: expected a mapping`);
   const base = dirname(path);
   const [a, b] = parsed.data.variants.map(
     (entry): Variant => ({
