@@ -1,9 +1,10 @@
 // The summary `npm run eval` ends with: per eval suite (project) its cases, trials, passed and
 // failed and where its report is, the failed cases again, and why suites were skipped (a missing
 // `claude`), from the files each eval target writes: results/latest.json (@evals/logging's
-// reporter) and test-results/eval/vitest.json (vitest's JSON report).
-import { existsSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+// reporter) and test-results/eval/vitest.json (vitest's JSON report); then the with/without
+// comparisons the suites wrote (results/variants/<suite>/comparison.json).
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { existing, readVitestReport } from "./workspace-reports.mjs";
 
 /** The files a project's eval target writes that the summary reads. */
@@ -14,9 +15,49 @@ export function evalReportsOf(dir) {
   };
 }
 
+/**
+ * The with/without comparisons a project's eval suites wrote (describeCases' `variants`):
+ * results/variants/<suite>/comparison.json, with each variant's results file beside it.
+ */
+export function evalComparisonsOf(dir) {
+  const folder = join(dir, "results", "variants");
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => join(folder, entry.name, "comparison.json"))
+    .filter((file) => existsSync(file))
+    .sort();
+}
+
 /** Every eval report file of the projects (to delete before a run). */
 export const evalReportFiles = (projects) =>
-  existing(projects.flatMap((dir) => Object.values(evalReportsOf(dir))));
+  existing(
+    projects.flatMap((dir) => [
+      ...Object.values(evalReportsOf(dir)),
+      ...evalComparisonsOf(dir).flatMap((file) => {
+        const folder = dirname(file);
+        return readdirSync(folder).map((name) => join(folder, name));
+      }),
+    ]),
+  );
+
+/** "+100% [+21…+100]": a difference B − A with its interval, as the comparison table writes it. */
+function signed(rate) {
+  const percent = Math.round(rate * 100);
+  return `${percent > 0 ? "+" : percent < 0 ? "−" : "±"}${Math.abs(percent)}`;
+}
+
+/** One comparison in a line: B − A overall with its interval and verdict, and the cases within noise. */
+function comparisonLine(comparison) {
+  const { a, b, overall, cases } = comparison;
+  const noisy = cases.filter((c) => c.difference.verdict === "within noise").length;
+  return (
+    `${b.label} − ${a.label}: ${signed(overall.difference.difference)}% ` +
+    `[${signed(overall.difference.ci_low)}…${signed(overall.difference.ci_high)}] ${overall.difference.verdict}` +
+    ` (${a.label} ${overall.a.passed}/${overall.a.trials}, ${b.label} ${overall.b.passed}/${overall.b.trials} trials` +
+    ` over ${plural(cases.length, "case")}${noisy > 0 ? `; ${noisy} within noise on their own` : ""})`
+  );
+}
 
 const plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
 
@@ -24,12 +65,13 @@ const plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
  * The summary of the eval suites of `projects` (folders under `root`), and whether anything failed
  * (a failed or errored case, a failed test, or Nx's own failure: `nxStatus` not 0).
  */
-export function evalSummary({ root, projects, nxStatus = 0 }) {
+export function evalSummary({ root, projects, nxStatus = 0, formatComparison }) {
   const show = (file) => relative(root, file);
   const rows = [];
   const failures = [];
   const reports = [];
   const skips = new Map();
+  const comparisons = [];
   let unreadable = 0;
   const totals = {
     cases: 0,
@@ -53,6 +95,18 @@ export function evalSummary({ root, projects, nxStatus = 0 }) {
       rows.push(`  ${name.padEnd(34)} unreadable report: ${error.message.split("\n")[0]}`);
       unreadable++;
       continue;
+    }
+    for (const file of evalComparisonsOf(dir)) {
+      try {
+        const comparison = JSON.parse(readFileSync(file, "utf8"));
+        const table = formatComparison ? `\n${formatComparison(comparison).trimEnd()}` : "";
+        comparisons.push(
+          `  ${name} ${comparison.b.suite}: ${comparisonLine(comparison)}${table}\n    ${show(join(dirname(file), "comparison.html"))}`,
+        );
+      } catch (error) {
+        comparisons.push(`  ${show(file)}: unreadable comparison: ${error.message.split("\n")[0]}`);
+        unreadable++;
+      }
     }
     if (!tests && !results) continue;
     totals.suites++;
@@ -107,6 +161,7 @@ export function evalSummary({ root, projects, nxStatus = 0 }) {
       lines.push(`  ${where.join(", ")}: ${reason.replace(/\n/g, "\n    ")}`);
   }
   lines.push("", "Eval suites:", ...(rows.length > 0 ? rows : ["  (no eval reports found)"]));
+  if (comparisons.length > 0) lines.push("", "With/without comparisons:", ...comparisons);
   if (reports.length > 0)
     lines.push("", "Reports (open in a browser):", ...reports.map((file) => `  ${file}`));
   if (nxFailed) lines.push("", `Nx exited with ${nxStatus}: a build or eval target failed (see above).`);

@@ -137,6 +137,30 @@ describe("the eval summary (scripts/eval-summary.mjs)", () => {
     expect(nxFailed.text).toContain("Nx exited with 1: a build or eval target failed (see above).");
   });
 
+  it("lists the with/without comparisons the suites wrote, with the verdict in a line", () => {
+    // A comparison written as describeCases' variants write it: compareResults of two results files.
+    const folder = join(root, "examples", "judged", "results", "variants", "judged");
+    mkdirSync(folder, { recursive: true });
+    const script = `const { compareResults, readResults } = await import("@evals/logging");
+const results = readResults(process.argv[1]);
+process.stdout.write(JSON.stringify(compareResults(results, results, { labels: ["off", "on"] })));`;
+    const compared = spawnSync(
+      process.execPath,
+      ["--input-type=module", "-e", script, "--", join(root, "examples", "judged", "results", "latest.json")],
+      { cwd: WORKSPACE, encoding: "utf8" },
+    );
+    expect(compared.stderr).toBe("");
+    writeFileSync(join(folder, "comparison.json"), compared.stdout);
+    try {
+      const { text } = summary();
+      expect(text).toContain(
+        "With/without comparisons:\n  examples/judged judged: on − off: ±0% [−49…+49] within noise (off 2/4, on 2/4 trials over 2 cases; 2 within noise on their own)\n    examples/judged/results/variants/judged/comparison.html",
+      );
+    } finally {
+      rmSync(join(root, "examples", "judged", "results", "variants"), { recursive: true });
+    }
+  });
+
   it("says which report it cannot read, and fails", () => {
     const broken = join(root, "examples", "broken", "results");
     mkdirSync(broken, { recursive: true });

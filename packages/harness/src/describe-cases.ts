@@ -1,6 +1,26 @@
+import { relative } from "node:path";
 import type { EvalCase } from "@evals/evaluators";
+import { afterAll, describe } from "vitest";
 import { type DescribeEvalOptions, defineEvalSuite } from "./describe-eval.js";
-import { type CaseList, type CaseSuiteOptions, caseSettingsOf, loadCaseList } from "./run-case.js";
+import type { CaseOutcome } from "./evaluate-case.js";
+import {
+  type CaseList,
+  type CaseSuiteOptions,
+  caseSettingsOf,
+  loadCaseList,
+  variantSettingsOf,
+} from "./run-case.js";
+import {
+  checkVariants,
+  compareVariantOutcomes,
+  formatVariantsReport,
+  type Variant,
+  type VariantReportFiles,
+  type VariantsResult,
+  variantCase,
+  variantReportsDir,
+  writeVariantReports,
+} from "./variants.js";
 
 /** Options of describeCases: the cases, and describeEval's options, each with a default for cases. */
 export interface DescribeCasesOptions
@@ -8,6 +28,16 @@ export interface DescribeCasesOptions
     Omit<DescribeEvalOptions<EvalCase>, "data" | "task" | "scorers" | "model" | "cassette" | "worktree"> {
   /** Case files or folders of them (relative to the current folder), or cases; or a function giving them. */
   cases: CaseList | (() => CaseList | Promise<CaseList>);
+  /**
+   * Runs every case under two variants, A (the baseline) then B, with the same trials and fixtures:
+   * one test per case and variant (in a `describe` per variant), then the comparison is printed and
+   * written to `variantsDir` (each variant's results, `comparison.json`, `comparison.html`).
+   */
+  variants?: readonly Variant[];
+  /** Where the comparison goes (default `results/variants/<suite slug>/`, relative to the cwd). */
+  variantsDir?: string;
+  /** Called with the comparison once both variants have run (e.g. to assert on it). */
+  onComparison?: (result: VariantsResult, files: VariantReportFiles) => void;
 }
 
 /**
@@ -25,33 +55,89 @@ export interface DescribeCasesOptions
  * ```
  */
 export function describeCases(suite: string, options: DescribeCasesOptions): void {
+  if (options.variants) {
+    describeVariants(suite, options, checkVariants(options.variants));
+    return;
+  }
+  defineEvalSuite<EvalCase>(
+    suite,
+    suiteOptions(options, async () => loadNamedCases(options)),
+    (evalCase) => caseSettingsOf(options, evalCase),
+  );
+}
+
+/** describeCases with `variants`: a describe per variant, then the comparison. */
+function describeVariants(suite: string, options: DescribeCasesOptions, variants: [Variant, Variant]): void {
+  describe(suite, () => {
+    const outcomes: CaseOutcome[][] = [[], []];
+    variants.forEach((variant, side) => {
+      defineEvalSuite<EvalCase>(
+        variant.name,
+        suiteOptions(options, async () =>
+          (await loadNamedCases(options)).map((evalCase) => variantCase(evalCase, variant)),
+        ),
+        // The suite stays the suite's (cases are matched by suite and id); the variant names the runs.
+        (evalCase) => ({ ...variantSettingsOf(options, evalCase, variant), suite }),
+        {
+          onOutcome: (outcome, index) => {
+            outcomes[side]![index] = outcome;
+          },
+          gate: variant.mustPass !== false,
+          metaSuite: `${suite} › ${variant.name}`,
+        },
+      );
+    });
+    afterAll(() => {
+      const ran = outcomes.map((list) => list.filter((outcome) => outcome !== undefined));
+      if (ran[0]!.length === 0 && ran[1]!.length === 0) return;
+      const result = compareVariantOutcomes(
+        [
+          { variant: variants[0], outcomes: ran[0]! },
+          { variant: variants[1], outcomes: ran[1]! },
+        ],
+        { suite },
+      );
+      const files = writeVariantReports(result, { dir: options.variantsDir ?? variantReportsDir(suite) });
+      const show = (file: string) => relative(process.cwd(), file) || file;
+      console.log(
+        `\n${suite}: ${variants[0].name} vs ${variants[1].name}\n${formatVariantsReport(result, { files, show })}`,
+      );
+      options.onComparison?.(result, files);
+    });
+  });
+}
+
+function suiteOptions(
+  options: DescribeCasesOptions,
+  data: () => Promise<EvalCase[]>,
+): DescribeEvalOptions<EvalCase> {
   const {
-    cases,
+    cases: _cases,
     model: _model,
     cassette: _cassette,
     worktree: _worktree,
     scorers: _scorers,
     task: _task,
+    variants: _variants,
+    variantsDir: _variantsDir,
+    onComparison: _onComparison,
     ...rest
   } = options;
-  defineEvalSuite<EvalCase>(
-    suite,
-    {
-      ...rest,
-      // The test's name: the case's name, else its id.
-      data: async () =>
-        loadCaseList(typeof cases === "function" ? await cases() : cases).map((evalCase) =>
-          evalCase.name ? evalCase : { ...evalCase, name: evalCase.id },
-        ),
-      // Every case gets its task and scorers from caseSettingsOf below.
-      task: () => {
-        throw new Error("describeCases: the case has no task");
-      },
-      scorers: [],
+  return {
+    ...rest,
+    data,
+    // Every case gets its task and scorers from caseSettingsOf.
+    task: () => {
+      throw new Error("describeCases: the case has no task");
     },
-    (evalCase) => {
-      const { timeout, ...settings } = caseSettingsOf(options, evalCase);
-      return { ...settings, ...(timeout !== undefined ? { timeout } : {}) };
-    },
+    scorers: [],
+  };
+}
+
+/** The cases, each named (the test's name: the case's name, else its id). */
+async function loadNamedCases(options: DescribeCasesOptions): Promise<EvalCase[]> {
+  const { cases } = options;
+  return loadCaseList(typeof cases === "function" ? await cases() : cases).map((evalCase) =>
+    evalCase.name ? evalCase : { ...evalCase, name: evalCase.id },
   );
 }

@@ -6,6 +6,7 @@ import { describe, test } from "vitest";
 import type { AgentChoice } from "./agent-runner.js";
 import { type FindClaudeOptions, skipIfNoClaude } from "./claude-bin.js";
 import {
+  type CaseOutcome,
   type CaseScorers,
   type CaseSettings,
   caseName,
@@ -109,6 +110,7 @@ export function defineEvalSuite<Case>(
   name: string,
   options: DescribeEvalOptions<Case>,
   perCase: (caseValue: Case) => Partial<CaseSettings<Case>> = () => ({}),
+  hooks: SuiteHooks = {},
 ): void {
   const concurrency = options.concurrency ?? 1;
   const schedule = createLimiter(concurrency);
@@ -177,7 +179,10 @@ export function defineEvalSuite<Case>(
             signal: context.signal,
             ...(file ? { file: relative(process.cwd(), file) } : {}),
           });
-          const meta: EvalTestMeta = { evalCase: { ...outcome.result, meta_version: 1 } };
+          hooks.onOutcome?.(outcome, index);
+          if (hooks.gate === false) return;
+          const result = hooks.metaSuite ? { ...outcome.result, suite: hooks.metaSuite } : outcome.result;
+          const meta: EvalTestMeta = { evalCase: { ...result, meta_version: 1 } };
           Object.assign(context.task.meta, meta);
           if (!outcome.passed) throw new EvalCaseFailure(outcome.message ?? `Case "${testName}" failed`);
         },
@@ -185,6 +190,16 @@ export function defineEvalSuite<Case>(
       );
     });
   });
+}
+
+/** What a suite built on defineEvalSuite (describeCases' variants) does with each case's outcome. */
+export interface SuiteHooks {
+  /** Called with each case's outcome and index, before the test passes or fails. */
+  onOutcome?: (outcome: CaseOutcome, index: number) => void;
+  /** false: the outcome fails no test and goes to no report (a compared baseline). Default true. */
+  gate?: boolean;
+  /** The suite the reports show the case under (default: the suite's name). */
+  metaSuite?: string;
 }
 
 /** The error a failed eval case throws: its message says which scorer failed, by how much, and why. */

@@ -39,6 +39,7 @@ import {
   runCleanups,
   runTrial,
   type TrialContext,
+  type TrialVariant,
   type WorktreeOption,
 } from "./trial.js";
 
@@ -98,6 +99,8 @@ export interface CaseSettings<Case> {
   model?: CaseModel<Case>;
   /** Which agent runs the trials (default Claude Code); see AgentChoice. */
   agent?: AgentChoice;
+  /** The variant the trials run under (its name goes into run ids and recordings); see runCases' `variants`. */
+  variant?: TrialVariant;
   /** How long a trial that ignores its abort signal gets after its timeout (default 15000 ms). */
   trialGraceMs?: number;
   /** Runs trials (all of the suite's) through the suite's limiter. */
@@ -159,7 +162,10 @@ export async function evaluateCase<Case>(
       : [outcomeScorer({ expected: expectedOutcome }), ...caseScorers];
 
   const runOne = async (trial: number) => {
-    const runId = newRunId(`${safeName(settings.suite).slice(0, 30)}-${id.slice(0, 40)}-t${trial + 1}`);
+    const variant = settings.variant ? `-${safeName(settings.variant.name).slice(0, 20)}` : "";
+    const runId = newRunId(
+      `${safeName(settings.suite).slice(0, 30)}-${id.slice(0, 40)}${variant}-t${trial + 1}`,
+    );
     const trialStarted = performance.now();
     // Run once the trial's scorers are done: e.g. the removal of the folder its agent worked in.
     const cleanups: (() => void | Promise<void>)[] = [];
@@ -205,6 +211,7 @@ export async function evaluateCase<Case>(
           ...(settings.cassette ? { cassette: settings.cassette } : {}),
           ...(settings.model ? { model: settings.model } : {}),
           ...(settings.agent ? { agent: settings.agent } : {}),
+          ...(settings.variant ? { variant: settings.variant } : {}),
           afterScoring: (cleanup) => cleanups.push(cleanup),
         },
         (context) => settings.task(input, context),

@@ -18,6 +18,14 @@ import type { PassRule } from "./pass-rule.js";
 import type { RunAgentOptions, RunAgentResult } from "./run-agent.js";
 import type { Threshold } from "./scoring.js";
 import type { CaseModel, CassetteOption, TrialContext, WorktreeOption } from "./trial.js";
+import {
+  checkVariants,
+  compareVariantOutcomes,
+  trialVariant,
+  type Variant,
+  type VariantsResult,
+  variantCase,
+} from "./variants.js";
 
 /**
  * The runAgent options a case asks for: its prompt(s), its `agent` block (model, tools, permission
@@ -82,14 +90,16 @@ export interface RunCaseOptions {
  * ```
  */
 export async function runCase(
-  trial: Pick<TrialContext<unknown>, "runAgent" | "afterScoring" | "worktree">,
+  trial: Pick<TrialContext<unknown>, "runAgent" | "afterScoring" | "worktree" | "variant">,
   evalCase: EvalCase,
   options: RunCaseOptions = {},
 ): Promise<RunAgentResult> {
   const caseOptions = caseRunOptions(evalCase);
-  const runOptions = { ...caseOptions, ...options.runAgent };
-  if (caseOptions.env && options.runAgent?.env)
-    runOptions.env = { ...options.runAgent.env, ...caseOptions.env };
+  const variantOptions = trial.variant?.runAgent;
+  // The variant's options win over everything: what it changes is the point of the comparison.
+  const runOptions = { ...caseOptions, ...options.runAgent, ...variantOptions };
+  if (caseOptions.env || options.runAgent?.env || variantOptions?.env)
+    runOptions.env = { ...options.runAgent?.env, ...caseOptions.env, ...variantOptions?.env };
   const { copyFixture } = await import("@evals/worktree");
   const fixture = evalCase.agent.fixture;
   let cwd: string;
@@ -196,6 +206,18 @@ export function caseSettingsOf(
   };
 }
 
+/** caseSettingsOf for a case run under a variant (the case already has the variant's `agent`). */
+export function variantSettingsOf(
+  options: CaseSuiteOptions,
+  evalCase: EvalCase,
+  variant: Variant,
+): Omit<CaseSettings<EvalCase>, "suite"> {
+  return {
+    ...caseSettingsOf(variant.model ? { ...options, model: variant.model } : options, evalCase),
+    variant: trialVariant(variant),
+  };
+}
+
 /** Options of runCases. */
 export interface RunCasesOptions extends CaseSuiteOptions {
   /** The suite name (recordings go to `<cassettes>/<suite>/`). Default: each case file's name. */
@@ -204,15 +226,24 @@ export interface RunCasesOptions extends CaseSuiteOptions {
   concurrency?: number;
   /** Stops the runs. */
   signal?: AbortSignal;
-  /** Called with each case's outcome as it is decided. */
+  /** Called with each case's outcome as it is decided (under `variants`, the case has the variant's options). */
   onCase?: (outcome: CaseOutcome, evalCase: EvalCase) => void;
+  /**
+   * Runs every case under two variants, A (the baseline) then B, with the same trials and fixtures,
+   * and compares them (see Variant and the result's `variants`). Each variant has its own run ids
+   * and recordings.
+   */
+  variants?: readonly Variant[];
 }
 
 /** What runCases found: every case's outcome, in order. */
 export interface RunCasesResult {
-  /** True when every case passed. */
+  /** True when every case passed (under `variants`: every case of every variant that must pass). */
   passed: boolean;
+  /** Every case's outcome (under `variants`: A's, then B's). */
   outcomes: CaseOutcome[];
+  /** Under `variants`: each variant's outcomes and results, and their comparison. */
+  variants?: VariantsResult;
 }
 
 /**
@@ -223,12 +254,49 @@ export interface RunCasesResult {
 export async function runCases(cases: CaseList, options: RunCasesOptions = {}): Promise<RunCasesResult> {
   const list = loadCaseList(cases);
   const schedule = createLimiter(options.concurrency ?? 1);
-  const outcomes = await Promise.all(
+  if (options.variants) {
+    const variants = checkVariants(options.variants);
+    const sides = await Promise.all(
+      variants.map(async (variant) => ({
+        variant,
+        outcomes: await evaluateCases(
+          list.map((evalCase) => variantCase(evalCase, variant)),
+          options,
+          schedule,
+          variant,
+        ),
+      })),
+    );
+    const suites = [...new Set(list.map((evalCase) => options.suite ?? suiteOf(evalCase)))];
+    const result = compareVariantOutcomes([sides[0]!, sides[1]!], {
+      ...(suites.length === 1 ? { suite: suites[0]! } : {}),
+    });
+    return {
+      passed: result.runs.every((run) => run.passed || run.variant.mustPass === false),
+      outcomes: result.runs.flatMap((run) => run.outcomes),
+      variants: result,
+    };
+  }
+  const outcomes = await evaluateCases(list, options, schedule);
+  return { passed: outcomes.every((outcome) => outcome.passed), outcomes };
+}
+
+/** Every case's trials, through the shared limiter; under a variant, with its run ids and recordings. */
+function evaluateCases(
+  list: EvalCase[],
+  options: RunCasesOptions,
+  schedule: ReturnType<typeof createLimiter>,
+  variant?: Variant,
+): Promise<CaseOutcome[]> {
+  return Promise.all(
     list.map(async (evalCase, index) => {
+      const settings = variant
+        ? variantSettingsOf(options, evalCase, variant)
+        : caseSettingsOf(options, evalCase);
       const outcome = await evaluateCase(
         evalCase,
         index,
-        { suite: options.suite ?? suiteOf(evalCase), schedule, ...caseSettingsOf(options, evalCase) },
+        { suite: options.suite ?? suiteOf(evalCase), schedule, ...settings },
         {
           name: evalCase.name ?? evalCase.id,
           ...(options.signal ? { signal: options.signal } : {}),
@@ -239,7 +307,6 @@ export async function runCases(cases: CaseList, options: RunCasesOptions = {}): 
       return outcome;
     }),
   );
-  return { passed: outcomes.every((outcome) => outcome.passed), outcomes };
 }
 
 /** A case's suite when none is given: its file's name without the extension, else "cases". */

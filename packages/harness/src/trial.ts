@@ -75,6 +75,16 @@ export interface CassetteOption {
  */
 export type CaseModel<Case> = (caseValue: Case) => ModelSource | ScriptFunction | undefined;
 
+/**
+ * The variant a trial runs under, when the suite compares variants (describeCases' and runCases'
+ * `variants`): its name, which goes into the trial's run id and its recording's name, and runAgent
+ * options that win over every other (the case's, the suite's `runAgent`, a task's runCase options).
+ */
+export interface TrialVariant {
+  name: string;
+  runAgent?: Partial<RunAgentOptions>;
+}
+
 /** What a task gets besides the case's input. */
 export interface TrialContext<Case> {
   /** The whole case. */
@@ -90,6 +100,8 @@ export interface TrialContext<Case> {
   timeoutMs?: number;
   /** The trial's git worktree, in worktree mode (run the agent there: `cwd`). */
   worktree?: WorktreeTrial;
+  /** The variant this trial runs under, when the suite compares variants (runCase applies it). */
+  variant?: TrialVariant;
   /** The options runAgent gets for this trial (run id, signal, timeout, cwd, output root). */
   agentOptions: Partial<RunAgentOptions>;
   /**
@@ -120,6 +132,8 @@ export interface TrialSetup<Case> {
   model?: CaseModel<Case>;
   /** The agent that runs (default Claude Code: runAgent); a `runner` given to runAgent wins. */
   agent?: AgentChoice;
+  /** The variant the trial runs under: its recording is `<case id>.<variant>.<hash>.recording.json`. */
+  variant?: TrialVariant;
   /** Where the trial's clean-ups go (evaluateCase runs them after scoring); default: at the trial's end. */
   afterScoring?: (cleanup: () => void | Promise<void>) => void;
   /**
@@ -161,6 +175,7 @@ export async function runTrial<Case>(
       signal,
       ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
       ...(worktree ? { worktree } : {}),
+      ...(setup.variant ? { variant: setup.variant } : {}),
       agentOptions,
       afterScoring,
       runAgent: (options, runner) => {
@@ -263,7 +278,7 @@ async function runWithModel<Case>(
     const result = await cassette(
       {
         suite: setup.suite,
-        caseId: setup.caseId,
+        caseId: cassetteCaseId(setup),
         prompt,
         options: cassetteKeyOptions(options, setup.cassette),
         ...(setup.cassette.mode ? { mode: setup.cassette.mode } : {}),
@@ -297,6 +312,11 @@ async function runWithModel<Case>(
   if (served?.wire.action === "record") await finishRecording(served.wire.file, served.upstream);
   // Answered from a recording: reports show it as replayed, its cost and model as the recording's.
   return source.name === "replay" ? { ...result, origin: "replay" } : result;
+}
+
+/** The case's name in its recording's file: `<case id>.<variant>` under a variant, so each variant has its own. */
+function cassetteCaseId(setup: Pick<TrialSetup<unknown>, "caseId" | "variant">): string {
+  return setup.variant ? `${setup.caseId}.${setup.variant.name}` : setup.caseId;
 }
 
 /** The suite's model for this trial's case, as a source (a ScriptFunction is scripted). */
@@ -338,7 +358,7 @@ async function cassetteSource<Case>(
   const mode = resolveVcrMode(setup.trial > 0 && option.mode === "record" ? "off" : option.mode);
   const identity = {
     suite: setup.suite,
-    caseId: setup.caseId,
+    caseId: cassetteCaseId(setup),
     prompt,
     options: cassetteKeyOptions(options, option),
     ...(option.dir ? { dir: option.dir } : {}),

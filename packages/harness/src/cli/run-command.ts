@@ -2,9 +2,18 @@ import { existsSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { formatCasesTable, writeReports } from "@evals/logging";
+import { formatCasesTable, shouldUseColor, writeReports } from "@evals/logging";
 import { type ScriptFunction, VCR_MODES, type VcrMode } from "@evals/vcr";
 import { type CaseModels, runCases } from "../run-case.js";
+import {
+  formatVariantsReport,
+  loadVariants,
+  type Variant,
+  VariantsFileError,
+  type VariantsResult,
+  variantReportsDir,
+  writeVariantReports,
+} from "../variants.js";
 import type { Command, CommandIo } from "./command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { parseCommandArgs, usageError } from "./usage.js";
@@ -16,6 +25,9 @@ const OPTIONS_HELP = `  --trials <n>        runs per case (default: each case's 
   --suite <name>      the suite: recordings go to <dir>/<suite>/ (default: each case file's name)
   --out <dir>         where the reports go (default: results)
   --concurrency <n>   trials running at once (default 1)
+  --variants <file>   run every case under the two variants of a variants file (YAML, version 1)
+                      and compare them: each variant's results, comparison.json and comparison.html
+                      go to <out>/variants/<suite>/, and the comparison table is printed
   -h, --help          this help`;
 
 export const RUN_USAGE = `Usage: evals run <cases...> [options]
@@ -25,6 +37,10 @@ copy of the case's fixture, judged by the case's own rules and expected violatio
 side is replayed from the recordings in the cassette folder; with --model, a case without a
 recording is recorded from its scripted model first (VCR_MODE=auto; on CI, strict: never recorded).
 Prints one table and a summary, and writes results/latest.json, junit.xml and report.html.
+With --variants, every case runs under variant A and variant B (same trials, same fixtures; each
+variant its own run ids and recordings, <case id>.<variant>.<hash>.recording.json) and the two are
+compared: pass rates with 95% intervals, B − A with its interval ("within noise" when it contains
+0), and the deltas in turns, tool calls, tokens and time.
 
 Options:
   --mode <mode>       record | replay | auto | strict | off (default: VCR_MODE, else strict on CI, else auto)
@@ -90,6 +106,16 @@ export async function runCommand(
   if (mode !== undefined && !(VCR_MODES as readonly string[]).includes(mode)) {
     return usageError(name, usage, `--mode must be one of ${VCR_MODES.join(", ")}, got ${mode}`, io);
   }
+  let variants: [Variant, Variant] | undefined;
+  if (values.variants !== undefined) {
+    try {
+      variants = loadVariants(values.variants);
+    } catch (error) {
+      if (!(error instanceof VariantsFileError)) throw error;
+      io.stderr.write(`evals ${name}: ${error.message}\n`);
+      return EXIT.badInput;
+    }
+  }
   let model: CaseModels | undefined;
   if (values.model !== undefined) {
     const loaded = await loadModel(values.model);
@@ -105,11 +131,13 @@ export async function runCommand(
       ...(trials.value !== undefined ? { trials: trials.value } : {}),
       ...(concurrency.value !== undefined ? { concurrency: concurrency.value } : {}),
       ...(values.suite ? { suite: values.suite } : {}),
+      ...(variants ? { variants } : {}),
     });
   } catch (error) {
     io.stderr.write(`evals ${name}: ${(error as Error).message}\n`);
     return EXIT.badInput;
   }
+  if (result.variants) return reportVariants(result.variants, values.out ?? "results", io);
   const results = result.outcomes.map((outcome) => outcome.result);
   io.stdout.write(`${formatCasesTable(results)}\n`);
   for (const outcome of result.outcomes) {
@@ -129,6 +157,31 @@ export async function runCommand(
   return result.passed ? EXIT.passed : EXIT.failed;
 }
 
+/** A variants run: each variant's table, then the comparison, and the files. */
+function reportVariants(result: VariantsResult, out: string, io: CommandIo): number {
+  const shown = (path: string) => relative(process.cwd(), path) || path;
+  for (const run of result.runs) {
+    const gated = run.variant.mustPass !== false;
+    io.stdout.write(`${run.variant.name}${gated ? "" : " (baseline, not gated)"}:\n`);
+    io.stdout.write(`${formatCasesTable(run.outcomes.map((outcome) => outcome.result))}\n`);
+    for (const outcome of gated ? run.outcomes : []) {
+      if (outcome.message) io.stdout.write(`\n${outcome.message}\n`);
+    }
+    io.stdout.write("\n");
+  }
+  const files = writeVariantReports(result, { dir: variantReportsDir(result.comparison.b.suite, out) });
+  io.stdout.write(
+    formatVariantsReport(result, {
+      files,
+      show: shown,
+      color: shouldUseColor(io.stdout as Parameters<typeof shouldUseColor>[0]),
+      width: (io.stdout as { columns?: number }).columns ?? Number.POSITIVE_INFINITY,
+    }),
+  );
+  const passed = result.runs.every((run) => run.passed || run.variant.mustPass === false);
+  return passed ? EXIT.passed : EXIT.failed;
+}
+
 function parse(args: string[]) {
   return parseArgs({
     args,
@@ -141,6 +194,7 @@ function parse(args: string[]) {
       suite: { type: "string" },
       out: { type: "string" },
       concurrency: { type: "string" },
+      variants: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });

@@ -1,0 +1,309 @@
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { type AgentOptions, AgentOptionsSchema, type EvalCase, resolveAgentPaths } from "@evals/evaluators";
+import {
+  buildResults,
+  compareResults,
+  formatComparisonTable,
+  formatDifference,
+  type ResultsComparison,
+  type ResultsFile,
+  renderComparisonHtml,
+  slug,
+  writeFileAtomic,
+} from "@evals/logging";
+import { LineCounter, parseDocument } from "yaml";
+import { z } from "zod";
+import type { CaseOutcome } from "./evaluate-case.js";
+import type { RunAgentOptions } from "./run-agent.js";
+import type { CaseModels } from "./run-case.js";
+import type { TrialVariant } from "./trial.js";
+
+/**
+ * With/without comparisons: the same cases, trials and fixtures run under two named variants (with
+ * and without a skill, a plugin, a hook, a CLAUDE.md, a system prompt; two models), then compared
+ * with @evals/logging's compareResults (Wilson intervals per side, Newcombe's interval of B − A,
+ * "within noise" when it contains 0).
+ */
+
+/** One side of a comparison: what it changes in every case's run, and its name. */
+export interface Variant {
+  /** Its name: in the table, in run ids (`<suite>-<case>-<variant>-t1-…`) and recordings (`<case>.<variant>.<hash>`). */
+  name: string;
+  description?: string;
+  /**
+   * Case `agent:` options laid over each case's own (`env` merged, the variant's winning): e.g.
+   * `{ pluginDirs: ["./my-plugin"] }`, `{ appendSystemPrompt: "…" }`, `{ model: "claude-opus-4-1" }`,
+   * `{ settings: "./with-hook.json" }`, `{ fixture: "./project-with-claude-md" }`. Relative paths are
+   * against the current folder (in a variants file: against that file).
+   */
+  agent?: AgentOptions;
+  /**
+   * runAgent options that win over every other (the case's, the suite's `runAgent`, what a task
+   * gives runCase): e.g. `{ pluginDirs: [] }` to run a task that installs a plugin without it.
+   */
+  runAgent?: Partial<RunAgentOptions>;
+  /** The scripted model of this variant's runs (what its recordings are made from); default the suite's. */
+  model?: CaseModels;
+  /**
+   * Whether this variant's failing cases fail the suite (default true). A baseline expected to do
+   * worse (the agent without the skill) says `false`: it is compared, not gated.
+   */
+  mustPass?: boolean;
+}
+
+export const VARIANTS_FILE_VERSION = 1 as const;
+
+const VariantNameSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._-]*$/, "a variant name: lower-case letters, digits, '.', '_' or '-'")
+  .max(40);
+
+/** A variant in a variants file (no scripted model or runAgent functions: those are for code). */
+export const VariantFileEntrySchema = z
+  .object({
+    name: VariantNameSchema,
+    description: z.string().optional(),
+    /** Case `agent:` options laid over each case's (paths relative to the variants file). */
+    agent: AgentOptionsSchema.optional(),
+    /** false: a baseline, compared but not gated (its failing cases do not fail the run). */
+    mustPass: z.boolean().optional(),
+  })
+  .strict();
+
+/** `evals run --variants <file>`: two variants, A (the baseline) then B. */
+export const VariantsFileSchema = z
+  .object({
+    version: z.literal(VARIANTS_FILE_VERSION),
+    description: z.string().optional(),
+    variants: z
+      .array(VariantFileEntrySchema)
+      .length(2, "give exactly two variants: A (the baseline) then B")
+      .refine((variants) => variants[0]?.name !== variants[1]?.name, "the two variants need different names"),
+  })
+  .strict();
+export type VariantsFile = z.output<typeof VariantsFileSchema>;
+
+/** The JSON Schema (draft 2020-12) of the variants file, from its zod schema. */
+export function variantsJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(VariantsFileSchema, { io: "input", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
+  return { $id: "urn:evals:harness:variants", title: "variants", ...schema };
+}
+
+/** A variants file that cannot be used; the message says where (file:line:column, field). */
+export class VariantsFileError extends Error {
+  override readonly name = "VariantsFileError";
+}
+
+/**
+ * Reads a variants file (YAML or JSON): exactly two variants, A then B, their `agent` paths made
+ * absolute against the file's folder.
+ *
+ * ```yaml
+ * version: 1
+ * variants:
+ *   - name: without-skill
+ *     mustPass: false
+ *   - name: with-skill
+ *     agent: { pluginDirs: [../my-plugin] }
+ * ```
+ */
+export function loadVariants(file: string): [Variant, Variant] {
+  const path = resolve(file);
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new VariantsFileError(`${file}: cannot be read: ${(error as Error).message}`);
+  }
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: false });
+  const where = (offset: number | undefined) => {
+    if (offset === undefined) return "";
+    const { line, col } = lineCounter.linePos(offset);
+    return `:${line}:${col}`;
+  };
+  const syntax = document.errors[0];
+  if (syntax) throw new VariantsFileError(`${file}${where(syntax.pos[0])}: invalid YAML: ${syntax.message}`);
+  const parsed = VariantsFileSchema.safeParse(document.toJS());
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const fieldPath = issue.path.map(String);
+    // The deepest node of the path the document has: where the problem is.
+    let offset: number | undefined;
+    for (let depth = fieldPath.length; depth >= 0 && offset === undefined; depth--) {
+      const node = depth === 0 ? document.contents : document.getIn(fieldPath.slice(0, depth), true);
+      offset = (node as { range?: [number, number, number] } | undefined)?.range?.[0];
+    }
+    const field = fieldPath.length > 0 ? ` (field ${fieldPath.join(".")})` : "";
+    throw new VariantsFileError(`${file}${where(offset)}${field}: ${issue.message}`);
+  }
+  const base = dirname(path);
+  const [a, b] = parsed.data.variants.map(
+    (entry): Variant => ({
+      ...entry,
+      ...(entry.agent ? { agent: resolveAgentPaths(entry.agent, base) } : {}),
+    }),
+  );
+  return [a!, b!];
+}
+
+/** Checks the variants a suite was given: two, named, the names different. */
+export function checkVariants(variants: readonly Variant[]): [Variant, Variant] {
+  if (variants.length !== 2)
+    throw new Error(`variants: give exactly two variants, A (the baseline) then B; got ${variants.length}`);
+  for (const variant of variants) {
+    const name = VariantNameSchema.safeParse(variant.name);
+    if (!name.success)
+      throw new Error(`variants: ${JSON.stringify(variant.name)} is not ${name.error.issues[0]!.message}`);
+  }
+  if (variants[0]!.name === variants[1]!.name)
+    throw new Error(`variants: the two variants are both named ${JSON.stringify(variants[0]!.name)}`);
+  return [variants[0]!, variants[1]!];
+}
+
+/** The case as the variant runs it: the variant's `agent` options laid over the case's. */
+export function variantCase<Case extends EvalCase>(evalCase: Case, variant: Variant): Case {
+  if (!variant.agent) return evalCase;
+  const agent = resolveAgentPaths(variant.agent, process.cwd());
+  const env = evalCase.agent.env || agent.env ? { ...evalCase.agent.env, ...agent.env } : undefined;
+  return { ...evalCase, agent: { ...evalCase.agent, ...agent, ...(env ? { env } : {}) } };
+}
+
+/** What a trial needs to know of its variant. */
+export function trialVariant(variant: Variant): TrialVariant {
+  return { name: variant.name, ...(variant.runAgent ? { runAgent: variant.runAgent } : {}) };
+}
+
+/** One variant's side of a comparison run. */
+export interface VariantRuns {
+  variant: Variant;
+  /** True when every case of this variant passed. */
+  passed: boolean;
+  /** Every case's outcome, in the cases' order. */
+  outcomes: CaseOutcome[];
+  /** Its results file (every trial's run kept, for the turns, tool calls and tokens). */
+  results: ResultsFile;
+}
+
+/** Two variants of the same cases, run and compared. */
+export interface VariantsResult {
+  /** A (the baseline) then B. */
+  runs: [VariantRuns, VariantRuns];
+  /** compareResults(A, B), labelled with the variants' names: what `comparison.json` holds. */
+  comparison: ResultsComparison;
+}
+
+/** Compares the outcomes of the two variants (cases matched by suite and id). */
+export function compareVariantOutcomes(
+  sides: [{ variant: Variant; outcomes: CaseOutcome[] }, { variant: Variant; outcomes: CaseOutcome[] }],
+  options: { suite?: string } = {},
+): VariantsResult {
+  const runs = sides.map(({ variant, outcomes }) => ({
+    variant,
+    passed: outcomes.every((outcome) => outcome.passed),
+    outcomes,
+    results: buildResults(
+      outcomes.map((outcome) => outcome.result),
+      options.suite ? { suite: options.suite } : {},
+    ),
+  })) as [VariantRuns, VariantRuns];
+  const comparison = compareResults(runs[0].results, runs[1].results, {
+    labels: [runs[0].variant.name, runs[1].variant.name],
+  });
+  return { runs, comparison };
+}
+
+/** The files writeVariantReports wrote. */
+export interface VariantReportFiles {
+  /** `<dir>/<variant>.json` by variant name: each variant's results file. */
+  results: Record<string, string>;
+  /** `<dir>/comparison.json`: the comparison (@evals/logging's `comparison` format). */
+  comparison: string;
+  /** `<dir>/comparison.html`: A and B side by side (renderComparisonHtml). */
+  html: string;
+}
+
+/** Where describeCases writes a suite's comparison: `results/variants/<suite slug>/`. */
+export function variantReportsDir(suite: string, root = "results"): string {
+  return resolve(root, "variants", slug(suite));
+}
+
+/**
+ * Writes each variant's results file (`<dir>/<variant>.json`, every run kept), the comparison
+ * (`<dir>/comparison.json`) and its page (`<dir>/comparison.html`), each atomically.
+ */
+export function writeVariantReports(result: VariantsResult, options: { dir: string }): VariantReportFiles {
+  const dir = resolve(options.dir);
+  const results: Record<string, string> = {};
+  for (const run of result.runs) {
+    const file = join(dir, `${run.variant.name}.json`);
+    writeFileAtomic(file, `${JSON.stringify(run.results, null, 2)}\n`);
+    results[run.variant.name] = file;
+  }
+  const comparison = join(dir, "comparison.json");
+  writeFileAtomic(comparison, `${JSON.stringify(result.comparison, null, 2)}\n`);
+  const html = join(dir, "comparison.html");
+  writeFileAtomic(html, renderComparisonHtml(result.comparison));
+  return { results, comparison, html };
+}
+
+/**
+ * The verdict in words, overall then per case:
+ * "with-skill − without-skill overall: +100% [+21…+100] over 3 case(s) (…): with-skill passes more often than without-skill (the 95% interval excludes 0)."
+ * "… within noise: these trials cannot tell with-skill from without-skill apart (the 95% interval contains 0); run more trials to decide."
+ */
+export function comparisonVerdict(comparison: ResultsComparison): string {
+  const a = comparison.a.label;
+  const b = comparison.b.label;
+  const { overall } = comparison;
+  const head = `${b} − ${a} overall: ${formatDifference(overall.difference)} over ${comparison.cases.length} case(s) (${overall.a.trials} trial(s) of ${a}, ${overall.b.trials} of ${b})`;
+  const lines = [`${head}: ${verdictWords(overall.difference.verdict, a, b)}`];
+  const noisy = comparison.cases.filter((c) => c.difference.verdict === "within noise");
+  if (noisy.length > 0 && comparison.cases.length > 1)
+    lines.push(
+      `${noisy.length} of ${comparison.cases.length} case(s) on their own are within noise: ${noisy.map((c) => c.id).join(", ")}.`,
+    );
+  return lines.join("\n");
+}
+
+function verdictWords(verdict: "better" | "worse" | "within noise", a: string, b: string): string {
+  if (verdict === "better") return `${b} passes more often than ${a} (the 95% interval excludes 0).`;
+  if (verdict === "worse") return `${b} passes less often than ${a} (the 95% interval excludes 0).`;
+  return `within noise: these trials cannot tell ${b} from ${a} apart (the 95% interval contains 0); run more trials to decide.`;
+}
+
+/** The comparison as printed after a variants run: the table, the verdict in words, the files. */
+export function formatVariantsReport(
+  result: VariantsResult,
+  options: {
+    files?: VariantReportFiles;
+    color?: boolean;
+    width?: number;
+    show?: (file: string) => string;
+  } = {},
+): string {
+  const show = options.show ?? ((file: string) => file);
+  const lines = [
+    formatComparisonTable(result.comparison, {
+      ...(options.color !== undefined ? { color: options.color } : {}),
+      width: options.width ?? Number.POSITIVE_INFINITY,
+    }).trimEnd(),
+    "",
+    comparisonVerdict(result.comparison),
+  ];
+  const baselines = result.runs
+    .filter((run) => run.variant.mustPass === false)
+    .map((run) => run.variant.name);
+  if (baselines.length > 0) lines.push(`Not gated (mustPass: false): ${baselines.join(", ")}.`);
+  if (options.files) {
+    lines.push(
+      `Comparison: ${show(options.files.comparison)} (page: ${show(options.files.html)}); ` +
+        `results: ${Object.values(options.files.results).map(show).join(", ")}`,
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,26 @@
+import { resolve } from "node:path";
+import { describeCases } from "../../../src/index.js";
+// @ts-expect-error: a plain ES module of the fixture, without types
+import houseRuleModel from "./models.mjs";
+
+const claudeBin = resolve(__dirname, "../../../../../node_modules/.bin/claude");
+const scratch = process.env.EVALS_TEST_OUTPUT_ROOT as string;
+
+describeCases("notes variants", {
+  cases: resolve(__dirname, "notes.yaml"),
+  variants: [
+    { name: "plain", mustPass: false },
+    {
+      name: "house-rule",
+      agent: { appendSystemPrompt: "House rule: look at the files with Bash before you answer." },
+    },
+  ],
+  // One scripted model for both: it follows the house rule only when the system prompt has one.
+  model: () => houseRuleModel,
+  cassette: { dir: resolve(scratch, "cassettes") },
+  variantsDir: resolve(scratch, "comparison"),
+  runAgent: { claudeBin },
+  requiresClaude: { claudeBin },
+  trials: 2,
+  outputRoot: scratch,
+});

@@ -1,0 +1,90 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ResultsComparisonSchema } from "@evals/logging";
+import { afterAll, describe, expect, it } from "vitest";
+import { startVitest } from "vitest/node";
+
+const fixtureDir = fileURLToPath(new URL("./__fixtures__/variants/", import.meta.url));
+const scratch = mkdtempSync(join(tmpdir(), "describe-variants-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** Runs the fixture suite under vitest: each test's state, errors and meta, and what it logged. */
+async function runSuite() {
+  const logs: string[] = [];
+  const vitest = await startVitest(
+    "test",
+    [],
+    {
+      root: fixtureDir,
+      config: false,
+      include: ["describe.fixture.ts"],
+      watch: false,
+      reporters: [{ onUserConsoleLog: (log: { content: string }) => void logs.push(log.content) }],
+      env: { EVALS_TEST_OUTPUT_ROOT: scratch },
+      testTimeout: 120_000,
+    },
+    { logLevel: "silent" },
+  );
+  const tests = new Map<string, { state?: string; errors: string[]; meta: Record<string, unknown> }>();
+  try {
+    for (const module of vitest.state.getTestModules()) {
+      for (const testCase of module.children.allTests()) {
+        const result = testCase.result();
+        tests.set(testCase.fullName, {
+          state: result.state,
+          errors: (result.errors ?? []).map((error) => error.message),
+          meta: testCase.meta() as Record<string, unknown>,
+        });
+      }
+    }
+  } finally {
+    await vitest.close();
+  }
+  return { tests, logs: logs.join("") };
+}
+
+describe("describeCases with variants", () => {
+  it("runs every case under both variants, gates only B, and prints and writes the comparison", async () => {
+    // The first run records each variant (VCR_MODE auto), the second replays the recordings.
+    for (const pass of ["record", "replay"]) {
+      const { tests, logs } = await runSuite();
+      expect([...tests.keys()]).toEqual([
+        "notes variants > plain > lists-the-notes",
+        "notes variants > house-rule > lists-the-notes",
+      ]);
+      const plain = tests.get("notes variants > plain > lists-the-notes")!;
+      const rule = tests.get("notes variants > house-rule > lists-the-notes")!;
+      if (rule.state === "skipped") return; // no working claude here
+      expect(rule.errors, pass).toEqual([]);
+      expect(rule.state).toBe("passed");
+      expect(rule.meta.evalCase).toMatchObject({ suite: "notes variants › house-rule", status: "passed" });
+      // The baseline failed its case, which fails no test and goes to no report.
+      expect(plain.state).toBe("passed");
+      expect(plain.meta.evalCase).toBeUndefined();
+
+      expect(logs).toContain("notes variants: plain vs house-rule");
+      expect(logs).toMatch(
+        /overall \(1 case\)\s+0\/2 0% \[0–66\]\s+2\/2 100% \[34–100\]\s+\+100% \[\+7…\+100\]\s+better/,
+      );
+      expect(logs).toContain("house-rule passes more often than plain");
+      const dir = join(scratch, "comparison");
+      expect(readdirSync(dir).sort()).toEqual([
+        "comparison.html",
+        "comparison.json",
+        "house-rule.json",
+        "plain.json",
+      ]);
+      const comparison = ResultsComparisonSchema.parse(
+        JSON.parse(readFileSync(join(dir, "comparison.json"), "utf8")),
+      );
+      expect(comparison.cases.map((c) => [c.suite, c.id])).toEqual([["notes variants", "lists-the-notes"]]);
+      expect(comparison.overall.b.trials).toBe(2);
+    }
+    const recordings = readdirSync(join(scratch, "cassettes", "notes-variants")).sort();
+    expect(recordings).toHaveLength(2);
+    expect(recordings[0]).toMatch(/^lists-the-notes\.house-rule\./);
+    expect(existsSync(join(scratch, "cassettes", "notes-variants", recordings[1]!))).toBe(true);
+  }, 600_000);
+});
