@@ -10,6 +10,7 @@ import {
   type ResultsFile,
   renderComparisonHtml,
   slug,
+  VARIANTS_FOLDER,
   writeFileAtomic,
 } from "@evals/logging";
 import { LineCounter, parseDocument } from "yaml";
@@ -229,7 +230,7 @@ export interface VariantReportFiles {
 
 /** Where describeCases writes a suite's comparison: `results/variants/<suite slug>/`. */
 export function variantReportsDir(suite: string, root = "results"): string {
-  return resolve(root, "variants", slug(suite));
+  return resolve(root, VARIANTS_FOLDER, slug(suite));
 }
 
 /**

@@ -159,6 +159,12 @@ describe.skipIf(!haveClaude)("evals run --variants, on the real CLI", () => {
     expect(comparison.overall.deltas.turns).toBeGreaterThan(0);
     expect(comparison.overall.deltas.tokens).toBeDefined();
     expect(readFileSync(join(dir, "comparison.html"), "utf8")).toContain("house-rule");
+    // The run's own report holds both variants' cases and the comparison under its summary.
+    const report = readFileSync(join(out, "report.html"), "utf8");
+    expect(report).toContain('<section class="comparison" id="comparison">');
+    expect(report).toContain("Comparison: house-rule against plain");
+    const latest = ResultsFileSchema.parse(JSON.parse(readFileSync(join(out, "latest.json"), "utf8")));
+    expect(latest.cases.map((c) => c.suite)).toEqual(["notes › plain", "notes › house-rule"]);
     for (const variant of ["plain", "house-rule"]) {
       const results = ResultsFileSchema.parse(JSON.parse(readFileSync(join(dir, `${variant}.json`), "utf8")));
       // Same case, same suite on both sides; each variant its own run ids and run folders.

@@ -13,8 +13,9 @@ export interface HtmlReportOptions extends HtmlDataOptions {
    * A with/without comparison (compareResults, e.g. of this run against a baseline) to show side by
    * side under the summary: each variant's pass rate with its 95% interval, B − A with its interval,
    * the verdict ("within noise" when the interval contains 0) and the deltas, per case and overall.
+   * Several (e.g. one per suite run under variants) are shown one after the other.
    */
-  comparison?: ResultsComparison;
+  comparison?: ResultsComparison | ResultsComparison[];
 }
 
 /**
@@ -25,7 +26,9 @@ export interface HtmlReportOptions extends HtmlDataOptions {
  */
 export function renderHtmlReport(results: ResultsFile, options: HtmlReportOptions = {}): string {
   const index = reportIndex(results, options);
-  const comparison = options.comparison && checkedComparison(options.comparison);
+  const comparisons = (Array.isArray(options.comparison) ? options.comparison : [options.comparison])
+    .filter((comparison) => comparison !== undefined)
+    .map(checkedComparison);
   const parts: string[] = [
     "<!doctype html>",
     '<html lang="en">',
@@ -36,12 +39,12 @@ export function renderHtmlReport(results: ResultsFile, options: HtmlReportOption
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">`,
     '<meta name="generator" content="@evals/logging">',
     `<title>${escapeHtml(index.title)}</title>`,
-    `<style>${REPORT_CSS}${comparison ? COMPARISON_CSS : ""}</style>`,
+    `<style>${REPORT_CSS}${comparisons.length > 0 ? COMPARISON_CSS : ""}</style>`,
     "</head>",
     "<body>",
     // The script builds the page in #app, moving the comparison (static HTML) under the summary.
     '<main class="wrap" id="app">',
-    comparison ? comparisonHtml(comparison) : "",
+    comparisonsHtml(comparisons),
     "</main>",
     `<noscript><p class="wrap">This report needs JavaScript to show its ${results.cases.length} cases.</p></noscript>`,
     `<script type="application/json" id="evals-index">${scriptJson(index)}</script>`,
@@ -55,14 +58,18 @@ export function renderHtmlReport(results: ResultsFile, options: HtmlReportOption
   return parts.join("\n");
 }
 
-function comparisonHtml(comparison: ResultsComparison): string {
-  const { a, b } = comparison;
-  return [
-    '<section class="comparison" id="comparison">',
-    `<h2>Comparison: ${escapeHtml(b.label)} against ${escapeHtml(a.label)}</h2>`,
-    comparisonSection(comparison),
-    "</section>",
-  ].join("\n");
+/** The comparisons as static HTML in one element with id "comparison" (the script moves it). */
+function comparisonsHtml(comparisons: ResultsComparison[]): string {
+  if (comparisons.length === 0) return "";
+  const section = (comparison: ResultsComparison, id: string) =>
+    [
+      `<section class="comparison"${id}>`,
+      `<h2>Comparison: ${escapeHtml(comparison.b.label)} against ${escapeHtml(comparison.a.label)}</h2>`,
+      comparisonSection(comparison),
+      "</section>",
+    ].join("\n");
+  if (comparisons.length === 1) return section(comparisons[0]!, ' id="comparison"');
+  return `<div class="comparisons" id="comparison">\n${comparisons.map((c) => section(c, "")).join("\n")}\n</div>`;
 }
 
 /** The comparison as compareResults makes it (version 1), or an error that says which field is wrong. */

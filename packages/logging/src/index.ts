@@ -18,6 +18,7 @@ export * from "./junit.js";
 export * from "./live-logger.js";
 export * from "./origin.js";
 export * from "./results-file.js";
+export * from "./run-comparisons.js";
 export * from "./run-format.js";
 export * from "./session-format.js";
 export * from "./session-tracker.js";

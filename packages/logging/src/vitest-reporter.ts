@@ -6,6 +6,7 @@ import { formatCasesTable } from "./cases-table.js";
 import { fieldPath } from "./json-results.js";
 import { LiveLogger, type LogMode, logModeFromEnv } from "./live-logger.js";
 import { originLabel, paidFor } from "./origin.js";
+import { readRunComparisons } from "./run-comparisons.js";
 import { formatSessionTree } from "./session-format.js";
 import { buildSessionTree } from "./session-tracker.js";
 import { type OutputStream, palette, shouldUseColor } from "./terminal.js";
@@ -154,12 +155,18 @@ export class EvalReporter implements Reporter {
     if (this.logger) this.logger.finish(counts);
     if (this.options.write === false) return;
     try {
+      const dir = resolve(this.root, this.options.outputDir ?? "results");
+      // The comparisons of suites this run ran under two variants go into the report (unless given).
+      const comparisons = this.options.htmlOptions?.comparison ? [] : readRunComparisons(dir, this.startedAt);
       const { files } = writeReports(found, {
-        dir: resolve(this.root, this.options.outputDir ?? "results"),
+        dir,
         cwd: this.root,
         startedAt: this.startedAt,
         finishedAt: new Date(),
         ...pick(this.options, ["junit", "html", "includeRuns", "htmlOptions", "suite"]),
+        ...(comparisons.length > 0
+          ? { htmlOptions: { ...this.options.htmlOptions, comparison: comparisons } }
+          : {}),
       });
       const show = (file: string) => {
         const near = relative(process.cwd(), file);

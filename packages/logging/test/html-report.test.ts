@@ -71,6 +71,17 @@ describe("renderHtmlReport", () => {
     );
   });
 
+  it("shows several comparisons one after the other, in one element the script moves", () => {
+    const results = buildResults(cases, { env: {} });
+    const first = compareResults(results, results, { labels: ["plain", "house-rule"] });
+    const second = compareResults(results, results, { labels: ["sonnet", "opus"] });
+    const page = renderHtmlReport(results, { comparison: [first, second] });
+    expect(page).toContain('<div class="comparisons" id="comparison">');
+    expect(page.match(/id="comparison"/g)).toHaveLength(1);
+    const titles = [...page.matchAll(/<h2>(Comparison: [^<]*)<\/h2>/g)].map((m) => m[1]);
+    expect(titles).toEqual(["Comparison: house-rule against plain", "Comparison: opus against sonnet"]);
+  });
+
   it("escapes the title", () => {
     const page = renderHtmlReport(buildResults(cases, { env: {} }), { title: "<b>x</b> & y" });
     expect(page).toContain("<title>&lt;b&gt;x&lt;/b&gt; &amp; y</title>");

@@ -1,5 +1,14 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,6 +30,14 @@ function runVitest(
 ): Promise<{ stdout: string; code: number; out: string }> {
   const out = mkdtempSync(join(tmpdir(), "evals-reporter-"));
   outputs.push(out);
+  // A comparison an earlier run left: not this run's, so not in its report.
+  const earlier = join(out, "variants", "earlier");
+  mkdirSync(earlier, { recursive: true });
+  writeFileSync(
+    join(earlier, "comparison.json"),
+    readFileSync(join(project, "..", "compare", "earlier-comparison.json")),
+  );
+  utimesSync(join(earlier, "comparison.json"), new Date("2026-01-01"), new Date("2026-01-01"));
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -114,6 +131,10 @@ describe("EvalReporter in a real vitest run", () => {
       '<testsuite name="checkout skill" tests="3" failures="2"',
     );
     expect(existsSync(join(out, "report.html"))).toBe(true);
+    // The with/without comparison a suite wrote during this run is in the report; an earlier one is not.
+    const report = readFileSync(join(out, "report.html"), "utf8");
+    expect(report).toContain("<h2>Comparison: with against without</h2>");
+    expect(report).not.toContain("Comparison: earlier-b against earlier-a");
     expect(stdout).toMatch(/report +.*report\.html {2}\(open it in a browser\)/);
   });
 

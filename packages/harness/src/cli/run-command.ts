@@ -170,6 +170,14 @@ function reportVariants(result: VariantsResult, out: string, io: CommandIo): num
     io.stdout.write("\n");
   }
   const files = writeVariantReports(result, { dir: variantReportsDir(result.comparison.b.suite, out) });
+  // The run's report: every case of both variants (suite "<suite> › <variant>"), the comparison on top.
+  const results = result.runs.flatMap((run) =>
+    run.outcomes.map((outcome) => ({
+      ...outcome.result,
+      suite: `${outcome.result.suite ?? result.comparison.b.suite} › ${run.variant.name}`,
+    })),
+  );
+  const reports = writeReports(results, { dir: out, htmlOptions: { comparison: result.comparison } }).files;
   io.stdout.write(
     formatVariantsReport(result, {
       files,
@@ -177,6 +185,12 @@ function reportVariants(result: VariantsResult, out: string, io: CommandIo): num
       color: shouldUseColor(io.stdout as Parameters<typeof shouldUseColor>[0]),
       width: (io.stdout as { columns?: number }).columns ?? Number.POSITIVE_INFINITY,
     }),
+  );
+  io.stdout.write(
+    `Reports: ${[reports.latest, reports.junit, reports.html]
+      .filter(Boolean)
+      .map((file) => shown(file as string))
+      .join(", ")}\n`,
   );
   const passed = result.runs.every((run) => run.passed || run.variant.mustPass === false);
   return passed ? EXIT.passed : EXIT.failed;

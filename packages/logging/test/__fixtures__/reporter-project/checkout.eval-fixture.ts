@@ -1,9 +1,10 @@
 // What describeEval does: attach the case result to the test's metadata, then fail the test when
 // the case did not pass.
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { parseJsonl, runFromStreamJson } from "@evals/core";
-import { caseResult, type EvalTestMeta } from "@evals/logging";
-import { describe, expect, test } from "vitest";
+import { caseResult, compareResults, type EvalTestMeta, readResults } from "@evals/logging";
+import { afterAll, describe, expect, test } from "vitest";
 
 declare module "vitest" {
   interface TaskMeta extends Partial<EvalTestMeta> {}
@@ -77,4 +78,19 @@ describe("refund skill", () => {
       ],
     });
   });
+});
+
+// What describeCases does for a suite run under two variants: it writes the comparison into the
+// results folder's variants/<suite>/ before the reporter writes report.html.
+afterAll(() => {
+  if (!process.env.EVALS_OUT) return;
+  const compare = new URL("../compare/", import.meta.url);
+  const comparison = compareResults(
+    readResults(new URL("a.json", compare).pathname),
+    readResults(new URL("b.json", compare).pathname),
+    { labels: ["without", "with"] },
+  );
+  const dir = join(process.env.EVALS_OUT, "variants", "checkout");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "comparison.json"), JSON.stringify(comparison));
 });
