@@ -10,7 +10,7 @@
 //    Claude Code's `async: true` (measured: no faster here, and it lost a run's last event).
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findDash, hookBinPath, hookSettings, hookShellPath, readEvents, runDirFor } from "@evals/hooks";
@@ -205,6 +205,13 @@ async function claudeRun(settings) {
 
 const names = Object.keys(runVariants);
 const results = Object.fromEntries(names.map((name) => [name, []]));
+// Each hook event starts processes on the agent's path: on a loaded machine every process start
+// waits for a CPU, so the ratios grow with the load. Printed so a reader can judge the numbers.
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(1))
+    .join(" / ");
+const loadBefore = load();
 try {
   for (let round = -1; round < rounds; round++) {
     const order = names.map((_, i) => names[(i + Math.max(round, 0)) % names.length]);
@@ -215,6 +222,9 @@ try {
   }
   console.log(
     `\n2. the real claude CLI, scripted run (Bash, Read, answer), ${rounds} interleaved rounds, medians:`,
+  );
+  console.log(
+    `  load average (1 / 5 / 15 min) before: ${loadBefore}, after: ${load()} (${cpus().length} CPUs)`,
   );
   for (const name of names) {
     const list = results[name];
