@@ -198,9 +198,14 @@ async function claudeRun(settings) {
   if (code !== 0 || !stdout.includes('"type":"result"')) throw new Error(`claude failed (exit ${code})`);
   const started_ = stdout.split("\n").filter((line) => line.includes('"subtype":"hook_started"')).length;
   let captured = 0;
-  if (settings && !settings.endsWith("true.settings.json"))
-    captured = (await readEvents(runDirFor(runId, { root: outputRoot }))).length;
-  return { ms, cpu, fired: started_, captured };
+  let raw = 0;
+  if (settings && !settings.endsWith("true.settings.json")) {
+    const lines = await readEvents(runDirFor(runId, { root: outputRoot }));
+    captured = lines.length;
+    // Version-2 lines are the shell entry's own; version 1, the Node entry's (also its fallback).
+    raw = lines.filter((line) => line.version === 2).length;
+  }
+  return { ms, cpu, fired: started_, captured, raw };
 }
 
 const names = Object.keys(runVariants);
@@ -236,7 +241,7 @@ try {
     const events =
       !runVariants[name] || runVariants[name].endsWith("true.settings.json")
         ? ""
-        : `   events captured/fired ${list.map((run) => `${run.captured}/${run.fired}`).join(" ")}`;
+        : `   events captured/fired ${list.map((run) => `${run.captured}/${run.fired}`).join(" ")}, by the shell entry ${list.reduce((sum, run) => sum + run.raw, 0)}`;
     console.log(
       `  ${name.padEnd(32)} ${median(list.map((run) => run.ms))
         .toFixed(0)
