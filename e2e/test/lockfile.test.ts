@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import semver from "semver";
 import { afterAll, describe, expect, it } from "vitest";
 import { userEnv, WORKSPACE, workspaceFolders } from "./packed.js";
 
@@ -33,6 +34,26 @@ describe("package-lock.json", () => {
     const written = readFileSync(join(scratch, "package-lock.json"), "utf8");
     // On a difference, show where npm's lockfile first departs from the committed one, not two 200 kB files.
     expect(firstDifference(written, committed)).toBeUndefined();
+  });
+});
+
+describe("Node versions", () => {
+  it("the tested Node (.nvmrc) satisfies every engines field but those of the two packages the README names", () => {
+    // The README's "Node." paragraph explains these two EBADENGINE warnings; a new one needs a line there.
+    const tested = readFileSync(join(WORKSPACE, ".nvmrc"), "utf8").trim().replace(/^v/, "");
+    const lock = JSON.parse(readFileSync(join(WORKSPACE, "package-lock.json"), "utf8")) as {
+      packages: Record<string, { engines?: { node?: string } | string[] }>;
+    };
+    const newer = Object.entries(lock.packages)
+      .filter(([, entry]) => {
+        const range = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
+        return range !== undefined && !semver.satisfies(tested, range);
+      })
+      .map(([path]) => path.replace(/^.*node_modules\//, ""));
+    expect(newer.sort()).toEqual(["@anthropic-ai/claude-code", "@sparticuz/chromium"]);
+    const readme = readFileSync(join(WORKSPACE, "README.md"), "utf8");
+    for (const name of newer) expect(readme).toContain(`\`${name}@`);
+    expect(readme).toContain(`Tested on Node ${tested}`);
   });
 });
 

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, normalize } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { publishablePackages, userEnv } from "./packed.js";
 
@@ -90,6 +91,64 @@ describe("published bins", () => {
     const evals = bins.find((bin) => bin.name === "evals");
     expect(evals && run(evals.file, "--version").stdout).toBe(`${evals?.pkg.version}\n`);
     expect(evals && run(evals.file, "--help").stdout).toMatch(/\n {2}grade .*\n {2}validate .*\n {2}report /);
+  });
+});
+
+/** Every `require` and `import` target of a manifest's `exports` (types left out), with its kind. */
+function moduleEntries(manifest: Manifest): { file: string; kind: "require" | "import" }[] {
+  const entries: { file: string; kind: "require" | "import" }[] = [];
+  const walk = (value: unknown, kind?: "require" | "import") => {
+    if (typeof value === "string") {
+      if (kind && /\.(c|m)?js$/.test(value)) entries.push({ file: normalize(value), kind });
+    } else if (value && typeof value === "object") {
+      for (const [key, inner] of Object.entries(value)) {
+        if (key === "types") continue;
+        walk(inner, key === "require" || key === "import" ? key : kind);
+      }
+    }
+  };
+  walk(manifest.exports);
+  return entries;
+}
+
+const moduleEntryRows = packages.flatMap((pkg) =>
+  moduleEntries(pkg.manifest).map(
+    (entry) => [`${pkg.name} ${entry.kind} ${entry.file}`, pkg, entry] as const,
+  ),
+);
+
+describe("published module entries", () => {
+  it("include a CommonJS and an ESM entry of @evals/core", () => {
+    expect(moduleEntryRows.map(([label]) => label)).toEqual(
+      expect.arrayContaining(["@evals/core require dist/index.cjs", "@evals/core import dist/index.js"]),
+    );
+  });
+
+  it.each(moduleEntryRows)("%s loads in a plain node process", (_, pkg, entry) => {
+    const file = join(pkg.dir, entry.file);
+    const code =
+      entry.kind === "require"
+        ? `require(${JSON.stringify(file)})`
+        : `import(${JSON.stringify(pathToFileURL(file).href)}).catch((error) => { console.error(error); process.exit(1); })`;
+    const result = spawnSync(process.execPath, ["-e", code], {
+      encoding: "utf8",
+      input: "",
+      timeout: 60_000,
+      env: userEnv(),
+    });
+    expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: "" });
+  });
+
+  it("CommonJS builds never lose import.meta (esbuild's empty stand-in, which its CJS build warns about)", () => {
+    // esbuild turns import.meta into `{}` in a CommonJS build and warns "import.meta is not available
+    // with the cjs output format": import.meta.url is then undefined at run time.
+    const emptied = moduleEntryRows
+      .filter(([, , entry]) => entry.file.endsWith(".cjs"))
+      .filter(([, pkg, entry]) =>
+        /\bimport_meta\d* = \{\}/.test(readFileSync(join(pkg.dir, entry.file), "utf8")),
+      )
+      .map(([label]) => label);
+    expect(emptied).toEqual([]);
   });
 });
 

@@ -83,9 +83,12 @@ export function watchdogPid(): number | undefined {
 
 let watchdog: ChildProcess | undefined;
 
-/** lib/watchdog.cjs, from src/ or dist/ (both one level down), in the ESM and the CommonJS build. */
+/**
+ * lib/watchdog.cjs, from src/ or dist/ (both one level down), in the ESM and the CommonJS build
+ * (tsup's shims give the CommonJS build its import.meta.url).
+ */
 function watchdogScript(): string {
-  const here = typeof __dirname === "string" ? __dirname : dirname(fileURLToPath(import.meta.url));
+  const here = dirname(fileURLToPath(import.meta.url));
   return join(here, "..", "lib", "watchdog.cjs");
 }
 

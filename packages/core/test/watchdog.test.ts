@@ -6,6 +6,7 @@ import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 
 const dist = pathToFileURL(join(__dirname, "..", "dist", "index.js")).href;
+const distCjs = join(__dirname, "..", "dist", "index.cjs");
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 afterEach(() => {
@@ -13,10 +14,12 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A child node process that starts a detached `sleep` (in a group of its own) and guards it. */
-const owner = `
-import { spawn } from "node:child_process";
-import { guardUntilExit } from ${JSON.stringify(dist)};
+/**
+ * A child node process that starts a detached `sleep` (in a group of its own) and guards it, with
+ * the ESM build or the CommonJS one (which finds the watchdog's script by its shimmed import.meta.url).
+ */
+const ownerOf = (build: "esm" | "cjs") => `
+${build === "esm" ? `import { spawn } from "node:child_process";\nimport { guardUntilExit } from ${JSON.stringify(dist)};` : `const { spawn } = require("node:child_process");\nconst { guardUntilExit } = require(${JSON.stringify(distCjs)});`}
 const [dir, removed] = process.argv.slice(1);
 const sleeper = spawn("sleep", ["300"], { detached: true, stdio: "ignore" });
 const guard = guardUntilExit({ group: true, redact: { dir, patterns: [/planted-secret-\\w+/g] }, remove: [removed] });
@@ -40,7 +43,7 @@ async function waitFor(condition: () => boolean, ms = 10_000): Promise<boolean> 
   return condition();
 }
 
-describe("guardUntilExit", () => {
+describe.each(["esm", "cjs"] as const)("guardUntilExit (the %s build)", (build) => {
   it("kills the guarded process group, redacts and removes when its owner is SIGKILLed", async () => {
     const root = mkdtempSync(join(tmpdir(), "core-watchdog-"));
     dirs.push(root);
@@ -49,7 +52,8 @@ describe("guardUntilExit", () => {
     writeFileSync(join(dir, "log.txt"), "token planted-secret-abc\n");
     const removed = join(root, "sandbox");
     mkdirSync(removed);
-    const child = spawn(process.execPath, ["--input-type=module", "-e", owner, dir, removed], {
+    const typeFlag = build === "esm" ? "--input-type=module" : "--input-type=commonjs";
+    const child = spawn(process.execPath, [typeFlag, "-e", ownerOf(build), dir, removed], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     children.push(child);

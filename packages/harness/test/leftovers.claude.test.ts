@@ -16,6 +16,7 @@ import { cleanupLeftoverRuns, isAlive, listProcesses, runLocksDir, skipIfNoClaud
 /** The real claude CLI installed at the workspace root (2.1.330). */
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");
 const script = join(__dirname, "__fixtures__", "interrupted-run.mjs");
+const nextRunScript = join(__dirname, "__fixtures__", "next-run.mjs");
 
 let root: string;
 let project: string;
@@ -142,6 +143,40 @@ describe("a run leaves nothing behind when its test process is SIGKILLed", () =>
       expect(report.runs).toContain(run.lockFile);
       expect(report.processes).toContain(run.cli);
       expect(report.sandboxes).toContain(run.sandbox);
+      expect(await waitFor(() => !isAlive(run.cli))).toBe(true);
+      expect(existsSync(run.sandbox)).toBe(false);
+      expect(existsSync(run.lockFile)).toBe(false);
+    } finally {
+      killQuietly(run.cli);
+      rmSync(run.sandbox, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the next run after a SIGKILL of the test process and its watchdog", () => {
+  it("cleans up the dead run's CLI, sandbox and lock file before it starts (runAgent's start-up sweep)", async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    const tmp = mkdtempSync(join(root, "tmp-next-"));
+    const run = await startRunInChild(tmp);
+    try {
+      process.kill(run.watchdog, "SIGKILL");
+      run.parent.kill("SIGKILL");
+      await exited(run.parent);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(isAlive(run.cli), "the CLI outlived its test process").toBe(true);
+      expect(existsSync(run.sandbox)).toBe(true);
+
+      // Another test process, under the same temp dir, runs an agent: nothing else is called.
+      const next = spawn(process.execPath, [nextRunScript, claudeBin, project, outputRoot], {
+        stdio: ["ignore", "pipe", "inherit"],
+        env: { ...process.env, TMPDIR: tmp },
+      });
+      let stdout = "";
+      next.stdout!.on("data", (chunk: Buffer) => {
+        stdout += chunk;
+      });
+      const code = await new Promise<number | null>((resolve) => next.once("exit", (c) => resolve(c)));
+      expect({ code, done: stdout.includes("next-run-done") }).toEqual({ code: 0, done: true });
       expect(await waitFor(() => !isAlive(run.cli))).toBe(true);
       expect(existsSync(run.sandbox)).toBe(false);
       expect(existsSync(run.lockFile)).toBe(false);

@@ -47,22 +47,28 @@ reserve=$dir/.hook-reserve
 limit=${EVALS_HOOK_MAX_FIELD_BYTES:-262144}
 case $limit in '' | *[!0-9]* | 0*) limit=262144 ;; esac
 [ ${#limit} -le 12 ] || limit=262144
-# The x keeps the trailing newlines $(...) would strip: what was read goes on to the Node hook as is.
-payload=$(head -c $((limit + 1)) && echo x)
-payload=${payload%x}
-[ ${#payload} -le "$limit" ] || full
-
 nl='
 '
 cr='
 ' # a carriage return
+# One command substitution reads the input, then the clock: `head` keeps at most limit + 1 bytes
+# and `date`, run in place of the subshell (one process start less per event, which is what a
+# loaded machine makes costly), prints a line after them. That line also keeps the input's
+# trailing newlines, which $(...) would strip: what was read goes on to the Node hook as is. C
+# locale: neither loads locale files.
+input=$(LC_ALL=C head -c $((limit + 1)); LC_ALL=C exec date -u '+%n@evals-clock %Y-%m-%dT%H:%M:%S %s %N')
+# No clock line (no `date`): the Node hook takes what was read (only its trailing newlines lost).
+case $input in *"$nl@evals-clock "*) ;; *) payload=$input full ;; esac
+payload=${input%"$nl@evals-clock "*}
+[ ${#payload} -le "$limit" ] || full
+
 event=${payload%"$nl"}
 case $event in *"$nl"* | *"$cr"*) full ;; esac
 case $event in '{"'*'}') ;; *) full ;; esac
 case $event in *'"hook_event_name":"'*) ;; *) full ;; esac
 
 # seq: microseconds of the real-time clock (the Node hook uses the same clock).
-set -- $(date -u '+%Y-%m-%dT%H:%M:%S %s %N')
+set -- ${input##*"$nl@evals-clock "}
 case ${3-} in [0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]) ;; *) full ;; esac
 ns=$3
 line="{\"version\":2,\"captured_at\":\"$1.${ns%??????}Z\",\"run_id\":\"$id\",\"seq\":$2${ns%???},\"pid\":$$,\"event\":$event}

@@ -10,7 +10,7 @@
 //    Claude Code's `async: true` (measured: no faster here, and it lost a run's last event).
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findDash, hookBinPath, hookSettings, hookShellPath, readEvents, runDirFor } from "@evals/hooks";
@@ -198,13 +198,25 @@ async function claudeRun(settings) {
   if (code !== 0 || !stdout.includes('"type":"result"')) throw new Error(`claude failed (exit ${code})`);
   const started_ = stdout.split("\n").filter((line) => line.includes('"subtype":"hook_started"')).length;
   let captured = 0;
-  if (settings && !settings.endsWith("true.settings.json"))
-    captured = (await readEvents(runDirFor(runId, { root: outputRoot }))).length;
-  return { ms, cpu, fired: started_, captured };
+  let raw = 0;
+  if (settings && !settings.endsWith("true.settings.json")) {
+    const lines = await readEvents(runDirFor(runId, { root: outputRoot }));
+    captured = lines.length;
+    // Version-2 lines are the shell entry's own; version 1, the Node entry's (also its fallback).
+    raw = lines.filter((line) => line.version === 2).length;
+  }
+  return { ms, cpu, fired: started_, captured, raw };
 }
 
 const names = Object.keys(runVariants);
 const results = Object.fromEntries(names.map((name) => [name, []]));
+// Each hook event starts processes on the agent's path: on a loaded machine every process start
+// waits for a CPU, so the ratios grow with the load. Printed so a reader can judge the numbers.
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(1))
+    .join(" / ");
+const loadBefore = load();
 try {
   for (let round = -1; round < rounds; round++) {
     const order = names.map((_, i) => names[(i + Math.max(round, 0)) % names.length]);
@@ -216,6 +228,9 @@ try {
   console.log(
     `\n2. the real claude CLI, scripted run (Bash, Read, answer), ${rounds} interleaved rounds, medians:`,
   );
+  console.log(
+    `  load average (1 / 5 / 15 min) before: ${loadBefore}, after: ${load()} (${cpus().length} CPUs)`,
+  );
   for (const name of names) {
     const list = results[name];
     const cpu = list.every((run) => run.cpu !== undefined)
@@ -226,7 +241,7 @@ try {
     const events =
       !runVariants[name] || runVariants[name].endsWith("true.settings.json")
         ? ""
-        : `   events captured/fired ${list.map((run) => `${run.captured}/${run.fired}`).join(" ")}`;
+        : `   events captured/fired ${list.map((run) => `${run.captured}/${run.fired}`).join(" ")}, by the shell entry ${list.reduce((sum, run) => sum + run.raw, 0)}`;
     console.log(
       `  ${name.padEnd(32)} ${median(list.map((run) => run.ms))
         .toFixed(0)
