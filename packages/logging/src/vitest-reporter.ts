@@ -7,6 +7,7 @@ import { fieldPath } from "./json-results.js";
 import { LiveLogger, type LogMode, logModeFromEnv } from "./live-logger.js";
 import { originLabel, paidFor } from "./origin.js";
 import { formatSessionTree } from "./session-format.js";
+import { type Shard, shardFromEnv } from "./shard.js";
 import { buildSessionTree } from "./session-tracker.js";
 import { type OutputStream, palette, shouldUseColor } from "./terminal.js";
 import { type WriteReportsOptions, writeReports } from "./write-reports.js";
@@ -54,6 +55,8 @@ export class EvalReporter implements Reporter {
   private readonly stream: OutputStream;
   private readonly color: boolean;
   private readonly mode: LogMode;
+  /** This machine's shard of the run (EVALS_SHARD), read when the run starts. */
+  private shard: Shard | undefined;
   private root = process.cwd();
   private startedAt = new Date();
   private logger: LiveLogger | undefined;
@@ -70,6 +73,7 @@ export class EvalReporter implements Reporter {
 
   onInit(vitest: Vitest): void {
     this.root = vitest.config.root;
+    this.shard = shardFromEnv(this.options.env ?? process.env);
     this.startedAt = new Date();
     const others = (vitest.config.reporters ?? []).some((entry) => {
       const name = Array.isArray(entry) ? entry[0] : entry;
@@ -135,12 +139,21 @@ export class EvalReporter implements Reporter {
   }
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
-    const cases = modules.flatMap((module) =>
-      [...module.children.allTests()].map((test) => this.caseOf(test)),
-    );
-    const found = cases.filter((c) => c !== undefined);
+    // Files in path order, each file's tests in declaration order: the same order whichever file
+    // finished first, and on every shard (a shard declares the other shards' cases as skipped tests).
+    const ordered = [...modules].sort((a, b) => compareText(a.moduleId, b.moduleId));
+    const tests = ordered.flatMap((module) => [...module.children.allTests()]);
+    const positions: number[] = [];
+    const found: CaseResult[] = [];
+    tests.forEach((test, position) => {
+      const result = this.caseOf(test);
+      if (!result) return;
+      found.push(result);
+      positions.push(position);
+    });
     const paint = palette(this.color);
-    if (found.length === 0) {
+    // A shard writes its results even when none of the cases fell to it: the merge needs every shard.
+    if (found.length === 0 && !this.shard) {
       this.logger?.close();
       return;
     }
@@ -160,6 +173,10 @@ export class EvalReporter implements Reporter {
         startedAt: this.startedAt,
         finishedAt: new Date(),
         ...pick(this.options, ["junit", "html", "includeRuns", "htmlOptions", "suite"]),
+        // A shard's results keep every run and say where each case stands, for mergeShardResults.
+        ...(this.shard
+          ? { includeRuns: "all" as const, meta: { shard: { ...this.shard, positions } } }
+          : {}),
       });
       const show = (file: string) => {
         const near = relative(process.cwd(), file);
@@ -220,6 +237,10 @@ export class EvalReporter implements Reporter {
 function suiteName(test: TestCase): string | undefined {
   const parent = test.parent as TestSuite | TestModule;
   return parent.type === "suite" ? parent.name : undefined;
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function pick<T extends object, K extends keyof T>(value: T, keys: K[]): Pick<T, K> {
