@@ -1,13 +1,14 @@
 import { relative } from "node:path";
 import type { Scorer } from "@evals/core";
 import type { ExpectedOutcome } from "@evals/evaluators";
-import type { EvalTestMeta } from "@evals/logging";
+import { type EvalTestMeta, formatShard, type Shard, shardFromEnv } from "@evals/logging";
 import { describe, test } from "vitest";
 import type { AgentChoice } from "./agent-runner.js";
 import { type FindClaudeOptions, skipIfNoClaude } from "./claude-bin.js";
 import {
   type CaseScorers,
   type CaseSettings,
+  caseId,
   caseName,
   type EvalCaseFields,
   type EvalTask,
@@ -16,6 +17,7 @@ import {
 import { createLimiter } from "./limiter.js";
 import type { PassRule } from "./pass-rule.js";
 import type { Threshold } from "./scoring.js";
+import { shardsOfCases } from "./shard.js";
 import type { CaseModel, CassetteOption, WorktreeOption } from "./trial.js";
 
 export interface DescribeEvalOptions<Case> {
@@ -83,6 +85,11 @@ export interface DescribeEvalOptions<Case> {
   requiresClaude?: boolean | FindClaudeOptions;
   /** Where runs write `test-output/<run id>/` (default: EVALS_OUTPUT_DIR, else the cwd). */
   outputRoot?: string;
+  /**
+   * Run only this machine's share of the cases (see casesInShard); the others become skipped tests
+   * named "(shard i/n)". Default: EVALS_SHARD (`EVALS_SHARD=2/3 vitest run`), else every case.
+   */
+  shard?: Shard;
 }
 
 /**
@@ -140,12 +147,25 @@ export function defineEvalSuite<Case>(
     const testTimeout = Math.ceil(allTrials / concurrency) * perTrial;
     const names = uniqueNames(cases.map((value, index) => caseName(value, index)));
     const define = concurrency > 1 ? test.concurrent : test;
+    const shard = options.shard ?? shardFromEnv();
+    const shardOf = shard
+      ? shardsOfCases(
+          name,
+          cases.map((value, index) => caseId(value, names[index]!)),
+          shard.count,
+        )
+      : undefined;
 
     cases.forEach((caseValue, index) => {
       const skip = (caseValue as EvalCaseFields | undefined)?.skip;
       const testName = names[index]!;
       if (skip) {
         test.skip(typeof skip === "string" ? `${testName} (${skip})` : testName, () => {});
+        return;
+      }
+      if (shard && shardOf && shardOf[index] !== shard.index) {
+        // Declared all the same, so every shard sees the whole suite (the reporter's positions).
+        test.skip(`${testName} (shard ${formatShard({ index: shardOf[index]!, count: shard.count })})`, () => {});
         return;
       }
       define(
@@ -169,6 +189,7 @@ export function defineEvalSuite<Case>(
             ...(options.cassette ? { cassette: options.cassette === true ? {} : options.cassette } : {}),
             ...(options.model ? { model: options.model } : {}),
             ...(options.agent ? { agent: options.agent } : {}),
+            ...(shard ? { shard } : {}),
             ...own[index],
           };
           const file = context.task.file?.filepath;

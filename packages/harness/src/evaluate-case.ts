@@ -25,6 +25,7 @@ import {
   type CaseViolation,
   caseResult,
   type Score,
+  type Shard,
   type TrialResult,
   trialStatistics,
 } from "@evals/logging";
@@ -100,6 +101,11 @@ export interface CaseSettings<Case> {
   agent?: AgentChoice;
   /** How long a trial that ignores its abort signal gets after its timeout (default 15000 ms). */
   trialGraceMs?: number;
+  /**
+   * This machine's shard, when the run is split across machines: its trials' run ids (and so their
+   * output folders and worktrees) name it, e.g. `<suite>-<case>-t1-s2of3-<time>-<random>`.
+   */
+  shard?: Shard;
   /** Runs trials (all of the suite's) through the suite's limiter. */
   schedule?: <T>(task: () => Promise<T>) => Promise<T>;
 }
@@ -159,7 +165,10 @@ export async function evaluateCase<Case>(
       : [outcomeScorer({ expected: expectedOutcome }), ...caseScorers];
 
   const runOne = async (trial: number) => {
-    const runId = newRunId(`${safeName(settings.suite).slice(0, 30)}-${id.slice(0, 40)}-t${trial + 1}`);
+    const shard = settings.shard ? `-s${settings.shard.index}of${settings.shard.count}` : "";
+    const runId = newRunId(
+      `${safeName(settings.suite).slice(0, 30)}-${id.slice(0, 40)}-t${trial + 1}${shard}`,
+    );
     const trialStarted = performance.now();
     // Run once the trial's scorers are done: e.g. the removal of the folder its agent worked in.
     const cleanups: (() => void | Promise<void>)[] = [];

@@ -9,6 +9,7 @@ import {
   resolveAgentPaths,
   scorersForCase,
 } from "@evals/evaluators";
+import type { ResultsShard, Shard } from "@evals/logging";
 import type { ModelSource, ScriptFunction } from "@evals/vcr";
 import { type AgentChoice, type AgentRunnerOptions, resolveAgentRunner } from "./agent-runner.js";
 import type { CaseOutcome, CaseScorers, CaseSettings, EvalTask } from "./evaluate-case.js";
@@ -17,6 +18,7 @@ import { createLimiter } from "./limiter.js";
 import type { PassRule } from "./pass-rule.js";
 import type { RunAgentOptions, RunAgentResult } from "./run-agent.js";
 import type { Threshold } from "./scoring.js";
+import { shardsOfCases } from "./shard.js";
 import type { CaseModel, CassetteOption, TrialContext, WorktreeOption } from "./trial.js";
 
 /**
@@ -206,6 +208,11 @@ export interface RunCasesOptions extends CaseSuiteOptions {
   signal?: AbortSignal;
   /** Called with each case's outcome as it is decided. */
   onCase?: (outcome: CaseOutcome, evalCase: EvalCase) => void;
+  /**
+   * Run only this machine's share of the cases (each suite's split by casesInShard); every machine
+   * loads the same case files and runs its own share, and mergeShardResults joins their results.
+   */
+  shard?: Shard;
 }
 
 /** What runCases found: every case's outcome, in order. */
@@ -213,6 +220,11 @@ export interface RunCasesResult {
   /** True when every case passed. */
   passed: boolean;
   outcomes: CaseOutcome[];
+  /**
+   * With `shard`: which shard ran, and where each outcome's case stands among all the cases (for
+   * the results' `meta.shard`, see writeReports).
+   */
+  shard?: ResultsShard;
 }
 
 /**
@@ -223,12 +235,20 @@ export interface RunCasesResult {
 export async function runCases(cases: CaseList, options: RunCasesOptions = {}): Promise<RunCasesResult> {
   const list = loadCaseList(cases);
   const schedule = createLimiter(options.concurrency ?? 1);
+  const suiteFor = (evalCase: EvalCase) => options.suite ?? suiteOf(evalCase);
+  const positions = options.shard ? positionsInShard(list, suiteFor, options.shard) : list.map((_c, i) => i);
   const outcomes = await Promise.all(
-    list.map(async (evalCase, index) => {
+    positions.map(async (index) => {
+      const evalCase = list[index]!;
       const outcome = await evaluateCase(
         evalCase,
         index,
-        { suite: options.suite ?? suiteOf(evalCase), schedule, ...caseSettingsOf(options, evalCase) },
+        {
+          suite: suiteFor(evalCase),
+          schedule,
+          ...caseSettingsOf(options, evalCase),
+          ...(options.shard ? { shard: options.shard } : {}),
+        },
         {
           name: evalCase.name ?? evalCase.id,
           ...(options.signal ? { signal: options.signal } : {}),
@@ -239,7 +259,36 @@ export async function runCases(cases: CaseList, options: RunCasesOptions = {}): 
       return outcome;
     }),
   );
-  return { passed: outcomes.every((outcome) => outcome.passed), outcomes };
+  return {
+    passed: outcomes.every((outcome) => outcome.passed),
+    outcomes,
+    ...(options.shard ? { shard: { ...options.shard, positions } } : {}),
+  };
+}
+
+/** The positions (in `list`) of the cases that fall to `shard`, each suite split on its own. */
+function positionsInShard(
+  list: EvalCase[],
+  suiteFor: (evalCase: EvalCase) => string,
+  shard: Shard,
+): number[] {
+  const bySuite = new Map<string, number[]>();
+  list.forEach((evalCase, position) => {
+    const suite = suiteFor(evalCase);
+    bySuite.set(suite, [...(bySuite.get(suite) ?? []), position]);
+  });
+  const mine: number[] = [];
+  for (const [suite, members] of bySuite) {
+    const shards = shardsOfCases(
+      suite,
+      members.map((position) => list[position]!.id),
+      shard.count,
+    );
+    members.forEach((position, n) => {
+      if (shards[n] === shard.index) mine.push(position);
+    });
+  }
+  return mine.sort((a, b) => a - b);
 }
 
 /** A case's suite when none is given: its file's name without the extension, else "cases". */

@@ -10,7 +10,12 @@ import type { Shard } from "@evals/logging";
  * their order; a key repeated within a suite is dealt by its position among its repeats.
  */
 export function casesInShard(suite: string, keys: readonly string[], shard: Shard): boolean[] {
-  if (shard.count === 1) return keys.map(() => true);
+  return shardsOfCases(suite, keys, shard.count).map((index) => index === shard.index);
+}
+
+/** The shard (1-based) each of a suite's cases falls to, when the run is split in `count` (see casesInShard). */
+export function shardsOfCases(suite: string, keys: readonly string[], count: number): number[] {
+  if (count === 1) return keys.map(() => 1);
   const repeats = new Map<string, number>();
   const ranked = keys
     .map((key, position) => {
@@ -19,12 +24,12 @@ export function casesInShard(suite: string, keys: readonly string[], shard: Shar
       return { position, hash: hashOf(`${suite}\0${key}\0${repeat}`) };
     })
     .sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : a.position - b.position));
-  const start = Number.parseInt(hashOf(suite).slice(0, 8), 16) % shard.count;
-  const mine = keys.map(() => false);
+  const start = Number.parseInt(hashOf(suite).slice(0, 8), 16) % count;
+  const shards = keys.map(() => 0);
   ranked.forEach((item, rank) => {
-    mine[item.position] = (start + rank) % shard.count === shard.index - 1;
+    shards[item.position] = ((start + rank) % count) + 1;
   });
-  return mine;
+  return shards;
 }
 
 function hashOf(text: string): string {

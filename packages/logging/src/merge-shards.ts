@@ -46,7 +46,8 @@ export function mergeShardResults(shards: readonly ShardResults[]): MergedShards
         `${item.source}: shard ${shard.index}/${shard.count} is of a run in ${shard.count} shards, ${shards[0]!.source} of one in ${count}`,
       );
     const seen = byIndex.get(shard.index);
-    if (seen) throw new ShardMergeError(`${item.source} and ${seen.source} are both shard ${shard.index}/${count}`);
+    if (seen)
+      throw new ShardMergeError(`${item.source} and ${seen.source} are both shard ${shard.index}/${count}`);
     if (shard.positions.length !== item.results.cases.length)
       throw new ShardMergeError(
         `${item.source} (field meta.shard.positions): ${shard.positions.length} positions for ${item.results.cases.length} cases`,

@@ -32,4 +32,3 @@ export function shardFromEnv(env: NodeJS.ProcessEnv = process.env): Shard | unde
 export function formatShard(shard: Shard): string {
   return `${shard.index}/${shard.count}`;
 }
-

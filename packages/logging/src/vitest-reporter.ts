@@ -7,8 +7,8 @@ import { fieldPath } from "./json-results.js";
 import { LiveLogger, type LogMode, logModeFromEnv } from "./live-logger.js";
 import { originLabel, paidFor } from "./origin.js";
 import { formatSessionTree } from "./session-format.js";
-import { type Shard, shardFromEnv } from "./shard.js";
 import { buildSessionTree } from "./session-tracker.js";
+import { type Shard, shardFromEnv } from "./shard.js";
 import { type OutputStream, palette, shouldUseColor } from "./terminal.js";
 import { type WriteReportsOptions, writeReports } from "./write-reports.js";
 
@@ -174,9 +174,7 @@ export class EvalReporter implements Reporter {
         finishedAt: new Date(),
         ...pick(this.options, ["junit", "html", "includeRuns", "htmlOptions", "suite"]),
         // A shard's results keep every run and say where each case stands, for mergeShardResults.
-        ...(this.shard
-          ? { includeRuns: "all" as const, meta: { shard: { ...this.shard, positions } } }
-          : {}),
+        ...(this.shard ? { includeRuns: "all" as const, meta: { shard: { ...this.shard, positions } } } : {}),
       });
       const show = (file: string) => {
         const near = relative(process.cwd(), file);

@@ -69,7 +69,8 @@ describe("mergeShardResults", () => {
     const dir = join(scratch, "shared-history");
     const files = shards.map(
       (shard) =>
-        writeReports(shard.results.cases, { dir, includeRuns: "all", meta: shard.results.meta }).files.history,
+        writeReports(shard.results.cases, { dir, includeRuns: "all", meta: shard.results.meta }).files
+          .history,
     );
     expect(files.map((file) => basename(file))).toEqual([
       expect.stringMatching(/-shard-1-of-2\.json$/),
@@ -112,7 +113,9 @@ describe("parseShard and EVALS_SHARD", () => {
     expect(parseShard("2/3")).toEqual({ index: 2, count: 3 });
     expect(() => parseShard("0/3", "--shard")).toThrow("--shard: the index must be between 1 and 3, got 0/3");
     expect(() => parseShard("4/3")).toThrow("between 1 and 3");
-    expect(() => parseShard("two", "--shard")).toThrow('--shard must be <index>/<count>, e.g. 2/3, got "two"');
+    expect(() => parseShard("two", "--shard")).toThrow(
+      '--shard must be <index>/<count>, e.g. 2/3, got "two"',
+    );
     expect(shardFromEnv({ EVALS_SHARD: "1/2" })).toEqual({ index: 1, count: 2 });
     expect(shardFromEnv({})).toBeUndefined();
     expect(() => shardFromEnv({ EVALS_SHARD: "3" })).toThrow("EVALS_SHARD must be <index>/<count>");

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { formatCasesTable, writeReports } from "@evals/logging";
+import { formatCasesTable, parseShard, type Shard, shardFromEnv, writeReports } from "@evals/logging";
 import { type ScriptFunction, VCR_MODES, type VcrMode } from "@evals/vcr";
 import { type CaseModels, runCases } from "../run-case.js";
 import type { Command, CommandIo } from "./command.js";
@@ -16,6 +16,8 @@ const OPTIONS_HELP = `  --trials <n>        runs per case (default: each case's 
   --suite <name>      the suite: recordings go to <dir>/<suite>/ (default: each case file's name)
   --out <dir>         where the reports go (default: results)
   --concurrency <n>   trials running at once (default 1)
+  --shard <i/n>       run only shard i of n of the cases (default: EVALS_SHARD): every machine runs
+                      its own share, keeping every run in its results, and \`evals merge\` joins them
   -h, --help          this help`;
 
 export const RUN_USAGE = `Usage: evals run <cases...> [options]
@@ -86,6 +88,12 @@ export async function runCommand(
   if (options.record && values.mode !== undefined) {
     return usageError(name, usage, "evals record always records: --mode is for evals run", io);
   }
+  let shard: Shard | undefined;
+  try {
+    shard = values.shard !== undefined ? parseShard(values.shard, "--shard") : shardFromEnv();
+  } catch (error) {
+    return usageError(name, usage, (error as Error).message, io);
+  }
   const mode = options.record ? "record" : values.mode;
   if (mode !== undefined && !(VCR_MODES as readonly string[]).includes(mode)) {
     return usageError(name, usage, `--mode must be one of ${VCR_MODES.join(", ")}, got ${mode}`, io);
@@ -105,6 +113,7 @@ export async function runCommand(
       ...(trials.value !== undefined ? { trials: trials.value } : {}),
       ...(concurrency.value !== undefined ? { concurrency: concurrency.value } : {}),
       ...(values.suite ? { suite: values.suite } : {}),
+      ...(shard ? { shard } : {}),
     });
   } catch (error) {
     io.stderr.write(`evals ${name}: ${(error as Error).message}\n`);
@@ -115,7 +124,11 @@ export async function runCommand(
   for (const outcome of result.outcomes) {
     if (outcome.message) io.stdout.write(`\n${outcome.message}\n`);
   }
-  const { files } = writeReports(results, { dir: values.out ?? "results" });
+  const { files } = writeReports(results, {
+    dir: values.out ?? "results",
+    // A shard's results keep every run (the merged HTML report draws them) and each case's place.
+    ...(result.shard ? { includeRuns: "all" as const, meta: { shard: result.shard } } : {}),
+  });
   const passed = result.outcomes.filter((outcome) => outcome.passed).length;
   const trialCount = results.reduce((sum, caseResult) => sum + caseResult.trials.length, 0);
   const shown = (path: string) => relative(process.cwd(), path) || path;
@@ -141,6 +154,7 @@ function parse(args: string[]) {
       suite: { type: "string" },
       out: { type: "string" },
       concurrency: { type: "string" },
+      shard: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
