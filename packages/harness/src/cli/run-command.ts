@@ -133,7 +133,7 @@ export async function runCommand(
   const trialCount = results.reduce((sum, caseResult) => sum + caseResult.trials.length, 0);
   const shown = (path: string) => relative(process.cwd(), path) || path;
   io.stdout.write(
-    `\n${results.length} case(s), ${trialCount} trial(s): ${passed} passed, ${results.length - passed} failed\n` +
+    `\n${results.length} case(s), ${trialCount} trial(s): ${passed} passed, ${results.length - passed} failed${shard ? ` (shard ${shard.index}/${shard.count})` : ""}\n` +
       `Reports: ${[files.latest, files.junit, files.html]
         .filter(Boolean)
         .map((file) => shown(file as string))
