@@ -1,8 +1,15 @@
 import { relative } from "node:path";
 import type { Scorer } from "@evals/core";
 import type { ExpectedOutcome } from "@evals/evaluators";
-import { type EvalTestMeta, formatShard, type Shard, shardFromEnv } from "@evals/logging";
-import { describe, test } from "vitest";
+import {
+  type EvalTestMeta,
+  formatShard,
+  parseShard,
+  SHARD_PROVIDE_KEY,
+  type Shard,
+  shardFromEnv,
+} from "@evals/logging";
+import { describe, inject, test } from "vitest";
 import type { AgentChoice } from "./agent-runner.js";
 import { type FindClaudeOptions, skipIfNoClaude } from "./claude-bin.js";
 import {
@@ -87,7 +94,8 @@ export interface DescribeEvalOptions<Case> {
   outputRoot?: string;
   /**
    * Run only this machine's share of the cases (see casesInShard); the others become skipped tests
-   * named "(shard i/n)". Default: EVALS_SHARD (`EVALS_SHARD=2/3 vitest run`), else every case.
+   * named "(shard i/n)". Default: EVALS_SHARD (`EVALS_SHARD=2/3 vitest run`), else `vitest --shard`'s
+   * with @evals/logging's CaseShardSequencer, else every case.
    */
   shard?: Shard;
 }
@@ -147,7 +155,7 @@ export function defineEvalSuite<Case>(
     const testTimeout = Math.ceil(allTrials / concurrency) * perTrial;
     const names = uniqueNames(cases.map((value, index) => caseName(value, index)));
     const define = concurrency > 1 ? test.concurrent : test;
-    const shard = options.shard ?? shardFromEnv();
+    const shard = options.shard ?? shardFromEnv() ?? vitestShard();
     const shardOf = shard
       ? shardsOfCases(
           name,
@@ -206,6 +214,19 @@ export function defineEvalSuite<Case>(
       );
     });
   });
+}
+
+declare module "vitest" {
+  interface ProvidedContext {
+    /** `vitest --shard`'s `i/n`, when @evals/logging's CaseShardSequencer made it a shard of cases. */
+    evalsShard: string;
+  }
+}
+
+/** `vitest --shard`'s shard, when @evals/logging's CaseShardSequencer makes it a shard of cases. */
+function vitestShard(): Shard | undefined {
+  const provided = inject(SHARD_PROVIDE_KEY);
+  return provided ? parseShard(provided, "vitest --shard") : undefined;
 }
 
 /** The error a failed eval case throws: its message says which scorer failed, by how much, and why. */

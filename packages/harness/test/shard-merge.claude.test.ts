@@ -50,6 +50,7 @@ const run = (out: string, ...more: string[]) =>
   ]);
 
 const read = (path: string) => readFileSync(join(scratch, path), "utf8");
+const shardFile = (index: number) => join(scratch, "sharded", `shard-${index}-of-3`, "latest.json");
 
 describe.skipIf(!claudeAvailable({ claudeBin }).available)("one machine against three shards, merged", () => {
   let single: Awaited<ReturnType<typeof run>>;
@@ -62,12 +63,13 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)("one machine against 
     process.env.EVALS_OUTPUT_DIR = join(scratch, "runs");
     try {
       single = await run("single", "--concurrency", "3");
-      shards = await Promise.all([1, 2, 3].map((index) => run(`shard-${index}`, "--shard", `${index}/3`)));
+      // All three write under one --out: each into its own shard-<i>-of-3 folder.
+      shards = await Promise.all([1, 2, 3].map((index) => run("sharded", "--shard", `${index}/3`)));
       merged = await evals(merge.run, [
         // Out of order, and as folders and files: the merge finds the order itself.
-        join(scratch, "shard-3"),
-        join(scratch, "shard-1", "latest.json"),
-        join(scratch, "shard-2"),
+        join(scratch, "sharded", "shard-3-of-3"),
+        join(scratch, "sharded", "shard-1-of-3", "latest.json"),
+        join(scratch, "sharded", "shard-2-of-3"),
         "--out",
         join(scratch, "merged"),
       ]);
@@ -86,7 +88,7 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)("one machine against 
     expect(single.err).toBe("");
     expect(single.out).toContain("3 case(s), 3 trial(s): 3 passed, 0 failed");
     expect(single.code).toBe(EXIT.passed);
-    const files = [1, 2, 3].map((index) => readResults(join(scratch, `shard-${index}`, "latest.json")));
+    const files = [1, 2, 3].map((index) => readResults(shardFile(index)));
     for (const [n, shard] of shards.entries()) {
       expect(shard.err).toBe("");
       expect(shard.out).toContain(`(shard ${n + 1}/3)`);
@@ -104,9 +106,7 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)("one machine against 
 
   it("gives every shard's trials run ids (and so run folders) that name the shard and never collide", () => {
     const trials = [1, 2, 3].flatMap((index) =>
-      readResults(join(scratch, `shard-${index}`, "latest.json")).cases.flatMap((c) =>
-        c.trials.map((trial) => ({ index, trial })),
-      ),
+      readResults(shardFile(index)).cases.flatMap((c) => c.trials.map((trial) => ({ index, trial }))),
     );
     for (const { index, trial } of trials) {
       expect(trial.run_id).toContain(`-s${index}of3-`);

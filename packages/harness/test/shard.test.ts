@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { EvalReporter, mergeShardResults, readResults, writeReports } from "@evals/logging";
+import { CaseShardSequencer } from "@evals/logging/reporter";
 import { afterAll, describe, expect, it } from "vitest";
 import { startVitest } from "vitest/node";
 import { casesInShard, shardsOfCases } from "../src/index.js";
@@ -51,13 +52,21 @@ const project = fileURLToPath(new URL("./__fixtures__/shards/", import.meta.url)
 const scratch = mkdtempSync(join(tmpdir(), "harness-shards-vitest-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-async function runProject(out: string, shard?: string): Promise<Map<string, string | undefined>> {
-  const env = shard ? { EVALS_SHARD: shard } : {};
+async function runProject(
+  out: string,
+  shard?: string,
+  by: "EVALS_SHARD" | "vitest --shard" = "EVALS_SHARD",
+): Promise<Map<string, string | undefined>> {
+  const env = shard && by === "EVALS_SHARD" ? { EVALS_SHARD: shard } : {};
+  const vitestShard =
+    shard && by === "vitest --shard"
+      ? { shard, sequence: { sequencer: CaseShardSequencer }, passWithNoTests: true }
+      : {};
   const reporter = new EvalReporter({
     outputDir: join(scratch, out),
     stream: new PassThrough() as unknown as NodeJS.WriteStream,
     caseLines: false,
-    env: { ...process.env, EVALS_SHARD: shard ?? "" },
+    env: { ...process.env, EVALS_SHARD: by === "EVALS_SHARD" ? (shard ?? "") : "" },
   });
   const vitest = await startVitest(
     "test",
@@ -69,6 +78,7 @@ async function runProject(out: string, shard?: string): Promise<Map<string, stri
       watch: false,
       reporters: [reporter],
       env: { ...env, EVALS_OUTPUT_DIR: join(scratch, "runs") },
+      ...vitestShard,
     },
     { logLevel: "silent" },
   );
@@ -89,7 +99,8 @@ describe("EVALS_SHARD with describeEval and the vitest reporter", () => {
   it("runs each case on one shard only; merged, the shards' reports are the whole run's", async () => {
     const whole = await runProject("whole");
     const shards = [];
-    for (const index of [1, 2, 3]) shards.push(await runProject(`shard-${index}`, `${index}/3`));
+    // One results folder for the three: each shard writes into its own shard-<i>-of-3 in it.
+    for (const index of [1, 2, 3]) shards.push(await runProject("sharded", `${index}/3`));
 
     const ran = (states: Map<string, string | undefined>) =>
       [...states].filter(([, state]) => state !== "skipped").map(([name]) => name);
@@ -106,7 +117,7 @@ describe("EVALS_SHARD with describeEval and the vitest reporter", () => {
     }
 
     const files = [1, 2, 3].map((index) => {
-      const source = join(scratch, `shard-${index}`, "latest.json");
+      const source = join(scratch, "sharded", `shard-${index}-of-3`, "latest.json");
       return { results: readResults(source), source };
     });
     const merged = mergeShardResults(files);
@@ -115,5 +126,19 @@ describe("EVALS_SHARD with describeEval and the vitest reporter", () => {
     expect(comparableJson(read("merged/latest.json"))).toEqual(comparableJson(read("whole/latest.json")));
     expect(comparableJunit(read("merged/junit.xml"))).toBe(comparableJunit(read("whole/junit.xml")));
     expect(comparableHtml(read("merged/report.html"))).toEqual(comparableHtml(read("whole/report.html")));
+  }, 240_000);
+
+  it("vitest --shard with CaseShardSequencer shards the cases the same way, every file on every shard", async () => {
+    const byEnv = await runProject("by-env", "2/3");
+    const byVitest = await runProject("by-vitest", "2/3", "vitest --shard");
+    expect([...byVitest]).toEqual([...byEnv]);
+    expect([...byVitest.values()].filter((state) => state !== "skipped").length).toBeGreaterThan(0);
+    const results = readResults(join(scratch, "by-vitest", "shard-2-of-3", "latest.json"));
+    expect(results.meta.shard).toEqual(
+      readResults(join(scratch, "by-env", "shard-2-of-3", "latest.json")).meta.shard,
+    );
+    expect(comparableJson(read("by-vitest/shard-2-of-3/latest.json"))).toEqual(
+      comparableJson(read("by-env/shard-2-of-3/latest.json")),
+    );
   }, 240_000);
 });

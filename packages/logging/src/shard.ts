@@ -1,3 +1,5 @@
+import { join } from "node:path";
+
 /** One shard of a run split across machines: the 1-based `index` of `count`. */
 export interface Shard {
   index: number;
@@ -22,6 +24,12 @@ export function parseShard(text: string, where = "shard"): Shard {
   return { index, count };
 }
 
+/**
+ * The key under which CaseShardSequencer hands `vitest --shard`'s `i/n` to the test files
+ * (`inject(SHARD_PROVIDE_KEY)` in a test file).
+ */
+export const SHARD_PROVIDE_KEY = "evalsShard";
+
 /** This machine's shard from EVALS_SHARD, or undefined when it is not set (or empty). */
 export function shardFromEnv(env: NodeJS.ProcessEnv = process.env): Shard | undefined {
   const value = env[SHARD_ENV];
@@ -31,4 +39,12 @@ export function shardFromEnv(env: NodeJS.ProcessEnv = process.env): Shard | unde
 /** `2/3`, the way the shard is written everywhere. */
 export function formatShard(shard: Shard): string {
   return `${shard.index}/${shard.count}`;
+}
+
+/**
+ * Where a shard writes its results: `<dir>/shard-<i>-of-<n>`, so shards that share a checkout (or
+ * an artifact folder) never overwrite each other's latest.json; `evals merge <dir>/shard-*` joins them.
+ */
+export function shardResultsDir(dir: string, shard: Shard): string {
+  return join(dir, `shard-${shard.index}-of-${shard.count}`);
 }

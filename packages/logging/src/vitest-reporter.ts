@@ -8,7 +8,7 @@ import { LiveLogger, type LogMode, logModeFromEnv } from "./live-logger.js";
 import { originLabel, paidFor } from "./origin.js";
 import { formatSessionTree } from "./session-format.js";
 import { buildSessionTree } from "./session-tracker.js";
-import { type Shard, shardFromEnv } from "./shard.js";
+import { type Shard, shardFromEnv, shardResultsDir } from "./shard.js";
 import { type OutputStream, palette, shouldUseColor } from "./terminal.js";
 import { type WriteReportsOptions, writeReports } from "./write-reports.js";
 
@@ -73,7 +73,18 @@ export class EvalReporter implements Reporter {
 
   onInit(vitest: Vitest): void {
     this.root = vitest.config.root;
-    this.shard = shardFromEnv(this.options.env ?? process.env);
+    const files = vitest.config.shard;
+    // With CaseShardSequencer, vitest's --shard is a case-level shard, as EVALS_SHARD is.
+    const sequencer = vitest.config.sequence.sequencer as unknown;
+    const caseShards =
+      typeof sequencer === "function" && (sequencer as { casesNotFiles?: boolean }).casesNotFiles === true;
+    this.shard =
+      shardFromEnv(this.options.env ?? process.env) ?? (caseShards && files ? { ...files } : undefined);
+    if (files && !this.shard) {
+      this.stream.write(
+        `evals: vitest --shard=${files.index}/${files.count} splits the test files, not their cases, and these results are no shard's (evals merge refuses them): for case-level shards run every file with EVALS_SHARD=${files.index}/${files.count} instead\n`,
+      );
+    }
     this.startedAt = new Date();
     const others = (vitest.config.reporters ?? []).some((entry) => {
       const name = Array.isArray(entry) ? entry[0] : entry;
@@ -166,9 +177,10 @@ export class EvalReporter implements Reporter {
     }
     if (this.logger) this.logger.finish(counts);
     if (this.options.write === false) return;
+    const dir = resolve(this.root, this.options.outputDir ?? "results");
     try {
       const { files } = writeReports(found, {
-        dir: resolve(this.root, this.options.outputDir ?? "results"),
+        dir: this.shard ? shardResultsDir(dir, this.shard) : dir,
         cwd: this.root,
         startedAt: this.startedAt,
         finishedAt: new Date(),

@@ -2,7 +2,14 @@ import { existsSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { formatCasesTable, parseShard, type Shard, shardFromEnv, writeReports } from "@evals/logging";
+import {
+  formatCasesTable,
+  parseShard,
+  type Shard,
+  shardFromEnv,
+  shardResultsDir,
+  writeReports,
+} from "@evals/logging";
 import { type ScriptFunction, VCR_MODES, type VcrMode } from "@evals/vcr";
 import { type CaseModels, runCases } from "../run-case.js";
 import type { Command, CommandIo } from "./command.js";
@@ -17,7 +24,8 @@ const OPTIONS_HELP = `  --trials <n>        runs per case (default: each case's 
   --out <dir>         where the reports go (default: results)
   --concurrency <n>   trials running at once (default 1)
   --shard <i/n>       run only shard i of n of the cases (default: EVALS_SHARD): every machine runs
-                      its own share, keeping every run in its results, and \`evals merge\` joins them
+                      its own share, keeping every run in its results (in <out>/shard-<i>-of-<n>),
+                      and \`evals merge\` joins them
   -h, --help          this help`;
 
 export const RUN_USAGE = `Usage: evals run <cases...> [options]
@@ -124,8 +132,9 @@ export async function runCommand(
   for (const outcome of result.outcomes) {
     if (outcome.message) io.stdout.write(`\n${outcome.message}\n`);
   }
+  const out = values.out ?? "results";
   const { files } = writeReports(results, {
-    dir: values.out ?? "results",
+    dir: shard ? shardResultsDir(out, shard) : out,
     // A shard's results keep every run (the merged HTML report draws them) and each case's place.
     ...(result.shard ? { includeRuns: "all" as const, meta: { shard: result.shard } } : {}),
   });
