@@ -1,14 +1,22 @@
 import { relative } from "node:path";
 import type { Scorer } from "@evals/core";
 import type { ExpectedOutcome } from "@evals/evaluators";
-import type { EvalTestMeta } from "@evals/logging";
-import { describe, test } from "vitest";
+import {
+  type EvalTestMeta,
+  formatShard,
+  parseShard,
+  SHARD_PROVIDE_KEY,
+  type Shard,
+  shardFromEnv,
+} from "@evals/logging";
+import { describe, inject, test } from "vitest";
 import type { AgentChoice } from "./agent-runner.js";
 import { type FindClaudeOptions, skipIfNoClaude } from "./claude-bin.js";
 import {
   type CaseOutcome,
   type CaseScorers,
   type CaseSettings,
+  caseId,
   caseName,
   type EvalCaseFields,
   type EvalTask,
@@ -17,6 +25,7 @@ import {
 import { createLimiter } from "./limiter.js";
 import type { PassRule } from "./pass-rule.js";
 import type { Threshold } from "./scoring.js";
+import { shardsOfCases } from "./shard.js";
 import type { CaseModel, CassetteOption, WorktreeOption } from "./trial.js";
 
 export interface DescribeEvalOptions<Case> {
@@ -84,6 +93,12 @@ export interface DescribeEvalOptions<Case> {
   requiresClaude?: boolean | FindClaudeOptions;
   /** Where runs write `test-output/<run id>/` (default: EVALS_OUTPUT_DIR, else the cwd). */
   outputRoot?: string;
+  /**
+   * Run only this machine's share of the cases (see casesInShard); the others become skipped tests
+   * named "(shard i/n)". Default: EVALS_SHARD (`EVALS_SHARD=2/3 vitest run`), else `vitest --shard`'s
+   * with @evals/logging's CaseShardSequencer, else every case.
+   */
+  shard?: Shard;
 }
 
 /**
@@ -142,12 +157,25 @@ export function defineEvalSuite<Case>(
     const testTimeout = Math.ceil(allTrials / concurrency) * perTrial;
     const names = uniqueNames(cases.map((value, index) => caseName(value, index)));
     const define = concurrency > 1 ? test.concurrent : test;
+    const shard = options.shard ?? shardFromEnv() ?? vitestShard();
+    const shardOf = shard
+      ? shardsOfCases(
+          name,
+          cases.map((value, index) => caseId(value, names[index]!)),
+          shard.count,
+        )
+      : undefined;
 
     cases.forEach((caseValue, index) => {
       const skip = (caseValue as EvalCaseFields | undefined)?.skip;
       const testName = names[index]!;
       if (skip) {
         test.skip(typeof skip === "string" ? `${testName} (${skip})` : testName, () => {});
+        return;
+      }
+      if (shard && shardOf && shardOf[index] !== shard.index) {
+        // Declared all the same, so every shard sees the whole suite (the reporter's positions).
+        test.skip(`${testName} (shard ${formatShard({ index: shardOf[index]!, count: shard.count })})`, () => {});
         return;
       }
       define(
@@ -171,6 +199,7 @@ export function defineEvalSuite<Case>(
             ...(options.cassette ? { cassette: options.cassette === true ? {} : options.cassette } : {}),
             ...(options.model ? { model: options.model } : {}),
             ...(options.agent ? { agent: options.agent } : {}),
+            ...(shard ? { shard } : {}),
             ...own[index],
           };
           const file = context.task.file?.filepath;
@@ -200,6 +229,19 @@ export interface SuiteHooks {
   gate?: boolean;
   /** The suite the reports show the case under (default: the suite's name). */
   metaSuite?: string;
+}
+
+declare module "vitest" {
+  interface ProvidedContext {
+    /** `vitest --shard`'s `i/n`, when @evals/logging's CaseShardSequencer made it a shard of cases. */
+    evalsShard: string;
+  }
+}
+
+/** `vitest --shard`'s shard, when @evals/logging's CaseShardSequencer makes it a shard of cases. */
+function vitestShard(): Shard | undefined {
+  const provided = inject(SHARD_PROVIDE_KEY);
+  return provided ? parseShard(provided, "vitest --shard") : undefined;
 }
 
 /** The error a failed eval case throws: its message says which scorer failed, by how much, and why. */

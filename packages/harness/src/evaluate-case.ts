@@ -25,6 +25,7 @@ import {
   type CaseViolation,
   caseResult,
   type Score,
+  type Shard,
   type TrialResult,
   trialStatistics,
 } from "@evals/logging";
@@ -103,6 +104,11 @@ export interface CaseSettings<Case> {
   variant?: TrialVariant;
   /** How long a trial that ignores its abort signal gets after its timeout (default 15000 ms). */
   trialGraceMs?: number;
+  /**
+   * This machine's shard, when the run is split across machines: its trials' run ids (and so their
+   * output folders and worktrees) name it, e.g. `<suite>-<case>-t1-s2of3-<time>-<random>`.
+   */
+  shard?: Shard;
   /** Runs trials (all of the suite's) through the suite's limiter. */
   schedule?: <T>(task: () => Promise<T>) => Promise<T>;
 }
@@ -163,8 +169,9 @@ export async function evaluateCase<Case>(
 
   const runOne = async (trial: number) => {
     const variant = settings.variant ? `-${safeName(settings.variant.name).slice(0, 20)}` : "";
+    const shard = settings.shard ? `-s${settings.shard.index}of${settings.shard.count}` : "";
     const runId = newRunId(
-      `${safeName(settings.suite).slice(0, 30)}-${id.slice(0, 40)}${variant}-t${trial + 1}`,
+      `${safeName(settings.suite).slice(0, 30)}-${id.slice(0, 40)}${variant}-t${trial + 1}${shard}`,
     );
     const trialStarted = performance.now();
     // Run once the trial's scorers are done: e.g. the removal of the folder its agent worked in.

@@ -89,6 +89,7 @@ export {
 export { cleanupLeftoverRuns, type LeftoverReport, type RunLock, runLocksDir } from "./run-guard.js";
 export { INHERITED_ENV, NETWORK_ENV, newRunId, stableEnv, stableLocale } from "./sandbox.js";
 export { type ScorerVerdict, scoreTrial, type Threshold, type TrialScores, thresholdFor } from "./scoring.js";
+export { casesInShard, shardsOfCases } from "./shard.js";
 export {
   getToolCalls,
   getToolSequence,

@@ -9,6 +9,7 @@ import {
   resolveAgentPaths,
   scorersForCase,
 } from "@evals/evaluators";
+import type { ResultsShard, Shard } from "@evals/logging";
 import type { ModelSource, ScriptFunction } from "@evals/vcr";
 import { type AgentChoice, type AgentRunnerOptions, resolveAgentRunner } from "./agent-runner.js";
 import type { CaseOutcome, CaseScorers, CaseSettings, EvalTask } from "./evaluate-case.js";
@@ -17,6 +18,7 @@ import { createLimiter } from "./limiter.js";
 import type { PassRule } from "./pass-rule.js";
 import type { RunAgentOptions, RunAgentResult } from "./run-agent.js";
 import type { Threshold } from "./scoring.js";
+import { shardsOfCases } from "./shard.js";
 import type { CaseModel, CassetteOption, TrialContext, WorktreeOption } from "./trial.js";
 import {
   checkVariants,
@@ -234,6 +236,11 @@ export interface RunCasesOptions extends CaseSuiteOptions {
    * and recordings.
    */
   variants?: readonly Variant[];
+  /**
+   * Run only this machine's share of the cases (each suite's split by casesInShard); every machine
+   * loads the same case files and runs its own share, and mergeShardResults joins their results.
+   */
+  shard?: Shard;
 }
 
 /** What runCases found: every case's outcome, in order. */
@@ -244,6 +251,11 @@ export interface RunCasesResult {
   outcomes: CaseOutcome[];
   /** Under `variants`: each variant's outcomes and results, and their comparison. */
   variants?: VariantsResult;
+  /**
+   * With `shard`: which shard ran, and where each outcome's case stands among all the cases (for
+   * the results' `meta.shard`, see writeReports).
+   */
+  shard?: ResultsShard;
 }
 
 /**
@@ -254,6 +266,9 @@ export interface RunCasesResult {
 export async function runCases(cases: CaseList, options: RunCasesOptions = {}): Promise<RunCasesResult> {
   const list = loadCaseList(cases);
   const schedule = createLimiter(options.concurrency ?? 1);
+  const suiteFor = (evalCase: EvalCase) => options.suite ?? suiteOf(evalCase);
+  const positions = options.shard ? positionsInShard(list, suiteFor, options.shard) : list.map((_c, i) => i);
+  const shard = options.shard ? { shard: { ...options.shard, positions } } : {};
   if (options.variants) {
     const variants = checkVariants(options.variants);
     const sides = await Promise.all(
@@ -261,13 +276,14 @@ export async function runCases(cases: CaseList, options: RunCasesOptions = {}): 
         variant,
         outcomes: await evaluateCases(
           list.map((evalCase) => variantCase(evalCase, variant)),
+          positions,
           options,
           schedule,
           variant,
         ),
       })),
     );
-    const suites = [...new Set(list.map((evalCase) => options.suite ?? suiteOf(evalCase)))];
+    const suites = [...new Set(list.map(suiteFor))];
     const result = compareVariantOutcomes([sides[0]!, sides[1]!], {
       ...(suites.length === 1 ? { suite: suites[0]! } : {}),
     });
@@ -275,28 +291,39 @@ export async function runCases(cases: CaseList, options: RunCasesOptions = {}): 
       passed: result.runs.every((run) => run.passed || run.variant.mustPass === false),
       outcomes: result.runs.flatMap((run) => run.outcomes),
       variants: result,
+      ...shard,
     };
   }
-  const outcomes = await evaluateCases(list, options, schedule);
-  return { passed: outcomes.every((outcome) => outcome.passed), outcomes };
+  const outcomes = await evaluateCases(list, positions, options, schedule);
+  return { passed: outcomes.every((outcome) => outcome.passed), outcomes, ...shard };
 }
 
-/** Every case's trials, through the shared limiter; under a variant, with its run ids and recordings. */
+/**
+ * The trials of the cases at `positions` (all, or this shard's), through the shared limiter; under
+ * a variant, with its run ids and recordings.
+ */
 function evaluateCases(
   list: EvalCase[],
+  positions: number[],
   options: RunCasesOptions,
   schedule: ReturnType<typeof createLimiter>,
   variant?: Variant,
 ): Promise<CaseOutcome[]> {
   return Promise.all(
-    list.map(async (evalCase, index) => {
+    positions.map(async (index) => {
+      const evalCase = list[index]!;
       const settings = variant
         ? variantSettingsOf(options, evalCase, variant)
         : caseSettingsOf(options, evalCase);
       const outcome = await evaluateCase(
         evalCase,
         index,
-        { suite: options.suite ?? suiteOf(evalCase), schedule, ...settings },
+        {
+          suite: options.suite ?? suiteOf(evalCase),
+          schedule,
+          ...settings,
+          ...(options.shard ? { shard: options.shard } : {}),
+        },
         {
           name: evalCase.name ?? evalCase.id,
           ...(options.signal ? { signal: options.signal } : {}),
@@ -307,6 +334,31 @@ function evaluateCases(
       return outcome;
     }),
   );
+}
+
+/** The positions (in `list`) of the cases that fall to `shard`, each suite split on its own. */
+function positionsInShard(
+  list: EvalCase[],
+  suiteFor: (evalCase: EvalCase) => string,
+  shard: Shard,
+): number[] {
+  const bySuite = new Map<string, number[]>();
+  list.forEach((evalCase, position) => {
+    const suite = suiteFor(evalCase);
+    bySuite.set(suite, [...(bySuite.get(suite) ?? []), position]);
+  });
+  const mine: number[] = [];
+  for (const [suite, members] of bySuite) {
+    const shards = shardsOfCases(
+      suite,
+      members.map((position) => list[position]!.id),
+      shard.count,
+    );
+    members.forEach((position, n) => {
+      if (shards[n] === shard.index) mine.push(position);
+    });
+  }
+  return mine.sort((a, b) => a - b);
 }
 
 /** A case's suite when none is given: its file's name without the extension, else "cases". */

@@ -36,14 +36,18 @@ export function writeJsonResults(
   return { latest, history };
 }
 
-/** `YYYY-MM` and `DD-HHMMSS-<suite slug>` of a results file, from its finish time in UTC. */
+/**
+ * `YYYY-MM` and `DD-HHMMSS-<suite slug>` of a results file, from its finish time in UTC; a shard's
+ * ends in `-shard-<i>-of-<n>`, so shards that share a results folder never take each other's name.
+ */
 export function historyName(results: Pick<ResultsFile, "meta">): { folder: string; name: string } {
   const time = new Date(results.meta.finished_at);
   const at = Number.isNaN(time.getTime()) ? new Date() : time;
   const two = (n: number) => String(n).padStart(2, "0");
+  const shard = results.meta.shard;
   return {
     folder: `${at.getUTCFullYear()}-${two(at.getUTCMonth() + 1)}`,
-    name: `${two(at.getUTCDate())}-${two(at.getUTCHours())}${two(at.getUTCMinutes())}${two(at.getUTCSeconds())}-${slug(results.meta.suite)}`,
+    name: `${two(at.getUTCDate())}-${two(at.getUTCHours())}${two(at.getUTCMinutes())}${two(at.getUTCSeconds())}-${slug(results.meta.suite)}${shard ? `-shard-${shard.index}-of-${shard.count}` : ""}`,
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import { EvalReporter } from "./vitest-reporter.js";
 
+export { CaseShardSequencer } from "./case-shard-sequencer.js";
 export type { EvalReporterOptions } from "./vitest-reporter.js";
 export { EvalReporter };
 export default EvalReporter;

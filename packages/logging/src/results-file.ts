@@ -16,6 +16,20 @@ export const TallySchema = z.object({
 });
 export type Tally = z.infer<typeof TallySchema>;
 
+/**
+ * Which part of a run split across machines a results file holds (`evals run --shard`, or
+ * EVALS_SHARD): shard `index` of `count`, and where each of its cases stands in the whole run.
+ * `mergeShardResults` puts the shards' cases back in that order; a merged or unsharded file has none.
+ */
+export const ResultsShardSchema = z.object({
+  /** 1-based. */
+  index: z.number().int().positive(),
+  count: z.number().int().positive(),
+  /** The 0-based position in the whole run of each case of the file, in the order of `cases`. */
+  positions: z.array(z.number().int().nonnegative()),
+});
+export type ResultsShard = z.infer<typeof ResultsShardSchema>;
+
 export const ResultsMetaSchema = z.object({
   /** What the run is called: the suite's name, or the project's when it ran several suites. */
   suite: z.string(),
@@ -40,6 +54,8 @@ export const ResultsMetaSchema = z.object({
   ci: z.boolean(),
   /** Whether trials' runs were kept in this file: all of them, those of failed cases, or none. */
   runs_included: z.enum(["all", "failed", "none"]),
+  /** Set on the results of one shard of a run split across machines (see ResultsShardSchema). */
+  shard: ResultsShardSchema.optional(),
 });
 export type ResultsMeta = z.infer<typeof ResultsMetaSchema>;
 

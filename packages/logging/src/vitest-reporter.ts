@@ -9,6 +9,7 @@ import { originLabel, paidFor } from "./origin.js";
 import { readRunComparisons } from "./run-comparisons.js";
 import { formatSessionTree } from "./session-format.js";
 import { buildSessionTree } from "./session-tracker.js";
+import { type Shard, shardFromEnv, shardResultsDir } from "./shard.js";
 import { type OutputStream, palette, shouldUseColor } from "./terminal.js";
 import { type WriteReportsOptions, writeReports } from "./write-reports.js";
 
@@ -55,6 +56,8 @@ export class EvalReporter implements Reporter {
   private readonly stream: OutputStream;
   private readonly color: boolean;
   private readonly mode: LogMode;
+  /** This machine's shard of the run (EVALS_SHARD), read when the run starts. */
+  private shard: Shard | undefined;
   private root = process.cwd();
   private startedAt = new Date();
   private logger: LiveLogger | undefined;
@@ -71,6 +74,18 @@ export class EvalReporter implements Reporter {
 
   onInit(vitest: Vitest): void {
     this.root = vitest.config.root;
+    const files = vitest.config.shard;
+    // With CaseShardSequencer, vitest's --shard is a case-level shard, as EVALS_SHARD is.
+    const sequencer = vitest.config.sequence.sequencer as unknown;
+    const caseShards =
+      typeof sequencer === "function" && (sequencer as { casesNotFiles?: boolean }).casesNotFiles === true;
+    this.shard =
+      shardFromEnv(this.options.env ?? process.env) ?? (caseShards && files ? { ...files } : undefined);
+    if (files && !this.shard) {
+      this.stream.write(
+        `evals: vitest --shard=${files.index}/${files.count} splits the test files, not their cases, and these results are no shard's (evals merge refuses them): for case-level shards run every file with EVALS_SHARD=${files.index}/${files.count} instead\n`,
+      );
+    }
     this.startedAt = new Date();
     const others = (vitest.config.reporters ?? []).some((entry) => {
       const name = Array.isArray(entry) ? entry[0] : entry;
@@ -136,12 +151,21 @@ export class EvalReporter implements Reporter {
   }
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
-    const cases = modules.flatMap((module) =>
-      [...module.children.allTests()].map((test) => this.caseOf(test)),
-    );
-    const found = cases.filter((c) => c !== undefined);
+    // Files in path order, each file's tests in declaration order: the same order whichever file
+    // finished first, and on every shard (a shard declares the other shards' cases as skipped tests).
+    const ordered = [...modules].sort((a, b) => compareText(a.moduleId, b.moduleId));
+    const tests = ordered.flatMap((module) => [...module.children.allTests()]);
+    const positions: number[] = [];
+    const found: CaseResult[] = [];
+    tests.forEach((test, position) => {
+      const result = this.caseOf(test);
+      if (!result) return;
+      found.push(result);
+      positions.push(position);
+    });
     const paint = palette(this.color);
-    if (found.length === 0) {
+    // A shard writes its results even when none of the cases fell to it: the merge needs every shard.
+    if (found.length === 0 && !this.shard) {
       this.logger?.close();
       return;
     }
@@ -154,12 +178,12 @@ export class EvalReporter implements Reporter {
     }
     if (this.logger) this.logger.finish(counts);
     if (this.options.write === false) return;
+    const dir = resolve(this.root, this.options.outputDir ?? "results");
     try {
-      const dir = resolve(this.root, this.options.outputDir ?? "results");
       // The comparisons of suites this run ran under two variants go into the report (unless given).
       const comparisons = this.options.htmlOptions?.comparison ? [] : readRunComparisons(dir, this.startedAt);
       const { files } = writeReports(found, {
-        dir,
+        dir: this.shard ? shardResultsDir(dir, this.shard) : dir,
         cwd: this.root,
         startedAt: this.startedAt,
         finishedAt: new Date(),
@@ -167,6 +191,8 @@ export class EvalReporter implements Reporter {
         ...(comparisons.length > 0
           ? { htmlOptions: { ...this.options.htmlOptions, comparison: comparisons } }
           : {}),
+        // A shard's results keep every run and say where each case stands, for mergeShardResults.
+        ...(this.shard ? { includeRuns: "all" as const, meta: { shard: { ...this.shard, positions } } } : {}),
       });
       const show = (file: string) => {
         const near = relative(process.cwd(), file);
@@ -227,6 +253,10 @@ export class EvalReporter implements Reporter {
 function suiteName(test: TestCase): string | undefined {
   const parent = test.parent as TestSuite | TestModule;
   return parent.type === "suite" ? parent.name : undefined;
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function pick<T extends object, K extends keyof T>(value: T, keys: K[]): Pick<T, K> {

@@ -26,14 +26,17 @@ export interface WrittenReports {
  * file is written atomically. The HTML report gets every trial's run; the JSON files keep the runs
  * `includeRuns` asks for (by default those of cases that did not pass).
  */
-export function writeReports(cases: CaseResult[], options: WriteReportsOptions = {}): WrittenReports {
-  cases.forEach((c, i) => {
+export function writeReports(given: CaseResult[], options: WriteReportsOptions = {}): WrittenReports {
+  // The cases as their schema reads them (its field order): the same files whether the cases come
+  // straight from a run or back from results files (the shards' files that mergeShardResults joins).
+  const cases = given.map((c, i) => {
     const parsed = CaseResultSchema.safeParse(c);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       const name = typeof c?.id === "string" ? ` "${c.id}"` : "";
       throw new TypeError(`case ${i}${name} (field ${fieldPath(issue.path) || "(root)"}): ${issue.message}`);
     }
+    return parsed.data;
   });
   const dir = resolve(options.dir ?? "results");
   const results = buildResults(cases, options);

@@ -27,6 +27,7 @@ afterAll(() => {
 /** Runs vitest on the fixture project, as a user would, with our reporter by name. */
 function runVitest(
   reporters: "with-default" | "alone",
+  more: { args?: string[]; env?: Record<string, string> } = {},
 ): Promise<{ stdout: string; code: number; out: string }> {
   const out = mkdtempSync(join(tmpdir(), "evals-reporter-"));
   outputs.push(out);
@@ -41,7 +42,15 @@ function runVitest(
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [vitestBin, "run", "--root", project, "--config", join(project, "vitest.config.mjs")],
+      [
+        vitestBin,
+        "run",
+        "--root",
+        project,
+        "--config",
+        join(project, "vitest.config.mjs"),
+        ...(more.args ?? []),
+      ],
       {
         cwd: project,
         timeout: 90_000,
@@ -52,6 +61,8 @@ function runVitest(
           FORCE_COLOR: "0",
           NO_COLOR: "1",
           CI: "",
+          EVALS_SHARD: "",
+          ...more.env,
         },
       },
       (error, stdout, stderr) => {
@@ -145,5 +156,24 @@ describe("EvalReporter in a real vitest run", () => {
     expect(stdout).toMatch(/\[1\/6\] ✓ PASS {2}delegates the echo 1\.1s · \$0\.171 {2}trajectory 1\.00/);
     expect(stdout).toContain("✗ FAIL  asks before paying");
     expect(stdout).toMatch(/Evals 2 passed · 2 failed \(50% of 4 cases in/);
+  });
+
+  it("under EVALS_SHARD writes a shard's results: every run kept, the shard and each case's place", async () => {
+    const { out } = await runVitest("with-default", { env: { EVALS_SHARD: "1/1" } });
+    // In a folder of its own, so shards sharing a results folder never overwrite each other.
+    const dir = join(out, "shard-1-of-1");
+    const results = readResults(join(dir, "latest.json"));
+    expect(results.meta.shard).toEqual({ index: 1, count: 1, positions: [0, 1, 2, 5] });
+    expect(results.meta.runs_included).toBe("all");
+    expect(results.cases[0]!.trials[0]!.run).toBeDefined();
+    const month = readdirSync(join(dir, "history"))[0]!;
+    expect(readdirSync(join(dir, "history", month))[0]).toMatch(/-checkout-evals-shard-1-of-1\.json$/);
+  });
+
+  it("says that vitest's --shard splits files, not cases, and writes no shard's results", async () => {
+    const { stdout, out } = await runVitest("with-default", { args: ["--shard=1/1"] });
+    expect(stdout).toContain("evals: vitest --shard=1/1 splits the test files, not their cases");
+    expect(stdout).toContain("EVALS_SHARD=1/1");
+    expect(readResults(join(out, "latest.json")).meta.shard).toBeUndefined();
   });
 });

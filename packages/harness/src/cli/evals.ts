@@ -4,6 +4,7 @@ import type { Command, CommandIo } from "./command.js";
 import { compare } from "./compare-command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { grade } from "./grade-command.js";
+import { merge } from "./merge-command.js";
 import { migrate } from "./migrate-command.js";
 import { report } from "./report-command.js";
 import { recordSubcommand, runSubcommand } from "./run-command.js";
@@ -19,6 +20,7 @@ export const COMMANDS: readonly Command[] = [
   grade,
   validate,
   report,
+  merge,
   compare,
   migrate,
 ];

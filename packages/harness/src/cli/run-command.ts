@@ -2,7 +2,15 @@ import { existsSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { formatCasesTable, shouldUseColor, writeReports } from "@evals/logging";
+import {
+  formatCasesTable,
+  parseShard,
+  type Shard,
+  shardFromEnv,
+  shardResultsDir,
+  shouldUseColor,
+  writeReports,
+} from "@evals/logging";
 import { type ScriptFunction, VCR_MODES, type VcrMode } from "@evals/vcr";
 import { type CaseModels, runCases } from "../run-case.js";
 import {
@@ -28,6 +36,9 @@ const OPTIONS_HELP = `  --trials <n>        runs per case (default: each case's 
   --variants <file>   run every case under the two variants of a variants file (YAML, version 1)
                       and compare them: each variant's results, comparison.json and comparison.html
                       go to <out>/variants/<suite>/, and the comparison table is printed
+  --shard <i/n>       run only shard i of n of the cases (default: EVALS_SHARD): every machine runs
+                      its own share, keeping every run in its results (in <out>/shard-<i>-of-<n>),
+                      and \`evals merge\` joins them
   -h, --help          this help`;
 
 export const RUN_USAGE = `Usage: evals run <cases...> [options]
@@ -102,6 +113,12 @@ export async function runCommand(
   if (options.record && values.mode !== undefined) {
     return usageError(name, usage, "evals record always records: --mode is for evals run", io);
   }
+  let shard: Shard | undefined;
+  try {
+    shard = values.shard !== undefined ? parseShard(values.shard, "--shard") : shardFromEnv();
+  } catch (error) {
+    return usageError(name, usage, (error as Error).message, io);
+  }
   const mode = options.record ? "record" : values.mode;
   if (mode !== undefined && !(VCR_MODES as readonly string[]).includes(mode)) {
     return usageError(name, usage, `--mode must be one of ${VCR_MODES.join(", ")}, got ${mode}`, io);
@@ -132,6 +149,7 @@ export async function runCommand(
       ...(concurrency.value !== undefined ? { concurrency: concurrency.value } : {}),
       ...(values.suite ? { suite: values.suite } : {}),
       ...(variants ? { variants } : {}),
+      ...(shard ? { shard } : {}),
     });
   } catch (error) {
     io.stderr.write(`evals ${name}: ${(error as Error).message}\n`);
@@ -143,12 +161,17 @@ export async function runCommand(
   for (const outcome of result.outcomes) {
     if (outcome.message) io.stdout.write(`\n${outcome.message}\n`);
   }
-  const { files } = writeReports(results, { dir: values.out ?? "results" });
+  const out = values.out ?? "results";
+  const { files } = writeReports(results, {
+    dir: shard ? shardResultsDir(out, shard) : out,
+    // A shard's results keep every run (the merged HTML report draws them) and each case's place.
+    ...(result.shard ? { includeRuns: "all" as const, meta: { shard: result.shard } } : {}),
+  });
   const passed = result.outcomes.filter((outcome) => outcome.passed).length;
   const trialCount = results.reduce((sum, caseResult) => sum + caseResult.trials.length, 0);
   const shown = (path: string) => relative(process.cwd(), path) || path;
   io.stdout.write(
-    `\n${results.length} case(s), ${trialCount} trial(s): ${passed} passed, ${results.length - passed} failed\n` +
+    `\n${results.length} case(s), ${trialCount} trial(s): ${passed} passed, ${results.length - passed} failed${shard ? ` (shard ${shard.index}/${shard.count})` : ""}\n` +
       `Reports: ${[files.latest, files.junit, files.html]
         .filter(Boolean)
         .map((file) => shown(file as string))
@@ -209,6 +232,7 @@ function parse(args: string[]) {
       out: { type: "string" },
       concurrency: { type: "string" },
       variants: { type: "string" },
+      shard: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });

@@ -1,0 +1,95 @@
+import { existsSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { parseArgs } from "node:util";
+import {
+  mergeShardResults,
+  ResultsFileError,
+  readResults,
+  ShardMergeError,
+  type ShardResults,
+  writeReports,
+} from "@evals/logging";
+import type { Command } from "./command.js";
+import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
+import { parseCommandArgs, usageError } from "./usage.js";
+
+export const MERGE_USAGE = `Usage: evals merge <shard results...> [options]
+
+Joins the results of a run split across machines (\`evals run --shard i/n\`, or EVALS_SHARD=i/n
+with describeEval) into the reports one machine would have written for the same cases: latest.json,
+the history file, junit.xml and report.html. Give every shard's results file (its latest.json), or
+folders holding them: all n shards, each once, of the same commit.
+
+Options:
+  --out <dir>     where to write (default: results)
+  --suite <name>  the run's name in the reports (default: as one machine names it)
+  -h, --help      this help
+
+${EXIT_CODES_HELP}
+Here: 0 the merged cases all passed, 1 a case failed, 2 a file cannot be read or the shards do not
+make one run.`;
+
+/** `evals merge`: one run's reports from the results of its shards. */
+export const merge: Command = {
+  name: "merge",
+  summary: "join the results of `evals run --shard i/n` (or EVALS_SHARD) into one run's JSON, JUnit and HTML",
+  run: async (args, io) => {
+    const parsed = parseCommandArgs("merge", MERGE_USAGE, io, () =>
+      parseArgs({
+        args,
+        allowPositionals: true,
+        options: {
+          out: { type: "string" },
+          suite: { type: "string" },
+          help: { type: "boolean", short: "h" },
+        },
+      }),
+    );
+    if (!parsed) return EXIT.badInput;
+    const { values, positionals } = parsed;
+    if (values.help) {
+      io.stdout.write(`${MERGE_USAGE}\n`);
+      return EXIT.passed;
+    }
+    if (positionals.length === 0)
+      return usageError("merge", MERGE_USAGE, "name the shards' results files (or folders of them)", io);
+    const shards: ShardResults[] = [];
+    for (const target of positionals) {
+      if (!existsSync(target)) {
+        io.stderr.write(`evals merge: ${target}: no such file or folder\n`);
+        return EXIT.badInput;
+      }
+      const file = statSync(target).isDirectory() ? join(target, "latest.json") : target;
+      try {
+        shards.push({ results: readResults(file), source: file });
+      } catch (error) {
+        if (!(error instanceof ResultsFileError)) throw error;
+        io.stderr.write(`evals merge: ${error.message}\n`);
+        return EXIT.badInput;
+      }
+    }
+    let merged: ReturnType<typeof mergeShardResults>;
+    try {
+      merged = mergeShardResults(shards);
+    } catch (error) {
+      if (!(error instanceof ShardMergeError)) throw error;
+      io.stderr.write(`evals merge: ${error.message}\n`);
+      return EXIT.badInput;
+    }
+    const { results, files } = writeReports(merged.cases, {
+      ...merged.buildOptions,
+      dir: values.out ?? "results",
+      ...(values.suite ? { suite: values.suite } : {}),
+    });
+    const show = (file: string) => relative(process.cwd(), file) || file;
+    const { summary } = results;
+    io.stdout.write(
+      `${merged.shards} shard(s), ${summary.total} case(s), ${summary.trials} trial(s): ${summary.passed} passed, ${summary.total - summary.passed - summary.skipped} failed\n` +
+        `Reports: ${[files.latest, files.junit, files.html]
+          .filter((file): file is string => !!file)
+          .map(show)
+          .join(", ")}\n`,
+    );
+    return summary.passed + summary.skipped === summary.total ? EXIT.passed : EXIT.failed;
+  },
+};
