@@ -1,4 +1,4 @@
-import { SeveritySchema } from "@evals/core";
+import { jsonSchemaOf, SeveritySchema } from "@evals/core";
 import { z } from "zod";
 import type { AnyRule } from "../define-rule.js";
 import { ExpectedOutcomeSchema } from "../outcome.js";
@@ -297,9 +297,5 @@ export function casePrompts(evalCase: Pick<EvalCase, "prompt" | "prompts">): str
 
 /** The JSON Schema (draft 2020-12) of a case file, generated from the zod schema. */
 export function caseJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(caseSchema(), { io: "input", unrepresentable: "any" }) as Record<
-    string,
-    unknown
-  >;
-  return { $id: "urn:evals:evaluators:case", title: "Eval case", ...schema };
+  return jsonSchemaOf(caseSchema(), { id: "urn:evals:evaluators:case", title: "Eval case" });
 }
