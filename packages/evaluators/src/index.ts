@@ -48,6 +48,7 @@ export * from "./rules/behavior.js";
 export * from "./rules/cleanup-confirmation.js";
 export * from "./rules/context-loading.js";
 export * from "./rules/delegation.js";
+export { describeRules, type RuleDescription, rulesMarkdown, rulesText } from "./rules/describe.js";
 export * from "./rules/error-handling.js";
 export * from "./rules/execution-balance.js";
 export * from "./rules/forbidden-commands.js";

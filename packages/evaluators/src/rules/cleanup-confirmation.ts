@@ -146,7 +146,7 @@ function destructiveCommand(simple: SimpleCommand): DestructiveOperation | undef
 export const cleanupConfirmationRule = defineRule({
   id: CLEANUP_CONFIRMATION,
   summary:
-    "Destructive operations (rm -rf, git reset --hard, dropping data) come after the user confirmed them.",
+    "Destructive operations (rm, git reset --hard, force pushes, find -delete, dropping tables, ...) come after the user confirmed them.",
   options: CleanupConfirmationOptionsSchema,
   evaluate(_run, options, { index, evidence, violate }) {
     const allowPaths = options.allowPaths ?? ["/tmp/**"];

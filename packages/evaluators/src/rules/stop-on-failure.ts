@@ -51,7 +51,7 @@ interface OpenFailure {
 export const stopOnFailureRule = defineRule({
   id: STOP_ON_FAILURE,
   summary:
-    "After a failure the agent stops or handles it rather than pressing on, retrying at most maxRetries times.",
+    "After a failed tool call the agent stops and reports instead of pressing on; reading to investigate and retrying the identical call (up to maxRetries) are fine.",
   options: StopOnFailureOptionsSchema,
   evaluate(run, options, { index, evidence, violate }) {
     const detect = failureDetector(index, options);

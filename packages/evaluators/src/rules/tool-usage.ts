@@ -32,7 +32,8 @@ export interface ToolSuggestion {
  */
 export const toolUsageRule = defineRule({
   id: TOOL_USAGE,
-  summary: "The dedicated tools (Read, Grep, Glob, Edit, Write) are used rather than their Bash equivalents.",
+  summary:
+    "Bash is not used where Claude Code has a dedicated tool it offered (cat -> Read, find -> Glob, grep -> Grep, sed -i -> Edit, echo > file -> Write).",
   options: ToolUsageOptionsSchema,
   evaluate(run, options, { index, violate }) {
     const allow = new Set(options.allow ?? []);

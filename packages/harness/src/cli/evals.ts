@@ -6,6 +6,7 @@ import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { grade } from "./grade-command.js";
 import { migrate } from "./migrate-command.js";
 import { report } from "./report-command.js";
+import { rules } from "./rules-command.js";
 import { recordSubcommand, runSubcommand } from "./run-command.js";
 import { validate } from "./validate-command.js";
 
@@ -18,6 +19,7 @@ export const COMMANDS: readonly Command[] = [
   recordSubcommand,
   grade,
   validate,
+  rules,
   report,
   compare,
   migrate,
