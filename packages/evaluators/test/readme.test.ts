@@ -15,7 +15,12 @@ describe("the README", () => {
 
   it("lists the rules as they declare themselves (rulesMarkdown)", () => {
     const table = /<!-- rules:start -->\n([\s\S]*?)\n<!-- rules:end -->/.exec(readme)?.[1];
-    expect(table).toBe(api.rulesMarkdown(api.BUILTIN_RULES));
+    // Compared cell by cell: the formatter pads the table's columns.
+    const cells = (text: string | undefined) =>
+      (text ?? "")
+        .split("\n")
+        .map((line) => line.split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/^-+$/, "-")));
+    expect(cells(table)).toEqual(cells(api.rulesMarkdown(api.BUILTIN_RULES)));
   });
 
   it("names only functions the package exports", () => {
