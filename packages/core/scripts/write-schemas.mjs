@@ -1,9 +1,7 @@
 // Writes the JSON Schemas of @evals/core's file formats to schemas/ (run after build).
-import { mkdirSync, writeFileSync } from "node:fs";
-import { fileFormats, jsonSchemaFor } from "../dist/index.js";
+import { fileFormats, jsonSchemaFor, writeJsonSchemaFiles } from "../dist/index.js";
 
-const folder = new URL("../schemas/", import.meta.url);
-mkdirSync(folder, { recursive: true });
-for (const name of Object.keys(fileFormats)) {
-  writeFileSync(new URL(`${name}.json`, folder), `${JSON.stringify(jsonSchemaFor(name), null, 2)}\n`);
-}
+writeJsonSchemaFiles(
+  new URL("../schemas/", import.meta.url),
+  Object.fromEntries(Object.keys(fileFormats).map((name) => [name, jsonSchemaFor(name)])),
+);

@@ -12,6 +12,7 @@ export * from "./event-depth.js";
 export * from "./exit-cleanup.js";
 export * from "./format-version.js";
 export * from "./hook-input.js";
+export * from "./json-schema-of.js";
 export * from "./json-schemas.js";
 export * from "./jsonl-appender.js";
 export * from "./jsonl-reader.js";

@@ -17,6 +17,7 @@ import {
   SubagentStopInputSchema,
   UserPromptSubmitInputSchema,
 } from "./hook-input.js";
+import { formatJsonSchema } from "./json-schema-of.js";
 import { RunSchema } from "./run.js";
 import { RunFolderManifestSchema } from "./run-folder.js";
 
@@ -51,9 +52,5 @@ export type FileFormatName = keyof typeof fileFormats;
 
 /** A JSON Schema (draft 2020-12) for one of the file formats, generated from its zod schema. */
 export function jsonSchemaFor(name: FileFormatName): Record<string, unknown> {
-  const schema = z.toJSONSchema(fileFormats[name], { io: "input", unrepresentable: "any" }) as Record<
-    string,
-    unknown
-  >;
-  return { $id: `urn:evals:core:${name}`, title: name, ...schema };
+  return formatJsonSchema("core", name, fileFormats[name]);
 }

@@ -1,7 +1,12 @@
-// Writes the JSON Schema of the case file format to schemas/case.json (run after build).
-import { mkdirSync, writeFileSync } from "node:fs";
-import { caseJsonSchema } from "../dist/index.js";
+// Writes what is generated from the rule registry (run after build): the JSON Schema of the case file
+// format (schemas/case.json) and the README's table of rules. Tests fail when either is out of date.
+import { readFileSync, writeFileSync } from "node:fs";
+import { writeJsonSchemaFiles } from "@evals/core";
+import { BUILTIN_RULES, caseJsonSchema, rulesMarkdown } from "../dist/index.js";
 
-const folder = new URL("../schemas/", import.meta.url);
-mkdirSync(folder, { recursive: true });
-writeFileSync(new URL("case.json", folder), `${JSON.stringify(caseJsonSchema(), null, 2)}\n`);
+writeJsonSchemaFiles(new URL("../schemas/", import.meta.url), { case: caseJsonSchema() });
+
+const readmeFile = new URL("../README.md", import.meta.url);
+const readme = readFileSync(readmeFile, "utf8");
+const table = `<!-- rules:start -->\n${rulesMarkdown(BUILTIN_RULES)}\n<!-- rules:end -->`;
+writeFileSync(readmeFile, readme.replace(/<!-- rules:start -->[\s\S]*?<!-- rules:end -->/, table));

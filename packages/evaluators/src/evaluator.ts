@@ -12,41 +12,6 @@ import {
 } from "@evals/core";
 import { z } from "zod";
 
-/** The rule evaluators, by the id their violations carry and cases name. */
-export const RULE_IDS = [
-  "approval-gate",
-  "context-loading",
-  "execution-balance",
-  "tool-usage",
-  "delegation",
-  "stop-on-failure",
-  "cleanup-confirmation",
-  "read-before-write",
-  "forbidden-commands",
-  "performance-metrics",
-  "report-first",
-  "error-handling",
-] as const;
-export type RuleId = (typeof RULE_IDS)[number];
-
-/**
- * Rules a case runs only when it asks for them (a `rules:` entry that is not false, or an
- * expectedViolations entry): the others run on every case unless turned off.
- */
-export const OPT_IN_RULE_IDS = ["report-first", "error-handling"] as const satisfies readonly RuleId[];
-
-/** Whether a rule runs only when a case asks for it. */
-export function isOptInRule(id: RuleId): boolean {
-  return (OPT_IN_RULE_IDS as readonly string[]).includes(id);
-}
-
-/**
- * Every built-in evaluator: outcome (how the run ended), behavior (the case's expectations),
- * trajectory matching, and the rules.
- */
-export const EVALUATOR_IDS = ["outcome", "behavior", "trajectory", ...RULE_IDS] as const;
-export type EvaluatorId = (typeof EVALUATOR_IDS)[number];
-
 /**
  * Options every rule accepts: `severity` replaces the severity of the rule's violations, for all of
  * them (`"warning"`) or by violation type (`{ "missing-approval": "warning" }`).

@@ -9,14 +9,20 @@ export * from "./cases/schema.js";
 export * from "./cases/tool-names.js";
 // Building blocks.
 export {
-  EVALUATOR_IDS,
-  type EvaluatorId,
+  type AnyRule,
+  type CaseView,
+  defineRule,
+  type Rule,
+  type RuleContext,
+  type RuleOutcome,
+  type RuleSpec,
+} from "./define-rule.js";
+export {
   type EvaluatorOptionsWithThreshold,
-  isOptInRule,
-  OPT_IN_RULE_IDS,
-  RULE_IDS,
-  type RuleId,
+  fraction,
+  pointerTo,
   type RuleOptionsBase,
+  RuleOptionsBaseSchema,
   scorerFrom,
 } from "./evaluator.js";
 export { GRADE_EXIT, GRADE_USAGE, gradeCommand, internalErrorMessage } from "./grade/grade-command.js";
@@ -42,11 +48,28 @@ export * from "./rules/behavior.js";
 export * from "./rules/cleanup-confirmation.js";
 export * from "./rules/context-loading.js";
 export * from "./rules/delegation.js";
+export { describeRules, type RuleDescription, rulesMarkdown, rulesText } from "./rules/describe.js";
 export * from "./rules/error-handling.js";
 export * from "./rules/execution-balance.js";
 export * from "./rules/forbidden-commands.js";
 export * from "./rules/performance-metrics.js";
 export * from "./rules/read-before-write.js";
+// The rule registry: the case schema, its JSON Schema, `evals rules` and the docs come from it.
+export {
+  allRules,
+  BUILTIN_RULES,
+  CORE_EVALUATOR_IDS,
+  EVALUATOR_IDS,
+  type EvaluatorId,
+  evaluatorIds,
+  isOptInRule,
+  OPT_IN_RULE_IDS,
+  RULE_IDS,
+  type RuleId,
+  registerRule,
+  ruleById,
+  unregisterRule,
+} from "./rules/registry.js";
 export * from "./rules/report-first.js";
 export * from "./rules/stop-on-failure.js";
 export * from "./rules/tool-usage.js";

@@ -6,6 +6,7 @@ import {
   type Scorer,
   type Violation,
 } from "@evals/core";
+import type { z } from "zod";
 import {
   type CaseEvaluation,
   type EvaluatorVerdict,
@@ -16,21 +17,22 @@ import {
 import { parseCase } from "./cases/load.js";
 import type { EvalCase, EvalCaseInput } from "./cases/schema.js";
 import { getOrCreate } from "./collections.js";
-import { type EvaluatorOptionsWithThreshold, type RuleId, scorerFrom } from "./evaluator.js";
+import type { AnyRule } from "./define-rule.js";
+import { type EvaluatorOptionsWithThreshold, scorerFrom } from "./evaluator.js";
 import { ExpectedOutcomeSchema } from "./outcome.js";
-import { type ApprovalGateOptions, approvalGate } from "./rules/approval-gate.js";
+import { approvalGateRule } from "./rules/approval-gate.js";
 import { type BehaviorExpectations, behavior } from "./rules/behavior.js";
-import { type CleanupConfirmationOptions, cleanupConfirmation } from "./rules/cleanup-confirmation.js";
-import { type ContextLoadingOptions, contextLoading } from "./rules/context-loading.js";
-import { type DelegationOptions, delegation } from "./rules/delegation.js";
-import { type ErrorHandlingOptions, errorHandling } from "./rules/error-handling.js";
-import { type ExecutionBalanceOptions, executionBalance } from "./rules/execution-balance.js";
-import { type ForbiddenCommandsOptions, forbiddenCommands } from "./rules/forbidden-commands.js";
-import { type PerformanceMetricsOptions, performanceMetrics } from "./rules/performance-metrics.js";
-import { type ReadBeforeWriteOptions, readBeforeWrite } from "./rules/read-before-write.js";
-import { type ReportFirstOptions, reportFirst } from "./rules/report-first.js";
-import { type StopOnFailureOptions, stopOnFailure } from "./rules/stop-on-failure.js";
-import { type ToolUsageOptions, toolUsage } from "./rules/tool-usage.js";
+import { cleanupConfirmationRule } from "./rules/cleanup-confirmation.js";
+import { contextLoadingRule } from "./rules/context-loading.js";
+import { delegationRule } from "./rules/delegation.js";
+import { errorHandlingRule } from "./rules/error-handling.js";
+import { executionBalanceRule } from "./rules/execution-balance.js";
+import { forbiddenCommandsRule } from "./rules/forbidden-commands.js";
+import { performanceMetricsRule } from "./rules/performance-metrics.js";
+import { readBeforeWriteRule } from "./rules/read-before-write.js";
+import { reportFirstRule } from "./rules/report-first.js";
+import { stopOnFailureRule } from "./rules/stop-on-failure.js";
+import { toolUsageRule } from "./rules/tool-usage.js";
 
 /** The scorer input's case as one of ours, when it is one. */
 function asEvalCase(value: unknown): EvalCase | undefined {
@@ -42,52 +44,48 @@ function asEvalCase(value: unknown): EvalCase | undefined {
   }
 }
 
-function ruleScorer<Options extends object>(
-  id: RuleId,
-  evaluate: (run: Run, options?: Options) => EvaluatorResult,
-  options: (Options & EvaluatorOptionsWithThreshold) | undefined,
+type WithThreshold<T> = T & EvaluatorOptionsWithThreshold;
+
+/**
+ * A rule as a describeEval scorer (any rule made with defineRule). Options given here win; without
+ * them, the scorer reads its options from the case describeEval hands it (when that case is one of
+ * ours), else uses the defaults.
+ */
+export function ruleScorer<Rule extends AnyRule>(
+  rule: Rule,
+  options?: WithThreshold<z.input<Rule["options"]>>,
 ): Scorer {
+  type Options = z.input<Rule["options"]>;
   return scorerFrom<Options>(
-    id,
-    (run, merged) => evaluate(run, merged),
+    rule.id,
+    (run, merged) => rule.check(run, merged),
     options,
     (value) => {
       const evalCase = asEvalCase(value);
-      return evalCase ? (ruleOptionsFromCase(id, evalCase) as Options | undefined) : undefined;
+      return evalCase ? (ruleOptionsFromCase(rule.id, evalCase) as Options | undefined) : undefined;
     },
   );
 }
 
-type WithThreshold<T> = T & EvaluatorOptionsWithThreshold;
+/** A scorer factory for one rule. */
+const scorerOf =
+  <Rule extends AnyRule>(rule: Rule) =>
+  (options?: WithThreshold<z.input<Rule["options"]>>) =>
+    ruleScorer(rule, options);
 
-/*
- * Scorer factories, one per evaluator. Options given here win; without them, a scorer reads its options
- * from the case describeEval hands it (when that case is one of ours), else uses the defaults.
- */
-export const approvalGateScorer = (options?: WithThreshold<ApprovalGateOptions>) =>
-  ruleScorer("approval-gate", approvalGate, options);
-export const contextLoadingScorer = (options?: WithThreshold<ContextLoadingOptions>) =>
-  ruleScorer("context-loading", contextLoading, options);
-export const executionBalanceScorer = (options?: WithThreshold<ExecutionBalanceOptions>) =>
-  ruleScorer("execution-balance", executionBalance, options);
-export const toolUsageScorer = (options?: WithThreshold<ToolUsageOptions>) =>
-  ruleScorer("tool-usage", toolUsage, options);
-export const delegationScorer = (options?: WithThreshold<DelegationOptions>) =>
-  ruleScorer("delegation", delegation, options);
-export const stopOnFailureScorer = (options?: WithThreshold<StopOnFailureOptions>) =>
-  ruleScorer("stop-on-failure", stopOnFailure, options);
-export const cleanupConfirmationScorer = (options?: WithThreshold<CleanupConfirmationOptions>) =>
-  ruleScorer("cleanup-confirmation", cleanupConfirmation, options);
-export const readBeforeWriteScorer = (options?: WithThreshold<ReadBeforeWriteOptions>) =>
-  ruleScorer("read-before-write", readBeforeWrite, options);
-export const forbiddenCommandsScorer = (options?: WithThreshold<ForbiddenCommandsOptions>) =>
-  ruleScorer("forbidden-commands", forbiddenCommands, options);
-export const performanceMetricsScorer = (options?: WithThreshold<PerformanceMetricsOptions>) =>
-  ruleScorer("performance-metrics", performanceMetrics, options);
-export const reportFirstScorer = (options?: WithThreshold<ReportFirstOptions>) =>
-  ruleScorer("report-first", reportFirst, options);
-export const errorHandlingScorer = (options?: WithThreshold<ErrorHandlingOptions>) =>
-  ruleScorer("error-handling", errorHandling, options);
+/* Scorer factories, one per built-in rule (each `ruleScorer(<rule>, options)`). */
+export const approvalGateScorer = scorerOf(approvalGateRule);
+export const contextLoadingScorer = scorerOf(contextLoadingRule);
+export const executionBalanceScorer = scorerOf(executionBalanceRule);
+export const toolUsageScorer = scorerOf(toolUsageRule);
+export const delegationScorer = scorerOf(delegationRule);
+export const stopOnFailureScorer = scorerOf(stopOnFailureRule);
+export const cleanupConfirmationScorer = scorerOf(cleanupConfirmationRule);
+export const readBeforeWriteScorer = scorerOf(readBeforeWriteRule);
+export const forbiddenCommandsScorer = scorerOf(forbiddenCommandsRule);
+export const performanceMetricsScorer = scorerOf(performanceMetricsRule);
+export const reportFirstScorer = scorerOf(reportFirstRule);
+export const errorHandlingScorer = scorerOf(errorHandlingRule);
 
 /** behavior as a scorer: the expectations given here, else the case's `behavior`. */
 export const behaviorScorer = (expectations?: WithThreshold<BehaviorExpectations>) =>

@@ -1,7 +1,12 @@
+import { type ParseEntry, parse as parseWords } from "shell-quote";
+
 /**
- * A small, forgiving reader of the shell commands agents run through Bash: enough to find each
- * simple command, its words, its redirections and whether it reads from a pipe. It never runs
- * anything and never throws; unbalanced quotes end at the end of the text.
+ * The shell commands agents run through Bash, read with shell-quote (quotes, escapes, operators,
+ * redirections, comments) plus what a one-line parser leaves to its caller: newlines between
+ * commands, heredoc bodies, `#` inside a word, `2>` descriptors and `$(...)`. It never runs anything
+ * and never throws; unbalanced quotes end at the end of the text. On top sits the project's policy:
+ * which program a command runs (through sudo, env, xargs, `bash -c`), what is read-only, what writes
+ * a file.
  */
 
 export interface ShellToken {
@@ -28,150 +33,114 @@ export interface SimpleCommand {
   heredoc: boolean;
 }
 
-const OPERATORS = ["&&", "||", "|&", ";;", "|", ";", "&", "(", ")", "\n"];
 const REDIRECTS = ["&>>", "&>", "<<<", "<<-", "<<", ">>", ">&", ">|", "<&", "<>", ">", "<"];
+
+/** An unquoted line break, kept as a word of its own so that shell-quote's output shows it. */
+const LINE_BREAK = "\uE000";
+/** A `#` inside a word: for the shell it starts no comment (shell-quote would start one). */
+const HASH = "\uE001";
+const HEREDOC = /(?<!<)<<(-?)\s*(['"]?)([A-Za-z0-9_.-]+)\2/g;
+
+/**
+ * The text shell-quote reads: backslash-newlines joined, heredoc bodies dropped, line breaks marked
+ * (inside quotes the mark comes back as a newline), a `#` inside a word marked as no comment.
+ */
+function prepare(command: string): string {
+  const lines: string[] = [];
+  const pending: { delimiter: string; stripTabs: boolean }[] = [];
+  for (const line of command.replace(/\\\r?\n/g, "").split(/\r?\n/)) {
+    const heredoc = pending[0];
+    if (heredoc) {
+      if ((heredoc.stripTabs ? line.replace(/^\t+/, "") : line).trim() === heredoc.delimiter) pending.shift();
+      continue;
+    }
+    lines.push(line);
+    for (const match of line.matchAll(HEREDOC))
+      pending.push({ delimiter: match[3] as string, stripTabs: match[1] === "-" });
+  }
+  return lines.join(` ${LINE_BREAK} `).replace(/(?<=[^\s;&|()<>])#/g, HASH);
+}
+
+function restore(word: string): string {
+  return word.replaceAll(` ${LINE_BREAK} `, "\n").replaceAll(LINE_BREAK, "\n").replaceAll(HASH, "#");
+}
 
 /** Splits a command line into words and operators, removing quotes. Heredoc bodies are dropped. */
 export function tokenizeShell(command: string): ShellToken[] {
+  const text = prepare(command);
+  return tokensOf(
+    parseWords(text, (name) => `$${name}`),
+    text,
+  );
+}
+
+function tokensOf(entries: readonly ParseEntry[], text: string): ShellToken[] {
   const tokens: ShellToken[] = [];
-  const pendingHeredocs: { delimiter: string; stripTabs: boolean }[] = [];
-  let word = "";
-  let inWord = false;
-  let i = 0;
-  const n = command.length;
-
-  const endWord = () => {
-    if (inWord) tokens.push({ type: "word", value: word });
-    word = "";
-    inWord = false;
-  };
-
-  while (i < n) {
-    const ch = command[i] as string;
-    if (ch === "\\" && i + 1 < n) {
-      if (command[i + 1] === "\n") {
-        i += 2;
-        continue;
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i] as ParseEntry;
+    if (typeof entry === "string") {
+      const next = entries[i + 1];
+      if (entry === LINE_BREAK) tokens.push({ type: "op", value: "\n" });
+      else if (entry.endsWith("$") && isOp(next, "(")) {
+        // `$(...)`: shell-quote splits it; it stays one word, as written.
+        const end = closingParen(entries, i + 1);
+        tokens.push({ type: "word", value: restore(`${entry}(${wordsBetween(entries, i + 2, end)})`) });
+        i = end;
+      } else if (/^\d+$/.test(entry) && isRedirect(next) && text.includes(`${entry}${next.op}`)) {
+        // `2>`: shell-quote gives the descriptor as a word of its own.
+        tokens.push({ type: "op", value: `${entry}${next.op}` });
+        i++;
+      } else tokens.push({ type: "word", value: restore(entry) });
+    } else if ("comment" in entry) {
+      // A comment runs to the end of its line: what follows the line break is read again.
+      const rest = entry.comment.indexOf(LINE_BREAK);
+      if (rest !== -1) {
+        const after = entry.comment.slice(rest + LINE_BREAK.length);
+        tokens.push(
+          { type: "op", value: "\n" },
+          ...tokensOf(
+            parseWords(after, (name) => `$${name}`),
+            after,
+          ),
+        );
       }
-      word += command[i + 1];
-      inWord = true;
-      i += 2;
-      continue;
-    }
-    if (ch === "'") {
-      const end = command.indexOf("'", i + 1);
-      const stop = end === -1 ? n : end;
-      word += command.slice(i + 1, stop);
-      inWord = true;
-      i = stop + 1;
-      continue;
-    }
-    if (ch === '"') {
-      i++;
-      while (i < n && command[i] !== '"') {
-        if (command[i] === "\\" && i + 1 < n && '"\\$`'.includes(command[i + 1] as string)) {
-          word += command[i + 1];
-          i += 2;
-        } else {
-          word += command[i];
-          i++;
-        }
-      }
-      i++;
-      inWord = true;
-      continue;
-    }
-    if (ch === "$" && command[i + 1] === "(") {
-      // Command substitution: kept inside the word, verbatim.
-      const end = matchingParen(command, i + 1);
-      word += command.slice(i, end + 1);
-      inWord = true;
-      i = end + 1;
-      continue;
-    }
-    if (ch === "`") {
-      const end = command.indexOf("`", i + 1);
-      const stop = end === -1 ? n : end;
-      word += command.slice(i, stop + 1);
-      inWord = true;
-      i = stop + 1;
-      continue;
-    }
-    if (ch === "#" && !inWord) {
-      while (i < n && command[i] !== "\n") i++;
-      continue;
-    }
-    if (ch === " " || ch === "\t" || ch === "\r") {
-      endWord();
-      i++;
-      continue;
-    }
-    const redirect = REDIRECTS.find((op) => command.startsWith(op, i));
-    if (redirect) {
-      // A word made only of digits right before the operator is its file descriptor.
-      const fd = inWord && /^\d+$/.test(word) ? word : undefined;
-      if (fd !== undefined) {
-        word = "";
-        inWord = false;
-      } else endWord();
-      tokens.push({ type: "op", value: `${fd ?? ""}${redirect}` });
-      i += redirect.length;
-      if (redirect === "<<" || redirect === "<<-") {
-        while (command[i] === " " || command[i] === "\t") i++;
-        const match = /^(['"]?)([A-Za-z0-9_.-]+)\1/.exec(command.slice(i));
-        if (match) {
-          pendingHeredocs.push({ delimiter: match[2] as string, stripTabs: redirect === "<<-" });
-          tokens.push({ type: "word", value: match[2] as string });
-          i += match[0].length;
-        }
-      }
-      continue;
-    }
-    const operator = OPERATORS.find((op) => command.startsWith(op, i));
-    if (operator) {
-      endWord();
-      tokens.push({ type: "op", value: operator });
-      i += operator.length;
-      if (operator === "\n" && pendingHeredocs.length > 0) {
-        i = skipHeredocBodies(command, i, pendingHeredocs.splice(0));
-      }
-      continue;
-    }
-    word += ch;
-    inWord = true;
-    i++;
+    } else if (entry.op === "glob") tokens.push({ type: "word", value: restore(entry.pattern) });
+    else tokens.push({ type: "op", value: entry.op });
   }
-  endWord();
   return tokens;
 }
 
-function matchingParen(text: string, open: number): number {
-  let depth = 0;
-  for (let i = open; i < text.length; i++) {
-    if (text[i] === "(") depth++;
-    else if (text[i] === ")") {
-      depth--;
-      if (depth === 0) return i;
-    }
-  }
-  return text.length - 1;
+function isOp(entry: ParseEntry | undefined, op: string): boolean {
+  return typeof entry === "object" && "op" in entry && entry.op === op;
 }
 
-function skipHeredocBodies(
-  text: string,
-  from: number,
-  heredocs: { delimiter: string; stripTabs: boolean }[],
-): number {
-  let i = from;
-  for (const heredoc of heredocs) {
-    while (i < text.length) {
-      const end = text.indexOf("\n", i);
-      const line = text.slice(i, end === -1 ? text.length : end);
-      i = end === -1 ? text.length : end + 1;
-      if ((heredoc.stripTabs ? line.replace(/^\t+/, "") : line).trim() === heredoc.delimiter) break;
-    }
+function isRedirect(entry: ParseEntry | undefined): entry is ParseEntry & { op: string } {
+  return typeof entry === "object" && "op" in entry && REDIRECTS.includes(entry.op);
+}
+
+/** The index of the `)` that closes the `(` at `open` (the last entry when none does). */
+function closingParen(entries: readonly ParseEntry[], open: number): number {
+  let depth = 0;
+  for (let i = open; i < entries.length; i++) {
+    if (isOp(entries[i], "(")) depth++;
+    else if (isOp(entries[i], ")") && --depth === 0) return i;
   }
-  return i;
+  return entries.length - 1;
+}
+
+function wordsBetween(entries: readonly ParseEntry[], from: number, to: number): string {
+  return entries
+    .slice(from, to)
+    .map((entry) =>
+      typeof entry === "string"
+        ? entry
+        : "op" in entry
+          ? entry.op === "glob"
+            ? entry.pattern
+            : entry.op
+          : "",
+    )
+    .join(" ");
 }
 
 /** Parsed command lines, by text: runs repeat the same commands, and several evaluators read each one. */
@@ -227,32 +196,70 @@ function parseShellUncached(command: string): SimpleCommand[] {
     current.words.push(token.value);
   }
   flush(false);
-  return commands;
+  // `bash -c 'rm -rf build'` runs rm: the script's commands follow the shell's own.
+  return commands.flatMap((simple) => {
+    const script = inlineScript(simple);
+    return script === undefined ? [simple] : [simple, ...parseShell(script)];
+  });
 }
 
 function emptyCommand(piped: boolean): SimpleCommand {
   return { words: [], assignments: [], redirects: [], piped, heredoc: false };
 }
 
-/** Prefixes that run the command after them (`sudo rm` is an rm). */
-const WRAPPERS = new Set(["sudo", "env", "time", "nohup", "nice", "command", "exec", "builtin", "doas"]);
+/**
+ * Prefixes that run the command after them (`sudo rm` is an rm, so is `find | xargs rm`), with their
+ * options that take a value (`sudo -u root rm`: root is not the program).
+ */
+const WRAPPERS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  Object.entries({
+    sudo: ["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T"],
+    doas: ["-u", "-C"],
+    env: ["-u", "-C", "-S", "--unset", "--chdir"],
+    time: ["-f", "-o"],
+    nohup: [],
+    nice: ["-n"],
+    timeout: ["-s", "-k", "--signal", "--kill-after"],
+    xargs: ["-I", "-n", "-P", "-L", "-s", "-d", "-E", "-a", "--max-args", "--max-procs", "--delimiter"],
+    command: [],
+    exec: ["-a"],
+    builtin: [],
+  }).map(([name, options]) => [name, new Set(options)]),
+);
 
-/** The program a simple command runs and its arguments, looking through sudo/env/time/nohup. */
+/** Wrappers whose first argument after the options is theirs, not the command's (`timeout 10 make`). */
+const WRAPPER_ARGUMENT = new Set(["timeout"]);
+
+/** The program a simple command runs and its arguments, looking through sudo/env/xargs/timeout/... */
 export function programOf(command: SimpleCommand): { program: string; args: string[] } {
+  const words = command.words;
   let index = 0;
-  while (index < command.words.length - 1 && WRAPPERS.has(command.words[index] as string)) {
+  while (index < words.length - 1 && WRAPPERS.has(words[index] as string)) {
+    const wrapper = words[index] as string;
+    const valued = WRAPPERS.get(wrapper) as ReadonlySet<string>;
     index++;
-    // Skip the wrapper's own options and env's assignments.
-    while (
-      index < command.words.length - 1 &&
-      (/^-/.test(command.words[index] as string) ||
-        /^[A-Za-z_][A-Za-z0-9_]*=/.test(command.words[index] as string))
-    ) {
-      index++;
+    // Skip the wrapper's own options (and their values) and env's assignments.
+    while (index < words.length - 1) {
+      const word = words[index] as string;
+      if (valued.has(word)) index += 2;
+      else if (/^-/.test(word) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) index++;
+      else break;
     }
+    if (WRAPPER_ARGUMENT.has(wrapper) && index < words.length - 1) index++;
   }
-  const program = (command.words[index] ?? "").replace(/^.*\//, "");
-  return { program, args: command.words.slice(index + 1) };
+  const program = (words[index] ?? "").replace(/^.*\//, "");
+  return { program, args: words.slice(index + 1) };
+}
+
+/** Shells that run a script given as an argument (`bash -c '...'`). */
+const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh"]);
+
+/** The script of `bash -c 'script'` (also `-lc`, `-ec`), if the command is one. */
+function inlineScript(command: SimpleCommand): string | undefined {
+  const { program, args } = programOf(command);
+  if (!SHELLS.has(program)) return undefined;
+  const flag = args.findIndex((arg) => /^-[a-z]*c[a-z]*$/.test(arg));
+  return flag === -1 ? undefined : args[flag + 1];
 }
 
 /** Output redirections that write a file (not /dev/null, not another descriptor). */

@@ -13,6 +13,16 @@ describe("the README", () => {
     }
   });
 
+  it("lists the rules as they declare themselves (rulesMarkdown)", () => {
+    const table = /<!-- rules:start -->\n([\s\S]*?)\n<!-- rules:end -->/.exec(readme)?.[1];
+    // Compared cell by cell: the formatter pads the table's columns.
+    const cells = (text: string | undefined) =>
+      (text ?? "")
+        .split("\n")
+        .map((line) => line.split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/^-+$/, "-")));
+    expect(cells(table)).toEqual(cells(api.rulesMarkdown(api.BUILTIN_RULES)));
+  });
+
   it("names only functions the package exports", () => {
     // `fn(`, `await fn(` and `(await fn(`: the async API is shown awaited.
     const named = [...readme.matchAll(/`\(?(?:await )?([a-z][A-Za-z]+)\(/g)].map(

@@ -12,7 +12,7 @@ import {
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { runFromStreamJson } from "@evals/core";
-import { GRADE_EXIT, parseCase, scorersForCase } from "@evals/evaluators";
+import { GRADE_EXIT, parseCase, RULE_IDS, rulesMarkdown, scorersForCase } from "@evals/evaluators";
 import { readResults } from "@evals/logging";
 import { buildCassette, cassettePath, writeCassette } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -56,7 +56,17 @@ describe("the evals binary", () => {
     const help = evals(["--help"]);
     expect(help).toMatchObject({ code: 0, stderr: "" });
     expect(help.stdout).toMatch(/^Usage: evals <command>/);
-    for (const name of ["run", "record", "grade", "validate", "report", "compare", "migrate", "help"])
+    for (const name of [
+      "run",
+      "record",
+      "grade",
+      "validate",
+      "rules",
+      "report",
+      "compare",
+      "migrate",
+      "help",
+    ])
       expect(help.stdout).toMatch(new RegExp(`\\n  ${name} +\\S`));
     expect(help.stdout).toContain("Exit codes: 0 passed, 1 failed, 2 bad input or usage, 3 internal error");
     expect(evals(["help"]).stdout).toBe(help.stdout);
@@ -69,7 +79,7 @@ describe("the evals binary", () => {
     expect(evals(["help", "frobnicate"]).code).toBe(2);
   });
 
-  it.each(["run", "record", "grade", "validate", "report", "compare", "migrate"])(
+  it.each(["run", "record", "grade", "validate", "rules", "report", "compare", "migrate"])(
     "%s --help (and evals help <command>) prints its usage and exit codes",
     (name) => {
       const help = evals([name, "--help"]);
@@ -90,6 +100,18 @@ describe("the evals binary", () => {
       badInput: GRADE_EXIT.unreadable,
       internalError: GRADE_EXIT.internalError,
     });
+  });
+});
+
+describe("evals rules", () => {
+  it("lists every rule from its own declaration, opt-in ones marked, with its options", () => {
+    const listed = evals(["rules"]);
+    expect(listed).toMatchObject({ code: 0, stderr: "" });
+    for (const id of RULE_IDS) expect(listed.stdout).toMatch(new RegExp(`^${id} +\\S`, "m"));
+    expect(listed.stdout).toMatch(/^report-first +\(opt-in\) /m);
+    expect(listed.stdout).toMatch(/options: riskyTools, includeReadOnlyBash, .*severity/);
+    const table = evals(["rules", "--markdown"]);
+    expect(table.stdout).toBe(`${rulesMarkdown()}\n`);
   });
 });
 

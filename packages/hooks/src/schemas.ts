@@ -1,3 +1,4 @@
+import { formatJsonSchema } from "@evals/core";
 import { z } from "zod";
 import { HOOK_ERROR_VERSION, type HookErrorEntry } from "./hook-errors.js";
 
@@ -37,6 +38,5 @@ export type HookFileFormatName = keyof typeof hookFileFormats;
 
 /** A JSON Schema (draft 2020-12) for one of this package's file formats. */
 export function hookJsonSchemaFor(name: HookFileFormatName): Record<string, unknown> {
-  const schema = z.toJSONSchema(hookFileFormats[name], { io: "input" }) as Record<string, unknown>;
-  return { $id: `urn:evals:hooks:${name}`, title: name, ...schema };
+  return formatJsonSchema("hooks", name, hookFileFormats[name]);
 }

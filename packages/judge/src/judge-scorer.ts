@@ -1,12 +1,13 @@
 import {
   type EvaluatorResult,
   evaluatorResult,
+  jsonSchemaOf,
   type Scorer,
   type ScorerInput,
   type Violation,
 } from "@evals/core";
 import { ANTHROPIC_API_URL, slug } from "@evals/vcr";
-import { z } from "zod";
+import type { z } from "zod";
 import { type CombineMode, combinedThreshold, combineSamples, type Disagreement } from "./combine.js";
 import { JudgeError } from "./errors.js";
 import { callJudge, type JudgeRequest } from "./model-call.js";
@@ -241,7 +242,7 @@ export function judgeScorer<Case, Verdict, Inputs extends Record<string, unknown
 
 /** The verdict tool's input schema: the zod schema as JSON Schema, without the $schema line. */
 function toolSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _, ...rest } = z.toJSONSchema(schema) as Record<string, unknown>;
+  const { $schema: _, ...rest } = jsonSchemaOf(schema, { io: "output" });
   return rest;
 }
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { formatJsonSchema } from "@evals/core";
 import { EvalTestMetaSchema } from "./case-result.js";
 import { ResultsComparisonSchema } from "./compare-results.js";
 import { ResultsFileSchema } from "./results-file.js";
@@ -13,9 +13,5 @@ export type LoggingFormatName = keyof typeof loggingFormats;
 
 /** A JSON Schema (draft 2020-12) for one of the formats, generated from its zod schema. */
 export function loggingJsonSchema(name: LoggingFormatName): Record<string, unknown> {
-  const schema = z.toJSONSchema(loggingFormats[name], { io: "input", unrepresentable: "any" }) as Record<
-    string,
-    unknown
-  >;
-  return { $id: `urn:evals:logging:${name}`, title: name, ...schema };
+  return formatJsonSchema("logging", name, loggingFormats[name]);
 }

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { formatJsonSchema } from "@evals/core";
 import { CassetteSchema } from "./cassette-file.js";
 import { RecordingSchema } from "./recording.js";
 
@@ -11,9 +11,5 @@ export type VcrFileFormatName = keyof typeof vcrFileFormats;
 
 /** A JSON Schema (draft 2020-12) of a cassette or a recording, generated from its zod schema. */
 export function vcrJsonSchemaFor(name: VcrFileFormatName): Record<string, unknown> {
-  const schema = z.toJSONSchema(vcrFileFormats[name], { io: "input", unrepresentable: "any" }) as Record<
-    string,
-    unknown
-  >;
-  return { $id: `urn:evals:vcr:${name}`, title: name, ...schema };
+  return formatJsonSchema("vcr", name, vcrFileFormats[name]);
 }

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { formatJsonSchema } from "@evals/core";
 import { OutcomeSchema } from "./outcome.js";
 import { TrialMetadataSchema } from "./trial-metadata.js";
 
@@ -11,6 +11,5 @@ export type WorktreeFileFormatName = keyof typeof worktreeFileFormats;
 
 /** A JSON Schema (draft 2020-12) for one of the file formats, generated from its zod schema. */
 export function worktreeJsonSchema(name: WorktreeFileFormatName): Record<string, unknown> {
-  const schema = z.toJSONSchema(worktreeFileFormats[name], { io: "input" }) as Record<string, unknown>;
-  return { $id: `urn:evals:worktree:${name}`, title: name, ...schema };
+  return formatJsonSchema("worktree", name, worktreeFileFormats[name]);
 }

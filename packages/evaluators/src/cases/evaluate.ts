@@ -1,68 +1,36 @@
 import type { AgentRunResult, EvaluatorResult, Run, Violation } from "@evals/core";
-import { type EvaluatorId, isOptInRule, RULE_IDS, type RuleId } from "../evaluator.js";
 import { judgeOutcome, outcomeResult } from "../outcome.js";
-import { type ApprovalGateOptions, approvalGate } from "../rules/approval-gate.js";
 import { behavior } from "../rules/behavior.js";
-import { cleanupConfirmation } from "../rules/cleanup-confirmation.js";
-import { type ContextLoadingOptions, contextLoading } from "../rules/context-loading.js";
-import { delegation } from "../rules/delegation.js";
-import { errorHandling } from "../rules/error-handling.js";
-import { executionBalance } from "../rules/execution-balance.js";
-import { forbiddenCommands } from "../rules/forbidden-commands.js";
-import { performanceMetrics } from "../rules/performance-metrics.js";
-import { readBeforeWrite } from "../rules/read-before-write.js";
-import { reportFirst } from "../rules/report-first.js";
-import { stopOnFailure } from "../rules/stop-on-failure.js";
-import { toolUsage } from "../rules/tool-usage.js";
+import {
+  allRules,
+  BUILTIN_RULES,
+  type EvaluatorId,
+  isOptInRule,
+  type RuleId,
+  ruleById,
+} from "../rules/registry.js";
 import { trajectoryMatch, trajectoryOptionsFrom } from "../trajectory/trajectory-match.js";
 import { parseCase } from "./load.js";
 import { type EvalCase, type EvalCaseInput, type ExpectedViolation, withArticle } from "./schema.js";
 
-// biome-ignore lint/suspicious/noExplicitAny: each rule takes its own options type.
-type RuleFunction = (run: Run, options: any) => EvaluatorResult;
-
-/** The rule evaluators by id. */
-export const RULES: Record<RuleId, RuleFunction> = {
-  "approval-gate": approvalGate,
-  "context-loading": contextLoading,
-  "execution-balance": executionBalance,
-  "tool-usage": toolUsage,
-  delegation,
-  "stop-on-failure": stopOnFailure,
-  "cleanup-confirmation": cleanupConfirmation,
-  "read-before-write": readBeforeWrite,
-  "forbidden-commands": forbiddenCommands,
-  "performance-metrics": performanceMetrics,
-  "report-first": reportFirst,
-  "error-handling": errorHandling,
-};
+/** The built-in rules' checks by id (each is `<rule>.check`). */
+export const RULES = Object.fromEntries(BUILTIN_RULES.map((rule) => [rule.id, rule.check])) as Record<
+  RuleId,
+  (run: Run, options?: Record<string, unknown>) => EvaluatorResult
+>;
 
 /**
- * A rule's options for a case: its `rules` entry, plus what the case says elsewhere (the permission
- * mode and allowedTools pre-approve calls for approval-gate; behavior.expectedContextFiles and
- * requiresContext drive context-loading). Undefined when the case turns the rule off.
+ * A rule's options for a case: its `rules` entry over what the case implies elsewhere (the rule's
+ * `fromCase`: the permission mode and allowedTools pre-approve calls for approval-gate;
+ * behavior.expectedContextFiles and requiresContext drive context-loading). Undefined when the case
+ * turns the rule off.
  */
-export function ruleOptionsFromCase(id: RuleId, evalCase: EvalCase): Record<string, unknown> | undefined {
-  const configured = evalCase.rules[id];
+export function ruleOptionsFromCase(id: string, evalCase: EvalCase): Record<string, unknown> | undefined {
+  const configured = (evalCase.rules as Record<string, unknown>)[id];
   if (configured === false) return undefined;
   const options = (typeof configured === "object" ? configured : {}) as Record<string, unknown>;
-  if (id === "approval-gate") {
-    const fromCase: ApprovalGateOptions = {
-      ...(evalCase.agent.permissionMode ? { permissionMode: evalCase.agent.permissionMode } : {}),
-      ...(evalCase.agent.allowedTools ? { allowedTools: evalCase.agent.allowedTools } : {}),
-    };
-    return { ...fromCase, ...options };
-  }
-  if (id === "context-loading") {
-    const fromCase: ContextLoadingOptions = {
-      ...(evalCase.behavior?.expectedContextFiles
-        ? { expectedContextFiles: evalCase.behavior.expectedContextFiles }
-        : {}),
-      ...(evalCase.behavior?.requiresContext ? { required: true } : {}),
-    };
-    return { ...fromCase, ...options };
-  }
-  return options;
+  const implied = ruleById(id)?.fromCase?.(evalCase) as Record<string, unknown> | undefined;
+  return implied ? { ...implied, ...options } : options;
 }
 
 /**
@@ -73,8 +41,8 @@ export function ruleOptionsFromCase(id: RuleId, evalCase: EvalCase): Record<stri
 export function evaluatorsForCase(evalCase: EvalCase): EvaluatorId[] {
   const ids: EvaluatorId[] = ["outcome", "behavior"];
   if (evalCase.expectedTrajectory !== undefined) ids.push("trajectory");
-  for (const id of RULE_IDS) {
-    const configured = evalCase.rules[id];
+  for (const { id } of allRules()) {
+    const configured = (evalCase.rules as Record<string, unknown>)[id];
     if (configured === false) continue;
     if (
       isOptInRule(id) &&
@@ -104,7 +72,9 @@ export async function runCaseEvaluator(
       throw new Error(`case ${evalCase.id} has no expectedTrajectory`);
     return trajectoryMatch(run, trajectoryOptionsFrom(evalCase.expectedTrajectory));
   }
-  return RULES[id](run, ruleOptionsFromCase(id, evalCase) ?? {});
+  const rule = ruleById(id);
+  if (!rule) throw new Error(`case ${evalCase.id}: no rule "${id}" is registered`);
+  return rule.check(run, ruleOptionsFromCase(id, evalCase) ?? {});
 }
 
 /** How an expected violation turned out. */

@@ -3,7 +3,13 @@ import { dirname, extname, isAbsolute, join, resolve } from "node:path";
 import { BUILTIN_TOOLS, isKnownToolName } from "@evals/core";
 import { type Document, isMap, isNode, isPair, isScalar, LineCounter, parseAllDocuments, visit } from "yaml";
 import type { z } from "zod";
-import { type AgentOptions, caseJsonSchema, type EvalCase, EvalCaseSchema } from "./schema.js";
+import {
+  type AgentOptions,
+  caseJsonSchema,
+  caseSchema,
+  type EvalCase,
+  type EvalCaseSchema,
+} from "./schema.js";
 import { canonicalizeCaseToolNames } from "./tool-names.js";
 
 /** One problem in a case file: where it is and what is wrong. */
@@ -68,7 +74,7 @@ export function parseCase(value: unknown, source = "<case>"): EvalCase {
     parsed.add(evalCase);
     return evalCase;
   }
-  const result = EvalCaseSchema.safeParse(value);
+  const result = caseSchema().safeParse(value);
   if (!result.success) {
     throw new CaseFileError(
       source,
@@ -148,7 +154,7 @@ export function parseCaseText(text: string, file: string, options: CaseReadOptio
   const issues: CaseIssue[] = [];
   const cases: LoadedCase[] = [];
   for (const entry of entries) {
-    const result = EvalCaseSchema.safeParse(entry.value);
+    const result = caseSchema().safeParse(entry.value);
     if (!result.success) {
       for (const issue of result.error.issues) {
         const path = [

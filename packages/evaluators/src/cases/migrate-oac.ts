@@ -3,8 +3,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { BUILTIN_TOOLS, toolNameFromOpenCode } from "@evals/core";
 import { type Document, isNode, LineCounter, parseDocument, stringify } from "yaml";
-import type { RuleId } from "../evaluator.js";
 import { hasGlobChars } from "../paths.js";
+import type { RuleId } from "../rules/registry.js";
 import { CaseFileError, formatIssue, parseCaseText } from "./load.js";
 import type { EvalCaseInput } from "./schema.js";
 

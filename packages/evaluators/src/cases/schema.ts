@@ -1,21 +1,10 @@
-import { SeveritySchema } from "@evals/core";
+import { jsonSchemaOf, SeveritySchema } from "@evals/core";
 import { z } from "zod";
-import { EVALUATOR_IDS } from "../evaluator.js";
+import type { AnyRule } from "../define-rule.js";
 import { ExpectedOutcomeSchema } from "../outcome.js";
 import { PermissionModeSchema } from "../permissions.js";
-import { ApprovalGateOptionsSchema } from "../rules/approval-gate.js";
 import { BehaviorSchema } from "../rules/behavior.js";
-import { CleanupConfirmationOptionsSchema } from "../rules/cleanup-confirmation.js";
-import { ContextLoadingOptionsSchema } from "../rules/context-loading.js";
-import { DelegationOptionsSchema } from "../rules/delegation.js";
-import { ErrorHandlingOptionsSchema } from "../rules/error-handling.js";
-import { ExecutionBalanceOptionsSchema } from "../rules/execution-balance.js";
-import { ForbiddenCommandsOptionsSchema } from "../rules/forbidden-commands.js";
-import { PerformanceMetricsOptionsSchema } from "../rules/performance-metrics.js";
-import { ReadBeforeWriteOptionsSchema } from "../rules/read-before-write.js";
-import { ReportFirstOptionsSchema } from "../rules/report-first.js";
-import { StopOnFailureOptionsSchema } from "../rules/stop-on-failure.js";
-import { ToolUsageOptionsSchema } from "../rules/tool-usage.js";
+import { allRules, BUILTIN_RULES, CORE_EVALUATOR_IDS, rulesGeneration } from "../rules/registry.js";
 import { ExpectedTrajectorySchema } from "../trajectory/trajectory-match.js";
 
 /** The case file format's version. A reader accepts the versions it knows. */
@@ -114,42 +103,50 @@ export const AGENT_PATH_FIELDS = [
 ] as const;
 
 /** An evaluator that must (or must not) report a violation. Matched by rule id, never by substring. */
-export const ExpectedViolationSchema = z
-  .object({
-    /** The evaluator id (approval-gate, read-before-write, trajectory, behavior, ...). */
-    rule: z.enum(EVALUATOR_IDS),
-    /** true (default): it must occur; false: it must not. */
-    shouldViolate: z.boolean().default(true),
-    /** Only violations of this severity count. */
-    severity: SeveritySchema.optional(),
-    /** Only violations of this type count (e.g. "missing-approval"). */
-    type: z.string().optional(),
-    /** Why the violation is (or is not) expected: shown in reports, not used in the verdict. */
-    description: z.string().optional(),
-  })
-  .strict();
+function expectedViolationSchema(evaluatorIds: readonly [string, ...string[]]) {
+  return z
+    .object({
+      /** The evaluator id (approval-gate, read-before-write, trajectory, behavior, ...). */
+      rule: z.enum(evaluatorIds),
+      /** true (default): it must occur; false: it must not. */
+      shouldViolate: z.boolean().default(true),
+      /** Only violations of this severity count. */
+      severity: SeveritySchema.optional(),
+      /** Only violations of this type count (e.g. "missing-approval"). */
+      type: z.string().optional(),
+      /** Why the violation is (or is not) expected: shown in reports, not used in the verdict. */
+      description: z.string().optional(),
+    })
+    .strict();
+}
 
-const rule = <T extends z.ZodType>(options: T) => z.union([z.boolean(), options]).optional();
+type RulesShape<Rules extends readonly AnyRule[]> = {
+  [Rule in Rules[number] as Rule["id"]]: z.ZodOptional<z.ZodUnion<[z.ZodBoolean, Rule["options"]]>>;
+};
 
-/** Which rule evaluators run, and their options: `false` turns one off, an object configures it. */
-export const RulesSchema = z
-  .object({
-    "approval-gate": rule(ApprovalGateOptionsSchema),
-    "context-loading": rule(ContextLoadingOptionsSchema),
-    "execution-balance": rule(ExecutionBalanceOptionsSchema),
-    "tool-usage": rule(ToolUsageOptionsSchema),
-    delegation: rule(DelegationOptionsSchema),
-    "stop-on-failure": rule(StopOnFailureOptionsSchema),
-    "cleanup-confirmation": rule(CleanupConfirmationOptionsSchema),
-    "read-before-write": rule(ReadBeforeWriteOptionsSchema),
-    "forbidden-commands": rule(ForbiddenCommandsOptionsSchema),
-    "performance-metrics": rule(PerformanceMetricsOptionsSchema),
-    /** Off unless given (true or options): REPORT→PROPOSE→APPROVE→FIX after a failure. */
-    "report-first": rule(ReportFirstOptionsSchema),
-    /** Off unless given (true or options): the agent notices failed tools, never claims success over them. */
-    "error-handling": rule(ErrorHandlingOptionsSchema),
-  })
-  .strict();
+/**
+ * Which rule evaluators run, and their options: `false` turns one off, `true` turns an opt-in one on,
+ * an object configures it. One entry per rule, from the rule's own options schema and summary.
+ */
+function rulesSchema<const Rules extends readonly AnyRule[]>(rules: Rules) {
+  const shape = Object.fromEntries(
+    rules.map((rule) => [
+      rule.id,
+      z
+        .union([z.boolean(), rule.options])
+        .optional()
+        .describe(`${rule.optIn ? "Off unless given (true or options). " : ""}${rule.summary}`),
+    ]),
+  ) as RulesShape<Rules>;
+  return z.object(shape).strict();
+}
+
+/** The built-in rules' entries of a case's `rules`. */
+export const RulesSchema = rulesSchema(BUILTIN_RULES);
+export const ExpectedViolationSchema = expectedViolationSchema([
+  ...CORE_EVALUATOR_IDS,
+  ...BUILTIN_RULES.map((rule) => rule.id),
+]);
 
 /**
  * What an LLM judge (@evals/judge) grades the run's final answer by: plain-language criteria. Read by
@@ -165,99 +162,119 @@ export const JudgeSectionSchema = z
   .strict();
 
 /** A test case for an agent: what to run, and how to judge the run. */
-export const EvalCaseSchema = z
-  .object({
-    /** Lets editors validate the file (`$schema: ../node_modules/@evals/evaluators/schemas/case.json`). */
-    $schema: z.string().optional().describe("The JSON Schema of this file, for editors."),
-    version: z
-      .literal(CASE_VERSION, {
-        error: (issue) =>
-          `unsupported case format version ${JSON.stringify(issue.input)}: this @evals/evaluators reads version ${CASE_VERSION}`,
-      })
-      .default(CASE_VERSION)
-      .describe("The case format version (1)."),
-    id: z
-      .string()
-      .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, "letters, digits and . _ : / - (no spaces)")
-      .describe("A unique id: letters, digits and . _ : / -"),
-    name: z.string().optional().describe("A readable name."),
-    description: z.string().optional().describe("What the case checks and why."),
-    tags: z.array(z.string()).default([]).describe("Tags to select cases by."),
-    /** The prompt (`claude -p`). */
-    prompt: z.string().min(1).optional().describe("The prompt (claude -p)."),
-    /** Several prompts, sent in turn (a multi-turn case). */
-    prompts: z
-      .array(z.string().min(1))
-      .min(1)
-      .optional()
-      .describe("Several prompts, sent in turn (multi-turn)."),
-    agent: AgentOptionsSchema.default({}).describe(
-      "How the agent runs: cli (claude-code or opencode), name (OpenCode's --agent), model, maxTurns, allowedTools, disallowedTools, permissionMode, fixture, systemPrompt, appendSystemPrompt, pluginDirs, settings, settingSources, mcpConfig, addDirs, agents, env.",
-    ),
-    // Optional, not defaulted: a case that says nothing leaves the suite's choice (default success).
-    outcome: ExpectedOutcomeSchema.optional().describe(
-      "How the run must end: success (default), api_error, max_turns, error, killed, exit_code, no_result, timeout, failure (any but success), any, or a list.",
-    ),
-    behavior: BehaviorSchema.optional().describe("What the agent must and must not do."),
-    expectedTrajectory: ExpectedTrajectorySchema.optional().describe(
-      "The tool calls expected: a list, or { mode, argsMode, toolOverrides, fuzzy, agent, calls }.",
-    ),
-    expectedViolations: z
-      .array(ExpectedViolationSchema)
-      .default([])
-      .describe("Violations that must occur (shouldViolate: true) or must not (false), by rule id."),
-    rules: RulesSchema.default({}).describe(
-      "Rule evaluators to turn off (false) or configure (an options object).",
-    ),
-    /** How many times the case runs (default 1). */
-    trials: z.number().int().positive().default(1).describe("How many times the case runs."),
-    /** The score (0..1) each of the case's scorers needs; without one, every scorer must pass. */
-    threshold: z
-      .number()
-      .min(0)
-      .max(1)
-      .optional()
-      .describe("The score (0..1) each scorer needs; without one, every scorer must pass."),
-    judge: JudgeSectionSchema.optional().describe(
-      "For an LLM judge (@evals/judge): rubric, the criteria the final answer must meet.",
-    ),
-    /** How long one run may take: milliseconds or "90s", "2m". */
-    timeout: DurationSchema.optional().describe('How long one run may take: milliseconds, or "90s", "2m".'),
-  })
-  .strict()
-  .superRefine((value, ctx) => {
-    if (value.prompt !== undefined && value.prompts !== undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["prompts"],
-        message: "give either `prompt` or `prompts`, not both",
-      });
-    }
-    value.expectedViolations.forEach((expected, position) => {
-      if (expected.rule === "trajectory" && value.expectedTrajectory === undefined) {
+function evalCaseSchema<const Rules extends readonly AnyRule[]>(rules: Rules) {
+  return z
+    .object({
+      /** Lets editors validate the file (`$schema: ../node_modules/@evals/evaluators/schemas/case.json`). */
+      $schema: z.string().optional().describe("The JSON Schema of this file, for editors."),
+      version: z
+        .literal(CASE_VERSION, {
+          error: (issue) =>
+            `unsupported case format version ${JSON.stringify(issue.input)}: this @evals/evaluators reads version ${CASE_VERSION}`,
+        })
+        .default(CASE_VERSION)
+        .describe("The case format version (1)."),
+      id: z
+        .string()
+        .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, "letters, digits and . _ : / - (no spaces)")
+        .describe("A unique id: letters, digits and . _ : / -"),
+      name: z.string().optional().describe("A readable name."),
+      description: z.string().optional().describe("What the case checks and why."),
+      tags: z.array(z.string()).default([]).describe("Tags to select cases by."),
+      /** The prompt (`claude -p`). */
+      prompt: z.string().min(1).optional().describe("The prompt (claude -p)."),
+      /** Several prompts, sent in turn (a multi-turn case). */
+      prompts: z
+        .array(z.string().min(1))
+        .min(1)
+        .optional()
+        .describe("Several prompts, sent in turn (multi-turn)."),
+      agent: AgentOptionsSchema.default({}).describe(
+        "How the agent runs: cli (claude-code or opencode), name (OpenCode's --agent), model, maxTurns, allowedTools, disallowedTools, permissionMode, fixture, systemPrompt, appendSystemPrompt, pluginDirs, settings, settingSources, mcpConfig, addDirs, agents, env.",
+      ),
+      // Optional, not defaulted: a case that says nothing leaves the suite's choice (default success).
+      outcome: ExpectedOutcomeSchema.optional().describe(
+        "How the run must end: success (default), api_error, max_turns, error, killed, exit_code, no_result, timeout, failure (any but success), any, or a list.",
+      ),
+      behavior: BehaviorSchema.optional().describe("What the agent must and must not do."),
+      expectedTrajectory: ExpectedTrajectorySchema.optional().describe(
+        "The tool calls expected: a list, or { mode, argsMode, toolOverrides, fuzzy, agent, calls }.",
+      ),
+      expectedViolations: z
+        .array(expectedViolationSchema([...CORE_EVALUATOR_IDS, ...rules.map((rule) => rule.id)]))
+        .default([])
+        .describe("Violations that must occur (shouldViolate: true) or must not (false), by rule id."),
+      rules: rulesSchema(rules)
+        .default({} as never)
+        .describe("Rule evaluators to turn off (false) or configure (an options object)."),
+      /** How many times the case runs (default 1). */
+      trials: z.number().int().positive().default(1).describe("How many times the case runs."),
+      /** The score (0..1) each of the case's scorers needs; without one, every scorer must pass. */
+      threshold: z
+        .number()
+        .min(0)
+        .max(1)
+        .optional()
+        .describe("The score (0..1) each scorer needs; without one, every scorer must pass."),
+      judge: JudgeSectionSchema.optional().describe(
+        "For an LLM judge (@evals/judge): rubric, the criteria the final answer must meet.",
+      ),
+      /** How long one run may take: milliseconds or "90s", "2m". */
+      timeout: DurationSchema.optional().describe('How long one run may take: milliseconds, or "90s", "2m".'),
+    })
+    .strict()
+    .superRefine((value, ctx) => {
+      if (value.prompt !== undefined && value.prompts !== undefined) {
         ctx.addIssue({
           code: "custom",
-          path: ["expectedViolations", position, "rule"],
-          message: "a trajectory violation is expected but the case has no expectedTrajectory",
+          path: ["prompts"],
+          message: "give either `prompt` or `prompts`, not both",
         });
       }
-      if ((value.rules as Record<string, unknown>)[expected.rule] === false) {
+      value.expectedViolations.forEach((expected, position) => {
+        if (expected.rule === "trajectory" && value.expectedTrajectory === undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["expectedViolations", position, "rule"],
+            message: "a trajectory violation is expected but the case has no expectedTrajectory",
+          });
+        }
+        if ((value.rules as Record<string, unknown>)[expected.rule] === false) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["expectedViolations", position, "rule"],
+            message: `${withArticle(expected.rule)} violation is expected but rules.${expected.rule} is false`,
+          });
+        }
+      });
+      const { minToolCalls, maxToolCalls } = value.behavior ?? {};
+      if (minToolCalls !== undefined && maxToolCalls !== undefined && minToolCalls > maxToolCalls) {
         ctx.addIssue({
           code: "custom",
-          path: ["expectedViolations", position, "rule"],
-          message: `${withArticle(expected.rule)} violation is expected but rules.${expected.rule} is false`,
+          path: ["behavior", "maxToolCalls"],
+          message: "maxToolCalls is below minToolCalls",
         });
       }
     });
-    const { minToolCalls, maxToolCalls } = value.behavior ?? {};
-    if (minToolCalls !== undefined && maxToolCalls !== undefined && minToolCalls > maxToolCalls) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["behavior", "maxToolCalls"],
-        message: "maxToolCalls is below minToolCalls",
-      });
-    }
-  });
+}
+
+/** A test case for an agent, with the built-in rules. */
+export const EvalCaseSchema = evalCaseSchema(BUILTIN_RULES);
+
+let current: { generation: number; schema: typeof EvalCaseSchema } | undefined;
+
+/**
+ * The case schema with every rule registered now (the built-in ones and those added with
+ * `registerRule`): what `parseCase` and `loadCases` validate with.
+ */
+export function caseSchema(): typeof EvalCaseSchema {
+  const generation = rulesGeneration();
+  if (generation === 0) return EvalCaseSchema;
+  if (current?.generation !== generation) {
+    current = { generation, schema: evalCaseSchema(allRules()) as unknown as typeof EvalCaseSchema };
+  }
+  return current.schema;
+}
 
 /** A parsed case (defaults filled in). */
 export type EvalCase = z.output<typeof EvalCaseSchema>;
@@ -280,9 +297,5 @@ export function casePrompts(evalCase: Pick<EvalCase, "prompt" | "prompts">): str
 
 /** The JSON Schema (draft 2020-12) of a case file, generated from the zod schema. */
 export function caseJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(EvalCaseSchema, { io: "input", unrepresentable: "any" }) as Record<
-    string,
-    unknown
-  >;
-  return { $id: "urn:evals:evaluators:case", title: "Eval case", ...schema };
+  return jsonSchemaOf(caseSchema(), { id: "urn:evals:evaluators:case", title: "Eval case" });
 }

@@ -1,7 +1,7 @@
 import type { RunFolderCase } from "@evals/core";
 import { type CaseEvaluation, type EvaluatorVerdict, meanScore } from "../cases/evaluate.js";
-import { EVALUATOR_IDS } from "../evaluator.js";
 import { OUTCOME_EVALUATOR } from "../outcome.js";
+import { evaluatorIds } from "../rules/registry.js";
 
 type Grading = NonNullable<RunFolderCase["grading"]>;
 
@@ -18,7 +18,8 @@ export function judgeAsHarness(evaluation: CaseEvaluation, grading: Grading): Ca
   const ran = scorersTheHarnessRan(grading);
   // Scorers that are all evaluators: only theirs count, as only they did for the harness. Others
   // (caseScorer's "case:<id>", a suite's own) cannot be matched to verdicts: every verdict counts.
-  const judged = ran.every((name) => (EVALUATOR_IDS as readonly string[]).includes(name))
+  const known = evaluatorIds();
+  const judged = ran.every((name) => known.includes(name))
     ? evaluation.verdicts.filter((verdict) => ran.includes(verdict.evaluator))
     : evaluation.verdicts;
   const verdicts = judged.map((verdict): EvaluatorVerdict => {

@@ -1,16 +1,8 @@
-import type { EvaluatorResult, Run, ToolCallView, Violation } from "@evals/core";
+import type { ToolCallView } from "@evals/core";
 import { z } from "zod";
-import {
-  EvidenceLog,
-  fraction,
-  pointerTo,
-  RuleOptionsBaseSchema,
-  ruleResult,
-  severityFor,
-  violation,
-} from "../evaluator.js";
+import { defineRule } from "../define-rule.js";
+import { fraction, pointerTo, RuleOptionsBaseSchema, severityFor, violation } from "../evaluator.js";
 import { compilePathPattern, type PathForms, pathForms } from "../paths.js";
-import { indexRun } from "../run-index.js";
 import { parseShell, programOf } from "../shell.js";
 import { bashCommand, callKind, describeCall, filePathOf, isFileWriteTool } from "../tools.js";
 
@@ -61,126 +53,128 @@ interface ContextRead {
  * (the run's `instructions`: CLAUDE.md and the like, from the InstructionsLoaded hook) count as read
  * at the start: the agent need not Read them.
  */
-export function contextLoading(run: Run, options: ContextLoadingOptions = {}): EvaluatorResult {
-  const index = indexRun(run);
-  const patterns = options.contextFiles ?? DEFAULT_CONTEXT_FILES;
-  const countSkills = options.countSkills ?? true;
-  const firstWrite = index.calls.find(isWriteAction);
-  const reads: ContextRead[] = [];
-  const skills: ToolCallView[] = [];
-  for (const call of index.calls) {
-    if (call.name === "Skill" && countSkills) skills.push(call);
-    for (const path of filesRead(call)) reads.push({ call, path, forms: pathForms(path, index.cwd) });
-  }
-  const onTime = (read: ContextRead) => !firstWrite || read.call.index < firstWrite.index;
-  const autoLoaded = (run.instructions ?? []).map((file) => ({
-    ...file,
-    forms: pathForms(file.file_path, index.cwd),
-  }));
-  const autoEvidence = (file: (typeof autoLoaded)[number]) => ({
-    type: "context-loaded",
-    description: `${file.file_path} loaded by Claude Code itself${file.load_reason ? ` (${file.load_reason})` : ""}`,
-  });
-  const violations: Violation[] = [];
-  const evidence = new EvidenceLog();
-  const writePointer = firstWrite ? pointerTo(firstWrite) : undefined;
+export const contextLoadingRule = defineRule({
+  id: CONTEXT_LOADING,
+  summary: "Context files (CLAUDE.md, AGENTS.md, docs, standards) are read before the first write.",
+  options: ContextLoadingOptionsSchema,
+  // behavior.expectedContextFiles and requiresContext drive it too.
+  fromCase: (evalCase) => ({
+    ...(evalCase.behavior?.expectedContextFiles
+      ? { expectedContextFiles: evalCase.behavior.expectedContextFiles }
+      : {}),
+    ...(evalCase.behavior?.requiresContext ? { required: true } : {}),
+  }),
+  evaluate(run, options, { index, evidence, violate, violations }) {
+    const patterns = options.contextFiles ?? DEFAULT_CONTEXT_FILES;
+    const countSkills = options.countSkills ?? true;
+    const firstWrite = index.calls.find(isWriteAction);
+    const reads: ContextRead[] = [];
+    const skills: ToolCallView[] = [];
+    for (const call of index.calls) {
+      if (call.name === "Skill" && countSkills) skills.push(call);
+      for (const path of filesRead(call)) reads.push({ call, path, forms: pathForms(path, index.cwd) });
+    }
+    const onTime = (read: ContextRead) => !firstWrite || read.call.index < firstWrite.index;
+    const autoLoaded = (run.instructions ?? []).map((file) => ({
+      ...file,
+      forms: pathForms(file.file_path, index.cwd),
+    }));
+    const autoEvidence = (file: (typeof autoLoaded)[number]) => ({
+      type: "context-loaded",
+      description: `${file.file_path} loaded by Claude Code itself${file.load_reason ? ` (${file.load_reason})` : ""}`,
+    });
+    const writePointer = firstWrite ? pointerTo(firstWrite) : undefined;
 
-  if (options.expectedContextFiles && options.expectedContextFiles.length > 0) {
-    let loaded = 0;
-    for (const expected of options.expectedContextFiles) {
-      const matches = compilePathPattern(expected, index.cwd);
-      const auto = autoLoaded.find((file) => matches(file.forms));
-      if (auto) {
-        loaded++;
-        evidence.add(() => autoEvidence(auto));
-        continue;
-      }
-      const first = reads.find((read) => matches(read.forms));
-      if (first && onTime(first)) {
-        loaded++;
-        evidence.add(() => ({
-          type: "context-loaded",
-          description: `${expected} read (${first.path}) before the first write`,
-          pointer: pointerTo(first.call),
-        }));
-      } else if (first && firstWrite) {
-        violations.push(
-          violation(
-            CONTEXT_LOADING,
+    if (options.expectedContextFiles && options.expectedContextFiles.length > 0) {
+      let loaded = 0;
+      for (const expected of options.expectedContextFiles) {
+        const matches = compilePathPattern(expected, index.cwd);
+        const auto = autoLoaded.find((file) => matches(file.forms));
+        if (auto) {
+          loaded++;
+          evidence.add(() => autoEvidence(auto));
+          continue;
+        }
+        const first = reads.find((read) => matches(read.forms));
+        if (first && onTime(first)) {
+          loaded++;
+          evidence.add(() => ({
+            type: "context-loaded",
+            description: `${expected} read (${first.path}) before the first write`,
+            pointer: pointerTo(first.call),
+          }));
+        } else if (first && firstWrite) {
+          violate(
             "context-loaded-late",
-            severityFor(options, "context-loaded-late", "error"),
+            "error",
             `${expected} was read only after the first write (${describeCall(firstWrite)})`,
             pointerTo(first.call),
             { expected, read_at: first.call.index, first_write_at: firstWrite.index },
-          ),
-        );
-      } else {
-        violations.push(
-          violation(
-            CONTEXT_LOADING,
+          );
+        } else {
+          violate(
             "missing-context-file",
-            severityFor(options, "missing-context-file", "error"),
+            "error",
             firstWrite
               ? `${expected} was never read before the first write (${describeCall(firstWrite)})`
               : `${expected} was never read`,
             writePointer,
             { expected },
-          ),
-        );
+          );
+        }
       }
+      return {
+        score: fraction(loaded, options.expectedContextFiles.length),
+        metadata: { mode: "explicit", expected: options.expectedContextFiles, filesRead: reads.length },
+      };
     }
-    return ruleResult(CONTEXT_LOADING, {
-      score: fraction(loaded, options.expectedContextFiles.length),
-      violations,
-      evidence,
-      metadata: { mode: "explicit", expected: options.expectedContextFiles, filesRead: reads.length },
-    });
-  }
 
-  const tests = patterns.map((pattern) => compilePathPattern(pattern, index.cwd));
-  const contextReads = reads.filter((read) => tests.some((matches) => matches(read.forms)));
-  const loadedFirst = contextReads.filter(onTime);
-  const skillsFirst = skills.filter((call) => !firstWrite || call.index < firstWrite.index);
-  for (const read of loadedFirst) {
-    evidence.add(() => ({
-      type: "context-loaded",
-      description: `read ${read.path}`,
-      pointer: pointerTo(read.call),
-    }));
-  }
-  for (const file of autoLoaded) evidence.add(() => autoEvidence(file));
-  for (const call of skillsFirst) {
-    evidence.add(() => ({
-      type: "context-loaded",
-      description: `loaded ${describeCall(call)}`,
-      pointer: pointerTo(call),
-    }));
-  }
-  const ok = !firstWrite || loadedFirst.length + skillsFirst.length + autoLoaded.length > 0;
-  if (!ok && firstWrite) {
-    violations.push(
-      violation(
-        CONTEXT_LOADING,
-        "no-context-loaded",
-        severityFor(options, "no-context-loaded", options.required ? "error" : "warning"),
-        `No context file (${patterns.slice(0, 4).join(", ")}, ...) was read before the first write (${describeCall(firstWrite)})`,
-        writePointer,
-        { late: contextReads.map((read) => read.path) },
-      ),
-    );
-  }
-  return ruleResult(CONTEXT_LOADING, {
-    score: ok ? 1 : 0,
-    violations,
-    evidence,
-    metadata: {
-      mode: "auto",
-      contextFilesRead: contextReads.map((read) => read.path),
-      contextFilesLoaded: autoLoaded.map((file) => file.file_path),
-      firstWriteIndex: firstWrite?.index,
-    },
-  });
-}
+    const tests = patterns.map((pattern) => compilePathPattern(pattern, index.cwd));
+    const contextReads = reads.filter((read) => tests.some((matches) => matches(read.forms)));
+    const loadedFirst = contextReads.filter(onTime);
+    const skillsFirst = skills.filter((call) => !firstWrite || call.index < firstWrite.index);
+    for (const read of loadedFirst) {
+      evidence.add(() => ({
+        type: "context-loaded",
+        description: `read ${read.path}`,
+        pointer: pointerTo(read.call),
+      }));
+    }
+    for (const file of autoLoaded) evidence.add(() => autoEvidence(file));
+    for (const call of skillsFirst) {
+      evidence.add(() => ({
+        type: "context-loaded",
+        description: `loaded ${describeCall(call)}`,
+        pointer: pointerTo(call),
+      }));
+    }
+    const ok = !firstWrite || loadedFirst.length + skillsFirst.length + autoLoaded.length > 0;
+    if (!ok && firstWrite) {
+      violations.push(
+        violation(
+          CONTEXT_LOADING,
+          "no-context-loaded",
+          severityFor(options, "no-context-loaded", options.required ? "error" : "warning"),
+          `No context file (${patterns.slice(0, 4).join(", ")}, ...) was read before the first write (${describeCall(firstWrite)})`,
+          writePointer,
+          { late: contextReads.map((read) => read.path) },
+        ),
+      );
+    }
+    return {
+      score: ok ? 1 : 0,
+      metadata: {
+        mode: "auto",
+        contextFilesRead: contextReads.map((read) => read.path),
+        contextFilesLoaded: autoLoaded.map((file) => file.file_path),
+        firstWriteIndex: firstWrite?.index,
+      },
+    };
+  },
+});
+
+/** contextLoading as a function: `contextLoadingRule.check`. */
+export const contextLoading = contextLoadingRule.check;
 
 /** A call that changes something: a file write, or a Bash command that is not read-only. */
 export function isWriteAction(call: ToolCallView): boolean {

@@ -1,22 +1,8 @@
-import {
-  type EvaluatorResult,
-  isBookkeepingTool,
-  MAIN_AGENT,
-  type Run,
-  type ToolCallView,
-  type Violation,
-} from "@evals/core";
+import { isBookkeepingTool, MAIN_AGENT, type ToolCallView } from "@evals/core";
 import { z } from "zod";
-import {
-  EvidenceLog,
-  pointerTo,
-  RuleOptionsBaseSchema,
-  ruleResult,
-  severityFor,
-  violation,
-} from "../evaluator.js";
+import { defineRule } from "../define-rule.js";
+import { pointerTo, RuleOptionsBaseSchema } from "../evaluator.js";
 import { normalizePath } from "../paths.js";
-import { indexRun } from "../run-index.js";
 import { describeCall, filePathOf, isDelegationTool, isFileWriteTool } from "../tools.js";
 
 export const DELEGATION = "delegation";
@@ -35,86 +21,84 @@ export type DelegationOptions = z.input<typeof DelegationOptionsSchema>;
  * Agent/Task. Reports every delegation with its subagent type and how many calls the subagent made, and
  * flags delegations that failed. Violations are warnings unless `severity` says otherwise.
  */
-export function delegation(run: Run, options: DelegationOptions = {}): EvaluatorResult {
-  const index = indexRun(run);
-  const maxCalls = options.maxToolCalls ?? 15;
-  const maxFiles = options.maxFiles ?? 5;
-  const violations: Violation[] = [];
-  const evidence = new EvidenceLog();
-  const attempts = index.calls.filter((call) => isDelegationTool(call.name));
-  // A denied Agent/Task call delegated nothing: it was attempted, not made.
-  const delegations = attempts.filter((call) => call.status !== "denied");
+export const delegationRule = defineRule({
+  id: DELEGATION,
+  summary:
+    "Work over a size threshold (tool calls or files written by the main agent) goes through Agent/Task.",
+  options: DelegationOptionsSchema,
+  evaluate(run, options, { index, evidence, violate, violations }) {
+    const maxCalls = options.maxToolCalls ?? 15;
+    const maxFiles = options.maxFiles ?? 5;
+    const attempts = index.calls.filter((call) => isDelegationTool(call.name));
+    // A denied Agent/Task call delegated nothing: it was attempted, not made.
+    const delegations = attempts.filter((call) => call.status !== "denied");
 
-  let work = 0;
-  const files = new Set<string>();
-  let crossedAt: ToolCallView | undefined;
-  let delegatedFirst = false;
-  for (const call of index.callsByAgent.get(MAIN_AGENT) ?? []) {
-    if (isDelegationTool(call.name)) {
-      if (!crossedAt && call.status !== "denied") delegatedFirst = true;
-      continue;
+    let work = 0;
+    const files = new Set<string>();
+    let crossedAt: ToolCallView | undefined;
+    let delegatedFirst = false;
+    for (const call of index.callsByAgent.get(MAIN_AGENT) ?? []) {
+      if (isDelegationTool(call.name)) {
+        if (!crossedAt && call.status !== "denied") delegatedFirst = true;
+        continue;
+      }
+      if (isBookkeepingTool(call.name)) continue;
+      work++;
+      const path = isFileWriteTool(call.name) ? filePathOf(call) : undefined;
+      if (path) files.add(normalizePath(path, index.cwd));
+      if (!crossedAt && (work > maxCalls || files.size > maxFiles)) crossedAt = call;
     }
-    if (isBookkeepingTool(call.name)) continue;
-    work++;
-    const path = isFileWriteTool(call.name) ? filePathOf(call) : undefined;
-    if (path) files.add(normalizePath(path, index.cwd));
-    if (!crossedAt && (work > maxCalls || files.size > maxFiles)) crossedAt = call;
-  }
-  if (crossedAt && delegations.length === 0) {
-    violations.push(
-      violation(
-        DELEGATION,
+    if (crossedAt && delegations.length === 0) {
+      violate(
         "should-delegate",
-        severityFor(options, "should-delegate", "warning"),
+        "warning",
         `The main agent did ${work} tool calls and wrote ${files.size} files itself (thresholds ${maxCalls} calls, ${maxFiles} files) without delegating through Agent/Task`,
         pointerTo(crossedAt),
         { workCalls: work, filesWritten: files.size, maxToolCalls: maxCalls, maxFiles },
-      ),
-    );
-  }
-
-  // Subagents by the call that started them (run.agents knows the parent tool_use_id).
-  const subagentCalls = new Map<string, number>();
-  const agentByCall = new Map<string, { id: string; type: string }>();
-  for (const agent of run.agents) {
-    if (agent.parent_tool_use_id)
-      agentByCall.set(agent.parent_tool_use_id, { id: agent.id, type: agent.type });
-  }
-  for (const [agent, calls] of index.callsByAgent) subagentCalls.set(agent, calls.length);
-  for (const call of attempts) {
-    const subagent = agentByCall.get(call.id);
-    const type =
-      subagent?.type ??
-      (typeof call.input.subagent_type === "string" ? call.input.subagent_type : "subagent");
-    const made = subagent ? (subagentCalls.get(subagent.id) ?? 0) : undefined;
-    evidence.add(() => ({
-      type: "delegated",
-      description: `${describeCall(call)} -> ${type}${subagent ? ` (${subagent.id}, ${made} tool calls)` : ""}: ${call.status}`,
-      pointer: pointerTo(call),
-      data: { subagent: subagent?.id, type, toolCalls: made, status: call.status },
-    }));
-    if (call.status === "error" || call.status === "denied") {
-      const why = call.status === "denied" ? "was denied (never ran)" : "failed";
-      violations.push(
-        violation(
-          DELEGATION,
-          "delegation-failed",
-          severityFor(options, "delegation-failed", "warning"),
-          `${describeCall(call)} ${why}: ${call.result?.error ?? "error result"}`,
-          pointerTo(call),
-        ),
       );
     }
-  }
-  return ruleResult(DELEGATION, {
-    score: violations.some((item) => item.type === "should-delegate") ? 0 : 1,
-    violations,
-    evidence,
-    metadata: {
-      mainWorkCalls: work,
-      mainFilesWritten: files.size,
-      delegations: delegations.length,
-      delegatedBeforeThreshold: delegatedFirst,
-    },
-  });
-}
+
+    // Subagents by the call that started them (run.agents knows the parent tool_use_id).
+    const subagentCalls = new Map<string, number>();
+    const agentByCall = new Map<string, { id: string; type: string }>();
+    for (const agent of run.agents) {
+      if (agent.parent_tool_use_id)
+        agentByCall.set(agent.parent_tool_use_id, { id: agent.id, type: agent.type });
+    }
+    for (const [agent, calls] of index.callsByAgent) subagentCalls.set(agent, calls.length);
+    for (const call of attempts) {
+      const subagent = agentByCall.get(call.id);
+      const type =
+        subagent?.type ??
+        (typeof call.input.subagent_type === "string" ? call.input.subagent_type : "subagent");
+      const made = subagent ? (subagentCalls.get(subagent.id) ?? 0) : undefined;
+      evidence.add(() => ({
+        type: "delegated",
+        description: `${describeCall(call)} -> ${type}${subagent ? ` (${subagent.id}, ${made} tool calls)` : ""}: ${call.status}`,
+        pointer: pointerTo(call),
+        data: { subagent: subagent?.id, type, toolCalls: made, status: call.status },
+      }));
+      if (call.status === "error" || call.status === "denied") {
+        const why = call.status === "denied" ? "was denied (never ran)" : "failed";
+        violate(
+          "delegation-failed",
+          "warning",
+          `${describeCall(call)} ${why}: ${call.result?.error ?? "error result"}`,
+          pointerTo(call),
+        );
+      }
+    }
+    return {
+      score: violations.some((item) => item.type === "should-delegate") ? 0 : 1,
+      metadata: {
+        mainWorkCalls: work,
+        mainFilesWritten: files.size,
+        delegations: delegations.length,
+        delegatedBeforeThreshold: delegatedFirst,
+      },
+    };
+  },
+});
+
+/** delegation as a function: `delegationRule.check`. */
+export const delegation = delegationRule.check;

@@ -1,15 +1,6 @@
-import type { EvaluatorResult, Run, Violation } from "@evals/core";
 import { z } from "zod";
-import {
-  EvidenceLog,
-  fraction,
-  pointerTo,
-  RuleOptionsBaseSchema,
-  ruleResult,
-  severityFor,
-  violation,
-} from "../evaluator.js";
-import { indexRun } from "../run-index.js";
+import { defineRule } from "../define-rule.js";
+import { fraction, pointerTo, RuleOptionsBaseSchema } from "../evaluator.js";
 import { callKind, describeCall } from "../tools.js";
 
 export const EXECUTION_BALANCE = "execution-balance";
@@ -30,75 +21,69 @@ export type ExecutionBalanceOptions = z.input<typeof ExecutionBalanceOptionsSche
  * MultiEdit, NotebookEdit, Agent/Task), and the run's reads / executions ratio stays sane.
  * Violations are warnings unless `severity` says otherwise.
  */
-export function executionBalance(run: Run, options: ExecutionBalanceOptions = {}): EvaluatorResult {
-  const index = indexRun(run);
-  const minReads = options.minReadsBeforeExecution ?? 1;
-  const minRatio = options.minReadRatio ?? 0.5;
-  const groups = options.perAgent === false ? new Map([["*", index.calls]]) : index.callsByAgent;
-  const violations: Violation[] = [];
-  const evidence = new EvidenceLog();
-  let checks = 0;
-  let passedChecks = 0;
-  let reads = 0;
-  let executions = 0;
+export const executionBalanceRule = defineRule({
+  id: EXECUTION_BALANCE,
+  summary: "An agent reads before it first executes, and the run's reads / executions ratio stays sane.",
+  options: ExecutionBalanceOptionsSchema,
+  evaluate(_run, options, { index, evidence, violate }) {
+    const minReads = options.minReadsBeforeExecution ?? 1;
+    const minRatio = options.minReadRatio ?? 0.5;
+    const groups = options.perAgent === false ? new Map([["*", index.calls]]) : index.callsByAgent;
+    let checks = 0;
+    let passedChecks = 0;
+    let reads = 0;
+    let executions = 0;
 
-  for (const [agent, calls] of groups) {
-    let readsBefore = 0;
-    let checked = false;
-    for (const call of calls) {
-      const kind = callKind(call);
-      if (kind === "read") {
-        reads++;
-        readsBefore++;
-      } else if (kind === "execute") {
-        executions++;
-        if (checked) continue;
-        checked = true;
-        checks++;
-        if (readsBefore >= minReads) {
-          passedChecks++;
-          evidence.add(() => ({
-            type: "reads-first",
-            description: `${agent === "*" ? "the run" : `agent ${agent}`} read ${readsBefore}× before ${describeCall(call)}`,
-            pointer: pointerTo(call),
-          }));
-        } else {
-          violations.push(
-            violation(
-              EXECUTION_BALANCE,
+    for (const [agent, calls] of groups) {
+      let readsBefore = 0;
+      let checked = false;
+      for (const call of calls) {
+        const kind = callKind(call);
+        if (kind === "read") {
+          reads++;
+          readsBefore++;
+        } else if (kind === "execute") {
+          executions++;
+          if (checked) continue;
+          checked = true;
+          checks++;
+          if (readsBefore >= minReads) {
+            passedChecks++;
+            evidence.add(() => ({
+              type: "reads-first",
+              description: `${agent === "*" ? "the run" : `agent ${agent}`} read ${readsBefore}× before ${describeCall(call)}`,
+              pointer: pointerTo(call),
+            }));
+          } else {
+            violate(
               "execution-before-read",
-              severityFor(options, "execution-before-read", "warning"),
+              "warning",
               `${describeCall(call)} ran after ${readsBefore} read${readsBefore === 1 ? "" : "s"} (at least ${minReads} expected first)`,
               pointerTo(call),
               { readsBefore, minReads },
-            ),
-          );
+            );
+          }
         }
       }
     }
-  }
 
-  const ratio = executions === 0 ? undefined : reads / executions;
-  if (ratio !== undefined) {
-    checks++;
-    if (ratio >= minRatio) passedChecks++;
-    else {
-      violations.push(
-        violation(
-          EXECUTION_BALANCE,
+    const ratio = executions === 0 ? undefined : reads / executions;
+    if (ratio !== undefined) {
+      checks++;
+      if (ratio >= minRatio) passedChecks++;
+      else {
+        violate(
           "low-read-ratio",
-          severityFor(options, "low-read-ratio", "warning"),
+          "warning",
           `${reads} reads for ${executions} executions (ratio ${ratio.toFixed(2)}, at least ${minRatio} expected)`,
           undefined,
           { reads, executions, ratio, minRatio },
-        ),
-      );
+        );
+      }
     }
-  }
-  return ruleResult(EXECUTION_BALANCE, {
-    score: fraction(passedChecks, checks),
-    violations,
-    evidence,
-    metadata: { reads, executions, ratio },
-  });
-}
+    return { score: fraction(passedChecks, checks), metadata: { reads, executions, ratio } };
+  },
+});
+
+/** execution-balance as a function: `executionBalanceRule.check`. */
+export const executionBalance = executionBalanceRule.check;

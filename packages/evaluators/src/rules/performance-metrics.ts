@@ -1,5 +1,6 @@
-import { type EvaluatorResult, type Evidence, evaluatorResult, type Run, runSummary } from "@evals/core";
+import { type Run, runSummary } from "@evals/core";
 import type { z } from "zod";
+import { defineRule } from "../define-rule.js";
 import { RuleOptionsBaseSchema } from "../evaluator.js";
 import { indexRun } from "../run-index.js";
 
@@ -41,10 +42,14 @@ export interface PerformanceMetrics {
  * performance-metrics: always passes; measures the run: calls and durations per tool, calls per agent,
  * tool time and idle time, turns, cost and tokens when the run knows them.
  */
-export function performanceMetrics(run: Run, _options: PerformanceMetricsOptions = {}): EvaluatorResult {
-  const metrics = measureRun(run);
-  const evidence: Evidence[] = [
-    {
+export const performanceMetricsRule = defineRule({
+  id: PERFORMANCE_METRICS,
+  summary:
+    "Always passes: measures tool calls and durations, agents, tool and idle time, turns, cost and tokens.",
+  options: PerformanceMetricsOptionsSchema,
+  evaluate(run, _options, { evidence }) {
+    const metrics = measureRun(run);
+    evidence.add(() => ({
       type: "summary",
       description: [
         `${metrics.toolCalls} tool calls`,
@@ -54,16 +59,13 @@ export function performanceMetrics(run: Run, _options: PerformanceMetricsOptions
       ]
         .filter(Boolean)
         .join(", "),
-    },
-  ];
-  return evaluatorResult({
-    evaluator: PERFORMANCE_METRICS,
-    passed: true,
-    score: 1,
-    evidence,
-    metadata: metrics as unknown as Record<string, unknown>,
-  });
-}
+    }));
+    return { score: 1, metadata: metrics as unknown as Record<string, unknown> };
+  },
+});
+
+/** performanceMetrics as a function: `performanceMetricsRule.check`. */
+export const performanceMetrics = performanceMetricsRule.check;
 
 export function measureRun(run: Run): PerformanceMetrics {
   const index = indexRun(run);

@@ -1,22 +1,9 @@
-import {
-  type EvaluatorResult,
-  isFileEditTool,
-  type Run,
-  type ToolCallView,
-  type Violation,
-} from "@evals/core";
+import { isFileEditTool, type ToolCallView } from "@evals/core";
 import { z } from "zod";
-import {
-  EvidenceLog,
-  fraction,
-  pointerTo,
-  RuleOptionsBaseSchema,
-  ruleResult,
-  severityFor,
-  violation,
-} from "../evaluator.js";
+import { defineRule } from "../define-rule.js";
+import { fraction, pointerTo, RuleOptionsBaseSchema } from "../evaluator.js";
 import { normalizePath } from "../paths.js";
-import { indexRun, outputText } from "../run-index.js";
+import { outputText } from "../run-index.js";
 import { describeCall, filePathOf } from "../tools.js";
 import { filesRead } from "./context-loading.js";
 
@@ -40,74 +27,74 @@ export type ReadBeforeWriteOptions = z.input<typeof ReadBeforeWriteOptionsSchema
  * Bash; a file the agent wrote itself earlier counts as known. Paths are compared after resolving them
  * against the run's cwd.
  */
-export function readBeforeWrite(run: Run, options: ReadBeforeWriteOptions = {}): EvaluatorResult {
-  const index = indexRun(run);
-  const scope = options.scope ?? "agent";
-  const writes = options.writes ?? "updates";
-  /** scope key + path -> the call that made the file known. */
-  const known = new Map<string, ToolCallView>();
-  const key = (call: ToolCallView, path: string) =>
-    `${scope === "agent" ? call.agent : "*"}\u0000${normalizePath(path, index.cwd)}`;
-  const violations: Violation[] = [];
-  const evidence = new EvidenceLog();
-  let checked = 0;
-  let ok = 0;
+export const readBeforeWriteRule = defineRule({
+  id: READ_BEFORE_WRITE,
+  summary: "A file is read before it is edited or overwritten.",
+  options: ReadBeforeWriteOptionsSchema,
+  evaluate(_run, options, { index, evidence, violate }) {
+    const scope = options.scope ?? "agent";
+    const writes = options.writes ?? "updates";
+    /** scope key + path -> the call that made the file known. */
+    const known = new Map<string, ToolCallView>();
+    const key = (call: ToolCallView, path: string) =>
+      `${scope === "agent" ? call.agent : "*"}\u0000${normalizePath(path, index.cwd)}`;
+    let checked = 0;
+    let ok = 0;
 
-  for (const call of index.calls) {
-    for (const path of filesRead(call)) known.set(key(call, path), call);
-    const isEdit = isFileEditTool(call.name);
-    if (!isEdit && call.name !== "Write") continue;
-    const path = filePathOf(call);
-    if (!path) continue;
-    const k = key(call, path);
-    const before = known.get(k);
-    const succeeded = call.status === "ok";
-    if (succeeded) known.set(k, call);
-    if (!isEdit) {
-      const outcome = writeOutcome(call);
-      if (writes === "never" || outcome === "create") continue;
-      if (outcome === "unknown" && writes === "updates") {
-        if (!before) {
-          evidence.add(() => ({
-            type: "unverified",
-            description: `${describeCall(call)}: not checked (no result says whether it created or overwrote the file)`,
-            pointer: pointerTo(call),
-          }));
+    for (const call of index.calls) {
+      for (const path of filesRead(call)) known.set(key(call, path), call);
+      const isEdit = isFileEditTool(call.name);
+      if (!isEdit && call.name !== "Write") continue;
+      const path = filePathOf(call);
+      if (!path) continue;
+      const k = key(call, path);
+      const before = known.get(k);
+      const succeeded = call.status === "ok";
+      if (succeeded) known.set(k, call);
+      if (!isEdit) {
+        const outcome = writeOutcome(call);
+        if (writes === "never" || outcome === "create") continue;
+        if (outcome === "unknown" && writes === "updates") {
+          if (!before) {
+            evidence.add(() => ({
+              type: "unverified",
+              description: `${describeCall(call)}: not checked (no result says whether it created or overwrote the file)`,
+              pointer: pointerTo(call),
+            }));
+          }
+          continue;
         }
+      }
+      checked++;
+      if (before) {
+        ok++;
+        evidence.add(() => ({
+          type: "read-first",
+          description: `${describeCall(call)} after ${describeCall(before)} (event ${before.index})`,
+          pointer: pointerTo(call),
+        }));
         continue;
       }
-    }
-    checked++;
-    if (before) {
-      ok++;
-      evidence.add(() => ({
-        type: "read-first",
-        description: `${describeCall(call)} after ${describeCall(before)} (event ${before.index})`,
-        pointer: pointerTo(call),
-      }));
-      continue;
-    }
-    const type = isEdit ? "edit-without-read" : "overwrite-without-read";
-    violations.push(
-      violation(
-        READ_BEFORE_WRITE,
+      const type = isEdit ? "edit-without-read" : "overwrite-without-read";
+      violate(
         type,
-        severityFor(options, type, "error"),
+        "error",
         `${isEdit ? `${call.name} of` : "Write over"} ${path} without reading it first${
           scope === "agent" && call.agent !== "main" ? ` (agent ${call.agent})` : ""
         }`,
         pointerTo(call),
         { path: normalizePath(path, index.cwd), status: call.status },
-      ),
-    );
-  }
-  return ruleResult(READ_BEFORE_WRITE, {
-    score: fraction(ok, checked),
-    violations,
-    evidence,
-    metadata: { checkedWrites: checked, readFirst: ok },
-  });
-}
+      );
+    }
+    return {
+      score: fraction(ok, checked),
+      metadata: { checkedWrites: checked, readFirst: ok },
+    };
+  },
+});
+
+/** readBeforeWrite as a function: `readBeforeWriteRule.check`. */
+export const readBeforeWrite = readBeforeWriteRule.check;
 
 /** Whether a Write created a file or overwrote one, from its result (hook response or result text). */
 export function writeOutcome(call: ToolCallView): "create" | "update" | "unknown" {

@@ -1,13 +1,7 @@
-import {
-  type EvaluatorResult,
-  type Run,
-  SOMETIMES_OFFERED_TOOLS,
-  sameTool,
-  type Violation,
-} from "@evals/core";
+import { SOMETIMES_OFFERED_TOOLS, sameTool } from "@evals/core";
 import { z } from "zod";
-import { pointerTo, RuleOptionsBaseSchema, ruleResult, severityFor, violation } from "../evaluator.js";
-import { indexRun } from "../run-index.js";
+import { defineRule } from "../define-rule.js";
+import { pointerTo, RuleOptionsBaseSchema } from "../evaluator.js";
 import { fileWrites, parseShell, programOf, type SimpleCommand } from "../shell.js";
 import { bashCommand, truncate } from "../tools.js";
 
@@ -36,75 +30,69 @@ export interface ToolSuggestion {
  * does not say what was offered (hooks only), Grep and Glob, which a version may not offer, are only
  * suggested as info that does not lower the score. Violations are warnings by default.
  */
-export function toolUsage(run: Run, options: ToolUsageOptions = {}): EvaluatorResult {
-  const index = indexRun(run);
-  const allow = new Set(options.allow ?? []);
-  const offered = run.tools;
-  const isOffered = (tool: string) => !offered || offered.some((name) => sameTool(name, tool));
-  // Without the init line's tool list, Grep/Glob may not have been there to use.
-  const mayNotBeOffered = (tool: string) =>
-    !offered && SOMETIMES_OFFERED_TOOLS.some((name) => sameTool(name, tool));
-  const violations: Violation[] = [];
-  let bashCalls = 0;
-  let flagged = 0;
-  const notOffered = new Set<string>();
-  const unknownOffer = new Set<string>();
-  for (const call of index.calls) {
-    const command = bashCommand(call);
-    if (command === undefined) continue;
-    bashCalls++;
-    let flaggedThis = false;
-    for (const simple of parseShell(command)) {
-      const suggestion = suggestTool(simple);
-      if (!suggestion || allow.has(suggestion.instead_of)) continue;
-      if (!isOffered(suggestion.tool)) {
-        notOffered.add(suggestion.tool);
-        continue;
-      }
-      const type = `bash-instead-of-${suggestion.tool.toLowerCase()}`;
-      const bash = `Bash ${JSON.stringify(truncate(simple.words.join(" "), 80))}`;
-      const dedicated = `${suggestion.tool} ${JSON.stringify(suggestion.input)}`;
-      if (mayNotBeOffered(suggestion.tool)) {
-        unknownOffer.add(suggestion.tool);
-        violations.push(
-          violation(
-            TOOL_USAGE,
+export const toolUsageRule = defineRule({
+  id: TOOL_USAGE,
+  summary:
+    "Bash is not used where Claude Code has a dedicated tool it offered (cat -> Read, find -> Glob, grep -> Grep, sed -i -> Edit, echo > file -> Write).",
+  options: ToolUsageOptionsSchema,
+  evaluate(run, options, { index, violate }) {
+    const allow = new Set(options.allow ?? []);
+    const offered = run.tools;
+    const isOffered = (tool: string) => !offered || offered.some((name) => sameTool(name, tool));
+    // Without the init line's tool list, Grep/Glob may not have been there to use.
+    const mayNotBeOffered = (tool: string) =>
+      !offered && SOMETIMES_OFFERED_TOOLS.some((name) => sameTool(name, tool));
+    let bashCalls = 0;
+    let flagged = 0;
+    const notOffered = new Set<string>();
+    const unknownOffer = new Set<string>();
+    for (const call of index.calls) {
+      const command = bashCommand(call);
+      if (command === undefined) continue;
+      bashCalls++;
+      let flaggedThis = false;
+      for (const simple of parseShell(command)) {
+        const suggestion = suggestTool(simple);
+        if (!suggestion || allow.has(suggestion.instead_of)) continue;
+        if (!isOffered(suggestion.tool)) {
+          notOffered.add(suggestion.tool);
+          continue;
+        }
+        const type = `bash-instead-of-${suggestion.tool.toLowerCase()}`;
+        const bash = `Bash ${JSON.stringify(truncate(simple.words.join(" "), 80))}`;
+        const dedicated = `${suggestion.tool} ${JSON.stringify(suggestion.input)}`;
+        if (mayNotBeOffered(suggestion.tool)) {
+          unknownOffer.add(suggestion.tool);
+          violate(
             type,
-            severityFor(options, type, "info"),
+            "info",
             `${bash} could be ${dedicated} if the agent was offered ${suggestion.tool}: the run does not say which tools were offered (hooks do not tell)`,
             pointerTo(call),
             { command, suggestion },
-          ),
-        );
-        continue;
+          );
+          continue;
+        }
+        flaggedThis = true;
+        violate(type, "warning", `${bash} should be ${dedicated}`, pointerTo(call), { command, suggestion });
       }
-      flaggedThis = true;
-      violations.push(
-        violation(
-          TOOL_USAGE,
-          type,
-          severityFor(options, type, "warning"),
-          `${bash} should be ${dedicated}`,
-          pointerTo(call),
-          { command, suggestion },
-        ),
-      );
+      if (flaggedThis) flagged++;
     }
-    if (flaggedThis) flagged++;
-  }
-  return ruleResult(TOOL_USAGE, {
-    score: bashCalls === 0 ? 1 : 1 - flagged / bashCalls,
-    violations,
-    metadata: {
-      bashCalls,
-      flaggedCalls: flagged,
-      // Dedicated tools that would have been suggested, had the agent been offered them.
-      ...(notOffered.size > 0 ? { notOffered: [...notOffered].sort() } : {}),
-      // Tools suggested only as info: the run does not say whether the agent was offered them.
-      ...(unknownOffer.size > 0 ? { offerUnknown: [...unknownOffer].sort() } : {}),
-    },
-  });
-}
+    return {
+      score: bashCalls === 0 ? 1 : 1 - flagged / bashCalls,
+      metadata: {
+        bashCalls,
+        flaggedCalls: flagged,
+        // Dedicated tools that would have been suggested, had the agent been offered them.
+        ...(notOffered.size > 0 ? { notOffered: [...notOffered].sort() } : {}),
+        // Tools suggested only as info: the run does not say whether the agent was offered them.
+        ...(unknownOffer.size > 0 ? { offerUnknown: [...unknownOffer].sort() } : {}),
+      },
+    };
+  },
+});
+
+/** toolUsage as a function: `toolUsageRule.check`. */
+export const toolUsage = toolUsageRule.check;
 
 /** The dedicated tool for one simple command, when there is one. */
 export function suggestTool(simple: SimpleCommand): ToolSuggestion | undefined {

@@ -7,6 +7,7 @@ import { grade } from "./grade-command.js";
 import { merge } from "./merge-command.js";
 import { migrate } from "./migrate-command.js";
 import { report } from "./report-command.js";
+import { rules } from "./rules-command.js";
 import { recordSubcommand, runSubcommand } from "./run-command.js";
 import { validate } from "./validate-command.js";
 
@@ -19,6 +20,7 @@ export const COMMANDS: readonly Command[] = [
   recordSubcommand,
   grade,
   validate,
+  rules,
   report,
   merge,
   compare,

@@ -1,0 +1,33 @@
+import { parseArgs } from "node:util";
+import { rulesMarkdown, rulesText } from "@evals/evaluators";
+import type { Command } from "./command.js";
+import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
+import { parseCommandArgs } from "./usage.js";
+
+export const RULES_USAGE = `Usage: evals rules [--markdown]
+
+Lists the rule evaluators a case can name under \`rules:\` and in \`expectedViolations\`: each one's id,
+what it checks, whether it is opt-in (runs only when a case names it) and its options. The list comes
+from the rules' own declarations (defineRule).
+
+Options:
+  --markdown  a Markdown table (as in the @evals/evaluators README)
+  -h, --help  this help
+
+${EXIT_CODES_HELP}
+Here: 0 listed, 2 bad usage.`;
+
+/** `evals rules`: the registered rules, from their descriptors. */
+export const rules: Command = {
+  name: "rules",
+  summary: "list the rule evaluators, what each checks and its options",
+  run: async (args, io) => {
+    const parsed = parseCommandArgs("rules", RULES_USAGE, io, () =>
+      parseArgs({ args, options: { markdown: { type: "boolean" }, help: { type: "boolean", short: "h" } } }),
+    );
+    if (!parsed) return EXIT.badInput;
+    if (parsed.values.help) io.stdout.write(`${RULES_USAGE}\n`);
+    else io.stdout.write(`${parsed.values.markdown ? rulesMarkdown() : rulesText()}\n`);
+    return EXIT.passed;
+  },
+};
