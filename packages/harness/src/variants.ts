@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { formatJsonSchema } from "@evals/core";
 import { type AgentOptions, AgentOptionsSchema, type EvalCase, resolveAgentPaths } from "@evals/evaluators";
 import {
   buildResults,
@@ -87,11 +88,7 @@ export type VariantsFile = z.output<typeof VariantsFileSchema>;
 
 /** The JSON Schema (draft 2020-12) of the variants file, from its zod schema. */
 export function variantsJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(VariantsFileSchema, { io: "input", unrepresentable: "any" }) as Record<
-    string,
-    unknown
-  >;
-  return { $id: "urn:evals:harness:variants", title: "variants", ...schema };
+  return formatJsonSchema("harness", "variants", VariantsFileSchema);
 }
 
 /** A variants file that cannot be used; the message says where (file:line:column, field). */
