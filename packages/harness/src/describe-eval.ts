@@ -14,6 +14,7 @@ import {
   evaluateCase,
 } from "./evaluate-case.js";
 import { createLimiter } from "./limiter.js";
+import type { OtelOption } from "./otel-export.js";
 import type { PassRule } from "./pass-rule.js";
 import type { Threshold } from "./scoring.js";
 import type { CaseModel, CassetteOption, WorktreeOption } from "./trial.js";
@@ -83,6 +84,11 @@ export interface DescribeEvalOptions<Case> {
   requiresClaude?: boolean | FindClaudeOptions;
   /** Where runs write `test-output/<run id>/` (default: EVALS_OUTPUT_DIR, else the cwd). */
   outputRoot?: string;
+  /**
+   * Export every case as an OpenTelemetry trace to an OTLP endpoint (@evals/otel, which must be
+   * installed, is loaded only then): true or settings turn it on, false off; default EVALS_OTEL=1.
+   */
+  otel?: OtelOption;
 }
 
 /**
@@ -169,6 +175,7 @@ export function defineEvalSuite<Case>(
             ...(options.cassette ? { cassette: options.cassette === true ? {} : options.cassette } : {}),
             ...(options.model ? { model: options.model } : {}),
             ...(options.agent ? { agent: options.agent } : {}),
+            ...(options.otel !== undefined ? { otel: options.otel } : {}),
             ...own[index],
           };
           const file = context.task.file?.filepath;
