@@ -159,6 +159,20 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)("a replayed suite exp
     expect(read.attributes["gen_ai.tool.call.result"]).toContain("- [REDACTED]");
   });
 
+  it("sends nothing when export is off (EVALS_OTEL unset, the endpoint still set)", async () => {
+    const before = collector.requests.length;
+    delete process.env.EVALS_OTEL;
+    const [first] = loadCases(delegation("cases/delegation.yaml"));
+    const off = await runCases([first!], {
+      suite: "delegation",
+      cassette: { dir: delegation("cassettes"), mode: "strict" },
+      runAgent: { claudeBin },
+      outputRoot: scratch,
+    });
+    expect(off.outcomes[0]?.result.trials[0]?.origin).toBe("replay");
+    expect(collector.requests.length).toBe(before);
+  }, 180_000);
+
   it("marks the case that did not delegate: no subagent span, its main agent's own Edit", () => {
     const result = outcome.outcomes[1]!.result;
     const root = collector.spans.find((span) => span.name === `case ${result.name}`)!;
