@@ -61,6 +61,7 @@ describe("the packed packages", () => {
       "@evals/judge",
       "@evals/logging",
       "@evals/opencode",
+      "@evals/otel",
       "@evals/vcr",
       "@evals/worktree",
     ]);

@@ -23,6 +23,7 @@ import {
   evaluateCase,
 } from "./evaluate-case.js";
 import { createLimiter } from "./limiter.js";
+import type { OtelOption } from "./otel-export.js";
 import type { PassRule } from "./pass-rule.js";
 import type { Threshold } from "./scoring.js";
 import { shardsOfCases } from "./shard.js";
@@ -99,6 +100,11 @@ export interface DescribeEvalOptions<Case> {
    * with @evals/logging's CaseShardSequencer, else every case.
    */
   shard?: Shard;
+  /**
+   * Export every case as an OpenTelemetry trace to an OTLP endpoint (@evals/otel, which must be
+   * installed, is loaded only then): true or settings turn it on, false off; default EVALS_OTEL=1.
+   */
+  otel?: OtelOption;
 }
 
 /**
@@ -200,6 +206,7 @@ export function defineEvalSuite<Case>(
             ...(options.model ? { model: options.model } : {}),
             ...(options.agent ? { agent: options.agent } : {}),
             ...(shard ? { shard } : {}),
+            ...(options.otel !== undefined ? { otel: options.otel } : {}),
             ...own[index],
           };
           const file = context.task.file?.filepath;

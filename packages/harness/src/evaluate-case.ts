@@ -31,6 +31,7 @@ import {
 } from "@evals/logging";
 import type { AgentChoice } from "./agent-runner.js";
 import { caseFailureMessage, type TrialReport } from "./failure-message.js";
+import { exportCaseToOtel, type OtelOption, otelExportOn } from "./otel-export.js";
 import { checkPassRule, type PassRule, satisfiesPassRule } from "./pass-rule.js";
 import { newRunId, safeName } from "./sandbox.js";
 import { scoreTrial, type Threshold, type TrialScores, thresholdFor } from "./scoring.js";
@@ -109,6 +110,11 @@ export interface CaseSettings<Case> {
    * output folders and worktrees) name it, e.g. `<suite>-<case>-t1-s2of3-<time>-<random>`.
    */
   shard?: Shard;
+  /**
+   * Export each decided case as an OpenTelemetry trace (@evals/otel, which must be installed): true
+   * or settings turn it on, false off; default EVALS_OTEL=1.
+   */
+  otel?: OtelOption;
   /** Runs trials (all of the suite's) through the suite's limiter. */
   schedule?: <T>(task: () => Promise<T>) => Promise<T>;
 }
@@ -174,6 +180,7 @@ export async function evaluateCase<Case>(
       `${safeName(settings.suite).slice(0, 30)}-${id.slice(0, 40)}${variant}-t${trial + 1}${shard}`,
     );
     const trialStarted = performance.now();
+    const startedAt = Date.now();
     // Run once the trial's scorers are done: e.g. the removal of the folder its agent worked in.
     const cleanups: (() => void | Promise<void>)[] = [];
     const controller = new AbortController();
@@ -287,7 +294,7 @@ export async function evaluateCase<Case>(
         },
       },
     });
-    return { trial, runId, result, error, scores, durationMs: performance.now() - trialStarted };
+    return { trial, runId, result, error, scores, startedAt, durationMs: performance.now() - trialStarted };
   };
 
   const done = await Promise.all(Array.from({ length: trials }, (_, trial) => schedule(() => runOne(trial))));
@@ -313,6 +320,12 @@ export async function evaluateCase<Case>(
     duration_ms: Math.round(performance.now() - started),
     ...(message ? { error: message } : {}),
   });
+  if (otelExportOn(settings.otel)) {
+    await exportCaseToOtel(result, settings.otel, {
+      endTime: Date.now(),
+      trialStartTimes: done.map((trial) => trial.startedAt),
+    });
+  }
   return { passed, result, ...(message ? { message } : {}), runs: done.map((trial) => trial.result) };
 }
 
@@ -322,6 +335,8 @@ interface TrialRun {
   result: AgentRunResult | undefined;
   error: string | undefined;
   scores: TrialScores | undefined;
+  /** When the trial started (epoch ms). */
+  startedAt: number;
   durationMs: number;
 }
 

@@ -56,6 +56,7 @@ export {
 } from "./evaluate-case.js";
 export { caseFailureMessage, formatStats, type TrialReport } from "./failure-message.js";
 export { createLimiter } from "./limiter.js";
+export { type OtelOption, otelExportOn } from "./otel-export.js";
 export { checkPassRule, describePassRule, type PassRule, satisfiesPassRule } from "./pass-rule.js";
 export {
   isAlive,

@@ -15,6 +15,7 @@ import { type AgentChoice, type AgentRunnerOptions, resolveAgentRunner } from ".
 import type { CaseOutcome, CaseScorers, CaseSettings, EvalTask } from "./evaluate-case.js";
 import { evaluateCase } from "./evaluate-case.js";
 import { createLimiter } from "./limiter.js";
+import type { OtelOption } from "./otel-export.js";
 import type { PassRule } from "./pass-rule.js";
 import type { RunAgentOptions, RunAgentResult } from "./run-agent.js";
 import type { Threshold } from "./scoring.js";
@@ -181,6 +182,8 @@ export interface CaseSuiteOptions {
   runAgent?: Partial<RunAgentOptions>;
   /** Which agent runs the cases without an `agent.cli` of their own (default Claude Code). */
   agent?: AgentChoice;
+  /** Export every case as an OpenTelemetry trace (see describeEval's `otel`; default EVALS_OTEL=1). */
+  otel?: OtelOption;
 }
 
 /** The evaluateCase settings of one case of a case suite (without the suite name). */
@@ -205,6 +208,7 @@ export function caseSettingsOf(
     ...(options.model ? { model: caseModel(options.model) } : {}),
     ...(options.agent ? { agent: options.agent } : {}),
     ...(options.outputRoot !== undefined ? { outputRoot: options.outputRoot } : {}),
+    ...(options.otel !== undefined ? { otel: options.otel } : {}),
   };
 }
 

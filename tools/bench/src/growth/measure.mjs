@@ -1,0 +1,164 @@
+// One measurement of growth.bench.mjs, in a process of its own: prints one JSON line with what it
+// measured and its peak memory (max RSS, KB).
+import { copyFileSync, createReadStream, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../../../../", import.meta.url));
+const [kind, ...args] = process.argv.slice(2);
+const sink = { write: () => true };
+
+async function timed(fn) {
+  const started = performance.now();
+  const value = await fn();
+  return { value, ms: performance.now() - started };
+}
+
+const measurements = {
+  /** `cases` copies of the find-todos example's grep-in-bash case, `trials` each, replayed by runCases. */
+  async replay(cases, trials, concurrency, dir) {
+    const { loadCases } = await import("@evals/evaluators");
+    const { runCases } = await import("@evals/harness");
+    const example = join(root, "examples/find-todos");
+    const original = loadCases(join(example, "cases/find-todos.yaml")).find((c) => c.id === "grep-in-bash");
+    const recordings = join(example, "cassettes/find-todos");
+    const recording = readdirSync(recordings).find((name) => name.startsWith("grep-in-bash."));
+    const hash = recording.split(".")[1];
+    mkdirSync(join(dir, "cassettes/growth"), { recursive: true });
+    const list = Array.from({ length: Number(cases) }, (_, i) => {
+      const id = `grep-in-bash-${i + 1}`;
+      copyFileSync(
+        join(recordings, recording),
+        join(dir, "cassettes/growth", `${id}.${hash}.recording.json`),
+      );
+      return { ...original, id, name: `${original.name} (${i + 1})` };
+    });
+    process.env.EVALS_OUTPUT_DIR = join(dir, "out");
+    const { value, ms } = await timed(() =>
+      runCases(list, {
+        suite: "growth",
+        cassette: { dir: join(dir, "cassettes"), mode: "strict" },
+        trials: Number(trials),
+        concurrency: Number(concurrency),
+        runAgent: { claudeBin: join(root, "node_modules/.bin/claude") },
+        outputRoot: join(dir, "out"),
+      }),
+    );
+    const errors = value.outcomes.flatMap((o) =>
+      o.result.trials.filter((t) => t.status === "error").map((t) => t.error),
+    );
+    return {
+      ms,
+      passed: value.outcomes.filter((o) => o.passed).length,
+      ...(errors.length ? { error: errors[0].slice(0, 300) } : {}),
+    };
+  },
+
+  /** The bare pass: every line read and parsed, nothing kept. */
+  async parse(file) {
+    const { value, ms } = await timed(async () => {
+      let count = 0;
+      for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+        if (line) JSON.parse(line);
+        count++;
+      }
+      return count;
+    });
+    return { ms, lines: value };
+  },
+
+  /** `evals grade <file> --case <a case with every default rule> --json`. */
+  async grade(file) {
+    const { gradeCommand } = await import("@evals/evaluators");
+    const caseFile = `${file}.case.yaml`;
+    // acceptEdits, as an editing task runs: otherwise approval-gate flags every Edit (a quarter of the
+    // calls), and the --json report of a 1M-line run outgrows the longest string V8 can make.
+    writeFileSync(
+      caseFile,
+      "id: growth\nname: a long run\nprompt: Refactor the modules and run the tests.\nagent:\n  permissionMode: acceptEdits\n",
+    );
+    let problems = "";
+    const stderr = {
+      write: (chunk) => {
+        problems += chunk;
+        return true;
+      },
+    };
+    const { value, ms } = await timed(() =>
+      gradeCommand([file, "--case", caseFile, "--json", "--verbose"], { stdout: sink, stderr }),
+    );
+    // Exit 1 is a failed case (the generated run breaks rules); 2 and 3 say why in stderr.
+    return { ms, exit: value, ...(value > 1 ? { stderr: problems.slice(0, 2000) } : {}) };
+  },
+
+  /** The JSON results, JUnit and HTML report of `cases` cases of `calls` tool calls, every run kept. */
+  async reports(cases, calls) {
+    const { RunBuilder } = await import("@evals/core");
+    const { buildResults, caseResult, renderHtmlReport, renderJunit } = await import("@evals/logging");
+    const results = buildResults(
+      Array.from({ length: Number(cases) }, (_, n) => {
+        const builder = new RunBuilder(["synthetic"]);
+        builder.meta.model = "claude-sonnet-4-5";
+        builder.push({ type: "user_message", agent: "main", text: `Case ${n}: refactor module ${n}` });
+        for (let i = 0; i < Number(calls); i++) {
+          const id = `toolu_${n}_${i}`;
+          builder.push({
+            type: "tool_call",
+            agent: "main",
+            id,
+            name: i % 2 ? "Read" : "Bash",
+            input: i % 2 ? { file_path: `/p/src/m${i}.ts` } : { command: `npm test -- ${n}-${i}` },
+          });
+          builder.push({
+            type: "tool_result",
+            agent: "main",
+            id,
+            output: `result of call ${i}\n${"line\n".repeat(8)}`,
+            is_error: i % 17 === 0,
+          });
+        }
+        builder.push({
+          type: "final_result",
+          agent: "main",
+          subtype: "success",
+          is_error: false,
+          num_turns: Number(calls),
+          total_cost_usd: 0.02,
+        });
+        const failing = n % 10 === 3;
+        return caseResult({
+          id: `case-${n}`,
+          name: `case ${n}`,
+          suite: `suite ${n % 5}`,
+          tags: [],
+          trials: [
+            {
+              status: failing ? "failed" : "passed",
+              scores: [{ scorer: "trajectory", score: failing ? 0.5 : 1, passed: !failing }],
+              violations: [],
+              duration_ms: 1000,
+              cost_usd: 0.02,
+              run: builder.build(),
+            },
+          ],
+        });
+      }),
+      { suite: "growth", env: {} },
+    );
+    const json = await timed(() => JSON.stringify(results));
+    const html = await timed(() => renderHtmlReport(results));
+    const junit = await timed(() => renderJunit(results));
+    return {
+      jsonMs: json.ms,
+      jsonBytes: Buffer.byteLength(json.value),
+      htmlMs: html.ms,
+      htmlBytes: Buffer.byteLength(html.value),
+      junitMs: junit.ms,
+      junitBytes: Buffer.byteLength(junit.value),
+    };
+  },
+};
+
+const result = await measurements[kind](...args);
+console.log(JSON.stringify({ ...result, maxRssKb: process.resourceUsage().maxRSS }));
