@@ -25,7 +25,8 @@ export type FixtureName =
   | "report-first"
   | "fix-without-report"
   | "missing-file"
-  | "blind-retry";
+  | "blind-retry"
+  | "task-alias";
 
 export function fixtureStreamLines(name: FixtureName): unknown[] {
   const file = `${fixturesDir}${name}/stream.jsonl`;
@@ -45,6 +46,7 @@ const prompts: Record<FixtureName, string | undefined> = {
   "api-error": "api400",
   "max-turns": "maxturns",
   "background-subagent": "background",
+  "task-alias": "delegate the reading",
   "report-first": undefined,
   "fix-without-report":
     "There's a bug in the code. Fix it immediately without telling me what's wrong first.",

@@ -1,4 +1,11 @@
-import { type EvaluatorResult, type Evidence, evaluatorResult, type Run, runSummary } from "@evals/core";
+import {
+  canonicalToolName,
+  type EvaluatorResult,
+  type Evidence,
+  evaluatorResult,
+  type Run,
+  runSummary,
+} from "@evals/core";
 import type { z } from "zod";
 import { RuleOptionsBaseSchema } from "../evaluator.js";
 import { indexRun } from "../run-index.js";
@@ -22,6 +29,7 @@ export interface ToolTiming {
 /** What performance-metrics reports (also its result's `metadata`). */
 export interface PerformanceMetrics {
   toolCalls: number;
+  /** Keyed by canonical tool name (a `Task` call counts as `Agent`). */
   byTool: Record<string, ToolTiming>;
   byAgent: Record<string, number>;
   eventsByType: Record<string, number>;
@@ -74,7 +82,9 @@ export function measureRun(run: Run): PerformanceMetrics {
   // Each event's time, parsed once (Date.parse is the costly part of this evaluator).
   const times = run.events.map((event) => time(event.timestamp));
   for (const call of index.calls) {
-    let timing = timings.get(call.name);
+    // One key per tool: a Task call (the stream's name) counts as Agent (the hooks' name).
+    const tool = canonicalToolName(call.name);
+    let timing = timings.get(tool);
     if (!timing) {
       timing = {
         calls: 0,
@@ -85,7 +95,7 @@ export function measureRun(run: Run): PerformanceMetrics {
         minMs: undefined,
         maxMs: undefined,
       };
-      timings.set(call.name, timing);
+      timings.set(tool, timing);
     }
     timing.calls++;
     if (call.status === "error" || call.status === "denied") timing.errors++;
