@@ -322,6 +322,16 @@ describe("evals grade", () => {
     expect(messages.stderr).toBe("");
     expect(messages.code).toBe(0);
     expect(JSON.parse(messages.stdout).format).toBe("json-messages");
+    // One call is "1 tool call", in the run line and in performance-metrics' summary.
+    const verbose = grade(
+      "grade",
+      `${fixturesDir}output-format-json/messages.json`,
+      "--case",
+      steps,
+      "--verbose",
+    );
+    expect(verbose.stdout).toContain("(json-messages): 1 tool call, agents: main");
+    expect(verbose.stdout).not.toMatch(/\b1 tool calls\b/);
 
     const resultOnly = `${fixturesDir}output-format-json/result.json`;
     const asJsonl = write(join(temp, "result-only.jsonl"), readFileSync(resultOnly, "utf8"));

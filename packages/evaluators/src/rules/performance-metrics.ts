@@ -55,7 +55,7 @@ export function performanceMetrics(run: Run, _options: PerformanceMetricsOptions
     {
       type: "summary",
       description: [
-        `${metrics.toolCalls} tool calls`,
+        `${metrics.toolCalls} tool call${metrics.toolCalls === 1 ? "" : "s"}`,
         metrics.durationMs !== undefined ? `${Math.round(metrics.durationMs)} ms` : undefined,
         metrics.turns !== undefined ? `${metrics.turns} turns` : undefined,
         metrics.costUsd !== undefined ? `$${metrics.costUsd.toFixed(4)}` : undefined,
