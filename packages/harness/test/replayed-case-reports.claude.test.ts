@@ -156,6 +156,13 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)(
       const xml = readFileSync(join(out, "junit.xml"), "utf8");
       expect(xml).toContain('<property name="origin" value="replayed"/>');
       expect(xml).not.toMatch(/^cost: /m);
+      // evals grade on the folder says it was replayed.
+      const graded = spawnSync(process.execPath, [evalsBin, "grade", dir], {
+        encoding: "utf8",
+        env: { ...process.env, FORCE_COLOR: "0" },
+      });
+      expect(graded.status).toBe(0);
+      expect(graded.stdout).toContain("(run-result, replayed: its cost was the recording's)");
     });
   },
 );

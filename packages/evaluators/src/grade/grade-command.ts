@@ -219,7 +219,7 @@ async function grade(args: GradeArguments, io: { stdout: Output; stderr: Output;
     );
   } else {
     io.stdout.write(
-      `${formatEvaluation(evaluation, stored.run, { source: `${stored.file} (${stored.format})`, verbose: args.verbose })}\n`,
+      `${formatEvaluation(evaluation, stored.run, { source: `${stored.file} (${stored.format}${stored.result?.origin === "replay" ? ", replayed: its cost was the recording's" : ""})`, verbose: args.verbose })}\n`,
     );
     if (harness) {
       const same =
