@@ -185,7 +185,7 @@ export function types(result: { violations: { type: string }[] }): string[] {
   return result.violations.map((item) => item.type);
 }
 
-const builtIndex = new URL("../dist/index.js", import.meta.url).href;
+export const builtIndex = new URL("../dist/index.js", import.meta.url).href;
 
 /**
  * `evals grade <args>` as the `evals` binary of @evals/harness runs it: the built `gradeCommand` in a
