@@ -334,7 +334,7 @@ function invalidPatterns(evalCase: EvalCase): { path: (string | number)[]; messa
         });
       }
     } else if (Array.isArray(value)) {
-      value.forEach((item, k) => visit(item, [...path, k]));
+      for (const [k, item] of value.entries()) visit(item, [...path, k]);
     } else if (value && typeof value === "object") {
       for (const [key, item] of Object.entries(value)) visit(item, [...path, key]);
     }
