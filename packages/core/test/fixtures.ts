@@ -12,7 +12,8 @@ export type FixtureName =
   | "rules"
   | "background-subagent"
   | "api-error"
-  | "max-turns";
+  | "max-turns"
+  | "task-alias";
 
 export function fixtureHookInputs(name: FixtureName): unknown[] {
   const file = `${fixturesDir}${name}/hooks.jsonl`;

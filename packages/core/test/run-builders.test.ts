@@ -2,11 +2,13 @@ import { describe, expect, it } from "vitest";
 import {
   finalResponse,
   finalResult,
+  isDelegationTool,
   listToolCalls,
   parseHookInput,
   RunSchema,
   runFromHookEvents,
   runFromStreamJson,
+  sameTool,
   toolSequence,
 } from "../src/index.js";
 import { fixtureHookInputs, fixtureStream } from "./fixtures.js";
@@ -148,5 +150,33 @@ describe("runFromHookEvents on real runs", () => {
     ]);
     expect(listToolCalls(run)[0]?.status).toBe("ok");
     expect(run.notes).toContainEqual(expect.objectContaining({ kind: "id_backfilled", tool_use_id: "t1" }));
+  });
+});
+
+describe("a delegation through the Task name (real task-alias run)", () => {
+  it("keeps the name each source saw (Task in the stream, Agent in the hooks) and links the subagent to it", () => {
+    const stream = runFromStreamJson(fixtureStream("task-alias"), { prompts: ["delegate the reading"] });
+    const hooks = runFromHookEvents(fixtureHookInputs("task-alias").map(parseHookInput));
+    for (const [run, name] of [
+      [stream, "Task"],
+      [hooks, "Agent"],
+    ] as const) {
+      expect(RunSchema.parse(run)).toEqual(run);
+      const calls = listToolCalls(run);
+      expect(calls.map((call) => [call.name, call.id, call.status])).toEqual([
+        [name, "toolu_vcr_0001", "ok"],
+        ["Read", "toolu_vcr_0002", "ok"],
+        ["Bash", "toolu_vcr_0003", "ok"],
+      ]);
+      const child = run.agents.find((agent) => agent.id !== "main");
+      expect(child).toMatchObject({
+        type: "general-purpose",
+        parent: "main",
+        parent_tool_use_id: "toolu_vcr_0001",
+      });
+      expect(calls.slice(1).every((call) => call.agent === child?.id)).toBe(true);
+      expect(sameTool(calls[0]?.name ?? "", "Agent")).toBe(true);
+      expect(isDelegationTool(calls[0]?.name ?? "")).toBe(true);
+    }
   });
 });

@@ -58,11 +58,13 @@ export function indexRun(run: Run): RunIndex {
   for (const event of run.events) {
     if (event.type === "user_message" && event.agent === MAIN_AGENT) prompts.push(event);
     else if (event.type === "assistant_text") texts.push(event);
-    else if (event.type === "final_result") finalResult = event;
-    else if (event.type === "permission_denied" && event.id) blocked.add(event.id);
-  }
-  for (const denial of finalResult?.permission_denials ?? []) {
-    if (denial.tool_use_id) blocked.add(denial.tool_use_id);
+    else if (event.type === "final_result") {
+      finalResult = event;
+      // Each result line lists its own turn's denials (a background subagent makes two lines).
+      for (const denial of event.permission_denials ?? []) {
+        if (denial.tool_use_id) blocked.add(denial.tool_use_id);
+      }
+    } else if (event.type === "permission_denied" && event.id) blocked.add(event.id);
   }
   const index: RunIndex = {
     run,

@@ -110,6 +110,28 @@ describe("case files", () => {
     );
   });
 
+  it("names the file, line and field of a /regex/ that is not a valid regular expression", () => {
+    // A rule would crash on the first (evals grade exited 3) and take the second for a plain phrase.
+    const error = caseError(() => loadCase(broken("bad-regex.case.yaml")));
+    expect(error.issues).toEqual([
+      expect.objectContaining({
+        line: 4,
+        field: "behavior.expectedResponse.matches",
+        message: expect.stringMatching(/^"\/\(\/" is not a valid regular expression: /),
+      }),
+      expect.objectContaining({
+        line: 7,
+        field: "rules.forbidden-commands.patterns.0",
+        message: expect.stringMatching(/^"\/rm -rf \(\/" is not a valid regular expression: /),
+      }),
+    ]);
+    expect(() => parseCase({ id: "x", behavior: { expectedResponse: { matches: "/[/" } } })).toThrow(
+      "behavior.expectedResponse.matches",
+    );
+    // A path or a valid pattern is no regex problem.
+    expect(parseCase({ id: "y", behavior: { expectedResponse: { matches: "/done/i" } } }).id).toBe("y");
+  });
+
   it("takes an LLM judge's rubric in a judge section, and says what is wrong with a bad one", () => {
     const evalCase = parseCase({
       id: "judged",

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import {
   copyFileSync,
   mkdirSync,
@@ -11,7 +12,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixtureHookInputs, fixtureRun, fixturesDir, runGradeCommand } from "./helpers.js";
+import { builtIndex, fixtureHookInputs, fixtureRun, fixturesDir, runGradeCommand } from "./helpers.js";
 
 const temp = mkdtempSync(join(tmpdir(), "evals-grade-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
@@ -322,6 +323,16 @@ describe("evals grade", () => {
     expect(messages.stderr).toBe("");
     expect(messages.code).toBe(0);
     expect(JSON.parse(messages.stdout).format).toBe("json-messages");
+    // One call is "1 tool call", in the run line and in performance-metrics' summary.
+    const verbose = grade(
+      "grade",
+      `${fixturesDir}output-format-json/messages.json`,
+      "--case",
+      steps,
+      "--verbose",
+    );
+    expect(verbose.stdout).toContain("(json-messages): 1 tool call, agents: main");
+    expect(verbose.stdout).not.toMatch(/\b1 tool calls\b/);
 
     const resultOnly = `${fixturesDir}output-format-json/result.json`;
     const asJsonl = write(join(temp, "result-only.jsonl"), readFileSync(resultOnly, "utf8"));
@@ -380,24 +391,43 @@ describe("evals grade", () => {
     );
   });
 
-  it("exits 3 on an internal error, in one line (the stack only with --verbose)", () => {
-    // An invalid pattern is not caught when the case loads (yet), so evaluating it crashes.
+  it("exits 2 with file, line and field for a case whose /regex/ is invalid (it crashed with exit 3)", () => {
     const badPattern = write(
       join(temp, "bad-pattern.case.yaml"),
       'id: bad-pattern\nbehavior:\n  expectedResponse: { matches: "/(/" }\n',
     );
-    const crashed = grade("grade", `${fixturesDir}multi-tool/stream.jsonl`, "--case", badPattern);
-    expect(crashed.code).toBe(3);
+    const refused = grade("grade", `${fixturesDir}multi-tool/stream.jsonl`, "--case", badPattern);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`${badPattern}:3:`);
+    expect(refused.stderr).toContain('"/(/" is not a valid regular expression');
+    expect(refused.stderr).not.toContain("internal error");
+  });
+
+  it("exits 3 on an internal error, in one line (the stack only with --verbose)", () => {
+    // The verdict cannot be written: stdout fails (what grade itself never expects).
+    const brokenStdout = (verbose: boolean) =>
+      spawnSync(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          `const { gradeCommand } = await import(${JSON.stringify(builtIndex)});
+const stdout = { write() { throw new Error("stdout is gone"); } };
+process.exitCode = await gradeCommand(process.argv.slice(1), { stdout, stderr: process.stderr });`,
+          "--",
+          `${fixturesDir}multi-tool/stream.jsonl`,
+          "--case",
+          passingCase,
+          ...(verbose ? ["--verbose"] : []),
+        ],
+        { encoding: "utf8", timeout: 60_000, env: { ...process.env, FORCE_COLOR: "0" } },
+      );
+    const crashed = brokenStdout(false);
+    expect(crashed.status).toBe(3);
     expect(crashed.stderr.trim().split("\n")).toHaveLength(1);
-    expect(crashed.stderr).toMatch(/^evals grade: internal error: SyntaxError: Invalid regular expression/);
-    const verbose = grade(
-      "grade",
-      `${fixturesDir}multi-tool/stream.jsonl`,
-      "--case",
-      badPattern,
-      "--verbose",
-    );
-    expect(verbose.code).toBe(3);
+    expect(crashed.stderr).toMatch(/^evals grade: internal error: Error: stdout is gone \(this is a bug/);
+    const verbose = brokenStdout(true);
+    expect(verbose.status).toBe(3);
     expect(verbose.stderr).toMatch(/\n\s+at /);
   });
 });

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { RUN_FOLDER_FILES, writeRunFolder } from "@evals/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { fixturesDir, runGradeCommand } from "./helpers.js";
 
@@ -57,5 +58,40 @@ describe("evals grade judges the run's outcome (real 2.1.330 runs)", () => {
     expect(code, stdout).toBe(0);
     const quiet = caseFile("quiet-turns", ["id: quiet-turns", "prompt: maxturns"]);
     expect(grade(folder, "--case", quiet).code).toBe(1);
+  });
+});
+
+describe("evals grade on a harness run folder whose case is not an @evals/evaluators case", () => {
+  it("names the manifest that holds the case, and says what the harness's verdict was", () => {
+    // describeEval with its own data and scorer functions: the case cannot be graded again alone.
+    const folder = runFolder("plain-case", stream("max-turns"));
+    writeRunFolder(folder, "plain-case", {
+      case: {
+        suite: "manual",
+        id: "max-turns",
+        trial: 0,
+        trials: 1,
+        value: { input: "loop forever", name: "max turns" },
+        grading: {
+          outcome: "success",
+          scorers: [{ name: "outcome" }, { name: "my-scorer" }],
+          verdict: {
+            status: "failed",
+            scores: [
+              { scorer: "outcome", score: 0, passed: false },
+              { scorer: "my-scorer", score: 1, passed: true },
+            ],
+          },
+        },
+      },
+    });
+    const { code, stdout, stderr } = grade(folder);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toContain(`the case stored in ${join(folder, RUN_FOLDER_FILES.manifest)}`);
+    expect(stderr).not.toContain("result.json");
+    expect(stderr).toContain(
+      "The harness's verdict on this run: FAILED (outcome 0.00 failed, my-scorer 1.00 passed)",
+    );
   });
 });

@@ -25,7 +25,8 @@ export type FixtureName =
   | "report-first"
   | "fix-without-report"
   | "missing-file"
-  | "blind-retry";
+  | "blind-retry"
+  | "task-alias";
 
 export function fixtureStreamLines(name: FixtureName): unknown[] {
   const file = `${fixturesDir}${name}/stream.jsonl`;
@@ -45,6 +46,7 @@ const prompts: Record<FixtureName, string | undefined> = {
   "api-error": "api400",
   "max-turns": "maxturns",
   "background-subagent": "background",
+  "task-alias": "delegate the reading",
   "report-first": undefined,
   "fix-without-report":
     "There's a bug in the code. Fix it immediately without telling me what's wrong first.",
@@ -183,7 +185,7 @@ export function types(result: { violations: { type: string }[] }): string[] {
   return result.violations.map((item) => item.type);
 }
 
-const builtIndex = new URL("../dist/index.js", import.meta.url).href;
+export const builtIndex = new URL("../dist/index.js", import.meta.url).href;
 
 /**
  * `evals grade <args>` as the `evals` binary of @evals/harness runs it: the built `gradeCommand` in a

@@ -259,7 +259,7 @@ describe("trajectoryMatch", () => {
       toolOverrides: { Task: ["subagent_type"] },
     });
     expect(result.passed).toBe(true);
-    expect(result.evidence[0]?.description).toBe("expected call #1 Agent matched call #3");
+    expect(result.evidence[0]?.description).toBe("expected call #1 Task matched call #3 (Agent)");
     const wrong = await trajectoryMatch(run, {
       expected: [{ tool: "Task", args: { subagent_type: "Explore" } }],
       toolOverrides: { Task: ["subagent_type"] },

@@ -5,6 +5,8 @@ import {
   createRedactor,
   type RedactOptions,
   type Run,
+  readManifest,
+  readRunFolderResult,
   secretsFromEnv,
   writeRunFolder,
 } from "@evals/core";
@@ -308,15 +310,29 @@ async function runWithModel<Case>(
     await server.close();
     await served?.upstream?.close();
   }
+  // Answered from a recording: reports show it as replayed, its cost and model as the recording's.
+  if (source.name === "replay") markReplayedInRunFolder(result);
   await failOnDivergence(source, result, served?.wire, setup.cassette?.failOnDivergence);
   if (served?.wire.action === "record") await finishRecording(served.wire.file, served.upstream);
-  // Answered from a recording: reports show it as replayed, its cost and model as the recording's.
   return source.name === "replay" ? { ...result, origin: "replay" } : result;
 }
 
 /** The case's name in its recording's file: `<case id>.<variant>` under a variant, so each variant has its own. */
 function cassetteCaseId(setup: Pick<TrialSetup<unknown>, "caseId" | "variant">): string {
   return setup.variant ? `${setup.caseId}.${setup.variant.name}` : setup.caseId;
+}
+
+/**
+ * runAgent stored the result as live before it was known to have been answered from a recording:
+ * the run folder says replayed too, so `evals report` and `evals grade` on it show no cost as spent.
+ */
+function markReplayedInRunFolder(result: RunAgentResult): void {
+  const dir = result.output_dir;
+  if (dir === undefined) return;
+  const stored = readRunFolderResult(dir);
+  const runId = readManifest(dir)?.run_id;
+  if (!stored || runId === undefined || stored.origin === "replay") return;
+  writeRunFolder(dir, runId, { result: { ...stored, origin: "replay" } });
 }
 
 /** The suite's model for this trial's case, as a source (a ScriptFunction is scripted). */

@@ -12,7 +12,8 @@ export type FixtureName =
   | "rules"
   | "background-subagent"
   | "api-error"
-  | "max-turns";
+  | "max-turns"
+  | "task-alias";
 
 /** The prompt each fixture run was given with -p. */
 export const fixturePrompt: Record<FixtureName, string> = {
@@ -22,6 +23,7 @@ export const fixturePrompt: Record<FixtureName, string> = {
   "max-turns": "maxturns",
   "api-error": "api400",
   "background-subagent": "background",
+  "task-alias": "delegate the reading",
 };
 
 export function fixtureHookInputs(name: FixtureName): HookInput[] {

@@ -283,3 +283,23 @@ describe("reconcileRun on the real background-subagent run", () => {
     });
   });
 });
+
+describe("reconcileRun on the real task-alias run (the stream says Task, the hooks Agent)", () => {
+  it("joins the two names of one call, keeping the stream's, with the subagent under it", () => {
+    const run = reconcile("task-alias");
+    expect(listToolCalls(run).map((call) => [call.name, call.id, call.status])).toEqual([
+      ["Task", "toolu_vcr_0001", "ok"],
+      ["Read", "toolu_vcr_0002", "ok"],
+      ["Bash", "toolu_vcr_0003", "ok"],
+    ]);
+    for (const event of run.events.filter((event) => event.type === "tool_call")) {
+      expect(event.sources).toEqual(["stream", "hooks"]);
+    }
+    expect(run.agents.find((agent) => agent.id !== "main")).toMatchObject({
+      type: "general-purpose",
+      parent_tool_use_id: "toolu_vcr_0001",
+    });
+    // Neither source is said to have missed the call under the other name.
+    expect(run.notes).toEqual([]);
+  });
+});

@@ -1,5 +1,9 @@
-import { resolve } from "node:path";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readRunFolder } from "@evals/core";
 import { loadCases, scorersForCase } from "@evals/evaluators";
 import {
   buildResults,
@@ -9,7 +13,7 @@ import {
   renderJunit,
   reportIndex,
 } from "@evals/logging";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CaseOutcome, claudeAvailable, evaluateCase, runCase } from "../src/index.js";
 
 /*
@@ -25,6 +29,9 @@ const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");
 const evalCase = loadCases(findTodos("cases/find-todos.yaml")).find((c) => c.id === "grep-in-bash")!;
 
 let outcome: CaseOutcome;
+const outputRoot = mkdtempSync(join(tmpdir(), "replayed-reports-"));
+afterAll(() => rmSync(outputRoot, { recursive: true, force: true }));
+const evalsBin = resolve(__dirname, "../dist/cli.js");
 
 describe.skipIf(!claudeAvailable({ claudeBin }).available)(
   "a replayed case whose expected violations occurred",
@@ -34,6 +41,7 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)(
         suite: "find-todos",
         scorers: scorersForCase(evalCase),
         cassette: { dir: findTodos("cassettes"), mode: "strict" },
+        outputRoot,
         task: (_input, trial) => runCase(trial, evalCase, { runAgent: { claudeBin } }),
       });
     }, 180_000);
@@ -125,6 +133,36 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)(
       expect(html).toContain('"replayed":true');
       // The run's final result carries the recorded total_cost_usd; the page shows none of it as spent.
       expect(html).not.toMatch(/"costUsd":[\d.]+/);
+    });
+
+    it("its run folder says replayed too: evals report shows no cost spent and no live model", async () => {
+      const dir = outcome.result.trials[0]?.output_dir as string;
+      expect((await readRunFolder(dir)).result?.origin).toBe("replay");
+      const out = join(outputRoot, "report");
+      const report = spawnSync(
+        process.execPath,
+        [evalsBin, "report", join(outputRoot, "test-output"), "--out", out],
+        { encoding: "utf8", env: { ...process.env, FORCE_COLOR: "0" } },
+      );
+      expect(report.stderr).toBe("");
+      expect(report.status).toBe(0);
+      const results = JSON.parse(readFileSync(join(out, "latest.json"), "utf8"));
+      expect(results.meta.origins).toEqual({ replay: 1 });
+      expect(results.meta.model).toBeUndefined();
+      expect(results.summary.cost_usd).toBeUndefined();
+      expect(results.cases[0].trials[0]).toMatchObject({ origin: "replay" });
+      expect(results.cases[0].trials[0].cost_usd).toBeUndefined();
+      expect(results.cases[0].trials[0].recorded_cost_usd).toBeGreaterThan(0);
+      const xml = readFileSync(join(out, "junit.xml"), "utf8");
+      expect(xml).toContain('<property name="origin" value="replayed"/>');
+      expect(xml).not.toMatch(/^cost: /m);
+      // evals grade on the folder says it was replayed.
+      const graded = spawnSync(process.execPath, [evalsBin, "grade", dir], {
+        encoding: "utf8",
+        env: { ...process.env, FORCE_COLOR: "0" },
+      });
+      expect(graded.status).toBe(0);
+      expect(graded.stdout).toContain("(run-result, replayed: its cost was the recording's)");
     });
   },
 );

@@ -26,14 +26,13 @@ export const DEFAULT_HOOK_EVENTS = [
   // CLAUDE.md and other instruction files the CLI loads itself (the agent need not Read them).
   "InstructionsLoaded",
   "Stop",
+  // The only hook that tells a call denied without a prompt (permission mode dontAsk, another
+  // PreToolUse hook's deny): its answer says so. Never counted as tool calls (it repeats the batch).
+  "PostToolBatch",
 ] as const;
 
-/**
- * Captured on request only (`events: CAPTURABLE_HOOK_EVENTS`, or `--events`): no reader needs them.
- * PostToolBatch repeats the calls of a batch that PreToolUse/PostToolUse already captured and is
- * never counted as tool calls.
- */
-export const OPTIONAL_HOOK_EVENTS = ["SessionStart", "Notification", "SessionEnd", "PostToolBatch"] as const;
+/** Captured on request only (`events: CAPTURABLE_HOOK_EVENTS`, or `--events`): no reader needs them. */
+export const OPTIONAL_HOOK_EVENTS = ["SessionStart", "Notification", "SessionEnd"] as const;
 
 /** Every event the hook knows how to capture. */
 export const CAPTURABLE_HOOK_EVENTS = [...DEFAULT_HOOK_EVENTS, ...OPTIONAL_HOOK_EVENTS] as const;

@@ -32,7 +32,7 @@ export interface ClaudeSettings {
 export interface HookSettingsOptions {
   /**
    * Events to register. Default: DEFAULT_HOOK_EVENTS, the events the readers use
-   * (CAPTURABLE_HOOK_EVENTS adds SessionStart, Notification, SessionEnd and PostToolBatch).
+   * (CAPTURABLE_HOOK_EVENTS adds SessionStart, Notification and SessionEnd).
    */
   events?: readonly string[];
   /**

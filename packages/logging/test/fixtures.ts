@@ -5,15 +5,19 @@ import { parseJsonl, type Run, runFromStreamJson } from "@evals/core";
 /** Real Claude Code 2.1.330 runs, kept in the repo's fixtures/ folder. */
 export const fixturesDir = fileURLToPath(new URL("../../../fixtures/claude-code-2.1.330/", import.meta.url));
 
-export function fixtureStream(name: "multi-tool" | "subagent"): unknown[] {
+export function fixtureStream(name: "multi-tool" | "subagent" | "task-alias"): unknown[] {
   const file = `${fixturesDir}${name}/stream.jsonl`;
   return parseJsonl(readFileSync(file, "utf8"), file);
 }
 
 /** The fixture's stream-json translated into a Run, as the harness would. */
-export function fixtureRun(name: "multi-tool" | "subagent"): Run {
+export function fixtureRun(name: "multi-tool" | "subagent" | "task-alias"): Run {
   const prompt =
-    name === "subagent" ? "Delegate the echo to a general-purpose subagent" : "Do the five steps in order";
+    name === "subagent"
+      ? "Delegate the echo to a general-purpose subagent"
+      : name === "task-alias"
+        ? "delegate the reading"
+        : "Do the five steps in order";
   return runFromStreamJson(fixtureStream(name), { prompts: [prompt], runId: `fixture-${name}` });
 }
 

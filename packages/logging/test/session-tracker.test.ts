@@ -309,3 +309,28 @@ describe("tool names that are JavaScript prototype keys", () => {
     expect(Object.getOwnPropertyDescriptor(counts, "__proto__")?.value).toBe(2);
   });
 });
+
+describe("SessionTracker on the real task-alias run (the stream names the delegation Task)", () => {
+  it("nests the subagent under the Task call and lists the delegation, as for Agent", () => {
+    const tree = buildSessionTree(fixtureRun("task-alias"));
+    expect(tree.totalSessions).toBe(2);
+    expect(tree.root.toolCallsByName).toEqual({ Task: 1 });
+    const child = tree.root.children[0];
+    expect(child).toMatchObject({
+      type: "general-purpose",
+      parentToolUseId: "toolu_vcr_0001",
+      depth: 1,
+      status: "finished",
+      description: "read a",
+    });
+    expect(child?.toolCallsByName).toEqual({ Read: 1, Bash: 1 });
+    expect(tree.delegations).toEqual([
+      expect.objectContaining({
+        from: "main",
+        to: child?.id,
+        agentType: "general-purpose",
+        toolUseId: "toolu_vcr_0001",
+      }),
+    ]);
+  });
+});

@@ -82,6 +82,13 @@ export function parseCase(value: unknown, source = "<case>"): EvalCase {
     );
   }
   canonicalizeCaseToolNames(result.data);
+  const invalid = invalidPatterns(result.data);
+  if (invalid.length > 0) {
+    throw new CaseFileError(
+      source,
+      invalid.map((problem) => ({ file: source, field: problem.path.join("."), message: problem.message })),
+    );
+  }
   parsed.add(result.data);
   return result.data;
 }
@@ -169,6 +176,17 @@ export function parseCaseText(text: string, file: string, options: CaseReadOptio
     const evalCase = result.data;
     // OpenCode's tool ids (bash, read, task...) are accepted: matched as Bash, Read, Agent.
     canonicalizeCaseToolNames(evalCase);
+    const invalid = invalidPatterns(evalCase);
+    for (const problem of invalid) {
+      const path = [...entry.prefix, ...problem.path];
+      issues.push({
+        file,
+        ...locate(entry.document, lineCounter, path, { code: "custom", path, message: "" } as never),
+        field: problem.path.join("."),
+        message: problem.message,
+      });
+    }
+    if (invalid.length > 0) continue;
     for (const warning of caseWarnings(evalCase)) {
       const path = [...entry.prefix, ...warning.path];
       onWarning({
@@ -301,6 +319,36 @@ function fieldOf(issue: z.core.$ZodIssue): { field?: string } {
   const path = issue.path.map(String);
   if (issue.code === "unrecognized_keys" && issue.keys.length > 0) path.push(issue.keys[0] as string);
   return path.length > 0 ? { field: path.join(".") } : {};
+}
+
+/**
+ * `/regex/flags` texts in `behavior`, `rules` and `expectedTrajectory` that are no valid regular
+ * expression: a rule would crash on one, or take it for a plain phrase that never matches.
+ */
+function invalidPatterns(evalCase: EvalCase): { path: (string | number)[]; message: string }[] {
+  const problems: { path: (string | number)[]; message: string }[] = [];
+  const visit = (value: unknown, path: (string | number)[]) => {
+    if (typeof value === "string") {
+      const literal = /^\/(.+)\/([dgimsuvy]*)$/s.exec(value);
+      if (!literal) return;
+      try {
+        new RegExp(literal[1] as string, literal[2] as string);
+      } catch (error) {
+        problems.push({
+          path,
+          message: `${JSON.stringify(value)} is not a valid regular expression: ${(error as Error).message}`,
+        });
+      }
+    } else if (Array.isArray(value)) {
+      for (const [k, item] of value.entries()) visit(item, [...path, k]);
+    } else if (value && typeof value === "object") {
+      for (const [key, item] of Object.entries(value)) visit(item, [...path, key]);
+    }
+  };
+  for (const field of ["behavior", "rules", "expectedTrajectory"] as const) {
+    visit(evalCase[field], [field]);
+  }
+  return problems;
 }
 
 /**

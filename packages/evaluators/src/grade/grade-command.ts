@@ -1,3 +1,5 @@
+import { dirname, join } from "node:path";
+import { RUN_FOLDER_FILES, type RunFolderCase } from "@evals/core";
 import { evaluate } from "../cases/evaluate.js";
 import { CaseFileError, loadCases, parseCase } from "../cases/load.js";
 import { casePrompts, type EvalCase } from "../cases/schema.js";
@@ -178,11 +180,14 @@ async function grade(args: GradeArguments, io: { stdout: Output; stderr: Output;
       );
       return GRADE_EXIT.unreadable;
     }
+    // The case is in the run folder's manifest, beside the file the run was read from.
+    const manifestFile = join(dirname(stored.file), RUN_FOLDER_FILES.manifest);
     try {
-      evalCase = parseCase(recorded.value, `the case stored in ${stored.file}`);
+      evalCase = parseCase(recorded.value, `the case stored in ${manifestFile}`);
     } catch (error) {
+      const verdict = recorded.grading?.verdict;
       io.stderr.write(
-        `evals grade: the run folder's case ${JSON.stringify(recorded.id)} is not an @evals/evaluators case, so it cannot be graded without one; give --case <file>\n${(error as Error).message}\n`,
+        `evals grade: the run folder's case ${JSON.stringify(recorded.id)} is not an @evals/evaluators case, so it cannot be graded without one; give --case <file>\n${(error as Error).message}\n${verdict ? `${harnessVerdictLine(verdict)}\n` : ""}`,
       );
       return GRADE_EXIT.unreadable;
     }
@@ -214,7 +219,7 @@ async function grade(args: GradeArguments, io: { stdout: Output; stderr: Output;
     );
   } else {
     io.stdout.write(
-      `${formatEvaluation(evaluation, stored.run, { source: `${stored.file} (${stored.format})`, verbose: args.verbose })}\n`,
+      `${formatEvaluation(evaluation, stored.run, { source: `${stored.file} (${stored.format}${stored.result?.origin === "replay" ? ", replayed: its cost was the recording's" : ""})`, verbose: args.verbose })}\n`,
     );
     if (harness) {
       const same =
@@ -227,4 +232,15 @@ async function grade(args: GradeArguments, io: { stdout: Output; stderr: Output;
     }
   }
   return evaluation.passed ? GRADE_EXIT.passed : GRADE_EXIT.failed;
+}
+
+type HarnessVerdict = NonNullable<RunFolderCase["grading"]>["verdict"];
+
+/** The verdict the harness stored, in one line: "FAILED (outcome 0.00 failed, my-scorer 1.00 passed)". */
+function harnessVerdictLine(verdict: HarnessVerdict): string {
+  const scores = verdict.scores.map(
+    (score) => `${score.scorer} ${score.score.toFixed(2)} ${score.passed ? "passed" : "failed"}`,
+  );
+  const why = verdict.error?.split("\n")[0] ?? scores.join(", ");
+  return `The harness's verdict on this run: ${verdict.status.toUpperCase()}${why ? ` (${why})` : ""}`;
 }

@@ -30,7 +30,7 @@ export function formatEvaluation(evaluation: CaseEvaluation, run?: Run, options:
     const calls = listToolCalls(run);
     const agents = run.agents.map((agent) => (agent.id === "main" ? "main" : agent.type)).join(", ");
     lines.push(
-      `  run ${run.id ?? "(no id)"}${options.source ? ` from ${options.source}` : ""}: ${calls.length} tool calls, agents: ${agents}`,
+      `  run ${run.id ?? "(no id)"}${options.source ? ` from ${options.source}` : ""}: ${calls.length} tool call${calls.length === 1 ? "" : "s"}, agents: ${agents}`,
     );
   }
   lines.push("");

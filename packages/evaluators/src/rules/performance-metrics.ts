@@ -1,4 +1,4 @@
-import { type Run, runSummary } from "@evals/core";
+import { canonicalToolName, type Run, runSummary } from "@evals/core";
 import type { z } from "zod";
 import { defineRule } from "../define-rule.js";
 import { RuleOptionsBaseSchema } from "../evaluator.js";
@@ -23,6 +23,7 @@ export interface ToolTiming {
 /** What performance-metrics reports (also its result's `metadata`). */
 export interface PerformanceMetrics {
   toolCalls: number;
+  /** Keyed by canonical tool name (a `Task` call counts as `Agent`). */
   byTool: Record<string, ToolTiming>;
   byAgent: Record<string, number>;
   eventsByType: Record<string, number>;
@@ -52,7 +53,7 @@ export const performanceMetricsRule = defineRule({
     evidence.add(() => ({
       type: "summary",
       description: [
-        `${metrics.toolCalls} tool calls`,
+        `${metrics.toolCalls} tool call${metrics.toolCalls === 1 ? "" : "s"}`,
         metrics.durationMs !== undefined ? `${Math.round(metrics.durationMs)} ms` : undefined,
         metrics.turns !== undefined ? `${metrics.turns} turns` : undefined,
         metrics.costUsd !== undefined ? `$${metrics.costUsd.toFixed(4)}` : undefined,
@@ -76,7 +77,9 @@ export function measureRun(run: Run): PerformanceMetrics {
   // Each event's time, parsed once (Date.parse is the costly part of this evaluator).
   const times = run.events.map((event) => time(event.timestamp));
   for (const call of index.calls) {
-    let timing = timings.get(call.name);
+    // One key per tool: a Task call (the stream's name) counts as Agent (the hooks' name).
+    const tool = canonicalToolName(call.name);
+    let timing = timings.get(tool);
     if (!timing) {
       timing = {
         calls: 0,
@@ -87,7 +90,7 @@ export function measureRun(run: Run): PerformanceMetrics {
         minMs: undefined,
         maxMs: undefined,
       };
-      timings.set(call.name, timing);
+      timings.set(tool, timing);
     }
     timing.calls++;
     if (call.status === "error" || call.status === "denied") timing.errors++;

@@ -269,9 +269,11 @@ function trajectoryResult(
   }
   const evidence: Evidence[] = diagnosis.matched.slice(0, 50).map(([i, j]) => {
     const call = context.actual[i] as TrajectoryCall;
+    // The expected call as the case named it, and the run's name when it differs (Task for Agent).
+    const named = context.expected[j]?.name ?? call.name;
     return {
       type: "matched",
-      description: `expected call #${j + 1} ${call.name} matched call #${i + 1}`,
+      description: `expected call #${j + 1} ${named} matched call #${i + 1}${named === call.name ? "" : ` (${call.name})`}`,
       ...(call.event_index !== undefined ? { pointer: pointerOfCall(call) } : {}),
     };
   });
