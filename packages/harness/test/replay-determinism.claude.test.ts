@@ -14,29 +14,28 @@ const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");
 const evalsCli = resolve(__dirname, "../dist/cli.js");
 
 /**
- * The split of the repetitions, honestly: one real replayed run of the CLI took 1.5-4 s (about 2 s)
- * on the 2 shared cores here, so 100 of them would take 3-4 minutes of CI. The real CLI replays the
- * recording REAL_REPLAYS times (each checked against the recorded run's verdict); the deterministic
- * grading is what is repeated 100 times per replayed run: its run folder read back and scored again,
- * as the harness does, and `evals grade` once on each folder.
+ * One recording, replayed by the real CLI REAL_REPLAYS times (CONCURRENT at a time: the agent only
+ * reads, so the replays cannot disturb each other), each checked against the recorded run's verdict.
+ * Each replayed run folder is also read back and scored again GRADINGS_PER_REPLAY times, as the
+ * harness does, and every CLI_GRADE_EVERY-th one graded by `evals grade`.
  */
-const REAL_REPLAYS = 10;
-const GRADINGS_PER_REPLAY = 100;
+const REAL_REPLAYS = 100;
+const CONCURRENT = 4;
+const GRADINGS_PER_REPLAY = 10;
+const CLI_GRADE_EVERY = 10;
 
 let root: string;
 let project: string;
-let written: string;
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), "harness-determinism-"));
   project = join(root, "project");
-  written = join(root, "written");
   mkdirSync(project);
-  mkdirSync(written);
   writeFileSync(join(project, "a.txt"), "hello from a\n");
+  writeFileSync(join(project, "b.txt"), "hello from b\n");
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** Lists, reads a.txt, writes a report elsewhere (so the listing stays the same), then reports. */
+/** Lists, reads a.txt and b.txt, then reports: it changes nothing, so replays can run side by side. */
 const script = () =>
   scripted((request) => {
     switch (countToolResults(request)) {
@@ -45,9 +44,9 @@ const script = () =>
       case 1:
         return reply(toolUse("Read", { file_path: `${project}/a.txt` }));
       case 2:
-        return reply(toolUse("Write", { file_path: `${written}/out.txt`, content: "report\n" }));
+        return reply(toolUse("Read", { file_path: `${project}/b.txt` }));
       default:
-        return reply(text("Done: out.txt written."));
+        return reply(text("Done: both files say hello."));
     }
   });
 
@@ -55,9 +54,8 @@ const script = () =>
 const evalCase = (): EvalCase =>
   parseCase({
     id: "write-report",
-    prompt: "List the files, read a.txt and write the report.",
-    agent: { permissionMode: "acceptEdits" },
-    behavior: { mustUseTools: ["Bash", "Read", "Write"], expectedResponse: { contains: "Done" } },
+    prompt: "List the files, read a.txt and b.txt, and report.",
+    behavior: { mustUseTools: ["Bash", "Read"], expectedResponse: { contains: "Done" } },
     expectedTrajectory: { mode: "strict", calls: ["Bash", "Read", "Edit"] },
     threshold: 0.9,
   });
@@ -84,16 +82,8 @@ describe("replaying one recording gives the same verdict every time (real claude
     const dir = join(root, "cassettes");
     const settings: CaseSettings<EvalCase> = {
       suite: "determinism",
-      task: (_case, { runAgent }) => {
-        rmSync(join(written, "out.txt"), { force: true });
-        return runAgent({
-          prompt: evalCase().prompt as string,
-          claudeBin,
-          cwd: project,
-          permissionMode: "acceptEdits",
-          keepSandbox: "never",
-        });
-      },
+      task: (_case, { runAgent }) =>
+        runAgent({ prompt: evalCase().prompt as string, claudeBin, cwd: project, keepSandbox: "never" }),
       scorers: scorersForCase(evalCase()),
       threshold: 0.9,
       outputRoot: join(root, "out"),
@@ -116,8 +106,23 @@ describe("replaying one recording gives the same verdict every time (real claude
     expect(expected.violations.length).toBeGreaterThan(0);
     expect(expected.message).toContain("trajectory");
 
-    for (let replay = 0; replay < REAL_REPLAYS; replay++) {
-      const replayed = await evaluateCase(evalCase(), 0, { ...settings, cassette: { mode: "strict", dir } });
+    // The replays, CONCURRENT at a time, in order of their number.
+    const replays: Awaited<ReturnType<typeof evaluateCase>>[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENT }, async () => {
+        while (next < REAL_REPLAYS) {
+          const number = next++;
+          replays[number] = await evaluateCase(evalCase(), 0, {
+            ...settings,
+            cassette: { mode: "strict", dir },
+          });
+        }
+      }),
+    );
+    expect(replays).toHaveLength(REAL_REPLAYS);
+
+    for (const [replay, replayed] of replays.entries()) {
       const trial = replayed.result.trials[0]!;
       expect(trial.origin, `replay ${replay + 1}`).toBe("replay");
       expect(verdictOf(replayed.result, replayed.message), `replay ${replay + 1}`).toEqual(expected);
@@ -152,6 +157,7 @@ describe("replaying one recording gives the same verdict every time (real claude
       }
 
       // `evals grade` on the run folder gives the harness's verdict.
+      if (replay % CLI_GRADE_EVERY !== 0) continue;
       const graded = spawnSync(process.execPath, [evalsCli, "grade", outputDir, "--json"], {
         encoding: "utf8",
         timeout: 60_000,
@@ -168,5 +174,5 @@ describe("replaying one recording gives the same verdict every time (real claude
         report.verdicts.map(({ evaluator, score, ok }) => ({ scorer: evaluator, score, passed: ok })),
       ).toEqual(expected.scores.map(({ scorer, score, passed }) => ({ scorer, score, passed })));
     }
-  }, 240_000);
+  }, 900_000);
 });
