@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { type EvaluatorResult, EvaluatorResultSchema, type Run } from "@evals/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { commandScorer, runCommandGrader } from "../src/index.js";
+import { isRunning } from "./git-repo.js";
 
 const folder = realpathSync(mkdtempSync(join(tmpdir(), "evals-wt-grader-")));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -86,7 +87,7 @@ describe("runCommandGrader", () => {
     expect(result.metadata).toMatchObject({ timed_out: true });
     const grandchild = Number(readFileSync(pidFile, "utf8"));
     // SIGKILL is sent before runCommandGrader returns; on a loaded machine the exit may lag a moment.
-    await expect.poll(() => isAlive(grandchild), { timeout: 15_000 }).toBe(false);
+    await expect.poll(() => isRunning(grandchild), { timeout: 15_000 }).toBe(false);
   });
 
   it("keeps only the tail of a long output", async () => {
@@ -126,18 +127,4 @@ describe("commandScorer", () => {
 
 function stdoutOf(result: EvaluatorResult): string {
   return (result.evidence[0]?.data as { stdout?: string } | undefined)?.stdout ?? "";
-}
-
-/** Whether a process still runs (a zombie waiting for a reaper counts as gone). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return process.platform !== "linux";
-  }
 }

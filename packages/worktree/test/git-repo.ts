@@ -1,7 +1,17 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { afterEach } from "vitest";
 
 // Tests never depend on the machine's git config: no system or global config, identity from env.
 const emptyConfig = join(mkdtempSync(join(tmpdir(), "evals-wt-gitconfig-")), "config");
@@ -81,4 +91,36 @@ export function worktreePaths(repo: TestRepo): string[] {
     .split("\n")
     .filter((line) => line.startsWith("worktree "))
     .map((line) => line.slice("worktree ".length));
+}
+
+/** makeRepo for a test file: every repository it made is removed after each test. */
+export function testRepos(): (files?: Record<string, string>) => TestRepo {
+  const made: TestRepo[] = [];
+  afterEach(() => {
+    for (const repo of made.splice(0)) repo.cleanup();
+  });
+  return (files) => {
+    const repo = makeRepo(files);
+    made.push(repo);
+    return repo;
+  };
+}
+
+/** What is left in a trees folder besides its .gitignore. */
+export function leftovers(treesDir: string): string[] {
+  return existsSync(treesDir) ? readdirSync(treesDir).filter((entry) => entry !== ".gitignore") : [];
+}
+
+/** Whether a process still runs (a zombie waiting for a reaper counts as gone). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return process.platform !== "linux";
+  }
 }

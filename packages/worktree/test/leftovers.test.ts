@@ -5,15 +5,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanupDeadTrials, readOutcome, withTrialWorktree } from "../src/index.js";
-import { makeRepo, type TestRepo, worktreePaths } from "./git-repo.js";
+import { type TestRepo, testRepos, worktreePaths } from "./git-repo.js";
 
 const script = fileURLToPath(new URL("./fixtures/working-trial.mjs", import.meta.url));
 const graderScript = fileURLToPath(new URL("./fixtures/grading-trial.mjs", import.meta.url));
-const repos: TestRepo[] = [];
+const repo = testRepos();
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) child.kill("SIGKILL");
-  for (const made of repos.splice(0)) made.cleanup();
 });
 
 /** A child node process running one trial that has changed a file and keeps working. */
@@ -46,8 +45,7 @@ function exited(child: ChildProcess) {
 
 describe("Ctrl-C during a trial", () => {
   it("saves the trial's outcome before the worktree is removed", async () => {
-    const r = makeRepo();
-    repos.push(r);
+    const r = repo();
     const { child, trial } = await startTrial(r, "interrupted");
     child.kill("SIGINT");
     expect(await exited(child)).toEqual({ code: null, signal: "SIGINT" });
@@ -59,8 +57,7 @@ describe("Ctrl-C during a trial", () => {
 
 describe("worktrees left by a SIGKILL", () => {
   it("are removed at the start of the next trial of the repository: only ours, only dead owners", async () => {
-    const r = makeRepo();
-    repos.push(r);
+    const r = repo();
     const killed = await startTrial(r, "killed");
     const alive = await startTrial(r, "alive");
     killed.child.kill("SIGKILL");
@@ -83,8 +80,7 @@ describe("worktrees left by a SIGKILL", () => {
   });
 
   it("cleanupDeadTrials leaves live trials and reports what it removed", async () => {
-    const r = makeRepo();
-    repos.push(r);
+    const r = repo();
     const alive = await startTrial(r, "alive");
     const killed = await startTrial(r, "killed");
     killed.child.kill("SIGKILL");

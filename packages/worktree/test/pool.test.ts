@@ -4,17 +4,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { CapturedEventSchema, readJsonlFile } from "@evals/core";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runTrials, runWithConcurrency } from "../src/index.js";
-import { makeRepo, type TestRepo, worktreePaths } from "./git-repo.js";
+import { testRepos, worktreePaths } from "./git-repo.js";
 
 const execFileAsync = promisify(execFile);
 const agent = fileURLToPath(new URL("./fixtures/replayed-agent.mjs", import.meta.url));
 
-const repos: TestRepo[] = [];
-afterEach(() => {
-  for (const made of repos.splice(0)) made.cleanup();
-});
+const repo = testRepos();
 
 /** Resolves once `count` callers wait on it; rejects after 30 s if they never all arrive. */
 function barrier(count: number): () => Promise<void> {
@@ -66,8 +63,7 @@ describe("runWithConcurrency", () => {
 
 describe("runTrials", () => {
   it("8 concurrent trials each see and produce only their own events and changes", async () => {
-    const r = makeRepo({ "shared.txt": "original\n" });
-    repos.push(r);
+    const r = repo({ "shared.txt": "original\n" });
     const before = r.snapshot(["shared.txt"]);
     // Every trial waits here until all 8 have their worktree: proof that they all run at once.
     const allStarted = barrier(8);
@@ -115,8 +111,7 @@ describe("runTrials", () => {
   });
 
   it("one failing trial does not stop the others; reports stay in order", async () => {
-    const r = makeRepo({ "shared.txt": "original\n" });
-    repos.push(r);
+    const r = repo({ "shared.txt": "original\n" });
     const reports = await runTrials(
       r.root,
       { trials: 5, concurrency: 2, treesDir: r.treesDir },
@@ -138,8 +133,7 @@ describe("runTrials", () => {
   });
 
   it("takes explicit test ids, and reports creation errors per trial", async () => {
-    const r = makeRepo();
-    repos.push(r);
+    const r = repo();
     const reports = await runTrials(
       r.root,
       { trials: ["case-a-1", "case-a-2"], ref: "no-such-ref", treesDir: r.treesDir },

@@ -1,14 +1,11 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { cleanupStale, createWorktree, listWorktrees, trialMetadataPath } from "../src/index.js";
-import { makeRepo, type TestRepo, worktreePaths } from "./git-repo.js";
+import { testRepos, worktreePaths } from "./git-repo.js";
 
-const repos: TestRepo[] = [];
-afterEach(() => {
-  for (const made of repos.splice(0)) made.cleanup();
-});
+const repo = testRepos();
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -35,8 +32,7 @@ function age(path: string, ageMs: number): void {
 
 describe("cleanupStale", () => {
   it("removes old abandoned trial worktrees, leftover folders and output folders, and nothing else", async () => {
-    const r = makeRepo();
-    repos.push(r);
+    const r = repo();
     // Abandoned by a crashed process two days ago.
     const abandoned = await createWorktree(r.root, { treesDir: r.treesDir, testId: "abandoned" });
     abandoned.keep();
@@ -89,8 +85,7 @@ describe("cleanupStale", () => {
   });
 
   it("leaves a trial of another live process alone", async () => {
-    const r = makeRepo();
-    repos.push(r);
+    const r = repo();
     const other = await createWorktree(r.root, { treesDir: r.treesDir });
     other.keep();
     ageTrial(other.path, 2 * DAY, process.ppid);
@@ -105,8 +100,7 @@ describe("cleanupStale", () => {
   });
 
   it("prunes worktrees whose folders were deleted by hand", async () => {
-    const r = makeRepo();
-    repos.push(r);
+    const r = repo();
     const gone = await createWorktree(r.root, { treesDir: r.treesDir });
     gone.keep();
     spawnSync("rm", ["-rf", gone.path]);

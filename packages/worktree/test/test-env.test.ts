@@ -1,19 +1,15 @@
 import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runOutputDir, setupWorktreeTestEnv } from "../src/index.js";
-import { makeRepo, type TestRepo } from "./git-repo.js";
+import { testRepos } from "./git-repo.js";
 
-const repos: TestRepo[] = [];
-afterEach(() => {
-  for (const made of repos.splice(0)) made.cleanup();
-});
+const repo = testRepos();
 
 describe("setupWorktreeTestEnv", () => {
   it("creates <worktree>/test-output/<id>/ and returns the env a run needs", async () => {
-    const r = makeRepo();
-    repos.push(r);
+    const r = repo();
     const env = await setupWorktreeTestEnv(r.root, "run-1");
     expect(env).toEqual({
       TEST_MODE: "true",
@@ -30,8 +26,7 @@ describe("setupWorktreeTestEnv", () => {
   });
 
   it("keeps run outputs out of git status", async () => {
-    const r = makeRepo();
-    repos.push(r);
+    const r = repo();
     await setupWorktreeTestEnv(r.root, "run-1");
     r.write("test-output/run-1/events.jsonl", "{}\n");
     expect(r.git("status", "--porcelain", "--untracked-files=all")).toBe("");

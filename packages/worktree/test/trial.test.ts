@@ -1,24 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { pendingExitCleanups, readOutcome, type Trial, withTrialWorktree } from "../src/index.js";
-import { makeRepo, type TestRepo, worktreePaths } from "./git-repo.js";
+import { isRunning, leftovers, type TestRepo, testRepos, worktreePaths } from "./git-repo.js";
 
-const repos: TestRepo[] = [];
-function repo(files?: Record<string, string>) {
-  const made = makeRepo(files);
-  repos.push(made);
-  return made;
-}
-afterEach(() => {
-  for (const made of repos.splice(0)) made.cleanup();
-});
-
-function leftovers(treesDir: string): string[] {
-  return existsSync(treesDir) ? readdirSync(treesDir).filter((entry) => entry !== ".gitignore") : [];
-}
+const repo = testRepos();
 
 describe("withTrialWorktree", () => {
   it("gives the callback a worktree, env and output folder, saves the outcome and removes the worktree", async () => {
@@ -280,17 +268,4 @@ describe("interrupts", () => {
 
 function byMainFirst(main: string) {
   return (a: string, b: string) => (a === main ? -1 : b === main ? 1 : a.localeCompare(b));
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return process.platform !== "linux";
-  }
 }

@@ -13,7 +13,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   createWorktree,
   defaultTreesDir,
@@ -22,22 +22,9 @@ import {
   removeWorktree,
   type WorktreeError,
 } from "../src/index.js";
-import { makeRepo, type TestRepo, worktreePaths } from "./git-repo.js";
+import { leftovers, testRepos, worktreePaths } from "./git-repo.js";
 
-const repos: TestRepo[] = [];
-function repo(files?: Record<string, string>) {
-  const made = makeRepo(files);
-  repos.push(made);
-  return made;
-}
-afterEach(() => {
-  for (const made of repos.splice(0)) made.cleanup();
-});
-
-/** What is left in a trees folder besides its .gitignore. */
-function leftovers(treesDir: string): string[] {
-  return existsSync(treesDir) ? readdirSync(treesDir).filter((entry) => entry !== ".gitignore") : [];
-}
+const repo = testRepos();
 
 async function rejection(promise: Promise<unknown>): Promise<WorktreeError> {
   try {
@@ -155,8 +142,7 @@ describe("bad input: a clear error and nothing left behind", () => {
   it("a repository without commits", async () => {
     const folder = realpathSync(mkdtempSync(join(tmpdir(), "evals-wt-empty-")));
     try {
-      const r = makeRepo();
-      repos.push(r);
+      const r = repo();
       const empty = join(folder, "empty");
       mkdirSync(empty);
       r.git("-C", empty, "init", "-q");
