@@ -11,7 +11,7 @@ const scratch = mkdtempSync(join(tmpdir(), "describe-variants-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** Runs the fixture suite under vitest: each test's state, errors and meta, and what it logged. */
-async function runSuite() {
+async function runSuite(mode: "record" | "strict") {
   const logs: string[] = [];
   const vitest = await startVitest(
     "test",
@@ -22,7 +22,8 @@ async function runSuite() {
       include: ["describe.fixture.ts"],
       watch: false,
       reporters: [{ onUserConsoleLog: (log: { content: string }) => void logs.push(log.content) }],
-      env: { EVALS_TEST_OUTPUT_ROOT: scratch },
+      // The mode is given: with CI=true (as on CI) auto would be strict and refuse to record.
+      env: { EVALS_TEST_OUTPUT_ROOT: scratch, VCR_MODE: mode },
       testTimeout: 120_000,
     },
     { logLevel: "silent" },
@@ -47,9 +48,9 @@ async function runSuite() {
 
 describe("describeCases with variants", () => {
   it("runs every case under both variants, gates only B, and prints and writes the comparison", async () => {
-    // The first run records each variant (VCR_MODE auto), the second replays the recordings.
+    // The first run records each variant, the second replays the recordings.
     for (const pass of ["record", "replay"]) {
-      const { tests, logs } = await runSuite();
+      const { tests, logs } = await runSuite(pass === "record" ? "record" : "strict");
       expect([...tests.keys()]).toEqual([
         "notes variants > plain > lists-the-notes",
         "notes variants > house-rule > lists-the-notes",
