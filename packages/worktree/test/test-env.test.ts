@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { runOutputDir, setupWorktreeTestEnv } from "../src/index.js";
+import { setupWorktreeTestEnv } from "../src/index.js";
+import { runOutputDir } from "../src/test-env.js";
 import { makeRepo, type TestRepo } from "./git-repo.js";
 
 const repos: TestRepo[] = [];
