@@ -1,3 +1,6 @@
+// The public API of @evals/core: each statement names what one module publishes, and nothing else of
+// the package is public. The whole surface as published (declarations and types) is checked in as
+// api-report.md beside package.json; `npm run api` writes it again after a change.
 export * from "./agent-run.js";
 export * from "./atomic-write.js";
 export * from "./captured-event.js";

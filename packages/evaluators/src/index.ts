@@ -1,12 +1,70 @@
+// The public API of @evals/evaluators: each statement names what one module publishes, and nothing else of
+// the package is public. The whole surface as published (declarations and types) is checked in as
+// api-report.md beside package.json; `npm run api` writes it again after a change.
+// Rule evaluators: pure functions over a Run, each with its options schema.
+
 // Rule evaluators: pure functions over a Run, each with its options schema.
 
 // Declarative cases, evaluate(), scorers for describeEval.
-export * from "./cases/evaluate.js";
-export * from "./cases/load.js";
-export * from "./cases/migrate-command.js";
-export * from "./cases/migrate-oac.js";
-export * from "./cases/schema.js";
-export * from "./cases/tool-names.js";
+export {
+  type CaseEvaluation,
+  type EvaluatorVerdict,
+  type ExpectedViolationOutcome,
+  evaluate,
+  evaluatorsForCase,
+  meanScore,
+  RULES,
+  ruleOptionsFromCase,
+} from "./cases/evaluate.js";
+export {
+  CaseFileError,
+  type CaseIssue,
+  type CaseReadOptions,
+  caseWarnings,
+  defineCase,
+  formatIssue,
+  type LoadedCase,
+  loadCase,
+  loadCaseDir,
+  loadCases,
+  parseCase,
+  parseCaseText,
+  resolveAgentPaths,
+} from "./cases/load.js";
+export {
+  formatMigrationReport,
+  MIGRATE_EXIT,
+  MIGRATE_USAGE,
+  migrateCommand,
+} from "./cases/migrate-command.js";
+export {
+  anyOfToAllOf,
+  type ConvertedCase,
+  convertOacCase,
+  type FieldReport,
+  type FieldStatus,
+  type FileReport,
+  type FileStatus,
+  MIGRATION_REPORT_VERSION,
+  type MigratedFile,
+  type MigrateOptions,
+  type MigrationReport,
+  type MigrationTotals,
+  migrateOacCases,
+} from "./cases/migrate-oac.js";
+export {
+  type AgentOptions,
+  AgentOptionsSchema,
+  caseJsonSchema,
+  casePrompts,
+  caseSchema,
+  type EvalCase,
+  type EvalCaseInput,
+  EvalCaseSchema,
+  type ExpectedViolation,
+  ExpectedViolationSchema,
+} from "./cases/schema.js";
+export { canonicalizeCaseToolNames, type ToolNameMapping } from "./cases/tool-names.js";
 // Building blocks.
 export {
   type AnyRule,
@@ -21,7 +79,6 @@ export {
   type EvaluatorOptionsWithThreshold,
   fraction,
   pointerTo,
-  type RuleOptionsBase,
   RuleOptionsBaseSchema,
   scorerFrom,
 } from "./evaluator.js";
@@ -35,25 +92,42 @@ export {
 } from "./grade/load-run.js";
 export { formatEvaluation, type ReportOptions } from "./grade/report.js";
 // How the run ended (judged on every case unless it expects another outcome).
-export * from "./outcome.js";
-export { normalizePath, pathMatches, relativeToCwd } from "./paths.js";
 export {
-  allowedToolRuleMatches,
-  type PermissionMode,
-  PermissionModeSchema,
-  preApprovedBySettings,
-} from "./permissions.js";
-export * from "./rules/approval-gate.js";
-export * from "./rules/behavior.js";
-export * from "./rules/cleanup-confirmation.js";
-export * from "./rules/context-loading.js";
-export * from "./rules/delegation.js";
+  type ExpectedOutcome,
+  ExpectedOutcomeSchema,
+  expectedOutcomeOf,
+  judgeOutcome,
+  OUTCOME_EVALUATOR,
+  type OutcomeJudgement,
+  outcomeMatches,
+  outcomeScorer,
+  RUN_OUTCOMES,
+  type RunOutcome,
+  type RunOutcomeKind,
+  runOutcome,
+} from "./outcome.js";
+export { normalizePath, pathMatches } from "./paths.js";
+export { type PermissionMode, PermissionModeSchema, preApprovedBySettings } from "./permissions.js";
+export { ApprovalGateOptionsSchema, approvalGate, approvalGateRule } from "./rules/approval-gate.js";
+export { type BehaviorExpectations, BehaviorSchema, behavior } from "./rules/behavior.js";
+export {
+  cleanupConfirmation,
+  type DestructiveOperation,
+  destructiveOperations,
+} from "./rules/cleanup-confirmation.js";
+export { contextLoading } from "./rules/context-loading.js";
+export { delegation } from "./rules/delegation.js";
 export { describeRules, type RuleDescription, rulesMarkdown, rulesText } from "./rules/describe.js";
-export * from "./rules/error-handling.js";
-export * from "./rules/execution-balance.js";
-export * from "./rules/forbidden-commands.js";
-export * from "./rules/performance-metrics.js";
-export * from "./rules/read-before-write.js";
+export { errorHandling } from "./rules/error-handling.js";
+export { executionBalance } from "./rules/execution-balance.js";
+export { forbiddenCommands } from "./rules/forbidden-commands.js";
+export {
+  measureRun,
+  type PerformanceMetrics,
+  performanceMetrics,
+  type ToolTiming,
+} from "./rules/performance-metrics.js";
+export { readBeforeWrite } from "./rules/read-before-write.js";
 // The rule registry: the case schema, its JSON Schema, `evals rules` and the docs come from it.
 export {
   allRules,
@@ -70,19 +144,31 @@ export {
   ruleById,
   unregisterRule,
 } from "./rules/registry.js";
-export * from "./rules/report-first.js";
-export * from "./rules/stop-on-failure.js";
-export * from "./rules/tool-usage.js";
+export { reportFirst } from "./rules/report-first.js";
+export { stopOnFailure } from "./rules/stop-on-failure.js";
+export { suggestTool, type ToolSuggestion, toolUsage } from "./rules/tool-usage.js";
 export { indexRun, type RunIndex } from "./run-index.js";
-export * from "./scorers.js";
-export { commandsMatch, isReadOnlyCommand, parseShell, type SimpleCommand, tokenizeShell } from "./shell.js";
 export {
-  type ApprovalSignal,
-  approvalRequests,
-  approvalSignalsBefore,
-  DEFAULT_APPROVAL_REQUEST_PATTERNS,
-  DEFAULT_PRE_APPROVAL_PATTERNS,
-} from "./signals.js";
+  approvalGateScorer,
+  behaviorScorer,
+  caseScorer,
+  caseWithOutcome,
+  cleanupConfirmationScorer,
+  contextLoadingScorer,
+  delegationScorer,
+  errorHandlingScorer,
+  executionBalanceScorer,
+  forbiddenCommandsScorer,
+  performanceMetricsScorer,
+  readBeforeWriteScorer,
+  reportFirstScorer,
+  ruleScorer,
+  scorersForCase,
+  stopOnFailureScorer,
+  toolUsageScorer,
+} from "./scorers.js";
+export { commandsMatch, isReadOnlyCommand, parseShell, type SimpleCommand } from "./shell.js";
+export { type ApprovalSignal, approvalRequests } from "./signals.js";
 export {
   ASK_TOOLS,
   bashCommand,
@@ -91,11 +177,42 @@ export {
   DELEGATION_TOOLS,
   EXECUTION_TOOLS,
   FILE_WRITE_TOOLS,
-  filePathOf,
   READ_TOOLS,
 } from "./tools.js";
 // Trajectory matching (agentevals) with diagnostics.
-export * from "./trajectory/adapter.js";
-export * from "./trajectory/diagnose.js";
-export * from "./trajectory/matchers.js";
-export * from "./trajectory/trajectory-match.js";
+export {
+  type ChatCompletionMessage,
+  type ExpectedStep,
+  ExpectedStepSchema,
+  expectedTrajectory,
+  runToMessages,
+  type TrajectoryCall,
+  trajectoryOf,
+  trajectorySteps,
+  trajectoryToMessages,
+} from "./trajectory/adapter.js";
+export {
+  diagnoseTrajectory,
+  type TrajectoryDiagnosis,
+  type TrajectoryIssue,
+  type TrajectoryIssueType,
+  type TrajectoryMatchSettings,
+  type TrajectoryMode,
+} from "./trajectory/diagnose.js";
+export {
+  type ArgsMatchMode,
+  fuzzyMatchers,
+  matcherForTool,
+  type ToolArgsMatcher,
+  type ToolArgsOverride,
+  type ToolArgsOverrides,
+} from "./trajectory/matchers.js";
+export {
+  type AgentevalsMatcher,
+  agentevalsVerdict,
+  loadAgentevals,
+  RECOMMENDED_TRAJECTORY_PRESET,
+  type TrajectoryMatchOptions,
+  trajectoryMatch,
+  trajectoryScorer,
+} from "./trajectory/trajectory-match.js";

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  AGENTEVALS_MODES,
   type ArgsMatchMode,
   agentevalsVerdict,
   diagnoseTrajectory,
@@ -9,6 +8,7 @@ import {
   type TrajectoryCall,
   trajectoryOf,
 } from "../src/index.js";
+import { AGENTEVALS_MODES } from "../src/trajectory/diagnose.js";
 import { fixtureRun } from "./helpers.js";
 
 /** A small seeded generator, so a failure can be replayed. */

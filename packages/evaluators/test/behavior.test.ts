@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { allowedToolRuleMatches, approvalGate, behavior, forbiddenCommands } from "../src/index.js";
+import { approvalGate, behavior, forbiddenCommands } from "../src/index.js";
+import { allowedToolRuleMatches } from "../src/permissions.js";
 import { fixtureRun, script, types } from "./helpers.js";
 
 describe("Task and Agent are one tool for every rule (real rules run: the stream says Agent)", () => {

@@ -1,6 +1,11 @@
+// The public API of @evals/harness: each statement names what one module publishes, and nothing else of
+// the package is public. The whole surface as published (declarations and types) is checked in as
+// api-report.md beside package.json; `npm run api` writes it again after a change.
 // @evals/harness: run the real Claude Code CLI headless and hermetic, normalize what it did into
 // one @evals/core Run, and turn scorers into vitest tests with trial statistics.
 
+// @evals/harness: run the real Claude Code CLI headless and hermetic, normalize what it did into
+// one @evals/core Run, and turn scorers into vitest tests with trial statistics.
 export {
   type CaseResult,
   type EvalTestMeta,
@@ -16,6 +21,7 @@ export {
   claudeCodeRunner,
   resolveAgentRunner,
 } from "./agent-runner.js";
+// The command line of one headless run.
 export {
   type AgentDefinition,
   type ClaudeArgsInput,
@@ -34,15 +40,10 @@ export {
   isExecutable,
   type SkipMeta,
   type SkippableContext,
-  SUPPORTED_CLAUDE_VERSION,
   skipIfNoClaude,
 } from "./claude-bin.js";
 export { type DescribeCasesOptions, describeCases } from "./describe-cases.js";
-export {
-  type DescribeEvalOptions,
-  describeEval,
-  EvalCaseFailure,
-} from "./describe-eval.js";
+export { type DescribeEvalOptions, describeEval } from "./describe-eval.js";
 export {
   type CaseInput,
   type CaseOutcome,
@@ -50,14 +51,15 @@ export {
   type CaseSettings,
   caseId,
   caseName,
-  type EvalCaseFields,
   type EvalTask,
   evaluateCase,
 } from "./evaluate-case.js";
 export { caseFailureMessage, formatStats, type TrialReport } from "./failure-message.js";
+// Runs at most `max` tasks at once; the others wait their turn, first come first served.
 export { createLimiter } from "./limiter.js";
 export { type OtelOption, otelExportOn } from "./otel-export.js";
-export { checkPassRule, describePassRule, type PassRule, satisfiesPassRule } from "./pass-rule.js";
+// When a case with several trials passes:
+export { type PassRule, satisfiesPassRule } from "./pass-rule.js";
 export {
   isAlive,
   type KillTreeOptions,
@@ -67,12 +69,7 @@ export {
   RUN_MARKER_ENV,
   runProcesses,
 } from "./process-tree.js";
-export {
-  backfillStreamIds,
-  type ReconcileInput,
-  reconcileRun,
-  reconcileRuns,
-} from "./reconcile.js";
+export { backfillStreamIds, type ReconcileInput, reconcileRun, reconcileRuns } from "./reconcile.js";
 export { type RunAgentOptions, type RunAgentResult, runAgent } from "./run-agent.js";
 export {
   type CaseList,
@@ -87,19 +84,12 @@ export {
   runCase,
   runCases,
 } from "./run-case.js";
-export { cleanupLeftoverRuns, type LeftoverReport, type RunLock, runLocksDir } from "./run-guard.js";
+export { cleanupLeftoverRuns, type LeftoverReport } from "./run-guard.js";
 export { INHERITED_ENV, NETWORK_ENV, newRunId, stableEnv, stableLocale } from "./sandbox.js";
 export { type ScorerVerdict, scoreTrial, type Threshold, type TrialScores, thresholdFor } from "./scoring.js";
 export { casesInShard, shardsOfCases } from "./shard.js";
+export { getToolCalls, getToolSequence, readRunResult, readStoredRun } from "./stored-runs.js";
 export {
-  getToolCalls,
-  getToolSequence,
-  RESULT_FILE,
-  readRunResult,
-  readStoredRun,
-} from "./stored-runs.js";
-export {
-  asAgentRunResult,
   type CaseModel,
   type CassetteOption,
   cassetteKeyOptions,
@@ -111,22 +101,13 @@ export {
   type WorktreeOption,
 } from "./trial.js";
 export {
-  checkVariants,
-  compareVariantOutcomes,
   comparisonVerdict,
   formatVariantsReport,
   loadVariants,
-  VARIANTS_FILE_VERSION,
   type Variant,
-  VariantFileEntrySchema,
   type VariantReportFiles,
   type VariantRuns,
-  type VariantsFile,
-  VariantsFileError,
   VariantsFileSchema,
   type VariantsResult,
-  variantCase,
-  variantReportsDir,
-  variantsJsonSchema,
   writeVariantReports,
 } from "./variants.js";

@@ -11,7 +11,8 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupLeftoverRuns, isAlive, listProcesses, runLocksDir, skipIfNoClaude } from "../src/index.js";
+import { cleanupLeftoverRuns, isAlive, listProcesses, skipIfNoClaude } from "../src/index.js";
+import { runLocksDir } from "../src/run-guard.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330). */
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");

@@ -5,14 +5,8 @@ import { fileURLToPath } from "node:url";
 import { parseCase } from "@evals/evaluators";
 import { buildResults, type CaseResult, caseResult, compareResults } from "@evals/logging";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  checkVariants,
-  comparisonVerdict,
-  loadVariants,
-  VariantsFileError,
-  variantCase,
-  variantsJsonSchema,
-} from "../src/index.js";
+import { comparisonVerdict, loadVariants } from "../src/index.js";
+import { checkVariants, VariantsFileError, variantCase, variantsJsonSchema } from "../src/variants.js";
 
 const fixtures = fileURLToPath(new URL("./__fixtures__/variants/", import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "harness-variants-"));

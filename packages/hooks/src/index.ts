@@ -1,3 +1,8 @@
+// The public API of @evals/hooks: each statement names what one module publishes, and nothing else of
+// the package is public. The whole surface as published (declarations and types) is checked in as
+// api-report.md beside package.json; `npm run api` writes it again after a change.
+// @evals/hooks: capture every Claude Code hook event to JSONL, register the capture, read it back.
+
 // @evals/hooks: capture every Claude Code hook event to JSONL, register the capture, read it back.
 
 // Kept for users of @evals/hooks: the inference lives in @evals/core (runFromHookEvents applies it).
@@ -10,27 +15,24 @@ export {
   chooseRunId,
 } from "./capture.js";
 export { DEFAULT_HOOK_LIMITS, type HookLimits, hookLimitsFromEnv } from "./config.js";
+// The Claude Code hook events the capture hook is registered for.
 export {
   CAPTURABLE_HOOK_EVENTS,
   DEFAULT_HOOK_EVENTS,
-  type HookEventName,
   OPTIONAL_HOOK_EVENTS,
   TOOL_HOOK_EVENTS,
 } from "./events.js";
 export { HOOK_ERROR_VERSION, type HookErrorEntry, type HookErrorKind } from "./hook-errors.js";
 export {
   EVENTS_FILE,
-  HOOK_ERRORS_FILE,
   isSafeRunId,
   MAX_RUN_ID_LENGTH,
-  OUTPUT_FOLDER,
   type OutputEnv,
   outputRoot,
   RESERVE_BYTES,
   RESERVE_FILE,
   runDirFor,
   runIdProblem,
-  TOOL_CALLS_FILE,
 } from "./paths.js";
 export {
   CaptureNotFoundError,
@@ -51,15 +53,13 @@ export {
   hookFileFormats,
   hookJsonSchemaFor,
 } from "./schemas.js";
+// The `seq` of a captured line:
 export { hookSeq } from "./seq.js";
 export {
   type ClaudeHookCommand,
   type ClaudeHookMatcher,
   type ClaudeSettings,
-  DEFAULT_HOOK_TIMEOUT_SECONDS,
   findDash,
-  HOOK_BIN_FILE,
-  HOOK_SHELL_FILE,
   type HookSettingsOptions,
   hookBinPath,
   hookSettings,
@@ -69,9 +69,5 @@ export {
   shellQuote,
   writeHookSettings,
 } from "./settings.js";
-export {
-  DEFAULT_MAX_FIELD_BYTES,
-  TRUNCATED_KEY,
-  TRUNCATION_MARKER,
-  truncateLargeFields,
-} from "./truncate.js";
+// Keeps captured lines bounded.
+export { truncateLargeFields } from "./truncate.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { TRUNCATED_KEY, truncateLargeFields } from "../src/index.js";
+import { truncateLargeFields } from "../src/index.js";
+import { TRUNCATED_KEY } from "../src/truncate.js";
 
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 

@@ -1,23 +1,30 @@
-export * from "./combine.js";
-export * from "./errors.js";
-export * from "./gate.js";
+// The public API of @evals/judge: each statement names what one module publishes, and nothing else of
+// the package is public. The whole surface as published (declarations and types) is checked in as
+// api-report.md beside package.json; `npm run api` writes it again after a change.
+// Combining several judge samples into one verdict, and saying how much they disagree.
 export {
-  DEFAULT_JUDGE_MODEL,
-  type GradedSample,
-  type JudgeMetadata,
-  type JudgeOptions,
-  type JudgeSpec,
-  judgeScorer,
-} from "./judge-scorer.js";
+  COMBINE_MODES,
+  type CombinedVerdict,
+  type CombineMode,
+  combineSamples,
+  type Disagreement,
+  type SampleScore,
+} from "./combine.js";
+// The environment variable that turns the LLM judges on for every suite (`EVAL_LLM_JUDGE=1`).
+export { judgeEnabled, whenJudging } from "./gate.js";
+export { type JudgeOptions, type JudgeSpec, judgeScorer } from "./judge-scorer.js";
 export { callJudge, type JudgeEndpoint, type JudgeRequest } from "./model-call.js";
 export {
   type JudgeCallIdentity,
   type JudgeConnection,
   type JudgeRecordingOptions,
   type JudgeRecordingUse,
-  missingMessage,
   withRecordedCalls,
 } from "./recorded-calls.js";
-export * from "./relevancy.js";
-export * from "./rubric.js";
-export { CWD_PLACEHOLDER, type JudgedText, judgedText, maskCwd } from "./run-text.js";
+export {
+  type AnswerRelevancyJudgeOptions,
+  answerRelevancyJudge,
+  RelevancyVerdictSchema,
+} from "./relevancy.js";
+export { type RubricJudgeOptions, RubricVerdictSchema, rubricJudge } from "./rubric.js";
+export { type JudgedText, judgedText } from "./run-text.js";

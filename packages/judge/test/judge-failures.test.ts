@@ -13,7 +13,8 @@ import {
   toolUse,
 } from "@evals/vcr";
 import { afterAll, describe, expect, it } from "vitest";
-import { type JudgeMetadata, rubricJudge } from "../src/index.js";
+import { rubricJudge } from "../src/index.js";
+import type { JudgeMetadata } from "../src/judge-scorer.js";
 import { realRun } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "judge-failures-"));

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type JudgeMetadata, rubricJudge } from "../src/index.js";
+import { rubricJudge } from "../src/index.js";
+import type { JudgeMetadata } from "../src/judge-scorer.js";
 import { realRun } from "./helpers.js";
 
 // Opt-in: grades a real run with the real judge model, records the verdict, then replays it offline.

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import type { EvaluatorResult } from "@evals/core";
 import { type ModelServer, scripted, startModelServer } from "@evals/vcr";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type JudgeMetadata, rubricJudge } from "../src/index.js";
+import { rubricJudge } from "../src/index.js";
+import type { JudgeMetadata } from "../src/judge-scorer.js";
 import { keywordJudge, PROMPT, realRun, startTrap, withAnswer } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "judge-rubric-"));

@@ -7,7 +7,8 @@ import {
   toolUse,
 } from "@evals/vcr";
 import { describe, expect, it } from "vitest";
-import { answerRelevancyJudge, combineSamples, type JudgeMetadata, rubricJudge } from "../src/index.js";
+import { answerRelevancyJudge, combineSamples, rubricJudge } from "../src/index.js";
+import type { JudgeMetadata } from "../src/judge-scorer.js";
 import { readJudgePrompt, realRun } from "./helpers.js";
 
 /** A judge model whose n-th call meets the criteria listed in `metCriteriaPerCall[n]`. */

@@ -2,17 +2,16 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { caseDetail, timelineOf } from "../src/html-data.js";
+import { scriptJson } from "../src/html-report.js";
 import {
   buildResults,
   type CaseResult,
-  caseDetail,
   caseResult,
   compareResults,
   cut,
   readResults,
   renderHtmlReport,
-  scriptJson,
-  timelineOf,
   writeReports,
 } from "../src/index.js";
 import { demoCases, HOSTILE } from "./demo-results.js";

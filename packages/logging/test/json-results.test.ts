@@ -6,7 +6,6 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   buildResults,
   caseResult,
-  historyName,
   loggingFormats,
   loggingJsonSchema,
   RESULTS_VERSION,
@@ -16,6 +15,7 @@ import {
   slug,
   writeJsonResults,
 } from "../src/index.js";
+import { historyName } from "../src/json-results.js";
 import { demoCases } from "./demo-results.js";
 import { fixtureRun } from "./fixtures.js";
 

@@ -8,8 +8,8 @@ import {
   LiveLogger,
   logModeFromEnv,
   shouldUseColor,
-  stripAnsi,
 } from "../src/index.js";
+import { stripAnsi } from "../src/terminal.js";
 import { apiErrorRun, fixtureRun } from "./fixtures.js";
 
 /** A stream that keeps what is written. */

@@ -1,6 +1,7 @@
 import { RunBuilder, type RunEvent } from "@evals/core";
 import { describe, expect, it } from "vitest";
-import { buildSessionTree, isoToMs, type SessionChange, SessionTracker } from "../src/index.js";
+import { buildSessionTree, type SessionChange, SessionTracker } from "../src/index.js";
+import { isoToMs } from "../src/session-tracker.js";
 import { syntheticRun } from "./demo-results.js";
 import { fixtureRun } from "./fixtures.js";
 

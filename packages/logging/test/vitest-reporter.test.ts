@@ -14,7 +14,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { readResults, stripAnsi } from "../src/index.js";
+import { readResults } from "../src/index.js";
+import { stripAnsi } from "../src/terminal.js";
 
 const project = fileURLToPath(new URL("./__fixtures__/reporter-project/", import.meta.url));
 const vitestBin = join(createRequire(import.meta.url).resolve("vitest/package.json"), "..", "vitest.mjs");

@@ -1,3 +1,9 @@
+// The public API of @evals/opencode: each statement names what one module publishes, and nothing else of
+// the package is public. The whole surface as published (declarations and types) is checked in as
+// api-report.md beside package.json; `npm run api` writes it again after a change.
+// @evals/opencode: run the real OpenCode CLI headless and hermetic, and turn what it did into the
+// same @evals/core Run as a Claude Code run.
+
 // @evals/opencode: run the real OpenCode CLI headless and hermetic, and turn what it did into the
 // same @evals/core Run as a Claude Code run.
 
@@ -7,7 +13,6 @@ export {
   type BuildOpenCodeRunInput,
   buildOpenCodeRun,
   exportedParts,
-  isOpenCodeStreamLine as isStreamLine,
   type OpenCodeChildSession,
   type OpenCodeError,
   type OpenCodeExport,
@@ -18,16 +23,11 @@ export {
   partsOf,
   type RunnerStop,
 } from "@evals/core";
-export {
-  findOpenCode,
-  findRipgrepDir,
-  OpenCodeNotFoundError,
-  SUPPORTED_OPENCODE_VERSION,
-} from "./bin.js";
-export { CAPTURE_ENV, CAPTURE_PLUGIN_FILE, capturePluginSource } from "./capture-plugin.js";
+export { findOpenCode } from "./bin.js";
+export { capturePluginSource } from "./capture-plugin.js";
+// Rewrites for @evals/vcr's `replaying(file, { replace })` that make an OpenCode request match its recording ...
 export { OPENCODE_CASSETTE_REPLAY, OPENCODE_REPLAY_REPLACE } from "./replay.js";
 export {
-  OPENCODE_PRIMARY_AGENTS,
   type RunOpenCodeOptions,
   type RunOpenCodeResult,
   runOpenCode,

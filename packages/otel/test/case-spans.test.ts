@@ -4,7 +4,9 @@ import { parseJsonl, RunBuilder, runFromStreamJson } from "@evals/core";
 import { caseResult } from "@evals/logging";
 import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace";
 import { describe, expect, it } from "vitest";
-import { agentTurns, CaseTraceExporter, eventTimes, MAX_ATTRIBUTE_CHARS } from "../src/index.js";
+import { agentTurns } from "../src/agent-turns.js";
+import { eventTimes } from "../src/event-times.js";
+import { CaseTraceExporter, MAX_ATTRIBUTE_CHARS } from "../src/index.js";
 
 /** Real captured runs of Claude Code 2.1.330 (see fixtures/claude-code-2.1.330/README.md). */
 const fixture = (name: string) => {

@@ -1,18 +1,120 @@
-export * from "./cassette.js";
-export * from "./cassette-file.js";
-export * from "./diff.js";
-export * from "./json-schemas.js";
-export * from "./messages-api.js";
-export * from "./model-server.js";
-export * from "./modes.js";
-export * from "./normalize.js";
-export * from "./record-source.js";
-export * from "./recording.js";
-export * from "./redact.js";
-export * from "./replay-source.js";
-export * from "./script-helpers.js";
-export * from "./scripted-source.js";
-export * from "./sse.js";
-export * from "./stable-json.js";
-export * from "./wire.js";
-export * from "./wire-mode.js";
+// The public API of @evals/vcr: each statement names what one module publishes, and nothing else of
+// the package is public. The whole surface as published (declarations and types) is checked in as
+// api-report.md beside package.json; `npm run api` writes it again after a change.
+export {
+  CassetteMissingError,
+  type CassetteOptions,
+  type CassetteOutcome,
+  cassette,
+  type LiveRun,
+  playCassette,
+  type RunAgentLikeOptions,
+  type WithCassetteOptions,
+  withCassette,
+} from "./cassette.js";
+export {
+  type BuildCassetteOptions,
+  buildCassette,
+  type Cassette,
+  type CassetteIdentity,
+  CassetteSchema,
+  cassetteKey,
+  cassettePath,
+  parseCassette,
+  readCassette,
+  siblingCassettes,
+  slug,
+  writeCassette,
+} from "./cassette-file.js";
+// A readable structural diff of two JSON values:
+export { type Difference, diffValues, formatDifference, formatDifferences } from "./diff.js";
+export { type VcrFileFormatName, vcrFileFormats, vcrJsonSchemaFor } from "./json-schemas.js";
+// The slice of the Anthropic Messages API that the claude CLI speaks, as plain types.
+export type {
+  MessagesRequest,
+  ModelErrorReply,
+  ModelMessageReply,
+  ModelReply,
+  ReplyContentBlock,
+  ReplyUsage,
+  RequestContentBlock,
+  RequestMessage,
+  TextBlock,
+  ThinkingBlock,
+  ToolResultBlock,
+  ToolUseBlock,
+} from "./messages-api.js";
+export { type ModelServer, type ModelServerOptions, startModelServer } from "./model-server.js";
+// VCR modes, shared by tool-level cassettes and wire-level recordings:
+export { modePlan, resolveVcrMode, VCR_MODES, type VcrMode } from "./modes.js";
+export {
+  canonicalKey,
+  claudeVersionOf,
+  type NormalizedRequest,
+  type NormalizeOptions,
+  normalizeRequest,
+  type RequestEnvironment,
+  requestEnvironment,
+  VERSION_DEPENDENT_FIELDS,
+  versionNeutral,
+} from "./normalize.js";
+export {
+  ANTHROPIC_API_URL,
+  isLoopbackUrl,
+  type PassthroughOptions,
+  passthrough,
+  type RecordingSource,
+  type RecordingSourceOptions,
+  recording,
+} from "./record-source.js";
+export {
+  parseRecording,
+  type RecordedInteraction,
+  RecordedInteractionSchema,
+  type Recording,
+  RecordingSchema,
+  readRecording,
+  recordedRequest,
+} from "./recording.js";
+// Redaction lives in @evals/core (one redactor for every file the framework writes); re-exported here so that...
+export { createRedactor, REDACTED, type RedactOptions, type Redactor, SECRET_HEADERS } from "./redact.js";
+export { type Divergence, type ReplayOptions, type ReplaySource, replaying } from "./replay-source.js";
+export {
+  apiError,
+  countToolResults,
+  firstUserText,
+  hasTool,
+  isSubagentRequest,
+  lastToolResult,
+  lastUserText,
+  reply,
+  stall,
+  systemText,
+  text,
+  thinking,
+  toolResults,
+  toolUse,
+  toolUses,
+} from "./script-helpers.js";
+export { type ScriptContext, type ScriptFunction, scripted } from "./scripted-source.js";
+export type {
+  BufferedSourceResponse,
+  Interaction,
+  ModelSource,
+  SourceContext,
+  SourceResponse,
+  StreamedSourceResponse,
+  WireRequest,
+  WireResponse,
+} from "./wire.js";
+export {
+  asReplayed,
+  ReplayDivergenceError,
+  recordingPath,
+  type WireCassetteOptions,
+  type WireCassetteOutcome,
+  type WireSource,
+  type WireSourceOptions,
+  wireCassette,
+  wireSource,
+} from "./wire-mode.js";

@@ -6,7 +6,6 @@ import {
   isSubagentRequest,
   lastToolResult,
   type ModelServer,
-  parseSse,
   reply,
   scripted,
   stall,
@@ -14,6 +13,7 @@ import {
   text,
   toolUse,
 } from "../src/index.js";
+import { parseSse } from "../src/sse.js";
 
 let server: ModelServer | undefined;
 afterEach(async () => {

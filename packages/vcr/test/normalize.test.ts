@@ -3,11 +3,10 @@ import {
   diffValues,
   formatDifference,
   formatDifferences,
-  normalizeBody,
   requestEnvironment,
-  requestKey,
   type WireRequest,
 } from "../src/index.js";
+import { normalizeBody, requestKey } from "../src/normalize.js";
 
 /** A request shaped like Claude Code 2.1.330's, for a run in `cwd` on `date`. */
 function cliRequest(options: {

@@ -3,23 +3,25 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
-  bodyText,
   createRedactor,
   type Interaction,
   parseRecording,
   readRecording,
   recordedRequest,
   recording,
-  recordingFromInteractions,
   reply,
   scripted,
   startModelServer,
-  storeBody,
   text,
   toolUse,
+} from "../src/index.js";
+import {
+  bodyText,
+  recordingFromInteractions,
+  storeBody,
   writeRecording,
   writeSecretFreeFile,
-} from "../src/index.js";
+} from "../src/recording.js";
 
 let dir: string;
 beforeEach(() => {

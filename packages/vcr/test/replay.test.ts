@@ -1,9 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
-  DIVERGENCE_STATUS,
   type Interaction,
   type Recording,
-  recordingFromInteractions,
   replaying,
   reply,
   scripted,
@@ -11,6 +9,8 @@ import {
   text,
   toolUse,
 } from "../src/index.js";
+import { recordingFromInteractions } from "../src/recording.js";
+import { DIVERGENCE_STATUS } from "../src/replay-source.js";
 
 const env = (cwd: string) =>
   `# Environment\n - Primary working directory: ${cwd}\n - Platform: linux\n\nToday's date is 2026-11-22.`;

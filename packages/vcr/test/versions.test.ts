@@ -9,11 +9,11 @@ import {
   type Recording,
   readRecording,
   recordedRequest,
-  recordingFromInteractions,
   replaying,
   versionNeutral,
   type WireRequest,
 } from "../src/index.js";
+import { recordingFromInteractions } from "../src/recording.js";
 
 function request(version: string, options: { userAgent?: boolean; description?: string } = {}): WireRequest {
   return {

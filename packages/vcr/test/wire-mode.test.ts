@@ -6,7 +6,6 @@ import {
   CassetteMissingError,
   type ModelServer,
   ReplayDivergenceError,
-  recordingFromInteractions,
   recordingPath,
   reply,
   scripted,
@@ -14,8 +13,8 @@ import {
   text,
   wireCassette,
   wireSource,
-  writeRecording,
 } from "../src/index.js";
+import { recordingFromInteractions, writeRecording } from "../src/recording.js";
 
 let dir: string;
 beforeEach(() => {

@@ -19,13 +19,13 @@ import {
   replaying,
   reply,
   requestEnvironment,
-  requestKey,
   scripted,
   startModelServer,
   text,
   toolUse,
   wireSource,
 } from "../src/index.js";
+import { requestKey } from "../src/normalize.js";
 import { CLAUDE_BIN, type ClaudeRun, runClaude } from "./claude.js";
 import { startProxyTrap } from "./proxy-trap.js";
 

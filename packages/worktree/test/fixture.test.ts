@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { copyFixture, FIXTURE_TIME } from "../src/index.js";
+import { FIXTURE_TIME } from "../src/fixture.js";
+import { copyFixture } from "../src/index.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "worktree-fixture-test-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

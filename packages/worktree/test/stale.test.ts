@@ -2,7 +2,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cleanupStale, createWorktree, listWorktrees, trialMetadataPath } from "../src/index.js";
+import { cleanupStale, createWorktree, listWorktrees } from "../src/index.js";
+import { trialMetadataPath } from "../src/trial-metadata.js";
 import { testRepos, worktreePaths } from "./git-repo.js";
 
 const repo = testRepos();

@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runOutputDir, setupWorktreeTestEnv } from "../src/index.js";
+import { setupWorktreeTestEnv } from "../src/index.js";
+import { runOutputDir } from "../src/test-env.js";
 import { testRepos } from "./git-repo.js";
 
 const repo = testRepos();

@@ -14,14 +14,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import {
-  createWorktree,
-  defaultTreesDir,
-  ensureSelfIgnoredFolder,
-  listWorktrees,
-  removeWorktree,
-  type WorktreeError,
-} from "../src/index.js";
+import { createWorktree, listWorktrees, removeWorktree, type WorktreeError } from "../src/index.js";
+import { ensureSelfIgnoredFolder } from "../src/test-env.js";
+import { defaultTreesDir } from "../src/worktrees.js";
 import { leftovers, testRepos, worktreePaths } from "./git-repo.js";
 
 const repo = testRepos();
