@@ -90,7 +90,9 @@ describe("published bins", () => {
   it("the evals CLI prints its version, and lists its commands", () => {
     const evals = bins.find((bin) => bin.name === "evals");
     expect(evals && run(evals.file, "--version").stdout).toBe(`${evals?.pkg.version}\n`);
-    expect(evals && run(evals.file, "--help").stdout).toMatch(/\n {2}grade .*\n {2}validate .*\n {2}report /);
+    expect(evals && run(evals.file, "--help").stdout).toMatch(
+      /\n {2}grade .*\n {2}validate .*\n {2}rules .*\n {2}report /,
+    );
   });
 });
 
