@@ -18,6 +18,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { childCpuMs } from "./bench-kit.mjs";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 /** The last commit before the first-run work (its parent on the h-speed branch). */
@@ -30,17 +31,6 @@ const git = (cwd, ...args) => execFileSync("git", args, { cwd, encoding: "utf8" 
 const head = git(root, "rev-parse", "HEAD");
 const baseCommit = git(root, "rev-parse", `${base}^{commit}`);
 const dirty = git(root, "status", "--porcelain").length > 0;
-
-/** CPU time (user + system, ms) of the children this process has reaped, their trees included. */
-function childCpuMs() {
-  try {
-    const stat = readFileSync("/proc/self/stat", "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[13]) + Number(fields[14])) * 10;
-  } catch {
-    return undefined;
-  }
-}
 
 /** A fresh clone at `commit`, with the workspace's node_modules hard-linked in. */
 function freshClone(name, commit) {

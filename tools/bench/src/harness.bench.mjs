@@ -7,25 +7,20 @@
 //  B. capture on:  runAgent() vs the same bare command with the same capture-hook settings file.
 // Both bare commands get a fresh HOME / CLAUDE_CONFIG_DIR / TMPDIR, as runAgent gives the CLI.
 // What the capture hooks themselves cost (B against A) is printed for information.
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { runAgent } from "@evals/harness";
 import { writeHookSettings } from "@evals/hooks";
+import { startModelServer } from "@evals/vcr";
 import {
-  countToolResults,
-  lastToolResult,
-  reply,
-  scripted,
-  startModelServer,
-  text,
-  toolUse,
-} from "@evals/vcr";
+  bareClaude,
+  childCpuMs,
+  CLAUDE_BIN as claudeBin,
+  listThenRead,
+  LIST_THEN_READ as PROMPT,
+} from "./bench-kit.mjs";
 
-const root = fileURLToPath(new URL("../../../", import.meta.url));
-const claudeBin = join(root, "node_modules/.bin/claude");
 const rounds = Number(process.env.BENCH_HARNESS_RUNS ?? 5);
 const work = mkdtempSync(join(tmpdir(), "evals-bench-harness-"));
 const project = join(work, "project");
@@ -33,69 +28,27 @@ mkdirSync(project);
 writeFileSync(join(project, "a.txt"), "hello\n");
 const outputRoot = join(work, "out");
 const hookSettingsFile = writeHookSettings(join(work, "hook-settings.json"));
-const PROMPT = "List the files, then read a.txt.";
-
-/**
- * CPU time (user + system, ms) of the children this process has reaped, the CLI's whole tree
- * included: far steadier than wall time on a busy machine, so it shows whether runAgent makes the
- * CLI itself do more work. Linux only (undefined elsewhere).
- */
-function childCpuMs() {
-  try {
-    const stat = readFileSync("/proc/self/stat", "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[13]) + Number(fields[14])) * 10; // cutime + cstime, in 1/100 s
-  } catch {
-    return undefined;
-  }
-}
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const ms = (value) => `${value.toFixed(0)} ms`;
 
-const model = () =>
-  scripted((request) => {
-    switch (countToolResults(request)) {
-      case 0:
-        return reply(toolUse("Bash", { command: "ls", description: "list" }));
-      case 1:
-        return reply(toolUse("Read", { file_path: join(project, "a.txt") }));
-      default:
-        return reply(text(`Read: ${lastToolResult(request)?.text.trim()}`));
-    }
-  });
+const model = () => listThenRead(project);
 
 /** The bare command, hermetic like runAgent's (a fresh home), its stdout read to the end. */
 async function bare(server, { capture }) {
-  const home = mkdtempSync(join(work, "bare-"));
-  for (const dir of ["config", "tmp"]) mkdirSync(join(home, dir));
   const runId = `bare-${Date.now().toString(36)}-${Math.random().toString(16).slice(2, 8)}`;
-  const args = ["-p", PROMPT, "--output-format", "stream-json", "--verbose"];
-  if (capture) args.push("--settings", hookSettingsFile);
-  const started = performance.now();
-  const child = spawn(claudeBin, args, {
+  const {
+    code,
+    stdout,
+    ms: elapsed,
+  } = await bareClaude({
+    work,
     cwd: project,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: {
-      PATH: process.env.PATH,
-      HOME: home,
-      CLAUDE_CONFIG_DIR: join(home, "config"),
-      TMPDIR: join(home, "tmp"),
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      FORCE_COLOR: "0",
-      ANTHROPIC_BASE_URL: server.url,
-      ANTHROPIC_API_KEY: "sk-bench",
-      ...(capture ? { TEST_MODE: "true", TEST_RUN_ID: runId, EVALS_OUTPUT_DIR: outputRoot } : {}),
-    },
+    prompt: PROMPT,
+    baseUrl: server.url,
+    args: capture ? ["--settings", hookSettingsFile] : [],
+    env: capture ? { TEST_MODE: "true", TEST_RUN_ID: runId, EVALS_OUTPUT_DIR: outputRoot } : {},
   });
-  let stdout = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.resume();
-  const code = await new Promise((resolve) => child.on("close", resolve));
-  const elapsed = performance.now() - started;
-  rmSync(home, { recursive: true, force: true });
   if (code !== 0 || !stdout.includes('"type":"result"')) throw new Error(`bare claude failed (exit ${code})`);
   return elapsed;
 }

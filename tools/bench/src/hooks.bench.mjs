@@ -8,21 +8,13 @@
 //    entry) <= 1.15x an uncaptured one (median of the ratios within each round), with no event lost: every hook the CLI reports starting
 //    (--include-hook-events) is in events.jsonl. BENCH_ASYNC=1 adds the shell entry registered with
 //    Claude Code's `async: true` (measured: no faster here, and it lost a run's last event).
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { findDash, hookBinPath, hookSettings, hookShellPath, readEvents, runDirFor } from "@evals/hooks";
-import {
-  countToolResults,
-  lastToolResult,
-  reply,
-  scripted,
-  startModelServer,
-  text,
-  toolUse,
-} from "@evals/vcr";
+import { startModelServer } from "@evals/vcr";
+import { bareClaude, childCpuMs, LIST_THEN_READ, listThenRead } from "./bench-kit.mjs";
 
 const calls = Math.max(100, Number(process.env.BENCH_HOOK_CALLS ?? 200));
 const rounds = Math.max(3, Number(process.env.BENCH_HOOK_RUNS ?? 9));
@@ -36,17 +28,6 @@ const quantile = (values, q) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 };
-
-/** CPU time (user + system, ms) of the children this process has reaped (Linux), else undefined. */
-function childCpuMs() {
-  try {
-    const stat = readFileSync("/proc/self/stat", "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[13]) + Number(fields[14])) * 10;
-  } catch {
-    return undefined;
-  }
-}
 
 // ---- 1. One hook call -------------------------------------------------------------------------
 
@@ -118,8 +99,6 @@ if (dash) {
 
 // ---- 2. A whole run of the real CLI -----------------------------------------------------------
 
-const root = fileURLToPath(new URL("../../../", import.meta.url));
-const claudeBin = join(root, "node_modules/.bin/claude");
 const project = join(work, "project");
 mkdirSync(project);
 writeFileSync(join(project, "a.txt"), "hello\n");
@@ -145,56 +124,23 @@ const runVariants = {
 };
 const defaultVariant = dash ? "capture, shell entry (default)" : "capture, node entry";
 
-const model = () =>
-  scripted((request) => {
-    switch (countToolResults(request)) {
-      case 0:
-        return reply(toolUse("Bash", { command: "ls", description: "list" }));
-      case 1:
-        return reply(toolUse("Read", { file_path: join(project, "a.txt") }));
-      default:
-        return reply(text(`Read: ${lastToolResult(request)?.text.trim()}`));
-    }
-  });
+const model = () => listThenRead(project);
 
 let runs = 0;
 async function claudeRun(settings) {
   const server = await startModelServer({ source: model() });
-  const home = mkdtempSync(join(work, "home-"));
-  for (const dir of ["config", "tmp"]) mkdirSync(join(home, dir));
   const runId = `run-${++runs}`;
-  const args = ["-p", "List the files, then read a.txt.", "--output-format", "stream-json", "--verbose"];
-  args.push("--include-hook-events");
-  if (settings) args.push("--settings", settings);
   const cpuBefore = childCpuMs();
-  const started = performance.now();
-  const child = spawn(claudeBin, args, {
+  const { code, stdout, ms } = await bareClaude({
+    work,
     cwd: project,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: {
-      PATH: process.env.PATH,
-      HOME: home,
-      CLAUDE_CONFIG_DIR: join(home, "config"),
-      TMPDIR: join(home, "tmp"),
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      FORCE_COLOR: "0",
-      ANTHROPIC_BASE_URL: server.url,
-      ANTHROPIC_API_KEY: "sk-bench",
-      TEST_MODE: "true",
-      TEST_RUN_ID: runId,
-      EVALS_OUTPUT_DIR: outputRoot,
-    },
+    prompt: LIST_THEN_READ,
+    baseUrl: server.url,
+    args: ["--include-hook-events", ...(settings ? ["--settings", settings] : [])],
+    env: { TEST_MODE: "true", TEST_RUN_ID: runId, EVALS_OUTPUT_DIR: outputRoot },
   });
-  let stdout = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr.resume();
-  const code = await new Promise((resolve) => child.on("close", resolve));
-  const ms = performance.now() - started;
   const cpu = cpuBefore === undefined ? undefined : childCpuMs() - cpuBefore;
   await server.close();
-  rmSync(home, { recursive: true, force: true });
   if (code !== 0 || !stdout.includes('"type":"result"')) throw new Error(`claude failed (exit ${code})`);
   const started_ = stdout.split("\n").filter((line) => line.includes('"subtype":"hook_started"')).length;
   let captured = 0;

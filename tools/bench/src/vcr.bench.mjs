@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { parseJsonl, runFromStreamJson, toolSequence } from "@evals/core";
 import {
   cassette,
@@ -21,10 +21,11 @@ import {
   text,
   toolUse,
 } from "@evals/vcr";
+import { CLAUDE_BIN, WORKSPACE } from "./bench-kit.mjs";
 
 const require = createRequire(import.meta.url);
-const root = fileURLToPath(new URL("../../../", import.meta.url));
-const claudeBin = join(root, "node_modules/.bin/claude");
+const root = WORKSPACE;
+const claudeBin = CLAUDE_BIN;
 const runs = Number(process.env.BENCH_VCR_RUNS ?? 5);
 const work = mkdtempSync(join(tmpdir(), "evals-bench-vcr-"));
 

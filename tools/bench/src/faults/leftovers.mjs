@@ -38,9 +38,10 @@ import {
   toolUse,
 } from "@evals/vcr";
 import { withTrialWorktree } from "@evals/worktree";
+import { CLAUDE_BIN } from "../bench-kit.mjs";
 
 const benchDir = fileURLToPath(new URL("../../", import.meta.url));
-const claudeBin = join(benchDir, "../../node_modules/.bin/claude");
+const claudeBin = CLAUDE_BIN;
 const kills = Number(process.env.BENCH_FAULT_KILLS ?? 3);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,0 +1,75 @@
+// What the benchmarks share: where the workspace and its claude CLI are, the CPU time of reaped
+// children, the bare headless claude run they measure against, and the scripted agent they run.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { countToolResults, lastToolResult, reply, scripted, text, toolUse } from "@evals/vcr";
+
+export const WORKSPACE = fileURLToPath(new URL("../../../", import.meta.url));
+export const CLAUDE_BIN = join(WORKSPACE, "node_modules/.bin/claude");
+
+/**
+ * CPU time (user + system, ms) of the children this process has reaped, their trees included: far
+ * steadier than wall time on a busy machine. Linux only (undefined elsewhere).
+ */
+export function childCpuMs() {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[13]) + Number(fields[14])) * 10; // cutime + cstime, in 1/100 s
+  } catch {
+    return undefined;
+  }
+}
+
+/** The prompt of the scripted run the benchmarks time. */
+export const LIST_THEN_READ = "List the files, then read a.txt.";
+
+/** The model of that run: Bash `ls`, Read `<project>/a.txt`, then an answer quoting it. */
+export const listThenRead = (project) =>
+  scripted((request) => {
+    switch (countToolResults(request)) {
+      case 0:
+        return reply(toolUse("Bash", { command: "ls", description: "list" }));
+      case 1:
+        return reply(toolUse("Read", { file_path: join(project, "a.txt") }));
+      default:
+        return reply(text(`Read: ${lastToolResult(request)?.text.trim()}`));
+    }
+  });
+
+/**
+ * `claude -p <prompt> --output-format stream-json --verbose [args]` in `cwd`, hermetic like runAgent's
+ * (a fresh home under `work`, removed after), against the model at `baseUrl`; `env` is added.
+ * Resolves to its exit code, stdout and wall time.
+ */
+export async function bareClaude({ work, cwd, prompt, baseUrl, args = [], env = {} }) {
+  const home = mkdtempSync(join(work, "home-"));
+  for (const dir of ["config", "tmp"]) mkdirSync(join(home, dir));
+  const started = performance.now();
+  const child = spawn(CLAUDE_BIN, ["-p", prompt, "--output-format", "stream-json", "--verbose", ...args], {
+    cwd,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      CLAUDE_CONFIG_DIR: join(home, "config"),
+      TMPDIR: join(home, "tmp"),
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      FORCE_COLOR: "0",
+      ANTHROPIC_BASE_URL: baseUrl,
+      ANTHROPIC_API_KEY: "sk-bench",
+      ...env,
+    },
+  });
+  let stdout = "";
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.resume();
+  const code = await new Promise((resolve) => child.on("close", resolve));
+  const ms = performance.now() - started;
+  rmSync(home, { recursive: true, force: true });
+  return { code, stdout, ms };
+}
