@@ -5,6 +5,7 @@ import { CaseFileError, loadCases, parseCase } from "../cases/load.js";
 import { casePrompts, type EvalCase } from "../cases/schema.js";
 import { caseWithOutcome } from "../scorers.js";
 import { failOnHarnessError, judgeAsHarness } from "./harness-grading.js";
+import { writeJsonInPieces } from "./json-in-pieces.js";
 import { loadStoredRun, type StoredRun, StoredRunError } from "./load-run.js";
 import { formatEvaluation } from "./report.js";
 
@@ -204,19 +205,18 @@ async function grade(args: GradeArguments, io: { stdout: Output; stderr: Output;
   const harness = recorded?.grading?.verdict;
   const evaluation = harness ? failOnHarnessError(judged, harness) : judged;
   if (args.json) {
-    io.stdout.write(
-      `${JSON.stringify(
-        {
-          source: stored.file,
-          format: stored.format,
-          ...evaluation,
-          ...(stored.warnings.length > 0 ? { warnings: stored.warnings } : {}),
-          ...(harness ? { harnessVerdict: harness } : {}),
-        },
-        null,
-        2,
-      )}\n`,
+    // In pieces: the report of a very long run outgrows the longest string V8 can make.
+    writeJsonInPieces(
+      {
+        source: stored.file,
+        format: stored.format,
+        ...evaluation,
+        ...(stored.warnings.length > 0 ? { warnings: stored.warnings } : {}),
+        ...(harness ? { harnessVerdict: harness } : {}),
+      },
+      (piece) => io.stdout.write(piece),
     );
+    io.stdout.write("\n");
   } else {
     io.stdout.write(
       `${formatEvaluation(evaluation, stored.run, { source: `${stored.file} (${stored.format}${stored.result?.origin === "replay" ? ", replayed: its cost was the recording's" : ""})`, verbose: args.verbose })}\n`,
