@@ -130,6 +130,57 @@ describe("evals grade", () => {
   });
 });
 
+describe("evals --rules <module>", () => {
+  const fixture = (name: string) => resolve(__dirname, "__fixtures__/rules", name);
+
+  it("loads a user's own rule (defineRule) so that case files may name it: validate, then grade", () => {
+    // Without the module the case names a rule nobody knows.
+    const unknown = evals(["validate", fixture("allowlist.yaml")]);
+    expect(unknown.code).toBe(EXIT.failed);
+    expect(unknown.stderr).toMatch(
+      /allowlist\.yaml:5:3 \(field rules\.bash-allowlist\): unknown field "bash-allowlist"/,
+    );
+
+    const valid = evals(["validate", fixture("allowlist.yaml"), "--rules", fixture("bash-allowlist.mjs")]);
+    expect(valid.stderr).toBe("");
+    expect(valid.code).toBe(EXIT.passed);
+
+    // A real run whose Bash calls are `ls` and `echo BLOCKME` twice, the second denied by a hook
+    // (it never ran): the rule flags the echo that ran.
+    const run = resolve(workspace, "fixtures/claude-code-2.1.330/multi-tool/stream.jsonl");
+    const graded = evals([
+      "--rules",
+      fixture("bash-allowlist.mjs"),
+      "grade",
+      run,
+      "--case",
+      fixture("allowlist.yaml"),
+      "--json",
+    ]);
+    expect(graded.code, graded.stderr).toBe(EXIT.failed);
+    const report = JSON.parse(graded.stdout) as {
+      verdicts: {
+        evaluator: string;
+        score: number;
+        ok: boolean;
+        violations: { rule: string; type: string; message: string }[];
+      }[];
+    };
+    const verdict = report.verdicts.find((item) => item.evaluator === "bash-allowlist");
+    expect(verdict).toMatchObject({ score: 0.5, ok: false });
+    expect(verdict?.violations).toEqual([
+      expect.objectContaining({ type: "program-not-allowed", message: "echo is not allowed" }),
+    ]);
+  });
+
+  it("says which module could not be loaded", () => {
+    const missing = evals(["rules", "--rules", "no-such-rules.mjs"]);
+    expect(missing.code).toBe(EXIT.badInput);
+    expect(missing.stderr).toMatch(/^evals: --rules no-such-rules\.mjs: cannot load it: /);
+    expect(evals(["rules", "--rules"]).stderr).toBe("evals: --rules needs a module: --rules <file>\n");
+  });
+});
+
 describe("evals validate", () => {
   it("checks every case of the example suites", () => {
     const folders = readdirSync(join(workspace, "examples"))

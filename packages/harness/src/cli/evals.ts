@@ -7,6 +7,7 @@ import { grade } from "./grade-command.js";
 import { merge } from "./merge-command.js";
 import { migrate } from "./migrate-command.js";
 import { report } from "./report-command.js";
+import { loadRuleModules } from "./rule-modules.js";
 import { rules } from "./rules-command.js";
 import { recordSubcommand, runSubcommand } from "./run-command.js";
 import { validate } from "./validate-command.js";
@@ -39,7 +40,9 @@ export function evalsUsage(commands: readonly Command[] = COMMANDS): string {
 Commands:
 ${lines.join("\n")}
 
-Every command takes --help. Options: -h, --help (this help), -v, --version (the version).
+Every command takes --help. Options: -h, --help (this help), -v, --version (the version),
+--rules <module> (any command, any number: load your own rules, made with defineRule, so that case
+files may name them).
 
 ${EXIT_CODES_HELP}`;
 }
@@ -53,7 +56,12 @@ export async function evals(
   io: CommandIo,
   commands: readonly Command[] = COMMANDS,
 ): Promise<number> {
-  const [name, ...args] = argv;
+  const loaded = await loadRuleModules(argv);
+  if ("error" in loaded) {
+    io.stderr.write(`evals: ${loaded.error}\n`);
+    return EXIT.badInput;
+  }
+  const [name, ...args] = loaded.args;
   if (name === undefined) {
     io.stderr.write(`${evalsUsage(commands)}\n`);
     return EXIT.badInput;

@@ -1,0 +1,52 @@
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { type AnyRule, registerRule } from "@evals/evaluators";
+
+/**
+ * Takes every `--rules <module>` (or `--rules=<module>`) out of the command line and loads those
+ * modules, so that case files may name the rules they define: each rule a module exports (made with
+ * defineRule) is registered, and a module may also call registerRule itself. Returns the arguments
+ * left, or why a module could not be used.
+ */
+export async function loadRuleModules(
+  argv: string[],
+  cwd = process.cwd(),
+): Promise<{ args: string[] } | { error: string }> {
+  const args: string[] = [];
+  const modules: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--rules") {
+      const module = argv[++i];
+      if (module === undefined || module.startsWith("-"))
+        return { error: "--rules needs a module: --rules <file>" };
+      modules.push(module);
+    } else if (arg.startsWith("--rules=")) modules.push(arg.slice("--rules=".length));
+    else args.push(arg);
+  }
+  for (const module of modules) {
+    let exported: Record<string, unknown>;
+    try {
+      exported = (await import(pathToFileURL(resolve(cwd, module)).href)) as Record<string, unknown>;
+    } catch (error) {
+      return { error: `--rules ${module}: cannot load it: ${(error as Error).message.split("\n")[0]}` };
+    }
+    const rules = Object.values(exported).flatMap((value) => (Array.isArray(value) ? value : [value]));
+    try {
+      for (const rule of rules.filter(isRule)) registerRule(rule);
+    } catch (error) {
+      return { error: `--rules ${module}: ${(error as Error).message}` };
+    }
+  }
+  return { args };
+}
+
+/** What defineRule makes: an id and a check. */
+function isRule(value: unknown): value is AnyRule {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { id?: unknown }).id === "string" &&
+    typeof (value as { check?: unknown }).check === "function"
+  );
+}
