@@ -98,7 +98,11 @@ describe.concurrent("session with the real Gemini CLI: timeout, delete by index,
       { env, cwd: project },
     );
     expect(next.exitCode).toBe(0);
-    expect(next.json).toMatchObject({ success: true, session: { name: "slow", turns: 2 } });
+    const turn = expectShape(SessionTurnResultSchema, next.json);
+    expect(turn).toMatchObject({ success: true, session: { name: "slow" } });
+    // The turns are counted from Gemini's own session file: the prompt that timed out is in it when the
+    // CLI saved it before it was stopped (it does, or not, depending on how far it got in 6 s).
+    expect([2, 3]).toContain(turn.session?.turns);
   });
 
   test("delete --index N (1 = oldest, as list shows): that session and its names go, the others stay", async () => {
