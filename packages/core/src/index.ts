@@ -1,32 +1,229 @@
 // The public API of @evals/core: each statement names what one module publishes, and nothing else of
 // the package is public. The whole surface as published (declarations and types) is checked in as
 // api-report.md beside package.json; `npm run api` writes it again after a change.
-export * from "./agent-run.js";
-export * from "./atomic-write.js";
-export * from "./captured-event.js";
-export * from "./captured-events-file.js";
-export * from "./claude/hook-events.js";
-export * from "./claude/infer-denials.js";
-export * from "./claude/output.js";
-export * from "./claude/stream-json.js";
-export * from "./claude/vocabulary.js";
-export * from "./evaluator-result.js";
-export * from "./event-depth.js";
-export * from "./exit-cleanup.js";
-export * from "./format-version.js";
-export * from "./hook-input.js";
-export * from "./json-schema-of.js";
-export * from "./json-schemas.js";
-export * from "./jsonl-appender.js";
-export * from "./jsonl-reader.js";
-export * from "./opencode/run.js";
-export * from "./opencode/stream.js";
-export * from "./opencode/vocabulary.js";
-export * from "./redact.js";
-export * from "./run.js";
-export * from "./run-builder.js";
-export * from "./run-folder.js";
-export * from "./run-folder-files.js";
-export * from "./run-summary.js";
-export * from "./tool-calls.js";
-export * from "./watchdog.js";
+export { type AgentRunResult, AgentRunResultSchema, type Scorer, type ScorerInput } from "./agent-run.js";
+export { type WriteFileAtomicOptions, writeFileAtomic } from "./atomic-write.js";
+export {
+  type CapturedEvent,
+  CapturedEventSchema,
+  type ToolCallEntry,
+  ToolCallEntrySchema,
+} from "./captured-event.js";
+export {
+  type BadCapturedInput,
+  parseCapturedEventLine,
+  type ReadCapturedEventsOptions,
+  readCapturedEvents,
+} from "./captured-events-file.js";
+export { type HookEventsOptions, runFromHookEvents } from "./claude/hook-events.js";
+export { inferPermissionDenials } from "./claude/infer-denials.js";
+export {
+  type ClaudeOutput,
+  type ClaudeOutputFormat,
+  type ClaudeOutputOptions,
+  parseClaudeOutput,
+  RESULT_ONLY_NOTE,
+  runFromClaudeOutput,
+} from "./claude/output.js";
+export { runFromStreamJson, type StreamJsonOptions, textOf } from "./claude/stream-json.js";
+export {
+  ASK_TOOLS,
+  BOOKKEEPING_TOOLS,
+  BUILTIN_TOOLS,
+  canonicalToolName,
+  DELEGATION_TOOLS,
+  EXECUTION_TOOLS,
+  FILE_EDIT_TOOLS,
+  FILE_WRITE_TOOLS,
+  isBookkeepingTool,
+  isDelegationTool,
+  isExecutionTool,
+  isFileEditTool,
+  isFileWriteTool,
+  isKnownToolName,
+  isReadTool,
+  PERMISSION_MODES,
+  type PermissionMode,
+  PermissionModeSchema,
+  READ_TOOLS,
+  RESULT_SUBTYPES,
+  type ResultSubtype,
+  SOMETIMES_OFFERED_TOOLS,
+  sameTool,
+  toolNameVariants,
+} from "./claude/vocabulary.js";
+export {
+  type EvaluatorResult,
+  EvaluatorResultSchema,
+  type EventPointer,
+  EventPointerSchema,
+  type Evidence,
+  EvidenceSchema,
+  evaluatorResult,
+  type Severity,
+  SeveritySchema,
+  type Violation,
+  ViolationSchema,
+} from "./evaluator-result.js";
+// Bounding the nesting of a hook input:
+export { depthMarker, limitDepth, MAX_EVENT_DEPTH } from "./event-depth.js";
+// Synchronous clean-up that must run even when the process is interrupted:
+export { type CleanupPhase, pendingExitCleanups, registerExitCleanup } from "./exit-cleanup.js";
+// Versions of the file formats defined here.
+export { CAPTURED_EVENT_VERSION, RAW_CAPTURED_EVENT_VERSION } from "./format-version.js";
+export {
+  type GenericHookInput,
+  GenericHookInputSchema,
+  type HookInput,
+  type KnownHookInput,
+  type MessageDisplayInput,
+  MessageDisplayInputSchema,
+  type NotificationInput,
+  NotificationInputSchema,
+  type PermissionRequestInput,
+  PermissionRequestInputSchema,
+  type PostToolBatchInput,
+  PostToolBatchInputSchema,
+  type PostToolUseFailureInput,
+  PostToolUseFailureInputSchema,
+  type PostToolUseInput,
+  PostToolUseInputSchema,
+  type PreToolUseInput,
+  PreToolUseInputSchema,
+  parseHookInput,
+  type SessionEndInput,
+  SessionEndInputSchema,
+  type SessionStartInput,
+  SessionStartInputSchema,
+  type StopInput,
+  StopInputSchema,
+  type SubagentStartInput,
+  SubagentStartInputSchema,
+  type SubagentStopInput,
+  SubagentStopInputSchema,
+  type UserPromptSubmitInput,
+  UserPromptSubmitInputSchema,
+} from "./hook-input.js";
+export {
+  formatJsonSchema,
+  type JsonSchemaOptions,
+  jsonSchemaOf,
+  writeJsonSchemaFiles,
+} from "./json-schema-of.js";
+export { type FileFormatName, fileFormats, jsonSchemaFor } from "./json-schemas.js";
+export { appendJsonlLine, JsonlAppender } from "./jsonl-appender.js";
+export {
+  JsonlLineError,
+  type JsonlReadOptions,
+  type JsonlRecord,
+  parseJsonl,
+  readJsonl,
+  readJsonlFile,
+} from "./jsonl-reader.js";
+export {
+  type BuildOpenCodeRunInput,
+  buildOpenCodeRun,
+  isOpenCodeOutputLine,
+  type OpenCodeChildSession,
+  type OpenCodeOutputOptions,
+  openCodeStreamFinished,
+  parseOpenCodeOutput,
+  type RunnerStop,
+  runFromOpenCodeOutput,
+} from "./opencode/run.js";
+// The shapes OpenCode 1.18.33 prints with `opencode run --format json` (one object per line) and stores per s...
+export {
+  exportedParts,
+  isOpenCodeStreamLine,
+  type OpenCodeError,
+  type OpenCodeExport,
+  type OpenCodePart,
+  type OpenCodeStreamLine,
+  type OpenCodeTokens,
+  type OpenCodeToolState,
+  partsOf,
+} from "./opencode/stream.js";
+// OpenCode's vocabulary mapped onto Claude Code's (see claude/vocabulary.ts):
+export {
+  isOpenCodeToolName,
+  OPENCODE_INPUT_KEYS,
+  OPENCODE_TOOL_NAMES,
+  openCodeToolInput,
+  openCodeToolName,
+  toolNameFromOpenCode,
+} from "./opencode/vocabulary.js";
+export {
+  createRedactor,
+  REDACTED,
+  type RedactOptions,
+  type Redactor,
+  redactFileSync,
+  redactTreeSync,
+  SECRET_ENV_NAME,
+  SECRET_HEADERS,
+  SECRET_PATTERNS,
+  secretsFromEnv,
+} from "./redact.js";
+export {
+  type AgentInfo,
+  AgentInfoSchema,
+  type AssistantTextEvent,
+  AssistantTextEventSchema,
+  type FinalResultEvent,
+  FinalResultEventSchema,
+  MAIN_AGENT,
+  type Run,
+  type RunEvent,
+  type RunEventInput,
+  RunEventSchema,
+  type RunNote,
+  RunNoteSchema,
+  RunSchema,
+  type RunSource,
+  RunSourceSchema,
+  type ToolCallEvent,
+  ToolCallEventSchema,
+  type ToolResultEvent,
+  ToolResultEventSchema,
+  type Usage,
+  UsageSchema,
+  type UserMessageEvent,
+  UserMessageEventSchema,
+} from "./run.js";
+export { RunBuilder } from "./run-builder.js";
+export {
+  hookErrorNotes,
+  isRunFolder,
+  type ReadRunFolderOptions,
+  type RunFolder,
+  type RunFolderAgent,
+  RunFolderAgentSchema,
+  type RunFolderCase,
+  RunFolderCaseSchema,
+  RunFolderError,
+  type RunFolderManifest,
+  RunFolderManifestSchema,
+  readManifest,
+  readRunFolder,
+  readRunFolderResult,
+  type WriteRunFolderInput,
+  writeRunFolder,
+} from "./run-folder.js";
+// The run folder's file names, apart from its schemas:
+export { RUN_FOLDER_FILES, RUNS_FOLDER } from "./run-folder-files.js";
+export { type RunSummary, runSummary, type TokenTotals } from "./run-summary.js";
+export {
+  eventsOfType,
+  finalResponse,
+  finalResult,
+  listToolCalls,
+  type ToolCallView,
+  toolSequence,
+} from "./tool-calls.js";
+export {
+  guardUntilExit,
+  WATCHDOG_MARKER_ENV,
+  type WatchdogEntry,
+  type WatchdogGuard,
+  watchdogPid,
+} from "./watchdog.js";

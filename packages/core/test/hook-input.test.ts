@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CapturedEventSchema, HookInputSchema, KNOWN_HOOK_EVENTS, parseHookInput } from "../src/index.js";
+import { HookInputSchema, KNOWN_HOOK_EVENTS } from "../src/hook-input.js";
+import { CapturedEventSchema, parseHookInput } from "../src/index.js";
 import { fixtureHookInputs } from "./fixtures.js";
 
 describe("hook inputs", () => {

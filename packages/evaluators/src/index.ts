@@ -3,8 +3,6 @@
 // api-report.md beside package.json; `npm run api` writes it again after a change.
 // Rule evaluators: pure functions over a Run, each with its options schema.
 
-// Rule evaluators: pure functions over a Run, each with its options schema.
-
 // Declarative cases, evaluate(), scorers for describeEval.
 export {
   type CaseEvaluation,

@@ -3,9 +3,6 @@
 // api-report.md beside package.json; `npm run api` writes it again after a change.
 // @evals/harness: run the real Claude Code CLI headless and hermetic, normalize what it did into
 // one @evals/core Run, and turn scorers into vitest tests with trial statistics.
-
-// @evals/harness: run the real Claude Code CLI headless and hermetic, normalize what it did into
-// one @evals/core Run, and turn scorers into vitest tests with trial statistics.
 export {
   type CaseResult,
   type EvalTestMeta,

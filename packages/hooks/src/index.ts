@@ -3,8 +3,6 @@
 // api-report.md beside package.json; `npm run api` writes it again after a change.
 // @evals/hooks: capture every Claude Code hook event to JSONL, register the capture, read it back.
 
-// @evals/hooks: capture every Claude Code hook event to JSONL, register the capture, read it back.
-
 // Kept for users of @evals/hooks: the inference lives in @evals/core (runFromHookEvents applies it).
 export { inferPermissionDenials } from "@evals/core";
 export {

@@ -4,9 +4,6 @@
 // @evals/opencode: run the real OpenCode CLI headless and hermetic, and turn what it did into the
 // same @evals/core Run as a Claude Code run.
 
-// @evals/opencode: run the real OpenCode CLI headless and hermetic, and turn what it did into the
-// same @evals/core Run as a Claude Code run.
-
 // The stream -> Run builder and the stream's types live in @evals/core (so `evals grade` reads an
 // OpenCode run without this package); re-exported here as before.
 export {
