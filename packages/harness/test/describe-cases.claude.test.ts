@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { startVitest } from "vitest/node";
+import { runFixtureSuites } from "./vitest-fixture.js";
 
 const fixtureDir = fileURLToPath(new URL("./__fixtures__/describe-cases/", import.meta.url));
 const outputRoot = mkdtempSync(join(tmpdir(), "describe-cases-"));
@@ -11,35 +11,12 @@ afterAll(() => rmSync(outputRoot, { recursive: true, force: true }));
 
 describe("describeCases under vitest", () => {
   it("makes one test per case of the file, named by the case, each with its own scorers", async () => {
-    const vitest = await startVitest(
-      "test",
-      [],
-      {
-        root: fixtureDir,
-        config: false,
-        include: ["cases.fixture.ts"],
-        watch: false,
-        reporters: [{}],
-        env: { EVALS_TEST_OUTPUT_ROOT: outputRoot },
-        testTimeout: 120_000,
-      },
-      { logLevel: "silent" },
-    );
-    const tests = new Map<string, { state?: string; errors: string[]; meta: Record<string, unknown> }>();
-    try {
-      for (const module of vitest.state.getTestModules()) {
-        for (const testCase of module.children.allTests()) {
-          const result = testCase.result();
-          tests.set(testCase.fullName, {
-            state: result.state,
-            errors: (result.errors ?? []).map((error) => error.message),
-            meta: testCase.meta() as Record<string, unknown>,
-          });
-        }
-      }
-    } finally {
-      await vitest.close();
-    }
+    const tests = await runFixtureSuites({
+      root: fixtureDir,
+      include: ["cases.fixture.ts"],
+      env: { EVALS_TEST_OUTPUT_ROOT: outputRoot },
+      testTimeout: 120_000,
+    });
     expect([...tests.keys()]).toEqual(["two cases > says-hello", "two cases > says bye"]);
     const hello = tests.get("two cases > says-hello")!;
     const bye = tests.get("two cases > says bye")!;

@@ -1,47 +1,13 @@
 import { fileURLToPath } from "node:url";
 import { EvalTestMetaSchema } from "@evals/logging";
 import { describe, expect, it } from "vitest";
-import { startVitest } from "vitest/node";
+import { type FixtureTest, runFixtureSuites } from "./vitest-fixture.js";
 
 const fixtureDir = fileURLToPath(new URL("./__fixtures__/describe-eval/", import.meta.url));
 
-interface Outcome {
-  state: string | undefined;
-  errors: string[];
-  meta: Record<string, unknown>;
-}
-
 /** Runs the fixture suites with vitest's own API and returns every test by its full name. */
-async function runFixture(env: Record<string, string> = {}): Promise<Map<string, Outcome>> {
-  const vitest = await startVitest(
-    "test",
-    [],
-    {
-      root: fixtureDir,
-      config: false,
-      include: ["suites.fixture.ts"],
-      watch: false,
-      reporters: [{}],
-      env,
-    },
-    { logLevel: "silent" },
-  );
-  const outcomes = new Map<string, Outcome>();
-  try {
-    for (const module of vitest.state.getTestModules()) {
-      for (const testCase of module.children.allTests()) {
-        const result = testCase.result();
-        outcomes.set(testCase.fullName, {
-          state: result.state,
-          errors: (result.errors ?? []).map((error) => error.message),
-          meta: testCase.meta() as Record<string, unknown>,
-        });
-      }
-    }
-  } finally {
-    await vitest.close();
-  }
-  return outcomes;
+function runFixture(env: Record<string, string> = {}): Promise<Map<string, FixtureTest>> {
+  return runFixtureSuites({ root: fixtureDir, include: ["suites.fixture.ts"], env });
 }
 
 describe("describeEval under vitest", () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ResultsComparisonSchema } from "@evals/logging";
 import { afterAll, describe, expect, it } from "vitest";
-import { startVitest } from "vitest/node";
+import { runFixtureSuites } from "./vitest-fixture.js";
 
 const fixtureDir = fileURLToPath(new URL("./__fixtures__/variants/", import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "describe-variants-"));
@@ -13,36 +13,14 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 /** Runs the fixture suite under vitest: each test's state, errors and meta, and what it logged. */
 async function runSuite(mode: "record" | "strict") {
   const logs: string[] = [];
-  const vitest = await startVitest(
-    "test",
-    [],
-    {
-      root: fixtureDir,
-      config: false,
-      include: ["describe.fixture.ts"],
-      watch: false,
-      reporters: [{ onUserConsoleLog: (log: { content: string }) => void logs.push(log.content) }],
-      // The mode is given: with CI=true (as on CI) auto would be strict and refuse to record.
-      env: { EVALS_TEST_OUTPUT_ROOT: scratch, VCR_MODE: mode },
-      testTimeout: 120_000,
-    },
-    { logLevel: "silent" },
-  );
-  const tests = new Map<string, { state?: string; errors: string[]; meta: Record<string, unknown> }>();
-  try {
-    for (const module of vitest.state.getTestModules()) {
-      for (const testCase of module.children.allTests()) {
-        const result = testCase.result();
-        tests.set(testCase.fullName, {
-          state: result.state,
-          errors: (result.errors ?? []).map((error) => error.message),
-          meta: testCase.meta() as Record<string, unknown>,
-        });
-      }
-    }
-  } finally {
-    await vitest.close();
-  }
+  const tests = await runFixtureSuites({
+    root: fixtureDir,
+    include: ["describe.fixture.ts"],
+    reporters: [{ onUserConsoleLog: (log: { content: string }) => void logs.push(log.content) }],
+    // The mode is given: with CI=true (as on CI) auto would be strict and refuse to record.
+    env: { EVALS_TEST_OUTPUT_ROOT: scratch, VCR_MODE: mode },
+    testTimeout: 120_000,
+  });
   return { tests, logs: logs.join("") };
 }
 

@@ -132,12 +132,7 @@ describe("a run leaves nothing behind when its test process is SIGKILLed", () =>
     const tmp = mkdtempSync(join(root, "tmp-"));
     const run = await startRunInChild(tmp);
     try {
-      // Both at once, as `kill -9` of everything would: nobody is left to clean up.
-      process.kill(run.watchdog, "SIGKILL");
-      run.parent.kill("SIGKILL");
-      await exited(run.parent);
-      await new Promise((r) => setTimeout(r, 500));
-      expect(isAlive(run.cli), "the CLI outlived its test process").toBe(true);
+      await killTestProcessAndWatchdog(run);
       expect(existsSync(run.lockFile)).toBe(true);
 
       const report = await withTmpdir(tmp, cleanupLeftoverRuns);
@@ -160,11 +155,7 @@ describe("the next run after a SIGKILL of the test process and its watchdog", ()
     const tmp = mkdtempSync(join(root, "tmp-next-"));
     const run = await startRunInChild(tmp);
     try {
-      process.kill(run.watchdog, "SIGKILL");
-      run.parent.kill("SIGKILL");
-      await exited(run.parent);
-      await new Promise((r) => setTimeout(r, 500));
-      expect(isAlive(run.cli), "the CLI outlived its test process").toBe(true);
+      await killTestProcessAndWatchdog(run);
       expect(existsSync(run.sandbox)).toBe(true);
 
       // Another test process, under the same temp dir, runs an agent: nothing else is called.
@@ -298,4 +289,16 @@ function cliOf(parent: number): number {
 /** Whether any file of the folder holds `text`. */
 function fileHas(dir: string, text: string): boolean {
   return readdirSync(dir).some((name) => readFileSync(join(dir, name), "latin1").includes(text));
+}
+
+/**
+ * SIGKILLs a run's test process and its watchdog at once, as `kill -9` of everything would: nobody
+ * is left to clean up, and the CLI lives on.
+ */
+async function killTestProcessAndWatchdog(run: Awaited<ReturnType<typeof startRunInChild>>): Promise<void> {
+  process.kill(run.watchdog, "SIGKILL");
+  run.parent.kill("SIGKILL");
+  await exited(run.parent);
+  await new Promise((r) => setTimeout(r, 500));
+  expect(isAlive(run.cli), "the CLI outlived its test process").toBe(true);
 }
