@@ -65,9 +65,10 @@ describe("killProcessTree", () => {
     const root = spawnTree(marker, pidFile);
     try {
       await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").length > 0);
-      const [, loner] = JSON.parse(readFileSync(pidFile, "utf8")) as [number, number];
+      const [child, loner] = JSON.parse(readFileSync(pidFile, "utf8")) as [number, number];
       process.kill(-root.pid!, "SIGKILL"); // the root's group goes; the loner is orphaned
-      await waitFor(() => !isAlive(root.pid!));
+      // SIGKILL is delivered asynchronously: wait until the whole group has died, not only the root.
+      await waitFor(() => !isAlive(root.pid!) && !isAlive(child));
       expect(isAlive(loner)).toBe(true);
       expect(runProcesses(undefined, marker).map((proc) => proc.pid)).toEqual([loner]);
       await killProcessTree(undefined, { marker, graceMs: 100 });
