@@ -84,6 +84,7 @@ function describeVariants(suite: string, options: DescribeCasesOptions, variants
           },
           gate: variant.mustPass !== false,
           metaSuite: `${suite} › ${variant.name}`,
+          shardSuite: suite,
         },
       );
     });

@@ -166,7 +166,7 @@ export function defineEvalSuite<Case>(
     const shard = options.shard ?? shardFromEnv() ?? vitestShard();
     const shardOf = shard
       ? shardsOfCases(
-          name,
+          hooks.shardSuite ?? name,
           cases.map((value, index) => caseId(value, names[index]!)),
           shard.count,
         )
@@ -236,6 +236,11 @@ export interface SuiteHooks {
   gate?: boolean;
   /** The suite the reports show the case under (default: the suite's name). */
   metaSuite?: string;
+  /**
+   * The suite name that decides which shard runs each case (default: the suite's name). Variants of
+   * one suite share it, so a case's A and B run on the same shard and each shard compares whole cases.
+   */
+  shardSuite?: string;
 }
 
 declare module "vitest" {

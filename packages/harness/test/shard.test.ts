@@ -145,3 +145,50 @@ describe("EVALS_SHARD with describeEval and the vitest reporter", () => {
     );
   }, 240_000);
 });
+
+describe("EVALS_SHARD with describeCases under variants", () => {
+  const variantsProject = fileURLToPath(new URL("./__fixtures__/shards-variants/", import.meta.url));
+
+  it("runs a case's two variants on the same shard, so each shard compares whole cases", async () => {
+    const ranOn = new Map<string, number[]>();
+    for (const index of [1, 2, 3]) {
+      const vitest = await startVitest(
+        "test",
+        [],
+        {
+          root: variantsProject,
+          config: false,
+          include: ["*.fixture.ts"],
+          watch: false,
+          reporters: [{}], // quiet: the states are read below
+          env: { EVALS_SHARD: `${index}/3`, EVALS_OUTPUT_DIR: join(scratch, "variant-runs") },
+        },
+        { logLevel: "silent" },
+      );
+      try {
+        for (const module of vitest.state.getTestModules()) {
+          for (const test of module.children.allTests()) {
+            if (test.result().state === "skipped") continue;
+            ranOn.set(test.fullName, [...(ranOn.get(test.fullName) ?? []), index]);
+          }
+        }
+      } finally {
+        await vitest.close();
+      }
+    }
+    // Every case of every variant ran once, and each case's A and B on the same shard.
+    expect(ranOn.size).toBe(18);
+    for (const shards of ranOn.values()) expect(shards).toHaveLength(1);
+    for (let n = 1; n <= 9; n++) {
+      const plain = ranOn.get(`notes variants > plain > case-${n}`);
+      expect(plain, `case-${n}`).toEqual(ranOn.get(`notes variants > house-rule > case-${n}`));
+    }
+    // Each shard's comparison holds the cases it ran, under both variants.
+    const compared = [1, 2, 3].flatMap((index) => {
+      const file = join(scratch, "variant-runs", `comparison-${index}-of-3`, "comparison.json");
+      const comparison = JSON.parse(readFileSync(file, "utf8")) as { cases: { id: string }[] };
+      return comparison.cases.map((c) => c.id);
+    });
+    expect(compared.sort()).toEqual(Array.from({ length: 9 }, (_, n) => `case-${n + 1}`).sort());
+  }, 240_000);
+});
