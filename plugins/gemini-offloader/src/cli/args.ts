@@ -27,6 +27,32 @@ export function parseOptions<T extends Options>(
   }
 }
 
+/**
+ * A command's action (its first argument) and the options after it, parsed; an unknown or missing
+ * action, and (with `allowed`) an option the action does not take, are UsageErrors.
+ */
+export function parseAction<Action extends string, T extends Options>(
+  argv: string[],
+  actions: readonly Action[],
+  options: T,
+  allowed?: Record<Action, readonly string[]>,
+): { action: Action; values: Record<string, string | boolean | string[] | undefined> } {
+  const [actionArg, ...rest] = argv;
+  if (!actionArg || actionArg.startsWith("-")) {
+    throw new UsageError(`Say what to do first: one of ${actions.join(", ")}.`);
+  }
+  if (!actions.includes(actionArg as Action)) {
+    throw new UsageError(`Unknown action "${actionArg}": use one of ${actions.join(", ")}.`);
+  }
+  const action = actionArg as Action;
+  const { values } = parseOptions(rest, options);
+  for (const option of Object.keys(values)) {
+    if (allowed && !allowed[action].includes(option))
+      throw new UsageError(`${action} does not take --${option}.`);
+  }
+  return { action, values };
+}
+
 export function optionalString(values: Record<string, unknown>, name: string): string | undefined {
   const value = values[name];
   if (value === undefined) return undefined;

@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { listCacheEntries } from "../cache/cache-store.js";
 import {
   optionalString,
-  parseOptions,
+  parseAction,
   parseSince,
   positiveInteger,
   requiredString,
@@ -75,19 +75,7 @@ const ALLOWED: Record<Action, string[]> = {
 type Values = Record<string, string | boolean | string[] | undefined>;
 
 export async function memoryCommand(argv: string[], context: ScriptContext): Promise<ScriptOutcome> {
-  const [actionArg, ...rest] = argv;
-  if (!actionArg || !ACTIONS.includes(actionArg as Action)) {
-    throw new UsageError(
-      actionArg && !actionArg.startsWith("-")
-        ? `Unknown action "${actionArg}": use one of ${ACTIONS.join(", ")}.`
-        : `Say what to do first: one of ${ACTIONS.join(", ")}.`,
-    );
-  }
-  const action = actionArg as Action;
-  const { values } = parseOptions(rest, OPTIONS);
-  for (const option of Object.keys(values)) {
-    if (!ALLOWED[action].includes(option)) throw new UsageError(`${action} does not take --${option}.`);
-  }
+  const { action, values } = parseAction(argv, ACTIONS, OPTIONS, ALLOWED);
   switch (action) {
     case "add":
       return add(values, context);

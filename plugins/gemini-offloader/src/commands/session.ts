@@ -4,7 +4,7 @@ import { resolveIn } from "../cache/included-files.js";
 import {
   commaList,
   optionalString,
-  parseOptions,
+  parseAction,
   positiveInteger,
   requiredString,
   seconds,
@@ -104,18 +104,7 @@ const DELETE_TIMEOUT_SECONDS = 30;
 type Values = Record<string, string | boolean | string[] | undefined>;
 
 export async function sessionCommand(argv: string[], context: ScriptContext): Promise<ScriptOutcome> {
-  const [actionArg, ...rest] = argv;
-  if (!actionArg || actionArg.startsWith("-")) {
-    throw new UsageError(`Say what to do first: one of ${ACTIONS.join(", ")}.`);
-  }
-  if (!ACTIONS.includes(actionArg as Action)) {
-    throw new UsageError(`Unknown action "${actionArg}": use one of ${ACTIONS.join(", ")}.`);
-  }
-  const action = actionArg as Action;
-  const { values } = parseOptions(rest, OPTIONS);
-  for (const option of Object.keys(values)) {
-    if (!ALLOWED[action].includes(option)) throw new UsageError(`${action} does not take --${option}.`);
-  }
+  const { action, values } = parseAction(argv, ACTIONS, OPTIONS, ALLOWED);
   const name = optionalString(values, "name");
   if (name !== undefined && !NAME_PATTERN.test(name)) {
     throw new UsageError(`--name "${name}" must be 1-64 letters, digits, dots, dashes or underscores.`);

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { cacheEntryFile, listCacheEntries } from "../cache/cache-store.js";
-import { optionalString, parseDuration, parseOptions, UsageError } from "../cli/args.js";
+import { optionalString, parseAction, parseDuration, UsageError } from "../cli/args.js";
 import type { ScriptOutcome } from "../cli/run-script.js";
 import type { ScriptContext } from "../context.js";
 import { EXIT } from "../gemini/diagnose.js";
@@ -23,7 +23,6 @@ Options: --project current|all (default all). Never calls Gemini.
 Exit codes: 0 done (check: even when it finds problems; see healthy), 2 bad arguments, 1 failure.`;
 
 const ACTIONS = ["stats", "check", "rebuild", "prune"] as const;
-type Action = (typeof ACTIONS)[number];
 
 const OPTIONS = {
   project: { type: "string" },
@@ -45,16 +44,7 @@ export interface Problem {
 }
 
 export async function syncCommand(argv: string[], context: ScriptContext): Promise<ScriptOutcome> {
-  const [actionArg, ...rest] = argv;
-  if (!actionArg || !ACTIONS.includes(actionArg as Action)) {
-    throw new UsageError(
-      actionArg && !actionArg.startsWith("-")
-        ? `Unknown action "${actionArg}": use one of ${ACTIONS.join(", ")}.`
-        : `Say what to do first: one of ${ACTIONS.join(", ")}.`,
-    );
-  }
-  const action = actionArg as Action;
-  const { values } = parseOptions(rest, OPTIONS);
+  const { action, values } = parseAction(argv, ACTIONS, OPTIONS);
   if (action !== "prune" && (values["dry-run"] !== undefined || values["older-than"] !== undefined)) {
     throw new UsageError("--dry-run and --older-than are options of prune.");
   }
