@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { startVitest } from "vitest/node";
 import { casesInShard, shardsOfCases } from "../src/index.js";
 import { comparableHtml, comparableJson, comparableJunit } from "./comparable-reports.js";
+import { runFixtureSuites } from "./vitest-fixture.js";
 
 describe("shardsOfCases", () => {
   const keys = Array.from({ length: 50 }, (_, n) => `case-${n}`);
@@ -152,28 +153,13 @@ describe("EVALS_SHARD with describeCases under variants", () => {
   it("runs a case's two variants on the same shard, so each shard compares whole cases", async () => {
     const ranOn = new Map<string, number[]>();
     for (const index of [1, 2, 3]) {
-      const vitest = await startVitest(
-        "test",
-        [],
-        {
-          root: variantsProject,
-          config: false,
-          include: ["*.fixture.ts"],
-          watch: false,
-          reporters: [{}], // quiet: the states are read below
-          env: { EVALS_SHARD: `${index}/3`, EVALS_OUTPUT_DIR: join(scratch, "variant-runs") },
-        },
-        { logLevel: "silent" },
-      );
-      try {
-        for (const module of vitest.state.getTestModules()) {
-          for (const test of module.children.allTests()) {
-            if (test.result().state === "skipped") continue;
-            ranOn.set(test.fullName, [...(ranOn.get(test.fullName) ?? []), index]);
-          }
-        }
-      } finally {
-        await vitest.close();
+      const tests = await runFixtureSuites({
+        root: variantsProject,
+        include: ["*.fixture.ts"],
+        env: { EVALS_SHARD: `${index}/3`, EVALS_OUTPUT_DIR: join(scratch, "variant-runs") },
+      });
+      for (const [name, test] of tests) {
+        if (test.state !== "skipped") ranOn.set(name, [...(ranOn.get(name) ?? []), index]);
       }
     }
     // Every case of every variant ran once, and each case's A and B on the same shard.
