@@ -1,8 +1,9 @@
-import { execFile, spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { EvalTestMetaSchema } from "@evals/logging";
+import { canRefuseNetwork, networkRefused } from "@evals/vcr";
 import { afterAll, describe, expect, it } from "vitest";
 import { WORKSPACE } from "./packed.js";
 
@@ -47,9 +48,7 @@ async function runSuite(name: string, env: Record<string, string>, offline: bool
   ]) {
     delete childEnv[variable];
   }
-  const [file, ...args] = offline
-    ? ["unshare", "-rn", "sh", "-c", 'ip link set lo up 2>/dev/null; exec "$0" "$@"', ...command]
-    : command;
+  const [file, ...args] = offline ? networkRefused(command) : command;
   let output = "";
   try {
     const child = await promisify(execFile)(file!, args, {
@@ -89,8 +88,7 @@ async function runSuite(name: string, env: Record<string, string>, offline: bool
   );
 }
 
-const unshare = spawnSync("unshare", ["-rn", "true"], { timeout: 10_000 });
-const netnsReason = unshare.status === 0 ? "" : "(unprivileged network namespaces are not available here)";
+const netnsReason = canRefuseNetwork() ? "" : "(unprivileged network namespaces are not available here)";
 
 describe("the OpenCode example", () => {
   it.skipIf(netnsReason !== "")(

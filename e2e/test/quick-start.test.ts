@@ -1,7 +1,7 @@
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { canRefuseNetwork, networkRefused } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CLAUDE_BIN,
@@ -47,9 +47,7 @@ const installed = (block("install").match(/@evals\/[a-z-]+/g) ?? []).filter(
 /** Runs a README shell block with sh in the project; in a network namespace with only loopback when `offline`. */
 function shell(project: string, source: string, options: { offline?: boolean } = {}): CommandResult {
   const script = `set -e\n${source}`;
-  const command = options.offline
-    ? ["unshare", "-rn", "sh", "-c", `ip link set lo up; ${script}`]
-    : ["sh", "-c", script];
+  const command = options.offline ? networkRefused(["sh", "-c", script]) : ["sh", "-c", script];
   return runIn(project, command[0]!, command.slice(1), {
     env: { EVALS_CLAUDE_BIN: CLAUDE_BIN },
     timeoutMs: 240_000,
@@ -57,12 +55,10 @@ function shell(project: string, source: string, options: { offline?: boolean } =
   });
 }
 
-const canIsolate =
-  spawnSync("unshare", ["-rn", "sh", "-c", "ip link set lo up"], { timeout: 10_000 }).status === 0;
+const canIsolate = canRefuseNetwork();
 const isolateReason = canIsolate
   ? ""
   : " (skipped: unprivileged network namespaces, unshare -rn, are not available here)";
-spawnSync("unshare", ["-rn", "sh", "-c", "ip link set lo up"], { timeout: 10_000 }).status === 0;
 
 let root: string;
 let project: string;

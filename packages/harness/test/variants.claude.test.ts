@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { ResultsComparisonSchema, ResultsFileSchema } from "@evals/logging";
+import { canRefuseNetwork, networkRefused } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/cli/exit-codes.js";
 import { runCommand } from "../src/cli/run-command.js";
@@ -21,8 +22,7 @@ const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");
 const cliJs = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 const fixtures = fileURLToPath(new URL("./__fixtures__/variants/", import.meta.url));
 const haveClaude = claudeAvailable({ claudeBin }).available;
-const canIsolate =
-  spawnSync("unshare", ["-rn", "sh", "-c", "ip link set lo up"], { timeout: 10_000 }).status === 0;
+const canIsolate = canRefuseNetwork();
 
 const scratch = mkdtempSync(join(tmpdir(), "harness-variants-claude-"));
 const suite = join(scratch, "suite");
@@ -54,10 +54,8 @@ async function evals(args: string[], options: { record?: boolean } = {}) {
 
 /** The built `evals` binary, with the network refused (only loopback) where unshare allows it. */
 function evalsBinary(args: string[]) {
-  const command = [process.execPath, cliJs, ...args].map((word) => `'${word}'`).join(" ");
-  const [bin, ...rest] = canIsolate
-    ? ["unshare", "-rn", "sh", "-c", `ip link set lo up; ${command}`]
-    : ["sh", "-c", command];
+  const command = [process.execPath, cliJs, ...args];
+  const [bin, ...rest] = canIsolate ? networkRefused(command) : command;
   const result = spawnSync(bin!, rest, {
     cwd: suite,
     encoding: "utf8",

@@ -1,11 +1,11 @@
-import { execFile, spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { type EvalTestMeta, EvalTestMetaSchema } from "@evals/logging";
-import { scripted, startModelServer } from "@evals/vcr";
+import { canRefuseNetwork, networkRefused, scripted, startModelServer } from "@evals/vcr";
 import { afterAll, describe, expect, it } from "vitest";
 import { keywordJudge } from "./helpers.js";
 
@@ -40,9 +40,7 @@ async function runSuite(env: Record<string, string>, offline: boolean, name: str
   for (const name of ["ANTHROPIC_API_KEY", "VITEST", "VITEST_WORKER_ID", "VITEST_POOL_ID", "NODE_OPTIONS"]) {
     delete childEnv[name];
   }
-  const [file, ...args] = offline
-    ? ["unshare", "-rn", "sh", "-c", 'ip link set lo up 2>/dev/null; exec "$0" "$@"', ...command]
-    : command;
+  const [file, ...args] = offline ? networkRefused(command) : command;
   let output = "";
   try {
     const child = await promisify(execFile)(file!, args, {
@@ -70,8 +68,7 @@ async function runSuite(env: Record<string, string>, offline: boolean, name: str
   return EvalTestMetaSchema.parse(test.meta).evalCase;
 }
 
-const unshare = spawnSync("unshare", ["-rn", "true"], { timeout: 10_000 });
-const netnsReason = unshare.status === 0 ? "" : "(unprivileged network namespaces are not available here)";
+const netnsReason = canRefuseNetwork() ? "" : "(unprivileged network namespaces are not available here)";
 
 describe("a describeEval suite with the rubric judge", () => {
   it.skipIf(netnsReason !== "")(

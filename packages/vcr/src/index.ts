@@ -47,6 +47,7 @@ export type {
 export { type ModelServer, type ModelServerOptions, startModelServer } from "./model-server.js";
 // VCR modes, shared by tool-level cassettes and wire-level recordings:
 export { modePlan, resolveVcrMode, VCR_MODES, type VcrMode } from "./modes.js";
+export { canRefuseNetwork, networkRefused } from "./network-refused.js";
 export {
   canonicalKey,
   claudeVersionOf,

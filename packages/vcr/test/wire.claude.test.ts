@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -6,12 +6,14 @@ import { listToolCalls, type Run, runFromStreamJson } from "@evals/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CassetteMissingError,
+  canRefuseNetwork,
   countToolResults,
   diffValues,
   formatDifferences,
   isSubagentRequest,
   lastToolResult,
   type ModelServer,
+  networkRefused,
   normalizeRequest,
   type ReplaySource,
   readRecording,
@@ -307,9 +309,9 @@ describe("wire-level record and replay with the real claude CLI", () => {
     }
   });
 
-  const unshare = spawnSync("unshare", ["-rn", "true"], { timeout: 10_000 });
-  const netnsReason =
-    unshare.status === 0 ? "" : "unprivileged network namespaces (unshare -rn) are not available here";
+  const netnsReason = canRefuseNetwork()
+    ? ""
+    : "(skipped: unprivileged network namespaces, unshare -rn with ip, are not available here)";
   it.skipIf(netnsReason !== "")(
     `replays inside a network namespace with only loopback ${netnsReason}`,
     () => {
@@ -320,19 +322,12 @@ describe("wire-level record and replay with the real claude CLI", () => {
         prompt: PROMPT,
         files: FILES,
       });
-      const output = execFileSync(
-        "unshare",
-        [
-          "-rn",
-          "sh",
-          "-c",
-          'ip link set lo up 2>/dev/null; exec "$0" "$@"',
-          process.execPath,
-          resolve(__dirname, "netns-replay.mjs"),
-          input,
-        ],
-        { encoding: "utf8", timeout: 90_000 },
-      );
+      const [unshare, ...args] = networkRefused([
+        process.execPath,
+        resolve(__dirname, "netns-replay.mjs"),
+        input,
+      ]);
+      const output = execFileSync(unshare!, args, { encoding: "utf8", timeout: 90_000 });
       const report = JSON.parse(output.trim().split("\n").pop()!);
       // The namespace has only loopback: a public address is unreachable.
       expect(report.interfaces).toEqual(["lo"]);
