@@ -1,11 +1,12 @@
 /**
  * Reports of two runs of the same cases, made comparable: what differs from one run to the next
- * whatever the machines (times and durations, each trial's run id and folder, the temp copy of the
- * fixture the agent worked in) is replaced by a placeholder; everything else must be equal.
+ * whatever the machines (times and durations, each trial's run id, folder and session id, the temp
+ * copy of the fixture the agent worked in) is replaced by a placeholder; everything else must be equal.
  */
 
 const TIMING_KEY = /(^|_)(at|ms|ts)$|Ms$|^(timestamp|started_at|finished_at|duration_ms)$/;
-const RUN_KEY = /^(run_id|runId|output_dir|outputDir)$/;
+/** Each run's own names: its run id and folder, and the session id the claude CLI gave it. */
+const RUN_KEY = /^(run_id|runId|output_dir|outputDir|session_id|sessionId)$/;
 /** The temp folder runCase copies a case's fixture into, new for every trial. */
 const FIXTURE_COPY = /evals-fixture-[A-Za-z0-9]+/g;
 const RUN_ID = /[a-z0-9_-]+-t\d+(-s\d+of\d+)?-[a-z0-9]+-[0-9a-f]{6}/g;
