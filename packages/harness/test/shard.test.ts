@@ -10,6 +10,7 @@ import { startVitest } from "vitest/node";
 import { EXIT } from "../src/cli/exit-codes.js";
 import { merge } from "../src/cli/merge-command.js";
 import { casesInShard, shardsOfCases } from "../src/index.js";
+import { runInProcess } from "./command-io.js";
 import { comparableHtml, comparableJson, comparableJunit } from "./comparable-reports.js";
 import { runFixtureSuites } from "./vitest-fixture.js";
 
@@ -182,7 +183,7 @@ describe("EVALS_SHARD with describeCases under variants", () => {
   }
 
   /** `evals merge` run from `cwd`, as the runs were (the same checkout, or here none: no git info). */
-  const mergeIn = (cwd: string, args: string[]) => inFolder(cwd, () => cli(merge.run, args));
+  const mergeIn = (cwd: string, args: string[]) => inFolder(cwd, () => runInProcess(merge.run, args));
 
   beforeAll(async () => {
     wholeStates = await runVariants(whole);
@@ -293,19 +294,4 @@ async function inFolder<T>(cwd: string, run: () => Promise<T>): Promise<T> {
   } finally {
     process.chdir(before);
   }
-}
-
-/** An `evals` command run in-process: its exit code and what it printed. */
-async function cli(
-  command: (args: string[], io: { stdout: PassThrough; stderr: PassThrough }) => Promise<number>,
-  args: string[],
-): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk) => (out += chunk));
-  stderr.on("data", (chunk) => (err += chunk));
-  const code = await command(args, { stdout, stderr });
-  return { code, out, err };
 }

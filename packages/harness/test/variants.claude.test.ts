@@ -2,13 +2,13 @@ import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { ResultsComparisonSchema, ResultsFileSchema } from "@evals/logging";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/cli/exit-codes.js";
 import { runCommand } from "../src/cli/run-command.js";
 import { claudeAvailable, loadVariants, runCases } from "../src/index.js";
+import { runInProcess } from "./command-io.js";
 import { comparableHtml, comparableJson } from "./comparable-reports.js";
 
 /**
@@ -42,16 +42,8 @@ afterAll(() => {
 });
 
 /** `evals run|record <args>` in this process. */
-async function evals(args: string[], options: { record?: boolean } = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let text = "";
-  let err = "";
-  stdout.on("data", (chunk) => (text += chunk));
-  stderr.on("data", (chunk) => (err += chunk));
-  const code = await runCommand(args, { stdout, stderr }, options);
-  return { code, out: text, err };
-}
+const evals = (args: string[], options: { record?: boolean } = {}) =>
+  runInProcess((argv, io) => runCommand(argv, io, options), args);
 
 /** The built `evals` binary, with the network refused (only loopback) where unshare allows it. */
 function evalsBinary(args: string[]) {
