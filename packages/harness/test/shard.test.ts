@@ -1,4 +1,13 @@
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -264,6 +273,24 @@ describe("EVALS_SHARD with describeCases under variants", () => {
     expect(comparableHtml(report)).toEqual(
       comparableHtml(readFileSync(join(wholeResults, "report.html"), "utf8")),
     );
+  });
+
+  it("evals merge leaves out a variants folder an earlier run left in a shard's folder", async () => {
+    const copy = join(scratch, "variants-stale");
+    cpSync(join(sharded, "results"), copy, { recursive: true });
+    const stale = join(copy, "shard-1-of-3", "variants", "old-suite");
+    cpSync(join(copy, "shard-1-of-3", "variants", "notes-variants"), stale, { recursive: true });
+    for (const file of ["comparison.json", "plain.json", "house-rule.json"])
+      utimesSync(join(stale, file), new Date("2026-01-01"), new Date("2026-01-01"));
+    const merged = await mergeIn(sharded, [
+      ...[1, 2, 3].map((index) => join(copy, `shard-${index}-of-3`)),
+      "--out",
+      join(scratch, "variants-stale-merged"),
+    ]);
+    expect(merged.err).toBe("");
+    expect(merged.code).toBe(EXIT.passed);
+    expect(existsSync(join(scratch, "variants-stale-merged", "variants", "notes-variants"))).toBe(true);
+    expect(existsSync(join(scratch, "variants-stale-merged", "variants", "old-suite"))).toBe(false);
   });
 
   it("evals merge refuses shards whose variants folder compares other variants, naming the files", async () => {
