@@ -1,7 +1,8 @@
 import { relative } from "node:path";
 import type { EvalCase } from "@evals/evaluators";
+import { shardResultsDir } from "@evals/logging";
 import { afterAll, describe } from "vitest";
-import { type DescribeEvalOptions, defineEvalSuite } from "./describe-eval.js";
+import { type DescribeEvalOptions, defineEvalSuite, suiteShard } from "./describe-eval.js";
 import type { CaseOutcome } from "./evaluate-case.js";
 import {
   type CaseList,
@@ -34,7 +35,11 @@ export interface DescribeCasesOptions
    * written to `variantsDir` (each variant's results, `comparison.json`, `comparison.html`).
    */
   variants?: readonly Variant[];
-  /** Where the comparison goes (default `results/variants/<suite slug>/`, relative to the cwd). */
+  /**
+   * Where the comparison goes (default `results/variants/<suite slug>/`, relative to the cwd; under
+   * a shard `results/shard-<i>-of-<n>/variants/<suite slug>/`, next to the shard's results, where
+   * `evals merge` finds it).
+   */
   variantsDir?: string;
   /** Called with the comparison once both variants have run (e.g. to assert on it). */
   onComparison?: (result: VariantsResult, files: VariantReportFiles) => void;
@@ -88,17 +93,20 @@ function describeVariants(suite: string, options: DescribeCasesOptions, variants
         },
       );
     });
+    const shard = suiteShard(options.shard);
     afterAll(() => {
-      const ran = outcomes.map((list) => list.filter((outcome) => outcome !== undefined));
-      if (ran[0]!.length === 0 && ran[1]!.length === 0) return;
-      const result = compareVariantOutcomes(
-        [
-          { variant: variants[0], outcomes: ran[0]! },
-          { variant: variants[1], outcomes: ran[1]! },
-        ],
-        { suite },
-      );
-      const files = writeVariantReports(result, { dir: options.variantsDir ?? variantReportsDir(suite) });
+      // Each side's outcomes in the cases' order, with each case's position (a shard ran some).
+      const sides = outcomes.map((list, side) => ({
+        variant: variants[side]!,
+        outcomes: list.filter((outcome) => outcome !== undefined),
+        positions: [...list.keys()].filter((index) => list[index] !== undefined),
+      }));
+      if (sides[0]!.outcomes.length === 0 && sides[1]!.outcomes.length === 0) return;
+      const result = compareVariantOutcomes([sides[0]!, sides[1]!], { suite, ...(shard ? { shard } : {}) });
+      const dir =
+        options.variantsDir ??
+        variantReportsDir(suite, shard ? shardResultsDir("results", shard) : "results");
+      const files = writeVariantReports(result, { dir });
       const show = (file: string) => relative(process.cwd(), file) || file;
       console.log(
         `\n${suite}: ${variants[0].name} vs ${variants[1].name}\n${formatVariantsReport(result, { files, show })}`,

@@ -163,7 +163,7 @@ export function defineEvalSuite<Case>(
     const testTimeout = Math.ceil(allTrials / concurrency) * perTrial;
     const names = uniqueNames(cases.map((value, index) => caseName(value, index)));
     const define = concurrency > 1 ? test.concurrent : test;
-    const shard = options.shard ?? shardFromEnv() ?? vitestShard();
+    const shard = suiteShard(options.shard);
     const shardOf = shard
       ? shardsOfCases(
           hooks.shardSuite ?? name,
@@ -248,6 +248,14 @@ declare module "vitest" {
     /** `vitest --shard`'s `i/n`, when @evals/logging's CaseShardSequencer made it a shard of cases. */
     evalsShard: string;
   }
+}
+
+/**
+ * The shard a suite runs: the one given, else EVALS_SHARD's, else `vitest --shard`'s (with
+ * CaseShardSequencer), else none (every case). Call it where vitest's inject works (a test file).
+ */
+export function suiteShard(given?: Shard): Shard | undefined {
+  return given ?? shardFromEnv() ?? vitestShard();
 }
 
 /** `vitest --shard`'s shard, when @evals/logging's CaseShardSequencer makes it a shard of cases. */

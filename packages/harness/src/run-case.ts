@@ -257,7 +257,8 @@ export interface RunCasesResult {
   variants?: VariantsResult;
   /**
    * With `shard`: which shard ran, and where each outcome's case stands among all the cases (for
-   * the results' `meta.shard`, see writeReports).
+   * the results' `meta.shard`, see writeReports). Under `variants`, among A's cases then B's (the
+   * order of `outcomes`), and each variant's results carry their own.
    */
   shard?: ResultsShard;
 }
@@ -288,14 +289,30 @@ export async function runCases(cases: CaseList, options: RunCasesOptions = {}): 
       })),
     );
     const suites = [...new Set(list.map(suiteFor))];
-    const result = compareVariantOutcomes([sides[0]!, sides[1]!], {
-      ...(suites.length === 1 ? { suite: suites[0]! } : {}),
-    });
+    const result = compareVariantOutcomes(
+      [
+        { ...sides[0]!, positions },
+        { ...sides[1]!, positions },
+      ],
+      {
+        // Several suites make one run named as buildResults names it, on every shard (whichever it ran).
+        suite: suites.length === 1 ? suites[0]! : "evals",
+        ...(options.shard ? { shard: options.shard } : {}),
+      },
+    );
     return {
       passed: result.runs.every((run) => run.passed || run.variant.mustPass === false),
       outcomes: result.runs.flatMap((run) => run.outcomes),
       variants: result,
-      ...shard,
+      // The outcomes are A's then B's: B's cases stand after all of A's.
+      ...(options.shard
+        ? {
+            shard: {
+              ...options.shard,
+              positions: [...positions, ...positions.map((position) => list.length + position)],
+            },
+          }
+        : {}),
     };
   }
   const outcomes = await evaluateCases(list, positions, options, schedule);

@@ -10,6 +10,7 @@ import {
   type ResultsComparison,
   type ResultsFile,
   renderComparisonHtml,
+  type Shard,
   slug,
   VARIANTS_FOLDER,
   writeFileAtomic,
@@ -195,18 +196,35 @@ export interface VariantsResult {
   comparison: ResultsComparison;
 }
 
-/** Compares the outcomes of the two variants (cases matched by suite and id). */
+/** One variant's outcomes, to compare; under a shard, where each outcome's case stands among the suite's. */
+export interface VariantOutcomes {
+  variant: Variant;
+  outcomes: CaseOutcome[];
+  /** With `shard`: each outcome's case's position among all the cases (default 0, 1, 2…). */
+  positions?: number[];
+}
+
+/**
+ * Compares the outcomes of the two variants (cases matched by suite and id). With `shard`, each
+ * variant's results carry `meta.shard` (this shard and each case's position), so `evals merge`
+ * can put the shards' variant results back together (mergeShardVariants).
+ */
 export function compareVariantOutcomes(
-  sides: [{ variant: Variant; outcomes: CaseOutcome[] }, { variant: Variant; outcomes: CaseOutcome[] }],
-  options: { suite?: string } = {},
+  sides: [VariantOutcomes, VariantOutcomes],
+  options: { suite?: string; shard?: Shard } = {},
 ): VariantsResult {
-  const runs = sides.map(({ variant, outcomes }) => ({
+  const runs = sides.map(({ variant, outcomes, positions }) => ({
     variant,
     passed: outcomes.every((outcome) => outcome.passed),
     outcomes,
     results: buildResults(
       outcomes.map((outcome) => outcome.result),
-      options.suite ? { suite: options.suite } : {},
+      {
+        ...(options.suite ? { suite: options.suite } : {}),
+        ...(options.shard
+          ? { meta: { shard: { ...options.shard, positions: positions ?? outcomes.map((_o, n) => n) } } }
+          : {}),
+      },
     ),
   })) as [VariantRuns, VariantRuns];
   const comparison = compareResults(runs[0].results, runs[1].results, {
@@ -225,6 +243,12 @@ export interface VariantReportFiles {
   html: string;
 }
 
+/** What writeVariantReports writes of a variant: its name and results (a VariantRuns is one). */
+export interface VariantReport {
+  variant: { name: string };
+  results: ResultsFile;
+}
+
 /** Where describeCases writes a suite's comparison: `results/variants/<suite slug>/`. */
 export function variantReportsDir(suite: string, root = "results"): string {
   return resolve(root, VARIANTS_FOLDER, slug(suite));
@@ -234,7 +258,13 @@ export function variantReportsDir(suite: string, root = "results"): string {
  * Writes each variant's results file (`<dir>/<variant>.json`, every run kept), the comparison
  * (`<dir>/comparison.json`) and its page (`<dir>/comparison.html`), each atomically.
  */
-export function writeVariantReports(result: VariantsResult, options: { dir: string }): VariantReportFiles {
+export function writeVariantReports(
+  result: {
+    runs: readonly [VariantReport, VariantReport];
+    comparison: ResultsComparison;
+  },
+  options: { dir: string },
+): VariantReportFiles {
   const dir = resolve(options.dir);
   const results: Record<string, string> = {};
   for (const run of result.runs) {

@@ -1,14 +1,20 @@
 /**
  * Reports of two runs of the same cases, made comparable: what differs from one run to the next
- * whatever the machines (times and durations, each trial's run id and folder, the temp copy of the
- * fixture the agent worked in) is replaced by a placeholder; everything else must be equal.
+ * whatever the machines (times and durations, each trial's run id, folder and session id, the temp
+ * copy of the fixture the agent worked in) is replaced by a placeholder; everything else must be equal.
  */
 
 const TIMING_KEY = /(^|_)(at|ms|ts)$|Ms$|^(timestamp|started_at|finished_at|duration_ms)$/;
-const RUN_KEY = /^(run_id|runId|output_dir|outputDir)$/;
+/** Each run's own names: its run id and folder, and the session id the claude CLI gave it. */
+const RUN_KEY = /^(run_id|runId|output_dir|outputDir|session_id|sessionId)$/;
 /** The temp folder runCase copies a case's fixture into, new for every trial. */
 const FIXTURE_COPY = /evals-fixture-[A-Za-z0-9]+/g;
 const RUN_ID = /[a-z0-9_-]+-t\d+(-s\d+of\d+)?-[a-z0-9]+-[0-9a-f]{6}/g;
+
+/** A time written out in a page (a comparison's runs say when they finished). */
+const ISO_TIME = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g;
+/** A comparison table row's Δ time: the last of its four delta cells (turns, tool calls, tokens, time). */
+const DELTA_TIME = /((?:<td class="num">[^<]*<\/td>){3}<td class="num">)[^<]*(<\/td>)/g;
 
 function normalize(value: unknown, key = ""): unknown {
   if (TIMING_KEY.test(key)) return typeof value === "number" || typeof value === "string" ? "<time>" : value;
@@ -34,7 +40,10 @@ export function comparableJunit(text: string): string {
   return normalizeText(text.replace(/ (time|timestamp)="[^"]*"/g, ' $1=""'));
 }
 
-/** An HTML report, comparable: its page without the data, and each data element's JSON normalized. */
+/**
+ * An HTML report (or a comparison page), comparable: its page without the data, its times blanked,
+ * and each data element's JSON normalized.
+ */
 export function comparableHtml(text: string): { page: string; data: Record<string, unknown> } {
   const data: Record<string, unknown> = {};
   const page = text.replace(
@@ -44,5 +53,5 @@ export function comparableHtml(text: string): { page: string; data: Record<strin
       return `<script type="application/json" id="${id}"></script>`;
     },
   );
-  return { page, data };
+  return { page: normalizeText(page.replace(ISO_TIME, "<time>").replace(DELTA_TIME, "$1<time>$2")), data };
 }

@@ -1,12 +1,12 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/cli/exit-codes.js";
 import { runCommand } from "../src/cli/run-command.js";
 import { claudeAvailable } from "../src/index.js";
+import { runInProcess } from "./command-io.js";
 
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");
 const findTodos = (path: string) =>
@@ -15,16 +15,8 @@ const scratch = mkdtempSync(join(tmpdir(), "harness-run-command-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** Runs `evals run <args>` and returns its exit code and what it printed. */
-async function evalsRun(args: string[], options: { record?: boolean } = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk) => (out += chunk));
-  stderr.on("data", (chunk) => (err += chunk));
-  const code = await runCommand([...args, "--out", join(scratch, "results")], { stdout, stderr }, options);
-  return { code, out, err };
-}
+const evalsRun = (args: string[], options: { record?: boolean } = {}) =>
+  runInProcess((argv, io) => runCommand([...argv, "--out", join(scratch, "results")], io, options), args);
 
 describe("evals run", () => {
   it("prints its help, and refuses bad usage with exit code 2", async () => {

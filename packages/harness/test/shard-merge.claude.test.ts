@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { readResults } from "@evals/logging";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,6 +8,7 @@ import { EXIT } from "../src/cli/exit-codes.js";
 import { merge } from "../src/cli/merge-command.js";
 import { runCommand } from "../src/cli/run-command.js";
 import { claudeAvailable } from "../src/index.js";
+import { type CommandRun, runInProcess } from "./command-io.js";
 import { comparableHtml, comparableJson, comparableJunit } from "./comparable-reports.js";
 
 /*
@@ -23,22 +23,8 @@ const example = (path: string) =>
 const scratch = mkdtempSync(join(tmpdir(), "harness-shard-merge-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-async function evals(
-  command: (args: string[], io: { stdout: PassThrough; stderr: PassThrough }) => Promise<number>,
-  args: string[],
-) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk) => (out += chunk));
-  stderr.on("data", (chunk) => (err += chunk));
-  const code = await command(args, { stdout, stderr });
-  return { code, out, err };
-}
-
 const run = (out: string, ...more: string[]) =>
-  evals(runCommand, [
+  runInProcess(runCommand, [
     example("cases/build-failure.yaml"),
     "--cassettes",
     example("cassettes"),
@@ -55,7 +41,7 @@ const shardFile = (index: number) => join(scratch, "sharded", `shard-${index}-of
 describe.skipIf(!claudeAvailable({ claudeBin }).available)("one machine against three shards, merged", () => {
   let single: Awaited<ReturnType<typeof run>>;
   let shards: Awaited<ReturnType<typeof run>>[];
-  let merged: Awaited<ReturnType<typeof evals>>;
+  let merged: CommandRun;
   const previous = { bin: process.env.EVALS_CLAUDE_BIN, out: process.env.EVALS_OUTPUT_DIR };
 
   beforeAll(async () => {
@@ -65,7 +51,7 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)("one machine against 
       single = await run("single", "--concurrency", "3");
       // All three write under one --out: each into its own shard-<i>-of-3 folder.
       shards = await Promise.all([1, 2, 3].map((index) => run("sharded", "--shard", `${index}/3`)));
-      merged = await evals(merge.run, [
+      merged = await runInProcess(merge.run, [
         // Out of order, and as folders and files: the merge finds the order itself.
         join(scratch, "sharded", "shard-3-of-3"),
         join(scratch, "sharded", "shard-1-of-3", "latest.json"),

@@ -2,7 +2,6 @@ import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { ResultsComparisonSchema, ResultsFileSchema } from "@evals/logging";
 import { canRefuseNetwork, networkRefused } from "@evals/vcr";
@@ -10,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/cli/exit-codes.js";
 import { runCommand } from "../src/cli/run-command.js";
 import { claudeAvailable, loadVariants, runCases } from "../src/index.js";
+import { runInProcess } from "./command-io.js";
+import { comparableHtml, comparableJson } from "./comparable-reports.js";
 
 /**
  * With/without comparisons on a real suite: the real claude CLI, its model a scripted loopback
@@ -41,16 +42,8 @@ afterAll(() => {
 });
 
 /** `evals run|record <args>` in this process. */
-async function evals(args: string[], options: { record?: boolean } = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let text = "";
-  let err = "";
-  stdout.on("data", (chunk) => (text += chunk));
-  stderr.on("data", (chunk) => (err += chunk));
-  const code = await runCommand(args, { stdout, stderr }, options);
-  return { code, out: text, err };
-}
+const evals = (args: string[], options: { record?: boolean } = {}) =>
+  runInProcess((argv, io) => runCommand(argv, io, options), args);
 
 /** The built `evals` binary, with the network refused (only loopback) where unshare allows it. */
 function evalsBinary(args: string[]) {
@@ -176,6 +169,60 @@ describe.skipIf(!haveClaude)("evals run --variants, on the real CLI", () => {
       }
     }
   }, 300_000);
+
+  it("split in three shards (evals run --shard i/3) and joined by evals merge, gives the three-trial run's comparison and report", () => {
+    const sharded = join(scratch, "sharded");
+    for (const index of [1, 2, 3]) {
+      const shard = evalsBinary([
+        "run",
+        "notes.yaml",
+        "--variants",
+        "variants.yaml",
+        "--cassettes",
+        "cassettes",
+        "--mode",
+        "strict",
+        "--trials",
+        "3",
+        "--out",
+        sharded,
+        "--shard",
+        `${index}/3`,
+      ]);
+      expect(shard.err).toBe("");
+      expect(shard.code, shard.out).toBe(EXIT.passed);
+      // Each shard's comparison is next to its results, not in the folder the others share.
+      expect(existsSync(join(sharded, `shard-${index}-of-3`, "variants", "notes", "comparison.json"))).toBe(
+        true,
+      );
+    }
+    expect(existsSync(join(sharded, "variants"))).toBe(false);
+    const merged = join(scratch, "merged");
+    const merge = evalsBinary([
+      "merge",
+      ...[1, 2, 3].map((index) => join(sharded, `shard-${index}-of-3`)),
+      "--out",
+      merged,
+    ]);
+    expect(merge.err).toBe("");
+    // evals merge judges every merged case, the baseline's too (which variant was gated is not in
+    // the files): its failing case makes the exit 1 where the one-machine run, and each shard, exit 0.
+    expect(merge.code, merge.out).toBe(EXIT.failed);
+    expect(merge.out).toContain("3 shard(s), 2 case(s), 6 trial(s): 1 passed, 1 failed");
+    expect(merge.out).toContain("Comparisons: ");
+    const read = (path: string) => readFileSync(path, "utf8");
+    for (const file of ["comparison.json", "plain.json", "house-rule.json"]) {
+      expect(comparableJson(read(join(merged, "variants", "notes", file))), file).toEqual(
+        comparableJson(read(join(out, "variants", "notes", file))),
+      );
+    }
+    expect(comparableJson(read(join(merged, "latest.json")))).toEqual(
+      comparableJson(read(join(out, "latest.json"))),
+    );
+    expect(comparableHtml(read(join(merged, "report.html")))).toEqual(
+      comparableHtml(read(join(out, "report.html"))),
+    );
+  }, 600_000);
 
   it("runCases({ variants }) replays the same recordings and returns the comparison", async () => {
     const variants = loadVariants(join(suite, "variants.yaml"));

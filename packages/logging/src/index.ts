@@ -52,7 +52,13 @@ export {
 export { type LoggingFormatName, loggingFormats, loggingJsonSchema } from "./json-schemas.js";
 export { renderJunit } from "./junit.js";
 export { formatRunLog, LiveLogger, logModeFromEnv } from "./live-logger.js";
-export { type MergedShards, mergeShardResults, ShardMergeError, type ShardResults } from "./merge-shards.js";
+export {
+  type MergedShards,
+  type MergeShardsOptions,
+  mergeShardResults,
+  ShardMergeError,
+  type ShardResults,
+} from "./merge-shards.js";
 export { caseOrigin, type OriginLabel, originLabel, paidFor } from "./origin.js";
 export {
   type ResultsFile,
@@ -62,7 +68,12 @@ export {
   summarize,
   tally,
 } from "./results-file.js";
-export { readRunComparisons, VARIANTS_FOLDER } from "./run-comparisons.js";
+export {
+  type RunComparisonFolder,
+  readRunComparisons,
+  runComparisonFolders,
+  VARIANTS_FOLDER,
+} from "./run-comparisons.js";
 export { describeToolInput, errorEnding, outputText } from "./run-format.js";
 export { type FormatTreeOptions, formatSessionTree } from "./session-format.js";
 export {

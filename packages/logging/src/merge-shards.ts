@@ -22,6 +22,16 @@ export interface MergedShards {
   buildOptions: BuildResultsOptions;
 }
 
+/** Options of mergeShardResults. */
+export interface MergeShardsOptions {
+  /**
+   * false: the shards given may be only some of the run's, the absent ones having held none of
+   * these cases (a suite's variants folder, which only the shards that ran its cases write).
+   * Default true: every shard, each once.
+   */
+  complete?: boolean;
+}
+
 /** A set of shard results that cannot be merged: says which file and why. */
 export class ShardMergeError extends Error {
   override readonly name = "ShardMergeError";
@@ -35,7 +45,10 @@ export class ShardMergeError extends Error {
  * then writes the JSON history, the JUnit file and the HTML report one machine would have written
  * for the same cases (timing apart).
  */
-export function mergeShardResults(shards: readonly ShardResults[]): MergedShards {
+export function mergeShardResults(
+  shards: readonly ShardResults[],
+  options: MergeShardsOptions = {},
+): MergedShards {
   if (shards.length === 0) throw new ShardMergeError("no shard results to merge");
   const count = shardOf(shards[0]!).count;
   const byIndex = new Map<number, ShardResults>();
@@ -59,11 +72,11 @@ export function mergeShardResults(shards: readonly ShardResults[]): MergedShards
     byIndex.set(shard.index, item);
   }
   const missing = Array.from({ length: count }, (_, i) => i + 1).filter((index) => !byIndex.has(index));
-  if (missing.length > 0)
+  if (missing.length > 0 && options.complete !== false)
     throw new ShardMergeError(
       `shard${missing.length === 1 ? "" : "s"} ${missing.map((index) => `${index}/${count}`).join(", ")} missing: merge the results of all ${count} shards`,
     );
-  const first = byIndex.get(1)!;
+  const first = [...byIndex.entries()].sort(([a], [b]) => a - b)[0]![1];
   for (const item of byIndex.values()) {
     const commit = item.results.meta.git_commit;
     if (commit !== first.results.meta.git_commit)

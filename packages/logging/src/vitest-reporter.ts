@@ -178,12 +178,14 @@ export class EvalReporter implements Reporter {
     }
     if (this.logger) this.logger.finish(counts);
     if (this.options.write === false) return;
-    const dir = resolve(this.root, this.options.outputDir ?? "results");
+    const root = resolve(this.root, this.options.outputDir ?? "results");
+    // A shard writes into its own folder, its suites' comparisons too (describeCases under a shard).
+    const dir = this.shard ? shardResultsDir(root, this.shard) : root;
     try {
       // The comparisons of suites this run ran under two variants go into the report (unless given).
       const comparisons = this.options.htmlOptions?.comparison ? [] : readRunComparisons(dir, this.startedAt);
       const { files } = writeReports(found, {
-        dir: this.shard ? shardResultsDir(dir, this.shard) : dir,
+        dir,
         cwd: this.root,
         startedAt: this.startedAt,
         finishedAt: new Date(),

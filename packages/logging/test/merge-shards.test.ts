@@ -93,6 +93,15 @@ describe("mergeShardResults", () => {
     expect(() => mergeShardResults([shards[0]!, shards[1]!, commit])).toThrow(/at commit def456/);
   });
 
+  it("with complete: false, merges the shards that hold cases, the absent ones taken to have held none", () => {
+    const shards = writeShards(cases, 3, "partial");
+    const merged = mergeShardResults([shards[2]!, shards[0]!], { complete: false });
+    const kept = [0, 2].flatMap((n) => shards[n]!.results.meta.shard!.positions).sort((a, b) => a - b);
+    expect(merged.cases.map((c) => c.id)).toEqual(kept.map((position) => cases[position]!.id));
+    expect(merged.shards).toBe(3);
+    expect(() => mergeShardResults([shards[0]!, shards[0]!], { complete: false })).toThrow(/both shard 1\/3/);
+  });
+
   it("refuses a shard that dropped its passed cases' runs (the merged HTML needs every timeline)", () => {
     const shards = writeShards(cases, 2, "runs");
     const dropped = structuredClone(shards[1]!);

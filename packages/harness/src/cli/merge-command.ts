@@ -1,5 +1,5 @@
 import { existsSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import {
   mergeShardResults,
@@ -7,8 +7,11 @@ import {
   readResults,
   ShardMergeError,
   type ShardResults,
+  VARIANTS_FOLDER,
   writeReports,
 } from "@evals/logging";
+import { type MergedComparison, mergeShardComparisons } from "../shard-variants.js";
+import { writeVariantReports } from "../variants.js";
 import type { Command } from "./command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { parseCommandArgs, usageError } from "./usage.js";
@@ -20,6 +23,11 @@ with describeEval) into the reports one machine would have written for the same 
 the history file, junit.xml and report.html. Give every shard's results file (its latest.json), or
 folders holding them: all n shards, each once, of the same commit.
 
+Suites run under two variants (describeCases' variants, evals run --variants) leave each shard's
+share of their comparison next to its results (<shard folder>/variants/<suite>/): each variant's
+results are joined across the shards and compared again into <out>/variants/<suite>/ (each
+variant's results, comparison.json, comparison.html), shown in report.html as on one machine.
+
 Options:
   --out <dir>     where to write (default: results)
   --suite <name>  the run's name in the reports (default: as one machine names it)
@@ -27,7 +35,7 @@ Options:
 
 ${EXIT_CODES_HELP}
 Here: 0 the merged cases all passed, 1 a case failed, 2 a file cannot be read or the shards do not
-make one run.`;
+make one run (or compare different variants).`;
 
 /** `evals merge`: one run's reports from the results of its shards. */
 export const merge: Command = {
@@ -69,17 +77,27 @@ export const merge: Command = {
       }
     }
     let merged: ReturnType<typeof mergeShardResults>;
+    let comparisons: MergedComparison[];
     try {
       merged = mergeShardResults(shards);
+      comparisons = mergeShardComparisons(shards);
     } catch (error) {
-      if (!(error instanceof ShardMergeError)) throw error;
+      if (!(error instanceof ShardMergeError) && !(error instanceof ResultsFileError)) throw error;
       io.stderr.write(`evals merge: ${error.message}\n`);
       return EXIT.badInput;
     }
+    const out = values.out ?? "results";
+    // Each compared suite's variants folder, then the report with the comparisons one machine shows.
+    const compared = comparisons.map((comparison) =>
+      writeVariantReports(comparison, { dir: resolve(out, VARIANTS_FOLDER, comparison.name) }),
+    );
     const { results, files } = writeReports(merged.cases, {
       ...merged.buildOptions,
-      dir: values.out ?? "results",
+      dir: out,
       ...(values.suite ? { suite: values.suite } : {}),
+      ...(comparisons.length > 0
+        ? { htmlOptions: { comparison: comparisons.map((c) => c.comparison) } }
+        : {}),
     });
     const show = (file: string) => relative(process.cwd(), file) || file;
     const { summary } = results;
@@ -88,7 +106,10 @@ export const merge: Command = {
         `Reports: ${[files.latest, files.junit, files.html]
           .filter((file): file is string => !!file)
           .map(show)
-          .join(", ")}\n`,
+          .join(", ")}\n` +
+        (compared.length > 0
+          ? `Comparisons: ${compared.map((written) => show(written.comparison)).join(", ")}\n`
+          : ""),
     );
     return summary.passed + summary.skipped === summary.total ? EXIT.passed : EXIT.failed;
   },

@@ -37,8 +37,8 @@ const OPTIONS_HELP = `  --trials <n>        runs per case (default: each case's 
                       and compare them: each variant's results, comparison.json and comparison.html
                       go to <out>/variants/<suite>/, and the comparison table is printed
   --shard <i/n>       run only shard i of n of the cases (default: EVALS_SHARD): every machine runs
-                      its own share, keeping every run in its results (in <out>/shard-<i>-of-<n>),
-                      and \`evals merge\` joins them
+                      its own share, keeping every run in its results (in <out>/shard-<i>-of-<n>,
+                      with --variants its comparison too), and \`evals merge\` joins them
   -h, --help          this help`;
 
 export const RUN_USAGE = `Usage: evals run <cases...> [options]
@@ -140,6 +140,7 @@ export async function runCommand(
     model = loaded;
   }
 
+  const startedAt = new Date();
   let result: Awaited<ReturnType<typeof runCases>>;
   try {
     result = await runCases(positionals, {
@@ -155,18 +156,23 @@ export async function runCommand(
     io.stderr.write(`evals ${name}: ${(error as Error).message}\n`);
     return EXIT.badInput;
   }
-  if (result.variants) return reportVariants(result.variants, values.out ?? "results", io);
+  const out = values.out ?? "results";
+  // A shard writes into its own folder (its variants folder too), keeping every run and each case's place.
+  const written = result.shard
+    ? {
+        dir: shardResultsDir(out, result.shard),
+        startedAt,
+        includeRuns: "all" as const,
+        meta: { shard: result.shard },
+      }
+    : { dir: out, startedAt };
+  if (result.variants) return reportVariants(result.variants, written, io);
   const results = result.outcomes.map((outcome) => outcome.result);
   io.stdout.write(`${formatCasesTable(results)}\n`);
   for (const outcome of result.outcomes) {
     if (outcome.message) io.stdout.write(`\n${outcome.message}\n`);
   }
-  const out = values.out ?? "results";
-  const { files } = writeReports(results, {
-    dir: shard ? shardResultsDir(out, shard) : out,
-    // A shard's results keep every run (the merged HTML report draws them) and each case's place.
-    ...(result.shard ? { includeRuns: "all" as const, meta: { shard: result.shard } } : {}),
-  });
+  const { files } = writeReports(results, written);
   const passed = result.outcomes.filter((outcome) => outcome.passed).length;
   const trialCount = results.reduce((sum, caseResult) => sum + caseResult.trials.length, 0);
   const shown = (path: string) => relative(process.cwd(), path) || path;
@@ -181,7 +187,14 @@ export async function runCommand(
 }
 
 /** A variants run: each variant's table, then the comparison, and the files. */
-function reportVariants(result: VariantsResult, out: string, io: CommandIo): number {
+function reportVariants(
+  result: VariantsResult,
+  written: Pick<
+    NonNullable<Parameters<typeof writeReports>[1]>,
+    "dir" | "startedAt" | "includeRuns" | "meta"
+  >,
+  io: CommandIo,
+): number {
   const shown = (path: string) => relative(process.cwd(), path) || path;
   for (const run of result.runs) {
     const gated = run.variant.mustPass !== false;
@@ -192,7 +205,9 @@ function reportVariants(result: VariantsResult, out: string, io: CommandIo): num
     }
     io.stdout.write("\n");
   }
-  const files = writeVariantReports(result, { dir: variantReportsDir(result.comparison.b.suite, out) });
+  const files = writeVariantReports(result, {
+    dir: variantReportsDir(result.comparison.b.suite, written.dir),
+  });
   // The run's report: every case of both variants (suite "<suite> › <variant>"), the comparison on top.
   const results = result.runs.flatMap((run) =>
     run.outcomes.map((outcome) => ({
@@ -200,7 +215,7 @@ function reportVariants(result: VariantsResult, out: string, io: CommandIo): num
       suite: `${outcome.result.suite ?? result.comparison.b.suite} › ${run.variant.name}`,
     })),
   );
-  const reports = writeReports(results, { dir: out, htmlOptions: { comparison: result.comparison } }).files;
+  const reports = writeReports(results, { ...written, htmlOptions: { comparison: result.comparison } }).files;
   io.stdout.write(
     formatVariantsReport(result, {
       files,
