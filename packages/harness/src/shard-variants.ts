@@ -70,7 +70,12 @@ function mergeSuite(
       return { results, source };
     });
     const merged = mergeShardResults(parts, { complete: false });
-    return { variant: { name: label }, results: buildResults(merged.cases, merged.buildOptions) };
+    const variant = parts[0]!.results.meta.variant;
+    const results = buildResults(merged.cases, {
+      ...merged.buildOptions,
+      meta: { ...merged.buildOptions.meta, ...(variant ? { variant } : {}) },
+    });
+    return { variant: { name: label, ...(variant?.gated === false ? { mustPass: false } : {}) }, results };
   }) as [VariantReport, VariantReport];
   const comparison = compareResults(a.results, b.results, { labels: [a.variant.name, b.variant.name] });
   return { name, runs: [a, b], comparison };

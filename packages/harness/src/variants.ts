@@ -221,9 +221,12 @@ export function compareVariantOutcomes(
       outcomes.map((outcome) => outcome.result),
       {
         ...(options.suite ? { suite: options.suite } : {}),
-        ...(options.shard
-          ? { meta: { shard: { ...options.shard, positions: positions ?? outcomes.map((_o, n) => n) } } }
-          : {}),
+        meta: {
+          variant: { name: variant.name, gated: variant.mustPass !== false },
+          ...(options.shard
+            ? { shard: { ...options.shard, positions: positions ?? outcomes.map((_o, n) => n) } }
+            : {}),
+        },
       },
     ),
   })) as [VariantRuns, VariantRuns];
@@ -245,7 +248,8 @@ export interface VariantReportFiles {
 
 /** What writeVariantReports writes of a variant: its name and results (a VariantRuns is one). */
 export interface VariantReport {
-  variant: { name: string };
+  /** Its name, and `mustPass: false` for a baseline whose failures fail no run. */
+  variant: { name: string; mustPass?: boolean };
   results: ResultsFile;
 }
 

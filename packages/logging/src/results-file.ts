@@ -56,6 +56,11 @@ export const ResultsMetaSchema = z.object({
   runs_included: z.enum(["all", "failed", "none"]),
   /** Set on the results of one shard of a run split across machines (see ResultsShardSchema). */
   shard: ResultsShardSchema.optional(),
+  /**
+   * Set on one variant's results in a with/without comparison: its name, and whether its failing
+   * cases fail the run (false for a baseline, `mustPass: false`).
+   */
+  variant: z.object({ name: z.string(), gated: z.boolean() }).strict().optional(),
 });
 export type ResultsMeta = z.infer<typeof ResultsMetaSchema>;
 

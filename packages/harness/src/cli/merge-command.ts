@@ -34,8 +34,8 @@ Options:
   -h, --help      this help
 
 ${EXIT_CODES_HELP}
-Here: 0 the merged cases all passed, 1 a case failed, 2 a file cannot be read or the shards do not
-make one run (or compare different variants).`;
+Here: 0 the merged cases all passed (a baseline variant's, mustPass: false, need not), 1 a case
+failed, 2 a file cannot be read or the shards do not make one run (or compare different variants).`;
 
 /** `evals merge`: one run's reports from the results of its shards. */
 export const merge: Command = {
@@ -111,6 +111,17 @@ export const merge: Command = {
           ? `Comparisons: ${compared.map((written) => show(written.comparison)).join(", ")}\n`
           : ""),
     );
-    return summary.passed + summary.skipped === summary.total ? EXIT.passed : EXIT.failed;
+    // As `evals run --variants` decides: a baseline's cases (mustPass: false) fail no run.
+    const baseline = new Set(
+      comparisons.flatMap(({ runs }) =>
+        runs
+          .filter((run) => run.variant.mustPass === false)
+          .flatMap((run) => run.results.cases.map((c) => `${c.suite} › ${run.variant.name}\0${c.id}`)),
+      ),
+    );
+    const gatedFailures = results.cases.filter(
+      (c) => c.status !== "passed" && c.status !== "skipped" && !baseline.has(`${c.suite}\0${c.id}`),
+    );
+    return gatedFailures.length === 0 ? EXIT.passed : EXIT.failed;
   },
 };
