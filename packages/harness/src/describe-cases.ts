@@ -20,6 +20,7 @@ import {
   type VariantsResult,
   variantCase,
   variantReportsDir,
+  variantSuite,
   writeVariantReports,
 } from "./variants.js";
 
@@ -88,7 +89,7 @@ function describeVariants(suite: string, options: DescribeCasesOptions, variants
             outcomes[side]![index] = outcome;
           },
           gate: variant.mustPass !== false,
-          metaSuite: `${suite} › ${variant.name}`,
+          metaSuite: variantSuite(suite, variant),
           shardSuite: suite,
         },
       );

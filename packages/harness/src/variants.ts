@@ -253,6 +253,11 @@ export interface VariantReport {
   results: ResultsFile;
 }
 
+/** The suite a variant's cases stand under in a run's own report: "<suite> › <variant>". */
+export function variantSuite(suite: string, variant: { name: string }): string {
+  return `${suite} › ${variant.name}`;
+}
+
 /** Where describeCases writes a suite's comparison: `results/variants/<suite slug>/`. */
 export function variantReportsDir(suite: string, root = "results"): string {
   return resolve(root, VARIANTS_FOLDER, slug(suite));

@@ -64,6 +64,13 @@ function evalsBinary(args: string[]) {
   return { code: result.status, out: result.stdout, err: result.stderr };
 }
 
+/** `evals run --variants`, replaying the recordings strictly with three trials, into `outDir`. */
+const replayThreeTrials = (outDir: string, extra: string[] = []) =>
+  evalsBinary([
+    ...["run", "notes.yaml", "--variants", "variants.yaml", "--cassettes", "cassettes"],
+    ...["--mode", "strict", "--trials", "3", "--out", outDir, ...extra],
+  ]);
+
 describe.skipIf(!haveClaude)("evals run --variants, on the real CLI", () => {
   it("records each variant once, into a recording named by the case and the variant", async () => {
     const recorded = await evals(
@@ -117,20 +124,7 @@ describe.skipIf(!haveClaude)("evals run --variants, on the real CLI", () => {
   }, 300_000);
 
   it("replays three trials per variant offline: house-rule is better, the files are written", () => {
-    const run = evalsBinary([
-      "run",
-      "notes.yaml",
-      "--variants",
-      "variants.yaml",
-      "--cassettes",
-      "cassettes",
-      "--mode",
-      "strict",
-      "--trials",
-      "3",
-      "--out",
-      out,
-    ]);
+    const run = replayThreeTrials(out);
     expect(run.err).toBe("");
     expect(run.code, run.out).toBe(EXIT.passed);
     expect(run.out).toMatch(/0\/3 0% \[0–56\]\s+3\/3 100% \[44–100\]\s+\+100% \[\+21…\+100\]\s+better/);
@@ -173,22 +167,7 @@ describe.skipIf(!haveClaude)("evals run --variants, on the real CLI", () => {
   it("split in three shards (evals run --shard i/3) and joined by evals merge, gives the three-trial run's comparison and report", () => {
     const sharded = join(scratch, "sharded");
     for (const index of [1, 2, 3]) {
-      const shard = evalsBinary([
-        "run",
-        "notes.yaml",
-        "--variants",
-        "variants.yaml",
-        "--cassettes",
-        "cassettes",
-        "--mode",
-        "strict",
-        "--trials",
-        "3",
-        "--out",
-        sharded,
-        "--shard",
-        `${index}/3`,
-      ]);
+      const shard = replayThreeTrials(sharded, ["--shard", `${index}/3`]);
       expect(shard.err).toBe("");
       expect(shard.code, shard.out).toBe(EXIT.passed);
       // Each shard's comparison is next to its results, not in the folder the others share.

@@ -11,7 +11,7 @@ import {
   writeReports,
 } from "@evals/logging";
 import { type MergedComparison, mergeShardComparisons } from "../shard-variants.js";
-import { writeVariantReports } from "../variants.js";
+import { variantSuite, writeVariantReports } from "../variants.js";
 import type { Command } from "./command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { parseCommandArgs, usageError } from "./usage.js";
@@ -116,7 +116,9 @@ export const merge: Command = {
       comparisons.flatMap(({ runs }) =>
         runs
           .filter((run) => run.variant.mustPass === false)
-          .flatMap((run) => run.results.cases.map((c) => `${c.suite} › ${run.variant.name}\0${c.id}`)),
+          .flatMap((run) =>
+            run.results.cases.map((c) => `${variantSuite(c.suite ?? "", run.variant)}\0${c.id}`),
+          ),
       ),
     );
     const gatedFailures = results.cases.filter(

@@ -20,6 +20,7 @@ import {
   VariantsFileError,
   type VariantsResult,
   variantReportsDir,
+  variantSuite,
   writeVariantReports,
 } from "../variants.js";
 import type { Command, CommandIo } from "./command.js";
@@ -212,7 +213,7 @@ function reportVariants(
   const results = result.runs.flatMap((run) =>
     run.outcomes.map((outcome) => ({
       ...outcome.result,
-      suite: `${outcome.result.suite ?? result.comparison.b.suite} › ${run.variant.name}`,
+      suite: variantSuite(outcome.result.suite ?? result.comparison.b.suite, run.variant),
     })),
   );
   const reports = writeReports(results, { ...written, htmlOptions: { comparison: result.comparison } }).files;
