@@ -1,4 +1,4 @@
-import { rmSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import {
   casePrompts,
@@ -12,6 +12,7 @@ import {
 import type { ResultsShard, Shard } from "@evals/logging";
 import type { ModelSource, ScriptFunction } from "@evals/vcr";
 import { type AgentChoice, type AgentRunnerOptions, resolveAgentRunner } from "./agent-runner.js";
+import { caseFixtureProblems, resolveCaseFixture } from "./case-fixture.js";
 import type { CaseOutcome, CaseScorers, CaseSettings, EvalTask } from "./evaluate-case.js";
 import { evaluateCase } from "./evaluate-case.js";
 import { createLimiter } from "./limiter.js";
@@ -42,6 +43,7 @@ export function caseRunOptions(evalCase: EvalCase): AgentRunnerOptions {
   const file = (evalCase as Partial<LoadedCase>).file;
   const {
     fixture: _fixture,
+    fixtureOutsideProject: _fixtureOutsideProject,
     cli: _cli,
     name,
     ...agent
@@ -103,41 +105,44 @@ export async function runCase(
   const runOptions = { ...caseOptions, ...options.runAgent, ...variantOptions };
   if (caseOptions.env || options.runAgent?.env || variantOptions?.env)
     runOptions.env = { ...options.runAgent?.env, ...caseOptions.env, ...variantOptions?.env };
-  const { copyFixture } = await import("@evals/worktree");
+  const { copyFixture, createFixtureCopy } = await import("@evals/worktree");
   const fixture = evalCase.agent.fixture;
   let cwd: string;
   if (options.cwd !== undefined) {
     if (trial.worktree)
       throw new Error(`runCase: case ${evalCase.id} runs in a worktree, so \`cwd\` cannot be given`);
     cwd = options.cwd;
-    if (fixture !== undefined) copyFixture(resolveFixture(evalCase, fixture), { target: cwd });
+    if (fixture !== undefined) copyFixture(resolveCaseFixture(evalCase, fixture), { target: cwd });
   } else if (trial.worktree) {
     cwd = trial.worktree.path;
-    if (fixture !== undefined) copyFixture(resolveFixture(evalCase, fixture), { target: cwd });
+    if (fixture !== undefined) copyFixture(resolveCaseFixture(evalCase, fixture), { target: cwd });
   } else {
-    cwd = copyFixture(fixture === undefined ? undefined : resolveFixture(evalCase, fixture));
-    trial.afterScoring(() => rmSync(cwd, { recursive: true, force: true }));
+    // Removed after scoring, and on an interrupt or the death of the process too.
+    const copy = createFixtureCopy(fixture === undefined ? undefined : resolveCaseFixture(evalCase, fixture));
+    cwd = copy.path;
+    trial.afterScoring(() => copy.remove());
   }
   const choice = options.runner ?? evalCase.agent.cli;
   const runner = choice === undefined ? undefined : await resolveAgentRunner(choice);
   return trial.runAgent({ ...runOptions, cwd }, runner);
 }
 
-function resolveFixture(evalCase: EvalCase, fixture: string): string {
-  const file = (evalCase as Partial<LoadedCase>).file;
-  return resolve(file ? dirname(resolve(file)) : process.cwd(), fixture);
-}
-
 /** Case files (YAML/JSON, or folders of them), or cases already loaded. */
 export type CaseList = string | string[] | EvalCase[];
 
-/** Reads the cases of files and folders (relative to the current folder); a list of cases as it is. */
+/**
+ * Reads the cases of files and folders (relative to the current folder); a list of cases as it is.
+ * A case whose fixture cannot be used makes its file invalid (CaseFileError), as `evals validate` says.
+ */
 export function loadCaseList(cases: CaseList): EvalCase[] {
   const entries = Array.isArray(cases) ? cases : [cases];
+  const options = { check: caseFixtureProblems };
   return entries.flatMap((entry): EvalCase[] => {
     if (typeof entry !== "string") return [entry];
     const path = resolve(entry);
-    return statSync(path, { throwIfNoEntry: false })?.isDirectory() ? loadCaseDir(path) : loadCases(path);
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory()
+      ? loadCaseDir(path, options)
+      : loadCases(path, options);
   });
 }
 

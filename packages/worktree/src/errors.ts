@@ -6,6 +6,7 @@ export type WorktreeErrorCode =
   | "UNSAFE_ID"
   | "INVALID_PATH"
   | "INVALID_FILE"
+  | "INVALID_FIXTURE"
   | "ID_IN_USE"
   | "GIT_NOT_FOUND"
   | "GIT_FAILED"

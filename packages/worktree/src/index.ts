@@ -11,7 +11,13 @@ export {
 export { isWorktreeError, WorktreeError, type WorktreeErrorCode } from "./errors.js";
 // The exit-cleanup helper lives in @evals/core (one for every package); re-exported for compatibility.
 export { pendingExitCleanups } from "./exit-cleanup.js";
-export { copyFixture } from "./fixture.js";
+export {
+  checkFixture,
+  copyFixture,
+  createFixtureCopy,
+  type FixtureCopy,
+  type FixtureProblem,
+} from "./fixture.js";
 export { type WorktreeFileFormatName, worktreeFileFormats, worktreeJsonSchema } from "./json-schemas.js";
 export {
   type CaptureOutcomeOptions,

@@ -53,6 +53,12 @@ export interface CaseReadOptions {
    * unknown tool name). Default: `process.emitWarning` (printed on stderr).
    */
   onWarning?: (warning: CaseIssue) => void;
+  /**
+   * More checks of each loaded case (paths resolved), beyond the schema: each problem it returns, at
+   * `path` in the case (e.g. `["agent", "fixture"]`), makes the file invalid, with its line and
+   * field. The harness checks fixtures this way, so `evals validate` and `evals run` agree.
+   */
+  check?: (evalCase: LoadedCase) => { path: (string | number)[]; message: string }[];
 }
 
 function emitCaseWarning(warning: CaseIssue): void {
@@ -198,6 +204,17 @@ export function parseCaseText(text: string, file: string, options: CaseReadOptio
     }
     evalCase.agent = resolveAgentPaths(evalCase.agent, dirname(file));
     const loaded = { ...evalCase, file } as LoadedCase;
+    const checked = options.check?.(loaded) ?? [];
+    for (const problem of checked) {
+      const path = [...entry.prefix, ...problem.path];
+      issues.push({
+        file,
+        ...locate(entry.document, lineCounter, path, { code: "custom", path, message: "" } as never),
+        field: problem.path.join("."),
+        message: problem.message,
+      });
+    }
+    if (checked.length > 0) continue;
     parsed.add(loaded);
     cases.push(loaded);
   }

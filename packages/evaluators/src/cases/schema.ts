@@ -66,6 +66,11 @@ export const AgentOptionsSchema = z
     permissionMode: PermissionModeSchema.optional(),
     /** A folder copied into the run's working directory before it starts (relative to the case file). */
     fixture: z.string().optional(),
+    /**
+     * true lets `fixture` be a folder outside the case's project (the git checkout the case file is
+     * in, else the case file's folder); such a fixture is refused otherwise.
+     */
+    fixtureOutsideProject: z.boolean().optional(),
     /** `--system-prompt`: replaces Claude Code's system prompt. */
     systemPrompt: z.string().optional(),
     /** `--append-system-prompt`: added to Claude Code's system prompt. */
@@ -190,7 +195,7 @@ function evalCaseSchema<const Rules extends readonly AnyRule[]>(rules: Rules) {
         .optional()
         .describe("Several prompts, sent in turn (multi-turn)."),
       agent: AgentOptionsSchema.default({}).describe(
-        "How the agent runs: cli (claude-code or opencode), name (OpenCode's --agent), model, maxTurns, allowedTools, disallowedTools, permissionMode, fixture, systemPrompt, appendSystemPrompt, pluginDirs, settings, settingSources, mcpConfig, addDirs, agents, env.",
+        "How the agent runs: cli (claude-code or opencode), name (OpenCode's --agent), model, maxTurns, allowedTools, disallowedTools, permissionMode, fixture, fixtureOutsideProject, systemPrompt, appendSystemPrompt, pluginDirs, settings, settingSources, mcpConfig, addDirs, agents, env.",
       ),
       // Optional, not defaulted: a case that says nothing leaves the suite's choice (default success).
       outcome: ExpectedOutcomeSchema.optional().describe(

@@ -8,6 +8,7 @@ import {
   loadCaseDir,
   loadCases,
 } from "@evals/evaluators";
+import { caseFixtureProblems } from "../case-fixture.js";
 import type { Command, CommandIo } from "./command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { parseCommandArgs, usageError } from "./usage.js";
@@ -17,7 +18,10 @@ export const VALIDATE_USAGE = `Usage: evals validate <case file or folder>... [o
 Reads each case file (YAML or JSON; a folder: every .yaml, .yml and .json file in it) and checks
 every case against the case schema of @evals/evaluators, without running anything. Every problem is
 printed with its file, line, column and field; a case id used twice (in one file or across the
-files given) and a fixture folder that does not exist are problems too. Warnings (a tool name Claude Code does not know) do not fail.
+files given) and a fixture that \`evals run\` would refuse are problems too: one that is missing or not a
+folder, outside the case's project (its git checkout, else the case file's folder) unless the case sets
+agent.fixtureOutsideProject: true, or holding a link that leaves it or points at nothing, a FIFO, socket
+or device, or an unreadable file. Warnings (a tool name Claude Code does not know) do not fail.
 
 Options:
   --quiet     print only the problems
@@ -63,10 +67,12 @@ function validateFiles(paths: string[], options: { quiet: boolean }, io: Command
     const warnings: CaseIssue[] = [];
     let cases: LoadedCase[];
     try {
-      const onWarning = (warning: CaseIssue) => warnings.push(warning);
-      cases = statSync(path).isDirectory()
-        ? loadCaseDir(path, { onWarning })
-        : loadCases(path, { onWarning });
+      // The fixture check `evals run` makes too (loadCaseList), so what passes here runs.
+      const options = {
+        onWarning: (warning: CaseIssue) => warnings.push(warning),
+        check: caseFixtureProblems,
+      };
+      cases = statSync(path).isDirectory() ? loadCaseDir(path, options) : loadCases(path, options);
     } catch (error) {
       if (!(error instanceof CaseFileError)) throw error;
       problems.push(...error.issues);
@@ -100,20 +106,9 @@ function validateFiles(paths: string[], options: { quiet: boolean }, io: Command
   return EXIT.passed;
 }
 
-/**
- * What the schema cannot see in a loaded case: a fixture folder that does not exist (the loader
- * resolved it against the case file), an id another file given already uses (`ids`: id to file).
- */
+/** What the schema cannot see in a loaded case: an id another file given already uses (`ids`: id to file). */
 function checkCase(evalCase: LoadedCase, ids: Map<string, string>): CaseIssue[] {
   const problems: CaseIssue[] = [];
-  const fixture = evalCase.agent.fixture;
-  if (fixture !== undefined && !existsSync(fixture)) {
-    problems.push({
-      file: evalCase.file,
-      field: "agent.fixture",
-      message: `case ${JSON.stringify(evalCase.id)}: the fixture folder ${fixture} does not exist`,
-    });
-  }
   const other = ids.get(evalCase.id);
   if (other !== undefined && other !== evalCase.file) {
     problems.push({
