@@ -6,7 +6,7 @@ import { checkFixture } from "@evals/worktree";
 /**
  * The one check of a case's fixture, shared by `evals validate` and `evals run` (through the case
  * loader's `check`), so what validate passes, run never refuses as bad input: the fixture must be a
- * folder inside the case's project (unless `agent.fixtureOutsideProject: true`), and copyable
+ * folder inside the case's project (see caseProject; unless `agent.fixtureOutsideProject: true`), and copyable
  * (@evals/worktree's checkFixture: no link leaving it or pointing at nothing, no FIFO, socket or
  * device, every file readable).
  */
@@ -26,7 +26,7 @@ export function caseFixtureProblems(evalCase: EvalCase): { path: string[]; messa
       return [
         {
           path,
-          message: `${at}the fixture ${absolute} is outside the case's project ${project} (its git checkout, else the case file's folder): move it into the project, or set agent.fixtureOutsideProject: true to allow it`,
+          message: `${at}the fixture ${absolute} is outside the case's project ${project} (its git checkout, else its package, else the case file's folder): move it into the project, or set agent.fixtureOutsideProject: true to allow it`,
         },
       ];
     }
@@ -40,12 +40,17 @@ export function resolveCaseFixture(evalCase: EvalCase, fixture: string): string 
   return resolve(file ? dirname(resolve(file)) : process.cwd(), fixture);
 }
 
-/** The project a case file belongs to: the nearest folder above it with a `.git`, else its own folder. */
+/**
+ * The project a case file belongs to: the git checkout it is in; outside any, the nearest folder
+ * above it with a package.json; else its own folder.
+ */
 function caseProject(file: string): string {
   const own = dirname(resolve(file));
+  let pkg: string | undefined;
   for (let folder = own; ; folder = dirname(folder)) {
     if (existsSync(resolve(folder, ".git"))) return folder;
-    if (dirname(folder) === folder) return own;
+    if (pkg === undefined && existsSync(resolve(folder, "package.json"))) pkg = folder;
+    if (dirname(folder) === folder) return pkg ?? own;
   }
 }
 

@@ -108,6 +108,18 @@ describe("evals validate refuses every fixture evals run refuses", () => {
     });
   }
 
+  it("outside a git checkout, a case's project is its package: ../fixture beside cases/ is inside", async () => {
+    const pkg = join(scratch, "package");
+    mkdirSync(join(pkg, "cases"), { recursive: true });
+    mkdirSync(join(pkg, "fixture"));
+    writeFileSync(join(pkg, "package.json"), "{}\n");
+    const caseFile = join(pkg, "cases", "cases.yaml");
+    writeFileSync(caseFile, "id: in-package\nprompt: Look around.\nagent:\n  fixture: ../fixture\n");
+    const checked = await evalsValidate(caseFile);
+    expect(checked.err).toBe("");
+    expect(checked.code).toBe(EXIT.passed);
+  });
+
   it("agent.fixtureOutsideProject: true allows a fixture outside the project, in validate and run alike", async () => {
     const shared = join(scratch, "shared-fixture");
     mkdirSync(shared, { recursive: true });
