@@ -26,7 +26,7 @@ export function caseFixtureProblems(evalCase: EvalCase): { path: string[]; messa
       return [
         {
           path,
-          message: `${at}the fixture ${absolute} is outside the case's project ${project} (its git checkout, else its package, else the case file's folder): move it into the project, or set agent.fixtureOutsideProject: true to allow it`,
+          message: `${at}the fixture ${absolute} is outside the case's project ${project} (its git checkout, else its package, else the folder above the case file's): move it into the project, or set agent.fixtureOutsideProject: true to allow it`,
         },
       ];
     }
@@ -42,7 +42,7 @@ export function resolveCaseFixture(evalCase: EvalCase, fixture: string): string 
 
 /**
  * The project a case file belongs to: the git checkout it is in; outside any, the nearest folder
- * above it with a package.json; else its own folder.
+ * above it with a package.json; else the folder above its own (`cases/` beside `fixture/`).
  */
 function caseProject(file: string): string {
   const own = dirname(resolve(file));
@@ -50,7 +50,7 @@ function caseProject(file: string): string {
   for (let folder = own; ; folder = dirname(folder)) {
     if (existsSync(resolve(folder, ".git"))) return folder;
     if (pkg === undefined && existsSync(resolve(folder, "package.json"))) pkg = folder;
-    if (dirname(folder) === folder) return pkg ?? own;
+    if (dirname(folder) === folder) return pkg ?? dirname(own);
   }
 }
 

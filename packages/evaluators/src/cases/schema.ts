@@ -68,7 +68,7 @@ export const AgentOptionsSchema = z
     fixture: z.string().optional(),
     /**
      * true lets `fixture` be a folder outside the case's project (the git checkout the case file is
-     * in, else its package, else the case file's folder); such a fixture is refused otherwise.
+     * in, else its package, else the folder above the case file's); such a fixture is refused otherwise.
      */
     fixtureOutsideProject: z.boolean().optional(),
     /** `--system-prompt`: replaces Claude Code's system prompt. */
