@@ -6,9 +6,9 @@ import { checkFixture } from "@evals/worktree";
 /**
  * The one check of a case's fixture, shared by `evals validate` and `evals run` (through the case
  * loader's `check`), so what validate passes, run never refuses as bad input: the fixture must be a
- * folder inside the case's project (see caseProject; unless `agent.fixtureOutsideProject: true`), and copyable
- * (@evals/worktree's checkFixture: no link leaving it or pointing at nothing, no FIFO, socket or
- * device, every file readable).
+ * folder inside the case's project (see caseProject) unless `agent.fixtureOutsideProject: true`, and
+ * copyable (@evals/worktree's checkFixture: no link leaving it or pointing at nothing, no FIFO,
+ * socket or device, every file readable).
  */
 export function caseFixtureProblems(evalCase: EvalCase): { path: string[]; message: string }[] {
   const fixture = evalCase.agent.fixture;

@@ -18,10 +18,11 @@ export const VALIDATE_USAGE = `Usage: evals validate <case file or folder>... [o
 Reads each case file (YAML or JSON; a folder: every .yaml, .yml and .json file in it) and checks
 every case against the case schema of @evals/evaluators, without running anything. Every problem is
 printed with its file, line, column and field; a case id used twice (in one file or across the
-files given) and a fixture that \`evals run\` would refuse are problems too: one that is missing or not a
-folder, outside the case's project (its git checkout, else its package, else the folder above the case file's) unless the case sets
-agent.fixtureOutsideProject: true, or holding a link that leaves it or points at nothing, a FIFO, socket
-or device, or an unreadable file. Warnings (a tool name Claude Code does not know) do not fail.
+files given) and a fixture that \`evals run\` would refuse are problems too: one that is missing or
+not a folder, outside the case's project (its git checkout, else its package, else the folder above
+the case file's) unless the case sets agent.fixtureOutsideProject: true, or holding a link that
+leaves it or points at nothing, a FIFO, socket or device, or an unreadable file. Warnings (a tool
+name Claude Code does not know) do not fail.
 
 Options:
   --quiet     print only the problems
