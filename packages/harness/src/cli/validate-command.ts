@@ -3,11 +3,12 @@ import { parseArgs } from "node:util";
 import {
   CaseFileError,
   type CaseIssue,
+  caseFilesIn,
   formatIssue,
   type LoadedCase,
-  loadCaseDir,
   loadCases,
 } from "@evals/evaluators";
+import { MAX_TRIALS, runnableCaseProblems } from "../runnable-case.js";
 import type { Command, CommandIo } from "./command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { parseCommandArgs, usageError } from "./usage.js";
@@ -17,7 +18,9 @@ export const VALIDATE_USAGE = `Usage: evals validate <case file or folder>... [o
 Reads each case file (YAML or JSON; a folder: every .yaml, .yml and .json file in it) and checks
 every case against the case schema of @evals/evaluators, without running anything. Every problem is
 printed with its file, line, column and field; a case id used twice (in one file or across the
-files given) and a fixture folder that does not exist are problems too. Warnings (a tool name Claude Code does not know) do not fail.
+files given), a case without a prompt, more than ${MAX_TRIALS} trials and a fixture folder that does
+not exist are problems too: what validate passes, \`evals run\` does not reject. Warnings (a tool
+name Claude Code does not know) do not fail.
 
 Options:
   --quiet     print only the problems
@@ -59,14 +62,13 @@ function validateFiles(paths: string[], options: { quiet: boolean }, io: Command
   /** Where each case id was first seen, across every file given. */
   const ids = new Map<string, string>();
   let valid = 0;
-  for (const path of paths) {
+  // A folder is its case files, each checked on its own: one file's YAML error hides no other's problems.
+  const files = paths.flatMap((path) => (statSync(path).isDirectory() ? caseFilesIn(path) : [path]));
+  for (const path of files) {
     const warnings: CaseIssue[] = [];
     let cases: LoadedCase[];
     try {
-      const onWarning = (warning: CaseIssue) => warnings.push(warning);
-      cases = statSync(path).isDirectory()
-        ? loadCaseDir(path, { onWarning })
-        : loadCases(path, { onWarning });
+      cases = loadCases(path, { onWarning: (warning) => warnings.push(warning) });
     } catch (error) {
       if (!(error instanceof CaseFileError)) throw error;
       problems.push(...error.issues);
@@ -101,19 +103,11 @@ function validateFiles(paths: string[], options: { quiet: boolean }, io: Command
 }
 
 /**
- * What the schema cannot see in a loaded case: a fixture folder that does not exist (the loader
- * resolved it against the case file), an id another file given already uses (`ids`: id to file).
+ * What the schema cannot see in a loaded case: what keeps it from running (runnableCaseProblems), an
+ * id another file given already uses (`ids`: id to file).
  */
 function checkCase(evalCase: LoadedCase, ids: Map<string, string>): CaseIssue[] {
-  const problems: CaseIssue[] = [];
-  const fixture = evalCase.agent.fixture;
-  if (fixture !== undefined && !existsSync(fixture)) {
-    problems.push({
-      file: evalCase.file,
-      field: "agent.fixture",
-      message: `case ${JSON.stringify(evalCase.id)}: the fixture folder ${fixture} does not exist`,
-    });
-  }
+  const problems = runnableCaseProblems(evalCase);
   const other = ids.get(evalCase.id);
   if (other !== undefined && other !== evalCase.file) {
     problems.push({
