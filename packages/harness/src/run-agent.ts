@@ -33,7 +33,7 @@ import { findClaude } from "./claude-bin.js";
 import { killProcessTree, runProcesses } from "./process-tree.js";
 import { reconcileRun } from "./reconcile.js";
 import { cleanupLeftoverRunsOnce, type GuardedRun, guardRun } from "./run-guard.js";
-import { createSandbox, hermeticEnv, newRunId } from "./sandbox.js";
+import { createSandbox, hermeticEnv, isLoopbackUrl, newRunId } from "./sandbox.js";
 
 /** Everything runAgent accepts: what to ask, how to run the CLI, and where things go. */
 export interface RunAgentOptions extends ClaudeFlags {
@@ -276,6 +276,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
         ? spawnProblem(outcome)
         : undefined,
     stderr,
+    ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
   });
   const keep = options.keepSandbox ?? "on-failure";
   const keepSandbox = keep === "always" || (keep === "on-failure" && error !== undefined);
@@ -340,6 +341,10 @@ function spawnProblem(outcome: { cause?: unknown; code?: unknown; shortMessage?:
   return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 
+/** What the CLI says when it cannot connect to its API. */
+const UNREACHABLE =
+  /ECONNREFUSED|ECONNRESET|ENETUNREACH|EHOSTUNREACH|Connection refused|Unable to connect|internet/i;
+
 function describeFailure(input: {
   run: Run;
   timedOut: boolean;
@@ -349,13 +354,21 @@ function describeFailure(input: {
   signal: string | undefined;
   spawnError: string | undefined;
   stderr: string;
+  baseUrl?: string;
 }): string | undefined {
   if (input.timedOut) return `the run timed out after ${input.timeoutMs} ms and was killed`;
   if (input.aborted) return "the run was aborted and killed";
   if (input.spawnError) return `claude could not be started: ${input.spawnError}`;
   const final = finalResult(input.run);
   // "the API returned HTTP 400 (...)", "the agent stopped at the maximum of 2 turns", ...
-  if (final?.is_error) return runOutcome(input.run).reason;
+  if (final?.is_error) {
+    const reason = runOutcome(input.run).reason;
+    // The CLI blames the internet, a firewall or a proxy; a loopback model server is simply not there.
+    if (input.baseUrl && isLoopbackUrl(input.baseUrl) && UNREACHABLE.test(reason)) {
+      return `the model server at ${input.baseUrl} (a local replay or scripted model server) could not be reached: it is not running (claude said: ${reason})`;
+    }
+    return reason;
+  }
   if (input.exitCode !== 0) {
     const how =
       input.exitCode === null
