@@ -147,7 +147,7 @@ describe("evals: user modules that cannot be imported", () => {
   });
 
   it("--rules that throws when imported: the module's file:line", () => {
-    const rules = write("rules-throw.mjs", "const x = 1;\nthrow new Error([\"boom\", x].join(\" \"));\n");
+    const rules = write("rules-throw.mjs", 'const x = 1;\nthrow new Error(["boom", x].join(" "));\n');
     const result = evals(["rules", "--rules", rules]);
     expect(result.code).toBe(EXIT.badInput);
     expect(result.stderr).toBe(`evals: --rules ${rules}: cannot be imported: ${rules}:2: Error: boom 1\n`);

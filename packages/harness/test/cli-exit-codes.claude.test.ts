@@ -78,6 +78,11 @@ const big = write(
   "big.yaml",
   `id: big-prompt\nprompt: ${JSON.stringify(bigPrompt)}\nbehavior:\n  expectedResponse:\n    contains: [got the whole prompt]\n`,
 );
+// A system prompt is still an argument: over 128 KiB the CLI cannot be started (not "killed by a signal").
+const bigSystem = write(
+  "big-system.yaml",
+  `id: big-prompt\nprompt: Hi.\nagent:\n  appendSystemPrompt: ${JSON.stringify(bigPrompt)}\n`,
+);
 const cassettes = join(temp, "cassettes");
 mkdirSync(join(temp, "oac-ok"));
 mkdirSync(join(temp, "oac-lossy"));
@@ -121,6 +126,17 @@ const table: Row[] = [
     args: () => ["record", big, "--model", models, "--cassettes", cassettes, "--out", "r-big"],
     check: ({ stdout, stderr }) => {
       expect(stdout).toContain("1 case(s), 1 trial(s): 1 passed, 0 failed");
+      expect(stdout + stderr).not.toContain("all work and no play makes a long prompt. all work");
+    },
+  },
+  {
+    command: "record",
+    code: EXIT.failed,
+    why: "claude could not be started (E2BIG: a system prompt over 128 KiB), said so, the prompt not printed",
+    args: () => ["record", bigSystem, "--model", models, "--cassettes", join(temp, "big-system-cassettes")],
+    check: ({ stdout, stderr }) => {
+      expect(stdout).toContain("claude could not be started: spawn E2BIG");
+      expect(stdout).not.toContain("killed by a signal");
       expect(stdout + stderr).not.toContain("all work and no play makes a long prompt. all work");
     },
   },

@@ -68,7 +68,9 @@ describe("the evals binary", () => {
       "help",
     ])
       expect(help.stdout).toMatch(new RegExp(`\\n  ${name} +\\S`));
-    expect(help.stdout).toContain("Exit codes: 0 passed, 1 failed, 2 bad input or usage, 3 internal error");
+    expect(help.stdout).toContain(
+      "Exit codes: 0 passed, 1 failed (an agent failed a case, a case file is invalid), 2 bad input,\nusage or setup",
+    );
     expect(evals(["help"]).stdout).toBe(help.stdout);
     expect(evals(["--version"]).stdout).toBe(`${manifest.version}\n`);
     // No command: the usage, on stderr, as a usage error.
