@@ -18,6 +18,7 @@ export {
   CaseFileError,
   type CaseIssue,
   type CaseReadOptions,
+  caseFilesIn,
   caseWarnings,
   defineCase,
   formatIssue,

@@ -109,6 +109,10 @@ export function runOutcome(input: Run | AgentRunResult): RunOutcome {
     );
   }
   if (final?.is_error) return errorOutcome(final, outcome);
+  // A CLI that never started (E2BIG, ENOENT) has no exit code either, but nothing killed it.
+  if (exitCode === null && typeof said === "string" && said.startsWith("claude could not be started")) {
+    return outcome("no_result", said);
+  }
   if (exitCode === null) {
     const signal = typeof said === "string" ? /killed by (SIG[A-Z0-9]+)/.exec(said)?.[1] : undefined;
     const how =

@@ -65,7 +65,10 @@ export interface ClaudeArgsInput extends ClaudeFlags {
   settingsFile?: string;
 }
 
-/** The argv (without the executable) for one headless stream-json run. */
+/**
+ * The argv (without the executable) for one headless stream-json run. The prompt is not in it:
+ * `claude -p` reads it from stdin (runAgent writes it there).
+ */
 export function claudeArgs(input: ClaudeArgsInput): string[] {
   if (input.prompts.length === 0) throw new Error("runAgent needs at least one prompt");
   const multiTurn = input.prompts.length > 1;
@@ -101,9 +104,8 @@ export function claudeArgs(input: ClaudeArgsInput): string[] {
   if (input.effort) args.push("--effort", input.effort);
   if (input.includeHookEvents) args.push("--include-hook-events");
   args.push(...(input.extraArgs ?? []));
-  // `--` ends the options: variadic flags (--add-dir, --mcp-config, ...) would otherwise swallow
-  // the prompt, and a prompt starting with "-" would be read as a flag.
-  if (!multiTurn) args.push("--", input.prompts[0]!);
+  // The prompt is not an argument: runAgent writes it to stdin, so a prompt of any
+  // size fits (an argument over 128 KiB fails with E2BIG) and never shows in the process list.
   return args;
 }
 

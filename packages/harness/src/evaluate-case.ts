@@ -130,7 +130,16 @@ export interface CaseOutcome {
   message?: string;
   /** The agent run of every trial, in order (undefined for a trial that errored before it had one). */
   runs: (AgentRunResult | undefined)[];
+  /**
+   * The errors of trials that could not run because the setup is wrong, not the agent: a recording
+   * missing in strict mode (CassetteMissingError), no model to record from (NoModelToRecordError),
+   * no claude executable (ClaudeNotFoundError). `evals run` exits 2 for them.
+   */
+  setupErrors?: Error[];
 }
+
+/** The names of the errors that say a trial's setup is wrong (see CaseOutcome's setupErrors). */
+const SETUP_ERRORS = new Set(["CassetteMissingError", "NoModelToRecordError", "ClaudeNotFoundError"]);
 
 /** Time a trial gets, beyond its timeout, to stop its agent and wind down before it is abandoned. */
 const TRIAL_GRACE_MS = 15_000;
@@ -159,7 +168,6 @@ export async function evaluateCase<Case>(
   ) as CaseInput<Case>;
   const outputRoot = settings.outputRoot ?? defaultOutputRoot();
   const schedule = settings.schedule ?? ((task) => task());
-  const started = performance.now();
   const expectedOutcome = expectedOutcomeOf(caseValue) ?? settings.outcome ?? "success";
   const timeoutExpected = outcomeMatches("timeout", expectedOutcome);
   // The run's outcome is judged (unless any is accepted): by the suite's own "outcome" scorer, else
@@ -187,6 +195,7 @@ export async function evaluateCase<Case>(
     const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
     let result: AgentRunResult | undefined;
     let error: string | undefined;
+    let setupError: Error | undefined;
     let timer: NodeJS.Timeout | undefined;
     // With a worktree, scorers run before it is removed, so outcome graders see the agent's files.
     let scoredInWorktree: TrialScores | undefined;
@@ -251,6 +260,7 @@ export async function evaluateCase<Case>(
       if (result.timed_out && !timeoutExpected) error = runErrorOf(result) ?? "the agent's run timed out";
     } catch (caught) {
       error = caught instanceof Error ? caught.message : String(caught);
+      if (caught instanceof Error && SETUP_ERRORS.has(caught.name)) setupError = caught;
       // A replay that diverged from its recording still ran: keep its run for the reports.
       result ??= divergedRunOf(caught);
     } finally {
@@ -294,7 +304,16 @@ export async function evaluateCase<Case>(
         },
       },
     });
-    return { trial, runId, result, error, scores, startedAt, durationMs: performance.now() - trialStarted };
+    return {
+      trial,
+      runId,
+      result,
+      error,
+      ...(setupError ? { setupError } : {}),
+      scores,
+      startedAt,
+      durationMs: performance.now() - trialStarted,
+    };
   };
 
   const done = await Promise.all(Array.from({ length: trials }, (_, trial) => schedule(() => runOne(trial))));
@@ -317,7 +336,8 @@ export async function evaluateCase<Case>(
     status: passed ? "passed" : everyTrialErrored ? "error" : "failed",
     trials: trialResults,
     stats,
-    duration_ms: Math.round(performance.now() - started),
+    // Its own trials' time: waiting for the suite's other cases (the shared limiter) is not this case's.
+    duration_ms: Math.round(done.reduce((sum, trial) => sum + trial.durationMs, 0)),
     ...(message ? { error: message } : {}),
   });
   if (otelExportOn(settings.otel)) {
@@ -326,7 +346,14 @@ export async function evaluateCase<Case>(
       trialStartTimes: done.map((trial) => trial.startedAt),
     });
   }
-  return { passed, result, ...(message ? { message } : {}), runs: done.map((trial) => trial.result) };
+  const setupErrors = done.flatMap((trial) => (trial.setupError ? [trial.setupError] : []));
+  return {
+    passed,
+    result,
+    ...(message ? { message } : {}),
+    runs: done.map((trial) => trial.result),
+    ...(setupErrors.length > 0 ? { setupErrors } : {}),
+  };
 }
 
 interface TrialRun {
@@ -334,6 +361,8 @@ interface TrialRun {
   runId: string;
   result: AgentRunResult | undefined;
   error: string | undefined;
+  /** The error, when it says the setup is wrong (see SETUP_ERRORS). */
+  setupError?: Error;
   scores: TrialScores | undefined;
   /** When the trial started (epoch ms). */
   startedAt: number;

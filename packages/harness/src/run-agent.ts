@@ -33,7 +33,7 @@ import { findClaude } from "./claude-bin.js";
 import { killProcessTree, runProcesses } from "./process-tree.js";
 import { reconcileRun } from "./reconcile.js";
 import { cleanupLeftoverRunsOnce, type GuardedRun, guardRun } from "./run-guard.js";
-import { createSandbox, hermeticEnv, newRunId } from "./sandbox.js";
+import { createSandbox, hermeticEnv, isLoopbackUrl, newRunId } from "./sandbox.js";
 
 /** Everything runAgent accepts: what to ask, how to run the CLI, and where things go. */
 export interface RunAgentOptions extends ClaudeFlags {
@@ -109,7 +109,7 @@ const STDERR_LIMIT = 20_000;
  * Runs the real `claude` CLI headless on one prompt (or conversation) and returns what happened as
  * a normalized Run. The run is hermetic: its own TEST_RUN_ID and output folder, a fresh config
  * dir, HOME and TMPDIR, no inherited environment beyond PATH/locale/proxy/certs, no telemetry
- * traffic, stdin closed. A timeout or abort ends the CLI and every process it started.
+ * traffic, the prompt on stdin. A timeout or abort ends the CLI and every process it started.
  *
  * Throws only when the run could not start (no claude executable, bad options); everything that
  * goes wrong once the CLI runs is reported in the result.
@@ -154,7 +154,9 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
     extendEnv: false,
     // Its own process group, so it can be ended as a whole; never tied to our terminal.
     detached: true,
-    stdin: multiTurn ? "pipe" : "ignore",
+    // The prompt goes on stdin (an argument over 128 KiB fails with E2BIG); a conversation's
+    // turns too, one stream-json line each.
+    stdin: "pipe",
     stdout: "pipe",
     stderr: "pipe",
     buffer: { stdout: false, stderr: true },
@@ -195,7 +197,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   child.stdin?.on("error", () => {
     // The CLI exited before reading everything; its exit is reported below.
   });
-  feedNext();
+  if (multiTurn) feedNext();
+  else child.stdin?.end(prompts[0]!);
 
   const lines: unknown[] = [];
   const parseNotes: RunNote[] = [];
@@ -269,10 +272,11 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
     signal: outcome.signal,
     // Killed by a signal is not "could not be started": only a failure without exit code or signal is.
     spawnError:
-      outcome.failed && exitCode === null && !outcome.signal && !timedOut && !aborted
-        ? outcome.shortMessage
+      outcome.failed && exitCode === null && !outcome.isTerminated && !timedOut && !aborted
+        ? spawnProblem(outcome)
         : undefined,
     stderr,
+    ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
   });
   const keep = options.keepSandbox ?? "on-failure";
   const keepSandbox = keep === "always" || (keep === "on-failure" && error !== undefined);
@@ -324,6 +328,23 @@ function round(ms: number): number {
   return Math.round(ms * 10) / 10;
 }
 
+/**
+ * Why the CLI could not be started, in one short line: the system's error code and message (E2BIG:
+ * an argument too long, ENOENT, EACCES), never execa's message, which repeats the whole command line.
+ */
+function spawnProblem(outcome: { cause?: unknown; code?: unknown; shortMessage?: string }): string {
+  const cause = outcome.cause as { code?: unknown; message?: unknown } | undefined;
+  const code =
+    typeof cause?.code === "string" ? cause.code : typeof outcome.code === "string" ? outcome.code : "";
+  const message = typeof cause?.message === "string" ? cause.message : (outcome.shortMessage ?? "");
+  const line = `${code && !message.includes(code) ? `${code}: ` : ""}${message.split("\n")[0]}`;
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}
+
+/** What the CLI says when it cannot connect to its API. */
+const UNREACHABLE =
+  /ECONNREFUSED|ECONNRESET|ENETUNREACH|EHOSTUNREACH|Connection refused|Unable to connect|internet/i;
+
 function describeFailure(input: {
   run: Run;
   timedOut: boolean;
@@ -333,13 +354,21 @@ function describeFailure(input: {
   signal: string | undefined;
   spawnError: string | undefined;
   stderr: string;
+  baseUrl?: string;
 }): string | undefined {
   if (input.timedOut) return `the run timed out after ${input.timeoutMs} ms and was killed`;
   if (input.aborted) return "the run was aborted and killed";
   if (input.spawnError) return `claude could not be started: ${input.spawnError}`;
   const final = finalResult(input.run);
   // "the API returned HTTP 400 (...)", "the agent stopped at the maximum of 2 turns", ...
-  if (final?.is_error) return runOutcome(input.run).reason;
+  if (final?.is_error) {
+    const reason = runOutcome(input.run).reason;
+    // The CLI blames the internet, a firewall or a proxy; a loopback model server is simply not there.
+    if (input.baseUrl && isLoopbackUrl(input.baseUrl) && UNREACHABLE.test(reason)) {
+      return `the model server at ${input.baseUrl} (a local replay or scripted model server) could not be reached: it is not running (claude said: ${reason})`;
+    }
+    return reason;
+  }
   if (input.exitCode !== 0) {
     const how =
       input.exitCode === null

@@ -169,7 +169,8 @@ export function hermeticEnv(input: HermeticEnvInput): Record<string, string> {
   return env;
 }
 
-function isLoopbackUrl(url: string): boolean {
+/** Whether the URL is on this machine (127.0.0.1, localhost, ::1). */
+export function isLoopbackUrl(url: string): boolean {
   try {
     const { hostname } = new URL(url);
     return hostname === "127.0.0.1" || hostname === "localhost" || hostname === "[::1]" || hostname === "::1";

@@ -394,12 +394,14 @@ async function cassetteSource<Case>(
       if (error instanceof CassetteMissingError && model) {
         // vcr's hint says to record the real API; this suite records its scripted model.
         const [missing, , ...others] = error.message.split("\n");
-        throw new Error(
+        throw renamed(
           [
             missing,
             "Record it from the suite's scripted model: run with VCR_MODE=record (or auto), then commit the file.",
             ...others,
           ].join("\n"),
+          "CassetteMissingError",
+          error.file,
         );
       }
       throw error;
@@ -414,6 +416,11 @@ async function cassetteSource<Case>(
   if (!option.upstream && !process.env.ANTHROPIC_API_KEY) throw new NoModelToRecordError(setup, file, plan);
   const chosen = wireSource({ ...common, mode, ...(option.upstream ? { upstream: option.upstream } : {}) });
   return { source: chosen.source, wire: { file, mode, action: chosen.action } };
+}
+
+/** An Error with `message`, named `name` (callers tell setup errors apart by name), for `file`. */
+function renamed(message: string, name: string, file: string): Error {
+  return Object.assign(new Error(message), { name, file });
 }
 
 /** A recording (or a run without one) was asked for, but there is no model to answer it. */

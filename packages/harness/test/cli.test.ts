@@ -68,7 +68,9 @@ describe("the evals binary", () => {
       "help",
     ])
       expect(help.stdout).toMatch(new RegExp(`\\n  ${name} +\\S`));
-    expect(help.stdout).toContain("Exit codes: 0 passed, 1 failed, 2 bad input or usage, 3 internal error");
+    expect(help.stdout).toContain(
+      "Exit codes: 0 passed, 1 failed (an agent failed a case, a case file is invalid), 2 bad input,\nusage or setup",
+    );
     expect(evals(["help"]).stdout).toBe(help.stdout);
     expect(evals(["--version"]).stdout).toBe(`${manifest.version}\n`);
     // No command: the usage, on stderr, as a usage error.
@@ -176,7 +178,7 @@ describe("evals --rules <module>", () => {
   it("says which module could not be loaded", () => {
     const missing = evals(["rules", "--rules", "no-such-rules.mjs"]);
     expect(missing.code).toBe(EXIT.badInput);
-    expect(missing.stderr).toMatch(/^evals: --rules no-such-rules\.mjs: cannot load it: /);
+    expect(missing.stderr).toBe("evals: --rules no-such-rules.mjs: no such file\n");
     expect(evals(["rules", "--rules"]).stderr).toBe("evals: --rules needs a module: --rules <file>\n");
   });
 });
@@ -219,7 +221,7 @@ describe("evals validate", () => {
     );
     const noFixture = write(
       join(temp, "fixture", "case.yaml"),
-      "id: with-fixture\nagent:\n  fixture: ./project\n",
+      "id: with-fixture\nprompt: List the files.\nagent:\n  fixture: ./project\n",
     );
     const fixtureMissing = evals(["validate", noFixture]);
     expect(fixtureMissing.code).toBe(1);
@@ -427,7 +429,7 @@ describe("evals compare", () => {
   it("exits 2 naming the file for an unreadable or invalid results file, and for a missing argument", () => {
     const missing = evals(["compare", fixture("a.json"), join(temp, "nothing.json")]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain("nothing.json: cannot read");
+    expect(missing.stderr).toContain("nothing.json: no such file or folder");
     const notResults = write(
       join(temp, "compare-not-results.json"),
       JSON.stringify({ version: 1, cases: [] }),

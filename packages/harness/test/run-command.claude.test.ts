@@ -33,12 +33,16 @@ describe("evals run", () => {
     expect(missing.err).toContain("cannot read the case file");
   });
 
-  it("fails a case whose recording is missing, saying which file (exit code 1)", async () => {
+  it("refuses a case whose recording is missing, saying which file and the command that records it (exit code 2)", async () => {
     const file = join(scratch, "lonely.yaml");
     writeFileSync(file, "id: lonely\nprompt: Say hi.\n");
     const run = await evalsRun([file, "--mode", "strict", "--cassettes", join(scratch, "cassettes")]);
-    expect(run.code).toBe(EXIT.failed);
-    expect(run.out).toContain("No wire recording for lonely › lonely");
+    expect(run.code).toBe(EXIT.badInput);
+    expect(run.err).toMatch(
+      /no recording for case "lonely" \(suite lonely\): expected .*lonely\.[0-9a-f]+\.recording\.json/,
+    );
+    expect(run.err).toContain("npx evals record");
+    expect(run.err).not.toContain("VCR_MODE");
     expect(run.out).toContain("1 case(s), 1 trial(s): 0 passed, 1 failed");
   });
 

@@ -10,6 +10,11 @@ export interface CasesTableOptions {
   width?: number;
   /** At most this many scorer columns; more scorers show as one mean "score" column (default 4). */
   maxScorerColumns?: number;
+  /**
+   * The run's wall time, shown in the header of a run of one suite (default, and with several
+   * suites: the suite's cases' durations summed, which overlap when trials ran at once).
+   */
+  wallTimeMs?: number;
 }
 
 interface Column {
@@ -20,11 +25,12 @@ interface Column {
 
 /**
  * Each suite's cases as a table: verdict, case, trials, one column per scorer, violations (those the
- * case expected counted apart), duration and cost ("replayed" for a case whose runs were replayed:
- * nothing was spent), with the reason under every case that did not pass.
+ * case expected counted apart), duration (each case its own trials' time) and cost (Claude Code's
+ * estimate from the token counts; "replayed" for a case whose runs were replayed: nothing was
+ * spent), with the reason under every case that did not pass.
  *
- *     gemini-offloader skill · 3 of 4 passed (75%) · 12.4s · $0.420
- *       result  case                 trials  trajectory  approval-gate  violations  time   cost
+ *     gemini-offloader skill · 3 of 4 passed (75%) · 12.4s · ≈$0.420 (estimated)
+ *       result  case                 trials  trajectory  approval-gate  violations  time   est. cost
  *       ✓ pass  answers from cache   3/3     1.00        1.00           –           2.1s   $0.120
  *       ✗ fail  asks before deleting 1/3     0.67 ✗      0.33 ✗         2 errors    4.0s   $0.200
  *               → approval-gate 0.33 < 0.80; approval-gate/missing-approval: Bash ran without approval
@@ -35,7 +41,8 @@ export function formatCasesTable(cases: CaseResult[], options: CasesTableOptions
     const suite = c.suite ?? "evals";
     bySuite.set(suite, [...(bySuite.get(suite) ?? []), c]);
   }
-  return [...bySuite].map(([suite, list]) => suiteTable(suite, list, options)).join("\n");
+  const wallTimeMs = bySuite.size === 1 ? options.wallTimeMs : undefined;
+  return [...bySuite].map(([suite, list]) => suiteTable(suite, list, { ...options, wallTimeMs })).join("\n");
 }
 
 function suiteTable(suite: string, cases: CaseResult[], options: CasesTableOptions): string {
@@ -47,9 +54,9 @@ function suiteTable(suite: string, cases: CaseResult[], options: CasesTableOptio
   const head = [
     p.bold(suite),
     `${passed} of ${plural(ran, "case")} passed (${formatPercent(ran ? passed / ran : 0)})`,
-    formatDuration(cases.reduce((sum, c) => sum + c.duration_ms, 0)),
+    formatDuration(options.wallTimeMs ?? cases.reduce((sum, c) => sum + c.duration_ms, 0)),
   ];
-  if (costs.length > 0) head.push(formatCost(costs.reduce((a, b) => a + b, 0)));
+  if (costs.length > 0) head.push(`≈${formatCost(costs.reduce((a, b) => a + b, 0))} (estimated)`);
   const origins = [...new Set(cases.map(caseOrigin).filter((o) => o !== undefined))];
   if (origins.length > 0) head.push(origins.join(", "));
   const lines = [head.join(p.gray(" · "))];
@@ -122,7 +129,7 @@ function suiteTable(suite: string, cases: CaseResult[], options: CasesTableOptio
     },
     { title: "time", align: "right", cells: cases.map((c) => ({ text: formatDuration(c.duration_ms) })) },
     {
-      title: "cost",
+      title: "est. cost",
       align: "right",
       cells: cases.map((c) => ({ text: formatCost(c.cost_usd) || caseOrigin(c) || "–" })),
     },

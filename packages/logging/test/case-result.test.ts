@@ -158,9 +158,28 @@ describe("formatCasesTable", () => {
     );
     const lines = text.split("\n");
     expect(lines[0]).toBe("s · 0 of 1 case passed (0%) · 0ms");
-    expect(lines[1]).toMatch(/^ {2}result {2}case +trials +score {2}violations {2}time {2}cost$/);
-    expect(lines[2]).toMatch(/^ {2}✗ fail {2}a case with a rat… +0\/1 {2}0\.80 \(1 ✗\)/);
+    expect(lines[1]).toMatch(/^ {2}result {2}case +trials +score {2}violations {2}time {2}est\. cost$/);
+    expect(lines[2]).toMatch(/^ {2}✗ fail {2}a case with … +0\/1 {2}0\.80 \(1 ✗\)/);
     expect(Math.max(...lines.map((l) => [...l].length))).toBeLessThanOrEqual(72);
+  });
+});
+
+describe("formatCasesTable's header", () => {
+  it("shows the run's wall time for one suite (each case its own trials' time), and costs as estimates", () => {
+    const cases = ["a", "b"].map((id) =>
+      caseResult({
+        id,
+        name: id,
+        suite: "s",
+        trials: [{ status: "passed", scores: [], duration_ms: 20_000, cost_usd: 0.1, origin: "live" }],
+      }),
+    );
+    const [head, columns, first] = formatCasesTable(cases, { wallTimeMs: 25_000 }).split("\n");
+    expect(head).toBe("s · 2 of 2 cases passed (100%) · 25.0s · ≈$0.200 (estimated)");
+    expect(columns).toMatch(/ time {2}est\. cost$/);
+    expect(first).toMatch(/ 20\.0s +\$0\.100$/);
+    // Without the wall time (several suites, or none given), the cases' durations summed.
+    expect(formatCasesTable(cases).split("\n")[0]).toContain("· 40.0s ·");
   });
 });
 

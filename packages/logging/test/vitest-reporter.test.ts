@@ -82,9 +82,11 @@ describe("EvalReporter in a real vitest run", () => {
     expect(code).toBe(1); // two eval cases failed
     const table = stdout.slice(stdout.indexOf("checkout skill · "));
     const lines = table.split("\n");
-    expect(lines[0]).toMatch(/^checkout skill · 1 of 3 cases passed \(33\.3%\) · 3\.1s · \$0\.171$/);
+    expect(lines[0]).toMatch(
+      /^checkout skill · 1 of 3 cases passed \(33\.3%\) · 3\.1s · ≈\$0\.171 \(estimated\)$/,
+    );
     expect(lines[1]).toMatch(
-      /^ {2}result {2}case +trials {2}trajectory {2}approval-gate {2}violations {2}time +cost$/,
+      /^ {2}result {2}case +trials {2}trajectory {2}approval-gate {2}violations {2}time +est\. cost$/,
     );
     expect(lines[2]).toMatch(/^ {2}✓ pass {2}delegates the echo +1\/1 +1\.00 +– +– +1\.1s +\$0\.171$/);
     expect(lines[3]).toMatch(/^ {2}✗ fail {2}asks before paying +0\/1 +– +0\.00 ✗ +1 error +2\.0s +–$/);
@@ -100,7 +102,9 @@ describe("EvalReporter in a real vitest run", () => {
     const table = stdout.slice(stdout.indexOf("refund skill · "));
     const lines = table.split("\n");
     expect(lines[0]).toMatch(/^refund skill · 1 of 1 case passed \(100%\) · 1\.8s$/);
-    expect(lines[1]).toMatch(/^ {2}result {2}case +trials {2}stop-on-failure {2}violations {2}time +cost$/);
+    expect(lines[1]).toMatch(
+      /^ {2}result {2}case +trials {2}stop-on-failure {2}violations {2}time +est\. cost$/,
+    );
     expect(lines[2]).toMatch(/^ {2}✓ pass {2}presses on, as expected +1\/1 +1\.00 +1 expected +1\.8s +– *$/);
     expect(lines[2]).not.toContain("error");
     // A passing case gets no reason line.

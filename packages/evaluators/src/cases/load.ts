@@ -293,10 +293,10 @@ export function loadCase(file: string, options: CaseReadOptions = {}): LoadedCas
 const CASE_FILE = /\.(ya?ml|json)$/i;
 
 /**
- * Every case under a folder (its .yaml, .yml and .json files, recursively, in path order). Ids must be
- * unique across the folder. All files are checked before anything is returned.
+ * The case files (.yaml, .yml, .json) in a folder and its subfolders, sorted (node_modules and
+ * hidden entries skipped): the files loadCaseDir reads.
  */
-export function loadCaseDir(dir: string, options: CaseReadOptions = {}): LoadedCase[] {
+export function caseFilesIn(dir: string): string[] {
   const files: string[] = [];
   const walk = (folder: string) => {
     for (const name of readdirSync(folder).sort()) {
@@ -307,6 +307,15 @@ export function loadCaseDir(dir: string, options: CaseReadOptions = {}): LoadedC
     }
   };
   walk(dir);
+  return files;
+}
+
+/**
+ * Every case under a folder (its .yaml, .yml and .json files, recursively, in path order). Ids must be
+ * unique across the folder. All files are checked before anything is returned.
+ */
+export function loadCaseDir(dir: string, options: CaseReadOptions = {}): LoadedCase[] {
+  const files = caseFilesIn(dir);
   const issues: CaseIssue[] = [];
   const cases: LoadedCase[] = [];
   const ids = new Map<string, string>();

@@ -143,7 +143,7 @@ function claudeOutputRun(
 }
 
 async function loadJsonlRun(file: string, options: LoadStoredRunOptions, runId: string): Promise<StoredRun> {
-  const text = readFileSync(file, "utf8");
+  const text = readStoredText(file);
   const warnings: string[] = [];
   const onTruncatedLine = (error: JsonlLineError) => warnings.push(error.message);
   const first = firstJsonLine(text, file);
@@ -189,6 +189,23 @@ async function loadJsonlRun(file: string, options: LoadStoredRunOptions, runId: 
   );
 }
 
+/** The largest stored run grade reads: a run's text must fit in one string (node's limit is 512 MiB). */
+const MAX_STORED_RUN_BYTES = 256 * 1024 * 1024;
+
+/** A stored run's text; a file too big to hold in memory is an unreadable input, not a crash. */
+function readStoredText(file: string): string {
+  const stat = statSync(file);
+  if (!stat.isFile()) throw new StoredRunError(file, "not a regular file (a FIFO or device never ends)");
+  const size = stat.size;
+  if (size > MAX_STORED_RUN_BYTES) {
+    throw new StoredRunError(
+      file,
+      `${Math.round(size / 1024 / 1024)} MiB is more than a stored run holds (at most ${MAX_STORED_RUN_BYTES / 1024 / 1024} MiB)`,
+    );
+  }
+  return readFileSync(file, "utf8");
+}
+
 function firstJsonLine(text: string, file: string): unknown {
   const lines = text.split(/\r?\n/);
   const index = lines.findIndex((line) => line.trim() !== "");
@@ -201,7 +218,7 @@ function firstJsonLine(text: string, file: string): unknown {
 }
 
 function loadJsonRun(file: string, options: LoadStoredRunOptions): StoredRun {
-  const text = readFileSync(file, "utf8");
+  const text = readStoredText(file);
   let value: unknown;
   try {
     value = JSON.parse(text);

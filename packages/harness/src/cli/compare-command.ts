@@ -12,6 +12,7 @@ import {
 } from "@evals/logging";
 import type { Command, CommandIo } from "./command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
+import { resultsFileProblem } from "./input-file.js";
 import { parseCommandArgs, usageError } from "./usage.js";
 
 export const COMPARE_USAGE = `Usage: evals compare <results A> <results B> [options]
@@ -32,7 +33,8 @@ Options:
   -h, --help      this help
 
 ${EXIT_CODES_HELP}
-Here: 0 the comparison is printed (whatever it says), 2 a results file cannot be read.`;
+Here: 0 the comparison is printed (whatever it says), 2 a results file cannot be read (missing, not
+a regular file, over 256 MiB, or not a results file).`;
 
 /** `evals compare`: two results files side by side, with intervals that say what is noise. */
 export const compare: Command = {
@@ -92,6 +94,11 @@ export const compare: Command = {
 };
 
 function read(file: string, io: CommandIo): ResultsFile | undefined {
+  const problem = resultsFileProblem(file);
+  if (problem) {
+    io.stderr.write(`evals compare: ${problem}\n`);
+    return undefined;
+  }
   try {
     return readResults(file);
   } catch (error) {

@@ -10,6 +10,7 @@ import { report } from "./report-command.js";
 import { loadRuleModules } from "./rule-modules.js";
 import { rules } from "./rules-command.js";
 import { recordSubcommand, runSubcommand } from "./run-command.js";
+import { terminalSafeIo } from "./terminal-safe.js";
 import { validate } from "./validate-command.js";
 
 /**
@@ -50,12 +51,15 @@ ${EXIT_CODES_HELP}`;
 /**
  * The `evals` command line: runs the subcommand `argv[0]` with the rest and returns the exit code
  * (see EXIT). A command that throws is an internal error: one line, the stack with --verbose.
+ * Whatever it prints is terminal-safe (see terminalSafe).
  */
 export async function evals(
   argv: string[],
   io: CommandIo,
   commands: readonly Command[] = COMMANDS,
 ): Promise<number> {
+  // Case names, ids and file names are the user's text: printed, they must not drive the terminal.
+  io = terminalSafeIo(io);
   const loaded = await loadRuleModules(argv);
   if ("error" in loaded) {
     io.stderr.write(`evals: ${loaded.error}\n`);

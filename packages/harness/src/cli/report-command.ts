@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { isRunFolder, type RunFolder, type RunFolderCase, readRunFolder, runSummary } from "@evals/core";
@@ -19,6 +19,8 @@ import {
 } from "@evals/logging";
 import type { Command, CommandIo } from "./command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
+import { resultsFileProblem } from "./input-file.js";
+import { outputDirProblem } from "./output-dir.js";
 import { parseCommandArgs, usageError } from "./usage.js";
 
 export const REPORT_USAGE = `Usage: evals report <results.json | test-output folder | run folder> [options]
@@ -38,7 +40,8 @@ Options:
   -h, --help      this help
 
 ${EXIT_CODES_HELP}
-Here: 0 the reports are written, 2 the input cannot be read (or holds no run the harness graded).`;
+Here: 0 the reports are written, 2 the input cannot be read (not a regular file or folder, over 256
+MiB, or no run the harness graded) or the output folder cannot be written (checked first).`;
 
 /** `evals report`: the JSON, JUnit and HTML reports from a results file or from run folders. */
 export const report: Command = {
@@ -73,11 +76,15 @@ export const report: Command = {
       );
     if (extra.length > 0)
       return usageError("report", REPORT_USAGE, `unexpected argument ${JSON.stringify(extra[0])}`, io);
-    if (!existsSync(target)) {
-      io.stderr.write(`evals report: ${target}: no such file or folder\n`);
+    const isFolder = statSync(target, { throwIfNoEntry: false })?.isDirectory() === true;
+    const problem =
+      (isFolder ? undefined : resultsFileProblem(target)) ??
+      (values.out !== undefined || isFolder ? outputDirProblem(values.out ?? "results") : undefined);
+    if (problem) {
+      io.stderr.write(`evals report: ${problem}\n`);
       return EXIT.badInput;
     }
-    const written = statSync(target).isDirectory()
+    const written = isFolder
       ? await fromRunFolders(target, { out: values.out ?? "results", suite: values.suite }, io)
       : fromResultsFile(target, { out: values.out, suite: values.suite }, io);
     if (typeof written === "number") return written;

@@ -1,6 +1,5 @@
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { type AnyRule, registerRule } from "@evals/evaluators";
+import { importUserModule } from "./user-module.js";
 
 /**
  * Takes every `--rules <module>` (or `--rules=<module>`) out of the command line and loads those
@@ -25,13 +24,11 @@ export async function loadRuleModules(
     else args.push(arg);
   }
   for (const module of modules) {
-    let exported: Record<string, unknown>;
-    try {
-      exported = (await import(pathToFileURL(resolve(cwd, module)).href)) as Record<string, unknown>;
-    } catch (error) {
-      return { error: `--rules ${module}: cannot load it: ${(error as Error).message.split("\n")[0]}` };
-    }
-    const rules = Object.values(exported).flatMap((value) => (Array.isArray(value) ? value : [value]));
+    const imported = await importUserModule(module, "--rules", cwd);
+    if ("error" in imported) return imported;
+    const rules = Object.values(imported.exports).flatMap((value) =>
+      Array.isArray(value) ? value : [value],
+    );
     try {
       for (const rule of rules.filter(isRule)) registerRule(rule);
     } catch (error) {

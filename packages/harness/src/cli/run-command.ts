@@ -1,9 +1,9 @@
-import { existsSync } from "node:fs";
-import { relative, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { relative } from "node:path";
 import { parseArgs } from "node:util";
+import { type EvalCase, formatIssue } from "@evals/evaluators";
 import {
   formatCasesTable,
+  formatDuration,
   parseShard,
   type Shard,
   shardFromEnv,
@@ -12,7 +12,10 @@ import {
   writeReports,
 } from "@evals/logging";
 import { type ScriptFunction, VCR_MODES, type VcrMode } from "@evals/vcr";
-import { type CaseModels, runCases } from "../run-case.js";
+import { ClaudeNotFoundError, findClaude } from "../claude-bin.js";
+import type { CaseOutcome } from "../evaluate-case.js";
+import { type CaseModels, loadCaseList, runCases } from "../run-case.js";
+import { MAX_TRIALS, runnableCaseProblems } from "../runnable-case.js";
 import {
   formatVariantsReport,
   loadVariants,
@@ -25,14 +28,16 @@ import {
 } from "../variants.js";
 import type { Command, CommandIo } from "./command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
+import { outputDirProblem } from "./output-dir.js";
 import { parseCommandArgs, usageError } from "./usage.js";
+import { importUserModule } from "./user-module.js";
 
-const OPTIONS_HELP = `  --trials <n>        runs per case (default: each case's trials, else 1)
+const OPTIONS_HELP = `  --trials <n>        runs per case, at most ${MAX_TRIALS} (default: each case's trials, else 1)
   --model <module>    a JavaScript module whose default export is the scripted model: a function
                       (request) => reply for every case, or { [case id]: function }
   --cassettes <dir>   the recordings' folder (default: cassettes)
   --suite <name>      the suite: recordings go to <dir>/<suite>/ (default: each case file's name)
-  --out <dir>         where the reports go (default: results)
+  --out <dir>         where the reports go (default: results); checked before any trial runs
   --concurrency <n>   trials running at once (default 1)
   --variants <file>   run every case under the two variants of a variants file (YAML, version 1)
                       and compare them: each variant's results, comparison.json and comparison.html
@@ -59,7 +64,9 @@ Options:
 ${OPTIONS_HELP}
 
 ${EXIT_CODES_HELP}
-Here: 0 every case passed, 1 a case failed, 2 bad usage, unreadable cases or a missing recording.`;
+Here: 0 every case passed, 1 a case failed, 2 bad usage, unreadable or unrunnable cases (no prompt,
+too many trials, a missing fixture), an output folder that cannot be written, no claude executable,
+or a missing recording (after the run: the other cases still ran and are reported).`;
 
 export const RECORD_USAGE = `Usage: evals record <cases...> [options]
 
@@ -72,7 +79,9 @@ Options:
 ${OPTIONS_HELP}
 
 ${EXIT_CODES_HELP}
-Here: 0 every case passed, 1 a case failed, 2 bad usage, unreadable cases or nothing to record from.`;
+Here: 0 every case passed, 1 a case failed, 2 bad usage, unreadable or unrunnable cases, an output
+folder that cannot be written, no claude executable, or nothing to record from (no --model entry for
+a case and no ANTHROPIC_API_KEY).`;
 
 /** `evals run`: runs cases, replayed from their recordings. */
 export const runSubcommand: Command = {
@@ -107,7 +116,7 @@ export async function runCommand(
     return EXIT.passed;
   }
   if (positionals.length === 0) return usageError(name, usage, "name at least one case file or folder", io);
-  const trials = count(values.trials, "--trials");
+  const trials = count(values.trials, "--trials", MAX_TRIALS);
   const concurrency = count(values.concurrency, "--concurrency");
   const problem = trials.problem ?? concurrency.problem;
   if (problem) return usageError(name, usage, problem, io);
@@ -134,30 +143,36 @@ export async function runCommand(
       return EXIT.badInput;
     }
   }
-  let model: CaseModels | undefined;
+  let model: LoadedModel | undefined;
   if (values.model !== undefined) {
     const loaded = await loadModel(values.model);
-    if (typeof loaded === "string") return usageError(name, usage, loaded, io);
+    if (typeof loaded === "string") {
+      io.stderr.write(`evals ${name}: ${loaded}\n`);
+      return EXIT.badInput;
+    }
     model = loaded;
+  }
+  const out = values.out ?? "results";
+  const cases = loadRunnableCases(positionals, { trials: trials.value, name, io });
+  if (!cases) return EXIT.badInput;
+  const setupProblem =
+    outputDirProblem(out) ?? claudeProblem(cases) ?? missingModelProblem(cases, model, options.record);
+  if (setupProblem) {
+    io.stderr.write(`evals ${name}: ${setupProblem}\n`);
+    return EXIT.badInput;
   }
 
   const startedAt = new Date();
-  let result: Awaited<ReturnType<typeof runCases>>;
-  try {
-    result = await runCases(positionals, {
-      cassette: { dir: values.cassettes ?? "cassettes", ...(mode ? { mode: mode as VcrMode } : {}) },
-      ...(model ? { model } : {}),
-      ...(trials.value !== undefined ? { trials: trials.value } : {}),
-      ...(concurrency.value !== undefined ? { concurrency: concurrency.value } : {}),
-      ...(values.suite ? { suite: values.suite } : {}),
-      ...(variants ? { variants } : {}),
-      ...(shard ? { shard } : {}),
-    });
-  } catch (error) {
-    io.stderr.write(`evals ${name}: ${(error as Error).message}\n`);
-    return EXIT.badInput;
-  }
-  const out = values.out ?? "results";
+  const result = await runCases(cases, {
+    cassette: { dir: values.cassettes ?? "cassettes", ...(mode ? { mode: mode as VcrMode } : {}) },
+    ...(model ? { model: model.models } : {}),
+    ...(trials.value !== undefined ? { trials: trials.value } : {}),
+    ...(concurrency.value !== undefined ? { concurrency: concurrency.value } : {}),
+    ...(values.suite ? { suite: values.suite } : {}),
+    ...(variants ? { variants } : {}),
+    ...(shard ? { shard } : {}),
+  });
+  const wallTimeMs = Date.now() - startedAt.getTime();
   // A shard writes into its own folder (its variants folder too), keeping every run and each case's place.
   const written = result.shard
     ? {
@@ -167,24 +182,29 @@ export async function runCommand(
         meta: { shard: result.shard },
       }
     : { dir: out, startedAt };
-  if (result.variants) return reportVariants(result.variants, written, io);
+  const setup = setupProblems(result.outcomes, { model, record: options.record === true });
+  if (result.variants) {
+    const code = reportVariants(result.variants, written, io);
+    return reportSetupProblems(setup, name, io) ?? code;
+  }
   const results = result.outcomes.map((outcome) => outcome.result);
-  io.stdout.write(`${formatCasesTable(results)}\n`);
+  io.stdout.write(`${formatCasesTable(results, { wallTimeMs })}\n`);
   for (const outcome of result.outcomes) {
-    if (outcome.message) io.stdout.write(`\n${outcome.message}\n`);
+    // A case that could not run says why (and the command that fixes it) below, once.
+    if (outcome.message && !outcome.setupErrors) io.stdout.write(`\n${outcome.message}\n`);
   }
   const { files } = writeReports(results, written);
   const passed = result.outcomes.filter((outcome) => outcome.passed).length;
   const trialCount = results.reduce((sum, caseResult) => sum + caseResult.trials.length, 0);
   const shown = (path: string) => relative(process.cwd(), path) || path;
   io.stdout.write(
-    `\n${results.length} case(s), ${trialCount} trial(s): ${passed} passed, ${results.length - passed} failed${shard ? ` (shard ${shard.index}/${shard.count})` : ""}\n` +
+    `\n${results.length} case(s), ${trialCount} trial(s): ${passed} passed, ${results.length - passed} failed${shard ? ` (shard ${shard.index}/${shard.count})` : ""} in ${formatDuration(wallTimeMs)}\n` +
       `Reports: ${[files.latest, files.junit, files.html]
         .filter(Boolean)
         .map((file) => shown(file as string))
         .join(", ")}\n`,
   );
-  return result.passed ? EXIT.passed : EXIT.failed;
+  return reportSetupProblems(setup, name, io) ?? (result.passed ? EXIT.passed : EXIT.failed);
 }
 
 /** A variants run: each variant's table, then the comparison, and the files. */
@@ -254,36 +274,131 @@ function parse(args: string[]) {
   });
 }
 
+/** A --model module: its scripted models, and the case ids it has one for (all, for one function). */
+interface LoadedModel {
+  path: string;
+  models: CaseModels;
+  ids?: string[];
+}
+
 /** The scripted models of a --model module, or what is wrong with it. */
-async function loadModel(path: string): Promise<CaseModels | string> {
-  const file = resolve(path);
-  if (!existsSync(file)) return `--model ${path}: no such file`;
-  let module: { default?: unknown };
-  try {
-    module = (await import(pathToFileURL(file).href)) as { default?: unknown };
-  } catch (error) {
-    return `--model ${path}: cannot be imported: ${(error as Error).message.split("\n")[0]}`;
-  }
-  const models = module.default;
+async function loadModel(path: string): Promise<LoadedModel | string> {
+  const imported = await importUserModule(path, "--model");
+  if ("error" in imported) return imported.error;
+  const models = imported.exports.default;
   if (typeof models === "function") {
     // One script for every case: a ScriptFunction takes the request, not the case.
     const script = models as ScriptFunction;
-    return () => script;
+    return { path, models: () => script };
   }
   if (
     models &&
     typeof models === "object" &&
     Object.values(models).every((value) => typeof value === "function")
   ) {
-    return models as CaseModels;
+    return { path, models: models as CaseModels, ids: Object.keys(models) };
   }
   return `--model ${path}: its default export must be a function (request) => reply, or an object of them by case id`;
 }
 
-function count(text: string | undefined, flag: string): { value?: number; problem?: string } {
+/**
+ * The cases of the files given, when every one can run: else the problems (file, line, field) on
+ * stderr and undefined. `trials` (--trials) replaces each case's own.
+ */
+function loadRunnableCases(
+  paths: string[],
+  options: { trials: number | undefined; name: string; io: CommandIo },
+): EvalCase[] | undefined {
+  let cases: EvalCase[];
+  try {
+    cases = loadCaseList(paths);
+  } catch (error) {
+    options.io.stderr.write(`evals ${options.name}: ${(error as Error).message}\n`);
+    return undefined;
+  }
+  const problems = cases
+    .flatMap((evalCase) => runnableCaseProblems(evalCase))
+    .filter((problem) => !(options.trials !== undefined && problem.field === "trials"));
+  if (problems.length === 0) return cases;
+  for (const problem of problems) options.io.stderr.write(`${formatIssue(problem)}\n`);
+  options.io.stderr.write(
+    `evals ${options.name}: ${problems.length} problem${problems.length === 1 ? "" : "s"} in the case files; nothing ran (\`npx evals validate ${paths.join(" ")}\` checks them)\n`,
+  );
+  return undefined;
+}
+
+/** Why the cases run by Claude Code cannot run: no claude executable. */
+function claudeProblem(cases: EvalCase[]): string | undefined {
+  if (!cases.some((evalCase) => (evalCase.agent.cli ?? "claude-code") === "claude-code")) return undefined;
+  try {
+    findClaude();
+    return undefined;
+  } catch (error) {
+    if (error instanceof ClaudeNotFoundError) return error.message;
+    throw error;
+  }
+}
+
+/** `evals record --model <object>` without an entry for a case: nothing to record that case from. */
+function missingModelProblem(
+  cases: EvalCase[],
+  model: LoadedModel | undefined,
+  record: boolean | undefined,
+): string | undefined {
+  if (!record || !model?.ids) return undefined;
+  const missing = [...new Set(cases.map((evalCase) => evalCase.id))].filter((id) => !model.ids!.includes(id));
+  if (missing.length === 0) return undefined;
+  return noModelEntry(missing, model);
+}
+
+function noModelEntry(ids: string[], model: LoadedModel): string {
+  return `--model ${model.path} has no scripted model for case id${ids.length === 1 ? "" : "s"} ${ids.map((id) => JSON.stringify(id)).join(", ")} (its default export has ${model.ids?.length ? model.ids.map((id) => JSON.stringify(id)).join(", ") : "no entry"}): add one keyed by the case id`;
+}
+
+/** Why cases could not run because of the setup (see CaseOutcome's setupErrors), one line each. */
+function setupProblems(
+  outcomes: CaseOutcome[],
+  context: { model: LoadedModel | undefined; record: boolean },
+): string[] {
+  const problems = new Set<string>();
+  for (const outcome of outcomes) {
+    const { id, suite } = outcome.result;
+    const file = outcome.result.file ? shownPath(outcome.result.file) : "<cases>";
+    for (const error of outcome.setupErrors ?? []) {
+      if (error.name === "CassetteMissingError") {
+        const recording = (error as { file?: string }).file;
+        problems.add(
+          `no recording for case ${JSON.stringify(id)} (suite ${suite})${recording ? `: expected ${shownPath(recording)}` : ""}. Record it: npx evals record ${file} --model <your scripted model module> (or with ANTHROPIC_API_KEY set, from the real API), then commit it`,
+        );
+      } else if (error.name === "NoModelToRecordError") {
+        problems.add(
+          context.model
+            ? noModelEntry([id], context.model)
+            : `nothing to record case ${JSON.stringify(id)} from: give a scripted model (npx evals ${context.record ? "record" : "run"} ${file} --model models.mjs) or set ANTHROPIC_API_KEY to record the real API`,
+        );
+      } else problems.add(error.message);
+    }
+  }
+  return [...problems];
+}
+
+/** Prints the setup problems; EXIT.badInput when there are any. */
+function reportSetupProblems(problems: string[], name: string, io: CommandIo): number | undefined {
+  if (problems.length === 0) return undefined;
+  for (const problem of problems) io.stderr.write(`evals ${name}: ${problem}\n`);
+  return EXIT.badInput;
+}
+
+function shownPath(path: string): string {
+  const near = relative(process.cwd(), path);
+  return near && !near.startsWith("..") ? near : path;
+}
+
+function count(text: string | undefined, flag: string, max?: number): { value?: number; problem?: string } {
   if (text === undefined) return {};
   const value = Number(text);
   if (!Number.isInteger(value) || value < 1)
     return { problem: `${flag} must be a positive integer, got ${text}` };
+  if (max !== undefined && value > max) return { problem: `${flag} must be at most ${max}, got ${text}` };
   return { value };
 }

@@ -3,12 +3,13 @@ import { parseArgs } from "node:util";
 import {
   CaseFileError,
   type CaseIssue,
+  caseFilesIn,
   formatIssue,
   type LoadedCase,
-  loadCaseDir,
   loadCases,
 } from "@evals/evaluators";
 import { caseFixtureProblems } from "../case-fixture.js";
+import { MAX_TRIALS, runnableCaseProblems } from "../runnable-case.js";
 import type { Command, CommandIo } from "./command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { parseCommandArgs, usageError } from "./usage.js";
@@ -18,10 +19,11 @@ export const VALIDATE_USAGE = `Usage: evals validate <case file or folder>... [o
 Reads each case file (YAML or JSON; a folder: every .yaml, .yml and .json file in it) and checks
 every case against the case schema of @evals/evaluators, without running anything. Every problem is
 printed with its file, line, column and field; a case id used twice (in one file or across the
-files given) and a fixture that \`evals run\` would refuse are problems too: one that is missing or
-not a folder, outside the case's project (its git checkout, else its package, else the folder above
-the case file's) unless the case sets agent.fixtureOutsideProject: true, or holding a link that
-leaves it or points at nothing, a FIFO, socket or device, or an unreadable file. Warnings (a tool
+files given), a case without a prompt, more than ${MAX_TRIALS} trials, and a fixture that \`evals run\`
+would refuse are problems too: one that is missing or not a folder, outside the case's project (its
+git checkout, else its package, else the folder above the case file's) unless the case sets
+agent.fixtureOutsideProject: true, or holding a link that leaves it or points at nothing, a FIFO,
+socket or device, or an unreadable file. What validate passes, \`evals run\` does not reject. Warnings (a tool
 name Claude Code does not know) do not fail.
 
 Options:
@@ -64,16 +66,17 @@ function validateFiles(paths: string[], options: { quiet: boolean }, io: Command
   /** Where each case id was first seen, across every file given. */
   const ids = new Map<string, string>();
   let valid = 0;
-  for (const path of paths) {
+  // A folder is its case files, each checked on its own: one file's YAML error hides no other's problems.
+  const files = paths.flatMap((path) => (statSync(path).isDirectory() ? caseFilesIn(path) : [path]));
+  for (const path of files) {
     const warnings: CaseIssue[] = [];
     let cases: LoadedCase[];
     try {
       // The fixture check `evals run` makes too (loadCaseList), so what passes here runs.
-      const options = {
-        onWarning: (warning: CaseIssue) => warnings.push(warning),
+      cases = loadCases(path, {
+        onWarning: (warning) => warnings.push(warning),
         check: caseFixtureProblems,
-      };
-      cases = statSync(path).isDirectory() ? loadCaseDir(path, options) : loadCases(path, options);
+      });
     } catch (error) {
       if (!(error instanceof CaseFileError)) throw error;
       problems.push(...error.issues);
@@ -107,9 +110,12 @@ function validateFiles(paths: string[], options: { quiet: boolean }, io: Command
   return EXIT.passed;
 }
 
-/** What the schema cannot see in a loaded case: an id another file given already uses (`ids`: id to file). */
+/**
+ * What the schema cannot see in a loaded case: what keeps it from running (runnableCaseProblems), an
+ * id another file given already uses (`ids`: id to file).
+ */
 function checkCase(evalCase: LoadedCase, ids: Map<string, string>): CaseIssue[] {
-  const problems: CaseIssue[] = [];
+  const problems = runnableCaseProblems(evalCase);
   const other = ids.get(evalCase.id);
   if (other !== undefined && other !== evalCase.file) {
     problems.push({

@@ -1,0 +1,41 @@
+import type { CommandIo } from "./command.js";
+
+/**
+ * Control characters a terminal would act on (escape sequences that set the window title or clear
+ * the screen, carriage returns, bells, C1 controls), except newlines, tabs and the colour codes
+ * (SGR, `ESC [ … m`) evals paints its own tables with.
+ */
+const CONTROL = /\x1b\[[0-9;]*m|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+
+/** `text` with every control character a terminal would act on shown as an escape (`\x1b`). */
+export function terminalSafe(text: string): string {
+  return text.replace(CONTROL, (match) =>
+    match.length > 1 ? match : `\\x${match.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
+}
+
+/**
+ * The command's streams, every write made terminal-safe: a case name, id, prompt or file name in a
+ * case file (user text) never moves the cursor, clears the screen or renames the window.
+ */
+export function terminalSafeIo(io: CommandIo): CommandIo {
+  return { stdout: safeStream(io.stdout), stderr: safeStream(io.stderr) };
+}
+
+function safeStream(stream: NodeJS.WritableStream): NodeJS.WritableStream {
+  return new Proxy(stream, {
+    get(target, property) {
+      if (property === "write") {
+        return (chunk: unknown, ...rest: unknown[]) =>
+          (target.write as (...args: unknown[]) => boolean)(
+            terminalSafe(
+              typeof chunk === "string" ? chunk : Buffer.from(chunk as Uint8Array).toString("utf8"),
+            ),
+            ...rest,
+          );
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
