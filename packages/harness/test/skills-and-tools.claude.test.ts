@@ -134,6 +134,15 @@ describe.skipIf(!available)("skills and tools on real claude runs through evals 
       ),
     ]);
 
+    // The HTML report says it without JavaScript: the failing row leads with the rule and its message.
+    const html = readFileSync(join(scratch, "skills-results", "report.html"), "utf8");
+    const staticReport = /<section id="static-report"[\s\S]*?<\/section>/.exec(html)?.[0] ?? "";
+    expect(staticReport).toContain("<b>1 of 3 cases passed</b>");
+    const skipsRow = /<tr data-status="failed">.*?skips-skill.*?<\/tr>/.exec(staticReport)?.[0] ?? "";
+    expect(skipsRow).toMatch(
+      /<ul class="static-failures"><li><b>skill-usage\/missing-skill<\/b>: skill internal-comms was expected but never loaded/,
+    );
+
     // The CLI's table and messages name the rule and its diagnostic.
     expect(run.out).toContain("skill-usage");
     expect(run.out).toContain("skill release-notes was expected but is not even available to the agent");
