@@ -46,7 +46,7 @@ function summaryLine(summary: ResultsFile["summary"]): string {
     `${summary.skipped} skipped`,
     plural(summary.trials, "trial"),
     `violations: ${error} errors, ${warning} warnings, ${info} info${expected ? `, ${expected} expected` : ""}`,
-    formatDuration(summary.duration_ms),
+    `<span class="static-duration">${formatDuration(summary.duration_ms)}</span>`,
     ...(cost ? [cost] : []),
   ].join(" · ");
 }
