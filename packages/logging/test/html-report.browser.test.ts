@@ -351,12 +351,12 @@ describe("the HTML report without JavaScript, in headless Chromium", () => {
     await expect(page.locator("#static-report h1").textContent()).resolves.toBe(
       "Evals · gemini-offloader evals",
     );
-    await expect(page.locator(".static-summary").innerText()).resolves.toBe(
+    await expect(page.locator(".static-summary").textContent()).resolves.toBe(
       "2 of 7 cases passed (28.6%) · 4 failed · 1 errored · 1 skipped · 12 trials · violations: 6 errors, 1 warnings, 0 info · 1m12s · $0.040",
     );
     const rows = page.locator(".static-cases tbody tr");
     await expect(rows.count()).resolves.toBe(8);
-    await expect(rows.locator("td.verdict").allInnerTexts()).resolves.toEqual([
+    await expect(rows.locator("td.verdict").allTextContents()).resolves.toEqual([
       "error",
       "failed",
       "failed",
@@ -368,18 +368,18 @@ describe("the HTML report without JavaScript, in headless Chromium", () => {
     ]);
     // The failing row leads with the rule that failed, then the verdict of its trials.
     const failing = rows.filter({ hasText: "lists files without the shell" });
-    await expect(failing.locator("li").allInnerTexts()).resolves.toEqual([
+    await expect(failing.locator("li").allTextContents()).resolves.toEqual([
       'behavior/forbidden-tool: Bash "ls" was called, but Bash must not be used (3 trials)',
       'Case "lists files without the shell" failed: 0 of 3 trials passed, and the suite needs every trial to pass.',
     ]);
     await expect(
-      rows.filter({ hasText: "stops after a failed step" }).locator("li").first().innerText(),
+      rows.filter({ hasText: "stops after a failed step" }).locator("li").first().textContent(),
     ).resolves.toBe(
       "stop-on-failure/continued-after-failure: Read ran after `Bash echo BLOCKME` failed instead of stopping to report.",
     );
     // Hostile data is text here too.
     await expect(
-      rows.filter({ hasText: "renders hostile text safely" }).locator(".case-name").innerText(),
+      rows.filter({ hasText: "renders hostile text safely" }).locator(".case-name").textContent(),
     ).resolves.toBe(`renders hostile text safely ${HOSTILE}`);
     await expect(page.locator("img").count()).resolves.toBe(0);
     expect(problems).toEqual([]);
