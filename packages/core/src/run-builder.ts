@@ -26,6 +26,7 @@ export class RunBuilder {
     | "agent"
     | "agent_version"
     | "tools"
+    | "skills"
     | "instructions"
   > = {};
 

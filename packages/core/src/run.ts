@@ -195,6 +195,8 @@ export const RunSchema = z.object({
   agent_version: z.string().optional(),
   /** The tools the agent was offered (the stream's `system/init` line), when known. */
   tools: z.array(z.string()).optional(),
+  /** The skills the agent could load (the stream's `system/init` line), when known. */
+  skills: z.array(z.string()).optional(),
   /**
    * Instruction files Claude Code loaded into the context itself (CLAUDE.md and the like, from the
    * InstructionsLoaded hook): the agent did not need to Read them.

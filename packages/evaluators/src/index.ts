@@ -144,6 +144,7 @@ export {
   unregisterRule,
 } from "./rules/registry.js";
 export { reportFirst } from "./rules/report-first.js";
+export { SkillUsageOptionsSchema, skillUsage, skillUsageRule } from "./rules/skill-usage.js";
 export { stopOnFailure } from "./rules/stop-on-failure.js";
 export { suggestTool, type ToolSuggestion, toolUsage } from "./rules/tool-usage.js";
 export { indexRun, type RunIndex } from "./run-index.js";

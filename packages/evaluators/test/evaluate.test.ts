@@ -24,6 +24,7 @@ describe("evaluate(run, case)", () => {
       "context-loading",
       "execution-balance",
       "tool-usage",
+      "skill-usage",
       "delegation",
       "stop-on-failure",
       "cleanup-confirmation",

@@ -269,6 +269,7 @@ export function reconcileRuns(stream: Run, hooks: Run): Run {
       model: stream.model ?? hooks.model,
       claude_version: stream.claude_version ?? hooks.claude_version,
       tools: stream.tools ?? hooks.tools,
+      skills: stream.skills ?? hooks.skills,
       instructions: stream.instructions ?? hooks.instructions,
     }),
     sources: unique([...stream.sources, ...hooks.sources]),

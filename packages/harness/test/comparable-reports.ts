@@ -53,5 +53,9 @@ export function comparableHtml(text: string): { page: string; data: Record<strin
       return `<script type="application/json" id="${id}"></script>`;
     },
   );
-  return { page: normalizeText(page.replace(ISO_TIME, "<time>").replace(DELTA_TIME, "$1<time>$2")), data };
+  const timed = page
+    .replace(ISO_TIME, "<time>")
+    .replace(DELTA_TIME, "$1<time>$2")
+    .replace(/<span class="static-duration">[^<]*<\/span>/g, '<span class="static-duration"><time></span>');
+  return { page: normalizeText(timed), data };
 }

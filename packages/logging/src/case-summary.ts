@@ -1,14 +1,24 @@
 import type { CaseResult, CaseViolation, Score } from "./case-result.js";
 
-/** Why a case did not pass, in one line: its error, the scorers below threshold, the first violations. */
+/** Why a case did not pass, in one line: the first rules that failed with their messages, the scorers below threshold, then its error (first for a case that errored). */
 export function failureSummary(c: Pick<CaseResult, "status" | "error" | "scores" | "violations">): string {
   if (c.status === "passed" || c.status === "skipped") return "";
-  const parts: string[] = [];
-  if (c.error) parts.push(firstLine(c.error));
-  for (const score of c.scores.filter((s) => !s.passed)) parts.push(describeScore(score));
   const errors = c.violations.filter((v) => v.severity === "error" && !v.expected);
-  for (const violation of errors.slice(0, 2)) parts.push(describeViolation(violation));
-  if (errors.length > 2) parts.push(`+${errors.length - 2} more violations`);
+  // The same violation in several trials counts once.
+  const described = unique(errors.map(describeViolation));
+  const ruleParts = described.slice(0, 2);
+  if (described.length > 2) ruleParts.push(`+${described.length - 2} more violations`);
+  // A failed scorer whose violation is shown already says nothing more.
+  const shownViolations = errors.filter((v) => ruleParts.includes(describeViolation(v)));
+  const shown = new Set(shownViolations.map((v) => v.scorer ?? v.rule));
+  const scoreParts = c.scores.filter((s) => !s.passed && !shown.has(s.scorer)).map(describeScore);
+  const errorParts = c.error ? [firstLine(c.error)] : [];
+  // What failed leads (the rule and its message); the verdict ("0 of 3 trials passed") follows. A case
+  // that errored leads with its error: that is what went wrong.
+  const parts =
+    c.status === "error"
+      ? [...errorParts, ...ruleParts, ...scoreParts]
+      : [...ruleParts, ...scoreParts, ...errorParts];
   return parts.length > 0 ? unique(parts).join("; ") : c.status === "error" ? "errored" : "failed";
 }
 

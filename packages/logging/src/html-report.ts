@@ -2,6 +2,7 @@ import { type ResultsComparison, ResultsComparisonSchema } from "./compare-resul
 import { COMPARISON_CSS, comparisonSection } from "./comparison-section.js";
 import { caseDetail, type HtmlDataOptions, reportIndex } from "./html-data.js";
 import { escapeHtml, scriptJson } from "./html-escape.js";
+import { staticReportHtml } from "./html-static.js";
 import { REPORT_CSS } from "./html-style.js";
 import { reportClientScript } from "./report-client-script.js";
 import type { ResultsFile } from "./results-file.js";
@@ -42,11 +43,13 @@ export function renderHtmlReport(results: ResultsFile, options: HtmlReportOption
     `<style>${REPORT_CSS}${comparisons.length > 0 ? COMPARISON_CSS : ""}</style>`,
     "</head>",
     "<body>",
-    // The script builds the page in #app, moving the comparison (static HTML) under the summary.
+    // Without JavaScript the page shows its essentials (#static-report); the script replaces them with
+    // the interactive page in #app, moving the comparison (static HTML) under the summary.
     '<main class="wrap" id="app">',
+    staticReportHtml(results, index.title),
     comparisonsHtml(comparisons),
     "</main>",
-    `<noscript><p class="wrap">This report needs JavaScript to show its ${results.cases.length} cases.</p></noscript>`,
+    `<noscript><p class="wrap">The timelines, filters and trial details need JavaScript.</p></noscript>`,
     `<script type="application/json" id="evals-index">${scriptJson(index)}</script>`,
   ];
   results.cases.forEach((c, n) => {

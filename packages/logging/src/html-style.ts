@@ -179,6 +179,10 @@ tr.detail > td { padding: 0 !important; background: var(--panel-2); }
 .empty { color: var(--muted); padding: 22px; text-align: center; }
 .foot { margin-top: 18px; color: var(--faint); font-size: 12px; text-align: center; }
 kbd { font-family: var(--mono); font-size: 11px; border: 1px solid var(--border-strong); border-bottom-width: 2px; border-radius: 4px; padding: 0 4px; }
+.static-cases { width: 100%; border-collapse: collapse; background: var(--panel); }
+.static-cases th, .static-cases td { text-align: left; vertical-align: top; padding: 6px 10px; border-bottom: 1px solid var(--border); }
+.static-cases .verdict { font-weight: 600; } .v-passed { color: var(--pass); } .v-failed, .v-error { color: var(--fail); } .v-skipped { color: var(--skip); }
+.static-failures { margin: 0; padding-left: 18px; } .static-failures .case-error { color: var(--muted); }
 @media (max-width: 900px) {
   .cards { grid-template-columns: 1fr 1fr; } .groups, .panels { grid-template-columns: 1fr; }
   .call { grid-template-columns: 16px 1fr 60px; } .call .at, .call .wf, .call .sum { display: none; }

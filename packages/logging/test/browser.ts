@@ -62,8 +62,8 @@ function bundledChromiumPath(): string {
   return executable;
 }
 
-/** Real headless Chromium with a fresh profile, removed on close. */
-export async function launchChromium(): Promise<Browser> {
+/** Real headless Chromium with a fresh profile, removed on close; `javaScriptEnabled: false` turns scripts off. */
+export async function launchChromium({ javaScriptEnabled = true } = {}): Promise<Browser> {
   if (SYSTEM_CHROMIUM !== undefined && !existsSync(SYSTEM_CHROMIUM)) {
     throw new Error(
       `EVALS_CHROMIUM names ${SYSTEM_CHROMIUM}, which does not exist: unset it to use the Chromium bundled by npm install (@sparticuz/chromium).`,
@@ -77,6 +77,7 @@ export async function launchChromium(): Promise<Browser> {
     headless: true,
     args,
     viewport: { width: 1360, height: 900 },
+    javaScriptEnabled,
     timeout: 30_000,
   });
   return {

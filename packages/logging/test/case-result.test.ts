@@ -132,7 +132,7 @@ describe("caseResult", () => {
       ],
     });
     expect(failureSummary(result)).toBe(
-      "trajectory 0.40 < 0.80; r/t1: problem 1; r/t2: problem 2; +1 more violations",
+      "r/t1: problem 1; r/t2: problem 2; +1 more violations; trajectory 0.40 < 0.80",
     );
     expect(failureSummary({ ...result, status: "passed" })).toBe("");
   });

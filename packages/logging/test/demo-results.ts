@@ -327,3 +327,30 @@ export function demoCases(): CaseResult[] {
     }),
   ];
 }
+
+/**
+ * A case that failed all 3 trials on one rule, as the harness reports it: its error is the verdict
+ * ("0 of 3 trials passed ..."), its violations say what failed (behavior/forbidden-tool).
+ */
+export function forbiddenToolCase(): CaseResult {
+  const violation = {
+    rule: "behavior",
+    type: "forbidden-tool",
+    severity: "error" as const,
+    message: 'Bash "ls" was called, but Bash must not be used',
+    scorer: "behavior",
+  };
+  return caseResult({
+    id: "no-shell",
+    name: "lists files without the shell",
+    tags: ["tools"],
+    error:
+      'Case "lists files without the shell" failed: 0 of 3 trials passed, and the suite needs every trial to pass.\nmean score 0.50 · pass rate 0.0%',
+    trials: [0, 1, 2].map((trial) => ({
+      trial,
+      status: "failed" as const,
+      scores: [{ scorer: "behavior", score: 0.5, passed: false }],
+      violations: [{ ...violation, trial }],
+    })),
+  });
+}

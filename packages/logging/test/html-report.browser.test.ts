@@ -5,7 +5,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildResults, caseResult, renderHtmlReport } from "../src/index.js";
 import { type Browser, launchChromium, openPage } from "./browser.js";
-import { demoCases, HOSTILE } from "./demo-results.js";
+import { demoCases, forbiddenToolCase, HOSTILE } from "./demo-results.js";
 import { apiErrorRun, fixtureRun } from "./fixtures.js";
 import { manyCases } from "./many-cases.js";
 
@@ -321,6 +321,78 @@ describe("a run that ended in an API error, in headless Chromium", () => {
     expect(text).toMatch(/^Run ended with an error · prompt_too_long · 1 turn/);
     expect(text).toContain("Prompt is too long");
     expect(text).not.toContain("success");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
+
+describe("the HTML report without JavaScript, in headless Chromium", () => {
+  let noScript: Browser;
+  let url: string;
+  beforeAll(async () => {
+    const results = buildResults([...demoCases(), forbiddenToolCase()], {
+      suite: "gemini-offloader evals",
+      startedAt: "2026-11-21T10:00:00Z",
+      finishedAt: "2026-11-21T10:01:12Z",
+    });
+    const file = `${outDir}essentials.html`;
+    writeFileSync(file, renderHtmlReport(results));
+    url = pathToFileURL(file).href;
+    noScript = await launchChromium({ javaScriptEnabled: false });
+  }, 60_000);
+  afterAll(async () => {
+    await noScript?.close();
+  });
+
+  it("shows the summary counts, every case's verdict and the failing rules with their messages", async () => {
+    const { page, problems } = await openPage(noScript, url, { ready: false });
+    await expect(page.locator("html[data-ready]").count()).resolves.toBe(0);
+    await expect(page.locator("#static-report").isVisible()).resolves.toBe(true);
+    await expect(page.locator("#static-report h1").textContent()).resolves.toBe(
+      "Evals · gemini-offloader evals",
+    );
+    await expect(page.locator(".static-summary").textContent()).resolves.toBe(
+      "2 of 7 cases passed (28.6%) · 4 failed · 1 errored · 1 skipped · 12 trials · violations: 6 errors, 1 warnings, 0 info · 1m12s · $0.040",
+    );
+    const rows = page.locator(".static-cases tbody tr");
+    await expect(rows.count()).resolves.toBe(8);
+    await expect(rows.locator("td.verdict").allTextContents()).resolves.toEqual([
+      "error",
+      "failed",
+      "failed",
+      "failed",
+      "failed",
+      "passed",
+      "passed",
+      "skipped",
+    ]);
+    // The failing row leads with the rule that failed, then the verdict of its trials.
+    const failing = rows.filter({ hasText: "lists files without the shell" });
+    await expect(failing.locator("li").allTextContents()).resolves.toEqual([
+      'behavior/forbidden-tool: Bash "ls" was called, but Bash must not be used (3 trials)',
+      'Case "lists files without the shell" failed: 0 of 3 trials passed, and the suite needs every trial to pass.',
+    ]);
+    await expect(
+      rows.filter({ hasText: "stops after a failed step" }).locator("li").first().textContent(),
+    ).resolves.toBe(
+      "stop-on-failure/continued-after-failure: Read ran after `Bash echo BLOCKME` failed instead of stopping to report.",
+    );
+    // Hostile data is text here too.
+    await expect(
+      rows.filter({ hasText: "renders hostile text safely" }).locator(".case-name").textContent(),
+    ).resolves.toBe(`renders hostile text safely ${HOSTILE}`);
+    await expect(page.locator("img").count()).resolves.toBe(0);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("with JavaScript, the interactive page replaces it and its failing row leads with the rule too", async () => {
+    const { page, problems } = await open(url);
+    await expect(page.locator("#static-report").count()).resolves.toBe(0);
+    await expect(page.locator("tr.row").count()).resolves.toBe(8);
+    await expect(rowNamed(page, "lists files without the shell").locator(".why").textContent()).resolves.toBe(
+      'behavior/forbidden-tool: Bash "ls" was called, but Bash must not be used; Case "lists files without the shell" failed: 0 of 3 trials passed, and the suite needs every trial to pass.',
+    );
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { caseDetail, timelineOf } from "../src/html-data.js";
-import { scriptJson } from "../src/html-report.js";
+import { escapeHtml, scriptJson } from "../src/html-report.js";
 import {
   buildResults,
   type CaseResult,
@@ -14,7 +14,7 @@ import {
   renderHtmlReport,
   writeReports,
 } from "../src/index.js";
-import { demoCases, HOSTILE } from "./demo-results.js";
+import { demoCases, forbiddenToolCase, HOSTILE } from "./demo-results.js";
 import { fixtureRun } from "./fixtures.js";
 
 describe("renderHtmlReport", () => {
@@ -24,7 +24,29 @@ describe("renderHtmlReport", () => {
   it("is one self-contained file: inline style and script, nothing fetched", () => {
     expect(html.startsWith("<!doctype html>")).toBe(true);
     expect(html).not.toMatch(/<(link|img|iframe|object|embed)\b/i);
-    const page = html.replace(/<script type="application\/json"[^>]*>[^<]*<\/script>/g, "");
+    // The data (JSON blocks, and the static summary's escaped text) may mention anything, as text.
+    const page = html
+      .replace(/<script type="application\/json"[^>]*>[^<]*<\/script>/g, "")
+      .replace(/<section id="static-report"[\s\S]*?<\/section>/, "");
+    const staticTags = html.match(/<section id="static-report"[\s\S]*?<\/section>/)![0].match(/<[a-z0-9]+/g);
+    expect(new Set(staticTags)).toEqual(
+      new Set([
+        "<section",
+        "<h1",
+        "<p",
+        "<b",
+        "<table",
+        "<thead",
+        "<tr",
+        "<th",
+        "<tbody",
+        "<td",
+        "<span",
+        "<code",
+        "<ul",
+        "<li",
+      ]),
+    );
     expect(page).not.toMatch(/\b(src|href)=/i);
     expect(page).not.toMatch(/https?:\/\//);
     expect(page).not.toMatch(/\b(fetch|XMLHttpRequest|WebSocket|import)\(/);
@@ -79,6 +101,45 @@ describe("renderHtmlReport", () => {
     expect(page.match(/id="comparison"/g)).toHaveLength(1);
     const titles = [...page.matchAll(/<h2>(Comparison: [^<]*)<\/h2>/g)].map((m) => m[1]);
     expect(titles).toEqual(["Comparison: house-rule against plain", "Comparison: opus against sonnet"]);
+  });
+
+  it("has its essentials in the HTML itself: summary counts, each verdict, the failing rules first", () => {
+    const page = renderHtmlReport(buildResults([...cases, forbiddenToolCase()], { env: {} }));
+    const section = /<section id="static-report"[\s\S]*?<\/section>/.exec(page)?.[0] ?? "";
+    const text = (markup: string) =>
+      markup
+        .replace(/<[^>]+>/g, " ")
+        .replace(/&quot;/g, '"')
+        .replace(/&lt;/g, "<")
+        .replace(/&gt;/g, ">")
+        .replace(/&amp;/g, "&")
+        .replace(/\s+/g, " ")
+        .trim();
+    expect(text(/<p class="static-summary">[\s\S]*?<\/p>/.exec(section)?.[0] ?? "")).toBe(
+      "2 of 7 cases passed (28.6%) · 4 failed · 1 errored · 1 skipped · 12 trials · violations: 6 errors, 1 warnings, 0 info · 1m12s · $0.040",
+    );
+    const rows = [...section.matchAll(/<tr data-status="([a-z]+)">([\s\S]*?)<\/tr>/g)].map((m) => [
+      m[1],
+      text(m[2]!),
+    ]);
+    // Every case, failures first (as the interactive page sorts them).
+    expect(rows.map((row) => row[0])).toEqual([
+      "error",
+      "failed",
+      "failed",
+      "failed",
+      "failed",
+      "passed",
+      "passed",
+      "skipped",
+    ]);
+    // The failing row leads with the rule that failed; the verdict of its trials follows.
+    expect(rows.find((row) => row[1]?.includes("lists files without the shell"))?.[1]).toBe(
+      'failed lists files without the shell no-shell · 0 of 3 trials passed behavior/forbidden-tool : Bash "ls" was called, but Bash must not be used (3 trials) Case "lists files without the shell" failed: 0 of 3 trials passed, and the suite needs every trial to pass.',
+    );
+    // Data stays text.
+    expect(section).not.toContain(HOSTILE);
+    expect(section).toContain(escapeHtml(`renders hostile text safely ${HOSTILE}`));
   });
 
   it("escapes the title", () => {

@@ -147,7 +147,7 @@ describe("JUnit XML", () => {
     expect(testcase.getAttribute("time")).toBe("1.789");
     const failure = elements(testcase).find((e) => e.tagName === "failure")!;
     expect(failure.getAttribute("message")).toBe(
-      "stop-on-failure failed (0.00); approval-gate 0.50 < 1.00; stop-on-failure/continued-after-failure: Read ran after `Bash echo BLOCKME` failed instead of stopping to report.",
+      "stop-on-failure/continued-after-failure: Read ran after `Bash echo BLOCKME` failed instead of stopping to report.; approval-gate 0.50 < 1.00",
     );
     expect(failure.textContent).toContain(
       "warning: approval-gate/missing-approval: Write was attempted without asking",
@@ -240,9 +240,7 @@ describe("JUnit XML of violations the case expected", () => {
 
   it("gives a failing case's reason from its unexpected violations only", () => {
     const failure = child(testcases[1]!, "failure")!;
-    expect(failure.getAttribute("message")).toBe(
-      "approval-gate 0.00 < 1.00; approval-gate/missing-approval: Write ran without asking",
-    );
+    expect(failure.getAttribute("message")).toBe("approval-gate/missing-approval: Write ran without asking");
     expect(failure.textContent).toContain("error (expected): stop-on-failure/unrequested-fix:");
     expect(failure.textContent).toContain("error: approval-gate/missing-approval: Write ran without asking");
   });

@@ -156,9 +156,7 @@ describe("LiveLogger", () => {
     const lines = out.text.split("\n");
     expect(lines[0]).toBe("[1/2] ✓ PASS  reads before writing 1.2s · $0.050  trajectory 1.00");
     expect(lines[1]).toBe("[2/2] ✗ FAIL  asks before deleting 3.4s");
-    expect(lines[2]).toBe(
-      "    → approval-gate 0.00 < 1.00; approval-gate/missing-approval: rm -rf ran without approval",
-    );
+    expect(lines[2]).toBe("    → approval-gate/missing-approval: rm -rf ran without approval");
     expect(lines[3]).toMatch(/^Evals 1 passed · 1 failed \(50% of 2 cases in \d+ms\)$/);
     expect(out.text).not.toContain(ESC);
   });

@@ -90,9 +90,7 @@ describe("EvalReporter in a real vitest run", () => {
     );
     expect(lines[2]).toMatch(/^ {2}✓ pass {2}delegates the echo +1\/1 +1\.00 +– +– +1\.1s +\$0\.171$/);
     expect(lines[3]).toMatch(/^ {2}✗ fail {2}asks before paying +0\/1 +– +0\.00 ✗ +1 error +2\.0s +–$/);
-    expect(lines[4]).toContain(
-      "→ approval-gate 0.00 < 1.00; approval-gate/missing-approval: Bash pay.sh ran without approval",
-    );
+    expect(lines[4]).toContain("→ approval-gate/missing-approval: Bash pay.sh ran without approval");
     expect(lines[5]).toMatch(/^ {2}✗ fail {2}scores well but then throws/);
     expect(lines[6]).toContain("→ the workspace could not be cleaned up");
   });

@@ -30,6 +30,12 @@ export function openCodeOptions(
   more: Partial<RunOpenCodeOptions> = {},
 ): RunOpenCodeOptions {
   const given = options as unknown as Record<string, unknown>;
+  if (given.tools !== undefined) {
+    // Not mapped: OpenCode's `edit` permission also covers write and patch, so a tool list has no exact equivalent.
+    throw new Error(
+      `OpenCode runs without Claude Code's tools (a case's agent.tools, claude --tools): take tools away with OpenCode's own permission instead, e.g. openCodeRunnerWith({ permission: { bash: "deny" } }) or a custom agent file's \`tools: { bash: false }\``,
+    );
+  }
   const claudeOnly = CLAUDE_ONLY.filter((name) => given[name] !== undefined);
   if (claudeOnly.length > 0) {
     throw new Error(

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseCase } from "@evals/evaluators";
-import { claudeCodeRunner, resolveAgentRunner, runCases } from "@evals/harness";
+import { caseRunOptions, claudeCodeRunner, resolveAgentRunner, runCases } from "@evals/harness";
 import { countToolResults, reply, text, toolUse } from "@evals/vcr";
 import { afterAll, describe, expect, it } from "vitest";
 import { agentRunner, openCodeOptions, openCodeRunner } from "../src/index.js";
@@ -42,6 +42,13 @@ describe("the OpenCode runner for the harness", () => {
   it("refuses Claude Code's own options instead of dropping them", () => {
     expect(() => openCodeOptions({ prompt: "hi", allowedTools: ["Read"], permissionMode: "plan" })).toThrow(
       /OpenCode runs without Claude Code's allowedTools, permissionMode/,
+    );
+  });
+
+  it("refuses a case's agent.tools (claude --tools) and says what to use instead", () => {
+    const evalCase = parseCase({ id: "c", prompt: "p", agent: { cli: "opencode", tools: ["Read"] } }, "case");
+    expect(() => openCodeOptions(caseRunOptions(evalCase))).toThrow(
+      /OpenCode runs without Claude Code's tools \(a case's agent.tools, claude --tools\): take tools away with OpenCode's own permission instead, e.g. openCodeRunnerWith\(\{ permission: \{ bash: "deny" \} \}\)/,
     );
   });
 

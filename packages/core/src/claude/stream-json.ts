@@ -66,6 +66,9 @@ export function runFromStreamJson(lines: Iterable<unknown>, options: StreamJsonO
           if (Array.isArray(line.tools)) {
             builder.meta.tools = line.tools.filter((tool): tool is string => typeof tool === "string");
           }
+          if (Array.isArray(line.skills)) {
+            builder.meta.skills = line.skills.filter((skill): skill is string => typeof skill === "string");
+          }
         } else if (line.subtype === "task_started" && typeof line.task_id === "string") {
           startSubagent(line.task_id, str(line.tool_use_id), str(line.subagent_type), str(line.prompt));
         } else if (line.subtype === "task_notification" && typeof line.task_id === "string") {

@@ -58,9 +58,18 @@ export const AgentOptionsSchema = z
     model: z.string().optional(),
     /** `--max-turns`. */
     maxTurns: z.number().int().positive().optional(),
-    /** `--allowedTools` rules: `Read`, `Write`, `Bash(npm test:*)`. Also pre-approve calls for approval-gate. */
+    /**
+     * `--tools`: the built-in tools the agent HAS (canonical names: `Read`, `Bash`, `Edit`, ...; `[]`
+     * for none). A tool left out is not offered at all: a call to it fails. Not supported by OpenCode.
+     */
+    tools: z.array(z.string().min(1)).optional(),
+    /**
+     * `--allowedTools` rules: `Read`, `Write`, `Bash(npm test:*)`. Calls they match run without asking
+     * for permission; they do not restrict the tools the agent has (that is `tools`). Also
+     * pre-approve calls for approval-gate.
+     */
     allowedTools: z.array(z.string()).optional(),
-    /** `--disallowedTools`. */
+    /** `--disallowedTools`: rules for calls that are always refused. */
     disallowedTools: z.array(z.string()).optional(),
     /** `--permission-mode`. */
     permissionMode: PermissionModeSchema.optional(),
@@ -195,7 +204,7 @@ function evalCaseSchema<const Rules extends readonly AnyRule[]>(rules: Rules) {
         .optional()
         .describe("Several prompts, sent in turn (multi-turn)."),
       agent: AgentOptionsSchema.default({}).describe(
-        "How the agent runs: cli (claude-code or opencode), name (OpenCode's --agent), model, maxTurns, allowedTools, disallowedTools, permissionMode, fixture, fixtureOutsideProject, systemPrompt, appendSystemPrompt, pluginDirs, settings, settingSources, mcpConfig, addDirs, agents, env.",
+        "How the agent runs: cli (claude-code or opencode), name (OpenCode's --agent), model, maxTurns, tools (the tools it has), allowedTools (run without asking), disallowedTools, permissionMode, fixture, fixtureOutsideProject, systemPrompt, appendSystemPrompt, pluginDirs, settings, settingSources, mcpConfig, addDirs, agents, env.",
       ),
       // Optional, not defaulted: a case that says nothing leaves the suite's choice (default success).
       outcome: ExpectedOutcomeSchema.optional().describe(
@@ -252,6 +261,15 @@ function evalCaseSchema<const Rules extends readonly AnyRule[]>(rules: Rules) {
           });
         }
       });
+      const skills = value.behavior?.mustUseSkills ?? value.behavior?.mustNotUseSkills;
+      if (skills && (value.rules as Record<string, unknown>)["skill-usage"] === false) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["rules", "skill-usage"],
+          message:
+            "behavior names skills (mustUseSkills/mustNotUseSkills) but rules.skill-usage, which checks them, is false",
+        });
+      }
       const { minToolCalls, maxToolCalls } = value.behavior ?? {};
       if (minToolCalls !== undefined && maxToolCalls !== undefined && minToolCalls > maxToolCalls) {
         ctx.addIssue({

@@ -10,8 +10,8 @@ export interface ToolNameMapping {
 }
 
 /**
- * Rewrites the OpenCode tool ids of a parsed case (`bash`, `read`, `task`, `list`...) in `behavior` and
- * `expectedTrajectory` to the canonical names runs and rules use (`Bash`, `Read`, `Agent`, `LS`), in
+ * Rewrites the OpenCode tool ids of a parsed case (`bash`, `read`, `task`, `list`...) in `agent.tools`,
+ * `behavior` and `expectedTrajectory` to the canonical names runs and rules use (`Bash`, `Read`, `Agent`, `LS`), in
  * place, and says which it rewrote. Without this, `mustUseTools: [bash]` would load and match nothing.
  */
 export function canonicalizeCaseToolNames(evalCase: EvalCase): ToolNameMapping[] {
@@ -22,6 +22,8 @@ export function canonicalizeCaseToolNames(evalCase: EvalCase): ToolNameMapping[]
     mappings.push({ path, from: name, to });
     return to;
   };
+  const tools = evalCase.agent.tools;
+  if (tools) evalCase.agent.tools = tools.map((name, k) => map(name, ["agent", "tools", k]));
   const behavior = evalCase.behavior;
   if (behavior) {
     for (const field of ["mustUseTools", "mayUseTools", "mustNotUseTools"] as const) {

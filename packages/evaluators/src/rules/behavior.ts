@@ -36,6 +36,10 @@ export const BehaviorSchema = z
     mayUseTools: z.array(z.string()).optional(),
     /** Tools that must not be called. */
     mustNotUseTools: z.array(z.string()).optional(),
+    /** Skills that must be loaded (a Skill call that succeeded): checked by the skill-usage rule. */
+    mustUseSkills: z.array(z.string().min(1)).optional(),
+    /** Skills that must not be loaded: checked by the skill-usage rule. */
+    mustNotUseSkills: z.array(z.string().min(1)).optional(),
     minToolCalls: z.number().int().nonnegative().optional(),
     maxToolCalls: z.number().int().nonnegative().optional(),
     /** The agent must ask for approval (in text, with AskUserQuestion, or a permission request) before acting. */

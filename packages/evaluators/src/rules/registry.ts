@@ -9,6 +9,7 @@ import { forbiddenCommandsRule } from "./forbidden-commands.js";
 import { performanceMetricsRule } from "./performance-metrics.js";
 import { readBeforeWriteRule } from "./read-before-write.js";
 import { reportFirstRule } from "./report-first.js";
+import { skillUsageRule } from "./skill-usage.js";
 import { stopOnFailureRule } from "./stop-on-failure.js";
 import { toolUsageRule } from "./tool-usage.js";
 
@@ -18,6 +19,7 @@ export const BUILTIN_RULES = [
   contextLoadingRule,
   executionBalanceRule,
   toolUsageRule,
+  skillUsageRule,
   delegationRule,
   stopOnFailureRule,
   cleanupConfirmationRule,

@@ -14,6 +14,8 @@ const app = document.getElementById("app")!;
 const comparison = document.getElementById("comparison");
 const cases = caseList(index);
 document.title = index.title;
+// The page's essentials as plain HTML, for readers without JavaScript: the page below replaces them.
+document.getElementById("static-report")?.remove();
 append(app, [
   header(index),
   cards(index),

@@ -1,0 +1,131 @@
+import { sameTool, type ToolCallView } from "@evals/core";
+import { z } from "zod";
+import { defineRule } from "../define-rule.js";
+import { fraction, pointerTo, RuleOptionsBaseSchema } from "../evaluator.js";
+import { outputText } from "../run-index.js";
+import { truncate } from "../tools.js";
+
+export const SKILL_USAGE = "skill-usage";
+
+export const SkillUsageOptionsSchema = RuleOptionsBaseSchema.extend({
+  /** Skills the agent must load (a Skill call that succeeded); `todo-report` also matches `plugin:todo-report`. */
+  mustUse: z.array(z.string().min(1)).optional(),
+  /** Skills the agent must not load. */
+  mustNotUse: z.array(z.string().min(1)).optional(),
+}).strict();
+export type SkillUsageOptions = z.input<typeof SkillUsageOptionsSchema>;
+
+/** A Skill call, and the skill it names. */
+interface SkillCall {
+  call: ToolCallView;
+  skill: string;
+}
+
+/**
+ * skill-usage: the skills a case expects the agent to load (`behavior.mustUseSkills`, or the rule's
+ * `mustUse`) were loaded through the Skill tool, and those it must not load (`mustNotUseSkills`)
+ * were not. A skill counts as loaded when its Skill call succeeded. Every diagnostic says which
+ * skills were loaded and which were available (the stream's init line lists them), so a name that
+ * was not even available reads as such.
+ */
+export const skillUsageRule = defineRule({
+  id: SKILL_USAGE,
+  summary:
+    "The skills a case names were loaded through the Skill tool (behavior.mustUseSkills), and the forbidden ones were not (mustNotUseSkills).",
+  options: SkillUsageOptionsSchema,
+  fromCase: (evalCase) => ({
+    ...(evalCase.behavior?.mustUseSkills ? { mustUse: evalCase.behavior.mustUseSkills } : {}),
+    ...(evalCase.behavior?.mustNotUseSkills ? { mustNotUse: evalCase.behavior.mustNotUseSkills } : {}),
+  }),
+  evaluate(run, options, { index, evidence, violate }) {
+    const calls: SkillCall[] = index.calls
+      .filter((call) => sameTool(call.name, "Skill"))
+      .map((call) => ({ call, skill: skillNameOf(call) }));
+    const loaded = calls.filter((item) => item.call.status === "ok");
+    const loadedNames = [...new Set(loaded.map((item) => item.skill))];
+    const available = run.skills;
+    const context = `loaded: ${loadedNames.join(", ") || "none"}; available: ${
+      available ? available.join(", ") || "none" : "unknown (the run does not list them)"
+    }`;
+    const facts = { loaded: loadedNames, ...(available ? { available } : {}) };
+    let checks = 0;
+    let met = 0;
+
+    for (const expected of options.mustUse ?? []) {
+      checks++;
+      const hit = loaded.find((item) => skillMatches(item.skill, expected));
+      if (hit) {
+        met++;
+        evidence.add(() => ({
+          type: "skill-loaded",
+          description: `skill ${hit.skill} loaded`,
+          pointer: pointerTo(hit.call),
+        }));
+        continue;
+      }
+      const failed = calls.find((item) => skillMatches(item.skill, expected));
+      const offered = available?.some((name) => skillMatches(name, expected));
+      if (failed) {
+        const error = truncate(outputText(failed.call.result?.output ?? failed.call.status).trim(), 160);
+        violate(
+          "skill-load-failed",
+          "error",
+          `skill ${expected} was expected; its Skill call ${failed.call.status === "denied" ? "was denied" : "failed"}: ${error} (${context})`,
+          pointerTo(failed.call),
+          { expected, ...facts },
+        );
+      } else if (available && !offered) {
+        violate(
+          "skill-not-available",
+          "error",
+          `skill ${expected} was expected but is not even available to the agent (${context})`,
+          undefined,
+          { expected, ...facts },
+        );
+      } else {
+        violate(
+          "missing-skill",
+          "error",
+          `skill ${expected} was expected but never loaded (${context})`,
+          undefined,
+          {
+            expected,
+            ...facts,
+          },
+        );
+      }
+    }
+
+    for (const forbidden of options.mustNotUse ?? []) {
+      checks++;
+      const hits = loaded.filter((item) => skillMatches(item.skill, forbidden));
+      if (hits.length === 0) met++;
+      for (const hit of hits) {
+        violate(
+          "forbidden-skill",
+          "error",
+          `skill ${hit.skill} was loaded, but ${forbidden} must not be (${context})`,
+          pointerTo(hit.call),
+          { forbidden, ...facts },
+        );
+      }
+    }
+
+    return { score: fraction(met, checks), metadata: { skillCalls: calls.length, ...facts } };
+  },
+});
+
+/** skillUsage as a function: `skillUsageRule.check`. */
+export const skillUsage = skillUsageRule.check;
+
+/** The skill a Skill call names (Claude Code's `skill`; OpenCode's `name` is mapped onto it), without a leading "/". */
+function skillNameOf(call: ToolCallView): string {
+  const name = call.input.skill ?? call.input.name ?? call.input.command;
+  return typeof name === "string" ? name.replace(/^\//, "") : "";
+}
+
+/** `todo-report` matches `todo-report` and a plugin's `my-plugin:todo-report`; `my-plugin:todo-report` only itself. */
+export function skillMatches(name: string, expected: string): boolean {
+  const wanted = expected.replace(/^\//, "");
+  return name === wanted || (!wanted.includes(":") && name.endsWith(`:${wanted}`));
+}

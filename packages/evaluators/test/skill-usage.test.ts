@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { evaluate, parseCase, skillUsage } from "../src/index.js";
+import { fixtureRun, script, types } from "./helpers.js";
+
+// The real runs with their init line are in @evals/harness's skills-and-tools.claude.test.ts; these are
+// the cases a scripted model cannot easily show: plugin skill names, failed loads, hooks-only runs.
+describe("skill-usage", () => {
+  it("matches a plugin's namespaced skill by its short name, and a full name only itself", () => {
+    const run = script()
+      .prompt("ask gemini")
+      .call("Skill", { skill: "gemini-offloader:gemini-offloader" })
+      .build();
+    expect(skillUsage(run, { mustUse: ["gemini-offloader"] }).violations).toEqual([]);
+    expect(skillUsage(run, { mustUse: ["gemini-offloader:gemini-offloader"] }).violations).toEqual([]);
+    expect(types(skillUsage(run, { mustUse: ["other:gemini-offloader"] }))).toEqual(["missing-skill"]);
+    expect(types(skillUsage(run, { mustNotUse: ["gemini-offloader"] }))).toEqual(["forbidden-skill"]);
+  });
+
+  it("does not count a Skill call that failed as loaded, and quotes its error", () => {
+    const run = {
+      ...script()
+        .prompt("draft")
+        .call("Skill", { skill: "internal-comms" }, { error: "Unknown skill: internal-comms" })
+        .build(),
+      skills: ["todo-report"],
+    };
+    const result = skillUsage(run, { mustUse: ["internal-comms"] });
+    expect(result.violations.map((item) => `${item.type}: ${item.message}`)).toEqual([
+      "skill-load-failed: skill internal-comms was expected; its Skill call failed: Unknown skill: internal-comms (loaded: none; available: todo-report)",
+    ]);
+    expect(result.score).toBe(0);
+    expect(result.passed).toBe(false);
+  });
+
+  it("says when the run does not list the available skills (a real hooks-only run)", () => {
+    const run = fixtureRun("multi-tool", "hooks");
+    expect(run.skills).toBeUndefined();
+    expect(skillUsage(run, { mustUse: ["internal-comms"] }).violations[0]?.message).toBe(
+      "skill internal-comms was expected but never loaded (loaded: none; available: unknown (the run does not list them))",
+    );
+    // From the same run's stream, the init line's skills are there.
+    expect(fixtureRun("multi-tool").skills).toContain("code-review");
+  });
+
+  it("runs from a case's behavior.mustUseSkills and passes when nothing is asked", async () => {
+    const run = script().prompt("draft").call("Skill", { skill: "internal-comms" }).final("done").build();
+    const loads = parseCase({ id: "c", prompt: "draft", behavior: { mustUseSkills: ["internal-comms"] } });
+    expect((await evaluate(run, loads)).passed).toBe(true);
+    const forbids = parseCase({
+      id: "c",
+      prompt: "draft",
+      behavior: { mustNotUseSkills: ["internal-comms"] },
+    });
+    const verdict = await evaluate(run, forbids);
+    expect(verdict.passed).toBe(false);
+    expect(verdict.verdicts.find((item) => item.evaluator === "skill-usage")?.violations[0]?.type).toBe(
+      "forbidden-skill",
+    );
+    expect(skillUsage(run).passed).toBe(true);
+  });
+
+  it("refuses a case that names skills but turns skill-usage off", () => {
+    expect(() =>
+      parseCase({
+        id: "c",
+        prompt: "draft",
+        behavior: { mustUseSkills: ["internal-comms"] },
+        rules: { "skill-usage": false },
+      }),
+    ).toThrow(
+      /rules\.skill-usage.*behavior names skills \(mustUseSkills\/mustNotUseSkills\) but rules\.skill-usage/s,
+    );
+  });
+});
+
+describe("agent.tools", () => {
+  it("takes canonical tool names, and maps OpenCode's ids onto them", () => {
+    expect(parseCase({ id: "c", prompt: "p", agent: { tools: ["Read"] } }).agent.tools).toEqual(["Read"]);
+    expect(parseCase({ id: "c", prompt: "p", agent: { tools: ["read", "bash"] } }).agent.tools).toEqual([
+      "Read",
+      "Bash",
+    ]);
+  });
+});
