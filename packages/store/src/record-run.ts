@@ -45,7 +45,8 @@ export async function recordRun(results: ResultsFile, options: RecordRunOptions)
 
 function notRecordedWarning(location: StoreLocation, reason: string, options: RecordRunOptions): string {
   const file = options.files?.history;
-  const shown = file ? relative(process.cwd(), file) || file : undefined;
+  const near = file ? relative(process.cwd(), file) : undefined;
+  const shown = near && !near.startsWith("..") ? near : file;
   const db = location.kind === "server" ? "" : ` --db ${describeLocation(location)}`;
   const later = shown
     ? `add it later with: evals history import ${shown}${location.kind === "server" ? "" : db}`
