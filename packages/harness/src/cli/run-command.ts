@@ -25,6 +25,7 @@ import {
 } from "../variants.js";
 import type { Command, CommandIo } from "./command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
+import { DB_OPTION_HELP, recordWritten } from "./record-in-store.js";
 import { parseCommandArgs, usageError } from "./usage.js";
 
 const OPTIONS_HELP = `  --trials <n>        runs per case (default: each case's trials, else 1)
@@ -40,6 +41,7 @@ const OPTIONS_HELP = `  --trials <n>        runs per case (default: each case's 
   --shard <i/n>       run only shard i of n of the cases (default: EVALS_SHARD): every machine runs
                       its own share, keeping every run in its results (in <out>/shard-<i>-of-<n>,
                       with --variants its comparison too), and \`evals merge\` joins them
+${DB_OPTION_HELP}
   -h, --help          this help`;
 
 export const RUN_USAGE = `Usage: evals run <cases...> [options]
@@ -167,13 +169,15 @@ export async function runCommand(
         meta: { shard: result.shard },
       }
     : { dir: out, startedAt };
-  if (result.variants) return reportVariants(result.variants, written, io);
+  const recording = { source: name, db: values.db } as const;
+  if (result.variants) return reportVariants(result.variants, written, io, recording);
   const results = result.outcomes.map((outcome) => outcome.result);
   io.stdout.write(`${formatCasesTable(results)}\n`);
   for (const outcome of result.outcomes) {
     if (outcome.message) io.stdout.write(`\n${outcome.message}\n`);
   }
-  const { files } = writeReports(results, written);
+  const reports = writeReports(results, written);
+  const { files } = reports;
   const passed = result.outcomes.filter((outcome) => outcome.passed).length;
   const trialCount = results.reduce((sum, caseResult) => sum + caseResult.trials.length, 0);
   const shown = (path: string) => relative(process.cwd(), path) || path;
@@ -184,18 +188,20 @@ export async function runCommand(
         .map((file) => shown(file as string))
         .join(", ")}\n`,
   );
+  await recordWritten(reports, recording.source, recording.db, io);
   return result.passed ? EXIT.passed : EXIT.failed;
 }
 
 /** A variants run: each variant's table, then the comparison, and the files. */
-function reportVariants(
+async function reportVariants(
   result: VariantsResult,
   written: Pick<
     NonNullable<Parameters<typeof writeReports>[1]>,
     "dir" | "startedAt" | "includeRuns" | "meta"
   >,
   io: CommandIo,
-): number {
+  recording: { source: "run" | "record"; db: string | undefined },
+): Promise<number> {
   const shown = (path: string) => relative(process.cwd(), path) || path;
   for (const run of result.runs) {
     const gated = run.variant.mustPass !== false;
@@ -216,7 +222,8 @@ function reportVariants(
       suite: variantSuite(outcome.result.suite ?? result.comparison.b.suite, run.variant),
     })),
   );
-  const reports = writeReports(results, { ...written, htmlOptions: { comparison: result.comparison } }).files;
+  const runReports = writeReports(results, { ...written, htmlOptions: { comparison: result.comparison } });
+  const reports = runReports.files;
   io.stdout.write(
     formatVariantsReport(result, {
       files,
@@ -231,6 +238,7 @@ function reportVariants(
       .map((file) => shown(file as string))
       .join(", ")}\n`,
   );
+  await recordWritten(runReports, recording.source, recording.db, io);
   const passed = result.runs.every((run) => run.passed || run.variant.mustPass === false);
   return passed ? EXIT.passed : EXIT.failed;
 }
@@ -249,6 +257,7 @@ function parse(args: string[]) {
       concurrency: { type: "string" },
       variants: { type: "string" },
       shard: { type: "string" },
+      db: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
