@@ -16,7 +16,11 @@ describe("describeEval suites under @evals/store's reporter (npm run eval)", () 
   it("records each vitest run in the results database, once per run, with every suite's cases", async () => {
     const db = join(scratch, "db");
     for (let run = 0; run < 2; run++) {
-      const reporter = new RecordingReporter({ outputDir: join(scratch, "results"), db, stream: new PassThrough() });
+      const reporter = new RecordingReporter({
+        outputDir: join(scratch, "results"),
+        db,
+        stream: new PassThrough(),
+      });
       await runFixtureSuites({ root: fixtureDir, include: ["suites.fixture.ts"], reporters: [reporter] });
     }
     const store = await Store.open({ kind: "embedded", dir: db });
@@ -25,7 +29,9 @@ describe("describeEval suites under @evals/store's reporter (npm run eval)", () 
         { source: "vitest", complete: true },
         { source: "vitest", complete: true },
       ]);
-      const bash = (await caseHistory(store)).find((c) => c.suite === "basics" && c.case_id.includes("uses-bash"));
+      const bash = (await caseHistory(store)).find(
+        (c) => c.suite === "basics" && c.case_id.includes("uses-bash"),
+      );
       expect(bash?.runs.map((r) => [r.status, r.passed_trials, r.trial_count])).toEqual([
         ["passed", 2, 2],
         ["passed", 2, 2],

@@ -63,7 +63,9 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)("every run remembered
     expect(files).toHaveLength(2);
     const imported = evalsBinary(["history", "import", ...files, "--db", db]);
     expect(imported.out).toBe(`0 run(s) added to ${db}, 2 already there\n`);
-    expect(evalsBinary(["history", "--db", db, "--since", "2999-01-01"]).out).toBe("No recorded runs match.\n");
+    expect(evalsBinary(["history", "--db", db, "--since", "2999-01-01"]).out).toBe(
+      "No recorded runs match.\n",
+    );
   }, 600_000);
 
   it("a database that cannot be opened fails nothing: the verdict and reports as usual, one warning", () => {
@@ -78,6 +80,32 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)("every run remembered
     expect(warnings[0]).toContain(`this run was not recorded in the results database ${corrupt}`);
     expect(warnings[0]).toContain("evals history import results-corrupt/history/");
   }, 300_000);
+
+  it("a sharded run is recorded once, as the run evals merge joins: its shards do not count twice", () => {
+    const sharded = join(scratch, "sharded-db");
+    for (const shard of ["1/2", "2/2"]) {
+      const result = evalsBinary([
+        ...["run", findTodos("cases/find-todos.yaml"), "--cassettes", findTodos("cassettes")],
+        ...["--mode", "strict", "--out", "sharded", "--shard", shard, "--db", sharded],
+      ]);
+      expect(result.err).toBe("");
+      expect(result.code, result.out).toBe(EXIT.passed);
+    }
+    const merged = evalsBinary([
+      "merge",
+      "sharded/shard-1-of-2",
+      "sharded/shard-2-of-2",
+      "--out",
+      "merged",
+      "--db",
+      sharded,
+    ]);
+    expect(merged.err).toBe("");
+    expect(merged.code, merged.out).toBe(EXIT.passed);
+    const json = JSON.parse(evalsBinary(["history", "--db", sharded, "--json"]).out);
+    expect(json.cases.map((c: { runs: unknown[] }) => c.runs.length)).toEqual([1, 1]);
+    expect(new Set(json.cases.map((c: { runs: { run_id: string }[] }) => c.runs[0]!.run_id)).size).toBe(1);
+  }, 600_000);
 
   it("evals history refuses bad usage with exit code 2", () => {
     const since = evalsBinary(["history", "--db", db, "--since", "no-such-ref"]);
