@@ -38,59 +38,57 @@ export interface CaseHistory {
  */
 export async function caseHistory(store: Store, query: HistoryQuery = {}): Promise<CaseHistory[]> {
   const params: unknown[] = [query.last ?? 20];
-  const where = ["r.complete", "r.shard_index IS NULL", "c.status <> 'skipped'"];
+  // Each case's last runs, newest first, read off the cases_history index (its WHERE is this one's).
+  const runsWhere = ["c.suite = k.suite", "c.case_id = k.case_id", "c.whole_run", "c.status <> 'skipped'"];
+  const keysWhere: string[] = [];
   if (query.since) {
     params.push(query.since.toISOString());
-    where.push(`r.finished_at >= $${params.length}`);
+    runsWhere.push(`c.finished_at >= $${params.length}`);
   }
   if (query.cases && query.cases.length > 0) {
     params.push(query.cases);
-    where.push(`c.case_id = ANY($${params.length})`);
+    keysWhere.push(`k.case_id = ANY($${params.length})`);
   }
-  const rows = await store.sql.query<CaseRun & { suite: string | null; case_id: string }>(
-    `SELECT suite, case_id, run_id, finished_at, git_commit, status, passed_trials, trial_count FROM (
-       SELECT c.suite, c.case_id, r.id AS run_id, r.finished_at, r.git_commit, c.status, c.passed_trials,
-              c.trial_count,
-              row_number() OVER (PARTITION BY c.suite, c.case_id ORDER BY r.finished_at DESC, r.id) AS recent
-       FROM cases c JOIN runs r ON r.id = c.run_id
-       WHERE ${where.join(" AND ")}
-     ) ranked
-     WHERE recent <= $1
-     ORDER BY suite NULLS FIRST, case_id, finished_at, run_id`,
+  const rows = await store.sql.query<{ suite: string; case_id: string; runs: string | null }>(
+    `SELECT k.suite, k.case_id, recent.runs FROM case_keys k
+     CROSS JOIN LATERAL (
+       SELECT json_agg(json_build_array(last.run_id, last.finished_at, r.git_commit, last.status,
+                                        last.passed_trials, last.trial_count)
+                       ORDER BY last.finished_at, last.run_id)::text AS runs
+       FROM (SELECT c.run_id, c.finished_at, c.status, c.passed_trials, c.trial_count FROM cases c
+             WHERE ${runsWhere.join(" AND ")}
+             ORDER BY c.finished_at DESC LIMIT $1) last
+       JOIN runs r ON r.id = last.run_id
+     ) recent
+     WHERE recent.runs IS NOT NULL${keysWhere.map((w) => ` AND ${w}`).join("")}
+     ORDER BY k.suite, k.case_id`,
     params,
   );
-  const byCase = new Map<string, CaseHistory>();
-  for (const row of rows) {
-    const key = JSON.stringify([row.suite, row.case_id]);
-    let history = byCase.get(key);
-    if (!history) {
-      history = {
-        suite: row.suite,
-        case_id: row.case_id,
-        runs: [],
-        passed: 0,
-        pass_rate: 0,
-        ci_low: 0,
-        ci_high: 1,
-      };
-      byCase.set(key, history);
-    }
-    history.runs.push({
-      run_id: row.run_id,
-      finished_at: new Date(row.finished_at).toISOString(),
-      git_commit: row.git_commit,
-      status: row.status,
-      passed_trials: row.passed_trials,
-      trial_count: row.trial_count,
-    });
-  }
-  for (const history of byCase.values()) {
-    const n = history.runs.length;
-    history.passed = history.runs.filter((run) => run.status === "passed").length;
-    history.pass_rate = n === 0 ? 0 : history.passed / n;
-    [history.ci_low, history.ci_high] = wilsonInterval(history.passed, n);
-  }
-  return [...byCase.values()];
+  return rows.map((row) => {
+    const runs = (
+      JSON.parse(row.runs ?? "[]") as [string, string, string | null, string, number, number][]
+    ).map(
+      ([run_id, finished_at, git_commit, status, passed_trials, trial_count]): CaseRun => ({
+        run_id,
+        finished_at: new Date(finished_at).toISOString(),
+        git_commit,
+        status,
+        passed_trials,
+        trial_count,
+      }),
+    );
+    const passed = runs.filter((run) => run.status === "passed").length;
+    const [ci_low, ci_high] = wilsonInterval(passed, runs.length);
+    return {
+      suite: row.suite === "" ? null : row.suite,
+      case_id: row.case_id,
+      runs,
+      passed,
+      pass_rate: runs.length === 0 ? 0 : passed / runs.length,
+      ci_low,
+      ci_high,
+    };
+  });
 }
 
 const BARS = "▁▂▃▄▅▆▇█";

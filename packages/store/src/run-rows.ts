@@ -92,17 +92,25 @@ export function runRows(
     report_file: files.html ?? null,
     complete: false,
   };
-  for (const [position, c] of results.cases.entries()) addCase(rows, id, position, c);
+  const copied = { finished_at: meta.finished_at, whole_run: meta.shard === undefined };
+  for (const [position, c] of results.cases.entries()) addCase(rows, id, position, c, copied);
   return rows;
 }
 
-function addCase(rows: RunRows, runId: string, position: number, c: CaseResult): void {
+function addCase(
+  rows: RunRows,
+  runId: string,
+  position: number,
+  c: CaseResult,
+  copied: { finished_at: string; whole_run: boolean },
+): void {
   const key = { run_id: runId, position };
   rows.cases.push({
     ...key,
     case_id: c.id,
     name: c.name,
-    suite: c.suite ?? null,
+    suite: c.suite ?? "",
+    ...copied,
     file: c.file ?? null,
     tags: c.tags,
     status: c.status,

@@ -60,12 +60,24 @@ CREATE TABLE runs (
 );
 CREATE INDEX runs_finished_at ON runs (finished_at);
 
+-- Every case ever recorded, once: what the history of a case (its last runs) starts from.
+CREATE TABLE case_keys (
+  suite   text NOT NULL,
+  case_id text NOT NULL,
+  PRIMARY KEY (suite, case_id)
+);
+
 CREATE TABLE cases (
   run_id        text NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
   position      integer NOT NULL,
   case_id       text NOT NULL,
   name          text NOT NULL,
-  suite         text,
+  -- '' for a case outside any suite.
+  suite         text NOT NULL,
+  -- Copied from the run, for a case's last runs read from one index: when the run finished, and
+  -- whether it is a whole run (not one shard of a run: the merged run counts instead).
+  finished_at   timestamptz NOT NULL,
+  whole_run     boolean NOT NULL,
   file          text,
   tags          jsonb NOT NULL,
   status        text NOT NULL,
@@ -76,7 +88,7 @@ CREATE TABLE cases (
   error         text,
   PRIMARY KEY (run_id, position)
 );
-CREATE INDEX cases_case_id ON cases (case_id);
+CREATE INDEX cases_history ON cases (suite, case_id, finished_at DESC) WHERE whole_run AND status <> 'skipped';
 
 CREATE TABLE trials (
   run_id            text NOT NULL,

@@ -89,6 +89,10 @@ export class Store {
           [JSON.stringify(rows[table])],
         );
       }
+      await tx.query(
+        "INSERT INTO case_keys SELECT DISTINCT suite, case_id FROM cases WHERE run_id = $1 ON CONFLICT DO NOTHING",
+        [runId],
+      );
       await tx.query("UPDATE runs SET complete = true WHERE id = $1", [runId]);
       return true;
     });
