@@ -1,4 +1,5 @@
 import { packageTests } from "../../vitest.shared";
 
-// The PostgreSQL server tests start one server per file: at most two files at once on a small machine.
-export default packageTests({ testTimeout: 120_000, maxWorkers: 2 });
+// Creating an embedded database runs initdb in WebAssembly (a minute on a loaded 2-core machine), and a
+// file starts a PostgreSQL server: generous timeouts, at most two files at once.
+export default packageTests({ testTimeout: 300_000, maxWorkers: 2 });

@@ -54,7 +54,7 @@ describe.each(backends)("the store on $name", (backend) => {
   let env: Awaited<ReturnType<(typeof backend)["setUp"]>>;
   beforeAll(async () => {
     env = await backend.setUp();
-  }, 180_000);
+  }, 300_000);
   afterAll(async () => env?.tearDown());
 
   async function open(db: string): Promise<Store> {
