@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Run } from "@evals/core";
 import type { CaseResult, ResultsFile, TrialResult } from "@evals/logging";
+import { caseCodeHash } from "./code-hash.js";
 
 /** What recorded a run. */
 export type RunSource = "run" | "record" | "vitest" | "merge" | "import";
@@ -92,11 +93,13 @@ export function runRows(
     report_file: files.html ?? null,
     complete: false,
   };
-  for (const [position, c] of results.cases.entries()) addCase(rows, id, position, c);
+  // A case file is relative to the project: where the command ran, or above the results folder.
+  const roots = [process.cwd(), ...(files.dir ? [`${files.dir}/..`] : [])];
+  for (const [position, c] of results.cases.entries()) addCase(rows, id, position, c, roots);
   return rows;
 }
 
-function addCase(rows: RunRows, runId: string, position: number, c: CaseResult): void {
+function addCase(rows: RunRows, runId: string, position: number, c: CaseResult, roots: string[]): void {
   const key = { run_id: runId, position };
   rows.cases.push({
     ...key,
@@ -111,6 +114,7 @@ function addCase(rows: RunRows, runId: string, position: number, c: CaseResult):
     duration_ms: c.duration_ms,
     cost_usd: c.cost_usd ?? null,
     error: c.error ?? null,
+    code_hash: caseCodeHash(c, roots) ?? null,
   });
   for (const trial of c.trials) addTrial(rows, key, trial);
   c.violations.forEach((v, seq) => {
