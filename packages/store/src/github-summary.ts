@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import { formatPercent } from "@evals/logging";
 import type { RunDeltas, StoredCaseComparison, StoredRunComparison } from "./compare-runs.js";
 
@@ -63,7 +63,9 @@ export function githubReport(
   ].join("\n");
   const annotations = regressed
     .map((c) => {
-      const where = c.file ? `file=${escapeProperty(c.file)},line=${caseLine(c, options.root)},` : "";
+      const where = c.file
+        ? `file=${escapeProperty(projectPath(c.file, options.root))},line=${caseLine(c, options.root)},`
+        : "";
       const title = `title=${escapeProperty(`regressed: ${caseName(c)}`)}`;
       return `::error ${where}${title}::${escapeData(`${caseName(c)} regressed against the baseline: ${rateChange(c)}${stepNote(c)}`)}`;
     })
@@ -165,6 +167,12 @@ function stepText(c: StoredCaseComparison): string {
 
 function stepNote(c: StoredCaseComparison): string {
   return c.divergence ? `; first differing step ${stepText(c).replace(/^step /, "")}` : "";
+}
+
+/** A case file as GitHub wants it: relative to the project (the checkout), when it is inside it. */
+function projectPath(file: string, root = process.cwd()): string {
+  const inside = relative(root, resolve(root, file));
+  return inside.startsWith("..") || isAbsolute(inside) ? file : inside.split(sep).join("/");
 }
 
 /** The line of the case's `id:` in its file (YAML or JSON), else 1. */
