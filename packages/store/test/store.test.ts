@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { wilsonInterval } from "@evals/logging";
+import { type CaseStatus, wilsonInterval } from "@evals/logging";
 import { caseHistory, importResults, locateStore, SCHEMA_VERSION, Store, sparkline } from "@evals/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PostgresServer, startPostgres } from "./postgres-server.js";
@@ -165,7 +165,10 @@ describe.each(backends)("the store on $name", (backend) => {
     const writers = backend.name.startsWith("embedded") ? 2 : 4;
     const files = Array.from({ length: writers }, (_, i) => {
       const file = join(dir, `run-${i}.json`);
-      const statuses = Array.from({ length: 50 }, (_, c) => (c % 3 === 0 ? "failed" : "passed") as const);
+      const statuses = Array.from(
+        { length: 50 },
+        (_, c) => (c % 3 === 0 ? "failed" : "passed") as CaseStatus,
+      );
       writeFileSync(file, JSON.stringify(sampleResults(statuses, `2026-11-0${i + 1}T00:00:00Z`)));
       return file;
     });
@@ -190,7 +193,10 @@ describe.each(backends)("the store on $name", (backend) => {
     const db = env.db();
     const dir = mkdtempSync(join(tmpdir(), "evals-kill-"));
     const file = join(dir, "big.json");
-    const statuses = Array.from({ length: 3000 }, (_, c) => (c % 2 === 0 ? "failed" : "passed") as const);
+    const statuses = Array.from(
+      { length: 3000 },
+      (_, c) => (c % 2 === 0 ? "failed" : "passed") as CaseStatus,
+    );
     writeFileSync(file, JSON.stringify(sampleResults(statuses, "2026-11-05T00:00:00Z")));
     try {
       const killed = await runChild(db, file, { killAfterWriting: 150 });
