@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Run } from "@evals/core";
 import type { CaseResult, ResultsFile, TrialResult } from "@evals/logging";
+import { caseCodeHash } from "./code-hash.js";
 
 /** What recorded a run. */
 export type RunSource = "run" | "record" | "vitest" | "merge" | "import";
@@ -93,7 +94,9 @@ export function runRows(
     complete: false,
   };
   const copied = { finished_at: meta.finished_at, whole_run: meta.shard === undefined };
-  for (const [position, c] of results.cases.entries()) addCase(rows, id, position, c, copied);
+  // A case file is relative to the project: where the command ran, or above the results folder.
+  const roots = [process.cwd(), ...(files.dir ? [`${files.dir}/..`] : [])];
+  for (const [position, c] of results.cases.entries()) addCase(rows, id, position, c, copied, roots);
   return rows;
 }
 
@@ -103,6 +106,7 @@ function addCase(
   position: number,
   c: CaseResult,
   copied: { finished_at: string; whole_run: boolean },
+  roots: string[],
 ): void {
   const key = { run_id: runId, position };
   rows.cases.push({
@@ -119,6 +123,7 @@ function addCase(
     duration_ms: c.duration_ms,
     cost_usd: c.cost_usd ?? null,
     error: c.error ?? null,
+    code_hash: caseCodeHash(c, roots) ?? null,
   });
   for (const trial of c.trials) addTrial(rows, key, trial);
   c.violations.forEach((v, seq) => {

@@ -168,6 +168,15 @@ CREATE TABLE steps (
 );
 `,
   },
+  {
+    // Flaky cases are told apart by the code they ran (see code-hash.ts): a case's verdicts are
+    // compared only across runs of the same case file (and the same recording, or agent and model).
+    version: 2,
+    sql: `
+ALTER TABLE cases ADD COLUMN code_hash text;
+CREATE INDEX cases_code ON cases (case_id, code_hash);
+`,
+  },
 ];
 
 /** The schema version this package writes: the last migration's. */

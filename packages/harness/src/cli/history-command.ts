@@ -13,15 +13,24 @@ import {
 } from "@evals/store";
 import type { Command, CommandIo } from "./command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
+import { showFlaky } from "./history-flaky.js";
 import { parseCommandArgs, usageError } from "./usage.js";
 
 export const HISTORY_USAGE = `Usage: evals history [case ids...] [options]
+       evals history --flaky [case ids...] [options]
        evals history import <results files...> [--db <url|dir>]
 
 Every run of evals run, evals record, evals merge and the eval suites (npm run eval) is recorded in
 the results database. Shows, per case, its pass rate over its last runs with the 95% Wilson band,
 and one mark per run, oldest first (▁ no trial passed … █ all passed, × errored). One shard of a run
 is not counted: the run evals merge joined is.
+
+With --flaky, lists the flaky cases instead: a case is flaky when some trial passed and another
+failed among its runs of the same case file (its content's hash), the same agent CLI and version,
+the same model (the recorded one when replayed) and the same origin (live or replayed). A case whose
+verdict changed with its case file is not flaky; errored trials (API errors, timeouts) count neither
+way. Each flaky case shows its runs (id, time, commit), which trials passed and which failed, and
+the first step where a failing trial's tool calls leave a passing trial's. Exit 0 either way.
 
 \`evals history import\` adds past results files (latest.json, results/history/…) to the database;
 a run already recorded is not added twice.
@@ -32,7 +41,8 @@ Options:
                         (a commit, branch or tag of this checkout)
   --db <url|dir>        the results database: a postgres:// URL or a folder for the embedded one
                         (default: EVALS_DB_URL, else .evals/db in the workspace)
-  --json                the history as JSON
+  --flaky               list the flaky cases, with their evidence (see above)
+  --json                the history (or the flaky cases) as JSON
   -h, --help            this help
 
 ${EXIT_CODES_HELP}
@@ -54,6 +64,7 @@ export const history: Command = {
           since: { type: "string" },
           db: { type: "string" },
           json: { type: "boolean" },
+          flaky: { type: "boolean" },
           help: { type: "boolean", short: "h" },
         },
       }),
@@ -99,6 +110,7 @@ export const history: Command = {
     const store = await openOrSay(location, io);
     if (!store) return EXIT.badInput;
     try {
+      if (values.flaky) return await showFlaky(store, { last, positionals, since, json: values.json }, io);
       const cases = await caseHistory(store, {
         last,
         ...(positionals.length > 0 ? { cases: positionals } : {}),

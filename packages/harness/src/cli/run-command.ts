@@ -3,6 +3,7 @@ import { relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import {
+  type CaseResult,
   formatCasesTable,
   parseShard,
   type Shard,
@@ -12,7 +13,7 @@ import {
   writeReports,
 } from "@evals/logging";
 import { type ScriptFunction, VCR_MODES, type VcrMode } from "@evals/vcr";
-import { type CaseModels, runCases } from "../run-case.js";
+import { type CaseModels, loadCaseList, runCases } from "../run-case.js";
 import {
   formatVariantsReport,
   loadVariants,
@@ -26,6 +27,7 @@ import {
 import type { Command, CommandIo } from "./command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { DB_OPTION_HELP, recordWritten } from "./record-in-store.js";
+import { type RunJournal, resumeJournal, startJournal } from "./run-journal.js";
 import { parseCommandArgs, usageError } from "./usage.js";
 
 const OPTIONS_HELP = `  --trials <n>        runs per case (default: each case's trials, else 1)
@@ -44,6 +46,13 @@ const OPTIONS_HELP = `  --trials <n>        runs per case (default: each case's 
 ${DB_OPTION_HELP}
   -h, --help          this help`;
 
+const RESUME_HELP = `  --resume            go on with the run in --out that was killed or crashed: its journal
+                      (<out>/run-journal.jsonl, written as each case finishes) keeps every finished
+                      case's verdict; only the cases without one run (same case files and --trials)
+  --retry-errors      like --resume, and also re-run the cases whose verdict was an error (an API
+                      error, a timeout: the case could not be judged), not those that failed a rule;
+                      works on a finished run too`;
+
 export const RUN_USAGE = `Usage: evals run <cases...> [options]
 
 Runs case files (YAML or JSON, or folders of them) with the real claude CLI, each trial in a fresh
@@ -59,6 +68,7 @@ compared: pass rates with 95% intervals, B − A with its interval ("within nois
 Options:
   --mode <mode>       record | replay | auto | strict | off (default: VCR_MODE, else strict on CI, else auto)
 ${OPTIONS_HELP}
+${RESUME_HELP}
 
 ${EXIT_CODES_HELP}
 Here: 0 every case passed, 1 a case failed, 2 bad usage, unreadable cases or a missing recording.`;
@@ -143,10 +153,37 @@ export async function runCommand(
     model = loaded;
   }
 
-  const startedAt = new Date();
+  const out = values.out ?? "results";
+  const resuming = values.resume === true || values["retry-errors"] === true;
+  if (resuming && (options.record || variants || shard))
+    return usageError(
+      name,
+      usage,
+      "--resume and --retry-errors go on with a plain evals run (not record, --variants or --shard)",
+      io,
+    );
+  let startedAt = new Date();
+  let journal: RunJournal | undefined;
   let result: Awaited<ReturnType<typeof runCases>>;
   try {
-    result = await runCases(positionals, {
+    if (!options.record && !variants && !shard) {
+      const cases = loadCaseList(positionals);
+      const opened = resuming
+        ? resumeJournal(out, cases, trials.value, values["retry-errors"] === true)
+        : startJournal(out, cases, trials.value, startedAt);
+      if (typeof opened === "string") {
+        io.stderr.write(`evals ${name}: ${opened}\n`);
+        return EXIT.badInput;
+      }
+      journal = opened;
+      startedAt = journal.startedAt;
+      if (resuming)
+        io.stdout.write(
+          `Resuming the run of ${startedAt.toISOString()}: ${journal.kept.length} case(s) kept, ${journal.pending.length} to run\n`,
+        );
+    }
+    result = await runCases(journal ? journal.pending.map((pending) => pending.evalCase) : positionals, {
+      ...(journal ? { onCase: journal.add } : {}),
       cassette: { dir: values.cassettes ?? "cassettes", ...(mode ? { mode: mode as VcrMode } : {}) },
       ...(model ? { model } : {}),
       ...(trials.value !== undefined ? { trials: trials.value } : {}),
@@ -159,7 +196,6 @@ export async function runCommand(
     io.stderr.write(`evals ${name}: ${(error as Error).message}\n`);
     return EXIT.badInput;
   }
-  const out = values.out ?? "results";
   // A shard writes into its own folder (its variants folder too), keeping every run and each case's place.
   const written = result.shard
     ? {
@@ -171,14 +207,15 @@ export async function runCommand(
     : { dir: out, startedAt };
   const recording = { source: name, db: values.db } as const;
   if (result.variants) return reportVariants(result.variants, written, io, recording);
-  const results = result.outcomes.map((outcome) => outcome.result);
+  const outcomes = journal ? withKept(journal, result.outcomes) : result.outcomes;
+  const results = outcomes.map((outcome) => outcome.result);
   io.stdout.write(`${formatCasesTable(results)}\n`);
-  for (const outcome of result.outcomes) {
+  for (const outcome of outcomes) {
     if (outcome.message) io.stdout.write(`\n${outcome.message}\n`);
   }
   const reports = writeReports(results, written);
   const { files } = reports;
-  const passed = result.outcomes.filter((outcome) => outcome.passed).length;
+  const passed = outcomes.filter((outcome) => outcome.passed).length;
   const trialCount = results.reduce((sum, caseResult) => sum + caseResult.trials.length, 0);
   const shown = (path: string) => relative(process.cwd(), path) || path;
   io.stdout.write(
@@ -189,7 +226,17 @@ export async function runCommand(
         .join(", ")}\n`,
   );
   await recordWritten(reports, recording.source, recording.db, io);
-  return result.passed ? EXIT.passed : EXIT.failed;
+  journal?.complete();
+  return passed === outcomes.length ? EXIT.passed : EXIT.failed;
+}
+
+/** The run's outcomes in case order: those the journal kept from before, and those just run. */
+function withKept(journal: RunJournal, ran: { passed: boolean; message?: string; result: CaseResult }[]) {
+  const byPosition = new Map<number, { passed: boolean; message?: string; result: CaseResult }>(
+    journal.kept.map((kept) => [kept.position, kept]),
+  );
+  for (const [i, { position }] of journal.pending.entries()) byPosition.set(position, ran[i]!);
+  return [...byPosition.entries()].sort(([a], [b]) => a - b).map(([, outcome]) => outcome);
 }
 
 /** A variants run: each variant's table, then the comparison, and the files. */
@@ -258,6 +305,8 @@ function parse(args: string[]) {
       variants: { type: "string" },
       shard: { type: "string" },
       db: { type: "string" },
+      resume: { type: "boolean" },
+      "retry-errors": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
