@@ -15,6 +15,7 @@ export function packageTests(
     reporters?: Reporter[];
     maxWorkers?: number;
     external?: RegExp[];
+    env?: Record<string, string>;
   } = {},
 ) {
   return defineConfig({
@@ -30,7 +31,9 @@ export function packageTests(
         ["json", { outputFile: `test-results/${options.reportName ?? "vitest"}.json` }],
         ...(options.reporters ?? []),
       ],
-      env: { FORCE_COLOR: "0" },
+      // Tests record no runs in the workspace's results database (.evals/db): a test that checks
+      // recording names its own database (--db).
+      env: { FORCE_COLOR: "0", EVALS_DB_URL: "off", ...options.env },
     },
   });
 }
@@ -51,10 +54,11 @@ export const WORKSPACE_DIST = /\/(packages|plugins)\/[^/]+\/dist\//;
 export const EVAL_WORKERS = 3;
 
 /**
- * The eval target's config: vitest over *.eval.ts, with its own report file, and @evals/logging's
- * reporter, which prints each suite's table of cases and writes results/latest.json, the history,
- * junit.xml and report.html (the eval target's outputs). A project with an eval target lists
- * @evals/logging among its devDependencies, so Nx builds it first. The workspace packages load as
+ * The eval target's config: vitest over *.eval.ts, with its own report file, and @evals/store's
+ * reporter (@evals/logging's, recording each run in the results database), which prints each suite's
+ * table of cases and writes results/latest.json, the history, junit.xml and report.html (the eval
+ * target's outputs). A project with an eval target lists @evals/store among its devDependencies, so
+ * Nx builds it first. The workspace packages load as
  * built (WORKSPACE_DIST) and up to EVAL_WORKERS files run at once.
  */
 export function packageEvals(
@@ -64,7 +68,9 @@ export function packageEvals(
     include: options.include ?? ["**/*.eval.ts"],
     testTimeout: options.testTimeout ?? 120_000,
     reportName: "eval/vitest",
-    reporters: [["@evals/logging/reporter", {}]],
+    reporters: [["@evals/store/reporter", {}]],
+    // Unlike tests, eval runs are recorded (by the reporter, where EVALS_DB_URL says, else .evals/db).
+    env: { EVALS_DB_URL: process.env.EVALS_DB_URL ?? "" },
     maxWorkers: options.maxWorkers ?? EVAL_WORKERS,
     external: [WORKSPACE_DIST],
   });

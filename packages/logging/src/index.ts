@@ -99,4 +99,4 @@ export {
 export { shouldUseColor } from "./terminal.js";
 export { trialScore, trialStatistics, wilsonInterval } from "./trial-stats.js";
 export { EvalReporter, type EvalReporterOptions } from "./vitest-reporter.js";
-export { writeReports } from "./write-reports.js";
+export { type WrittenReports, writeReports } from "./write-reports.js";

@@ -11,7 +11,7 @@ import { formatSessionTree } from "./session-format.js";
 import { buildSessionTree } from "./session-tracker.js";
 import { type Shard, shardFromEnv, shardResultsDir } from "./shard.js";
 import { type OutputStream, palette, shouldUseColor } from "./terminal.js";
-import { type WriteReportsOptions, writeReports } from "./write-reports.js";
+import { type WriteReportsOptions, type WrittenReports, writeReports } from "./write-reports.js";
 
 export interface EvalReporterOptions
   extends Pick<WriteReportsOptions, "junit" | "html" | "includeRuns" | "htmlOptions" | "suite"> {
@@ -150,7 +150,7 @@ export class EvalReporter implements Reporter {
     this.write(`\n${formatCasesTable(cases, { color: this.color, width: this.stream.columns ?? 120 })}`);
   }
 
-  onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(modules: ReadonlyArray<TestModule>): void | Promise<void> {
     // Files in path order, each file's tests in declaration order: the same order whichever file
     // finished first, and on every shard (a shard declares the other shards' cases as skipped tests).
     const ordered = [...modules].sort((a, b) => compareText(a.moduleId, b.moduleId));
@@ -181,10 +181,11 @@ export class EvalReporter implements Reporter {
     const root = resolve(this.root, this.options.outputDir ?? "results");
     // A shard writes into its own folder, its suites' comparisons too (describeCases under a shard).
     const dir = this.shard ? shardResultsDir(root, this.shard) : root;
+    let written: WrittenReports;
     try {
       // The comparisons of suites this run ran under two variants go into the report (unless given).
       const comparisons = this.options.htmlOptions?.comparison ? [] : readRunComparisons(dir, this.startedAt);
-      const { files } = writeReports(found, {
+      written = writeReports(found, {
         dir,
         cwd: this.root,
         startedAt: this.startedAt,
@@ -196,6 +197,7 @@ export class EvalReporter implements Reporter {
         // A shard's results keep every run and say where each case stands, for mergeShardResults.
         ...(this.shard ? { includeRuns: "all" as const, meta: { shard: { ...this.shard, positions } } } : {}),
       });
+      const { files } = written;
       const show = (file: string) => {
         const near = relative(process.cwd(), file);
         return near && !near.startsWith("..") ? near : file;
@@ -212,8 +214,17 @@ export class EvalReporter implements Reporter {
     } catch (error) {
       this.stream.write(`${paint.red("Could not write the eval reports:")} ${(error as Error).message}\n`);
       process.exitCode = 1;
+      return;
     }
+    return this.reportsWritten(written);
   }
+
+  /**
+   * Called once a run's reports are written, with the results (every trial's run in them) and the
+   * files: a subclass records the run elsewhere (@evals/store's reporter records it in the results
+   * database). Vitest waits for it before it exits.
+   */
+  protected reportsWritten(_written: WrittenReports): void | Promise<void> {}
 
   private write(text: string): void {
     if (this.logger) this.logger.write(text);

@@ -4,6 +4,7 @@ import type { Command, CommandIo } from "./command.js";
 import { compare } from "./compare-command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { grade } from "./grade-command.js";
+import { history } from "./history-command.js";
 import { merge } from "./merge-command.js";
 import { migrate } from "./migrate-command.js";
 import { report } from "./report-command.js";
@@ -25,6 +26,7 @@ export const COMMANDS: readonly Command[] = [
   rules,
   report,
   merge,
+  history,
   compare,
   migrate,
 ];

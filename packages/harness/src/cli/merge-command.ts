@@ -14,6 +14,7 @@ import { type MergedComparison, mergeShardComparisons } from "../shard-variants.
 import { variantSuite, writeVariantReports } from "../variants.js";
 import type { Command } from "./command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
+import { recordWritten } from "./record-in-store.js";
 import { parseCommandArgs, usageError } from "./usage.js";
 
 export const MERGE_USAGE = `Usage: evals merge <shard results...> [options]
@@ -31,6 +32,8 @@ variant's results, comparison.json, comparison.html), shown in report.html as on
 Options:
   --out <dir>     where to write (default: results)
   --suite <name>  the run's name in the reports (default: as one machine names it)
+  --db <url|dir|off>  the results database the merged run is recorded in, once, as one run
+                  (default: EVALS_DB_URL, else .evals/db in the workspace)
   -h, --help      this help
 
 ${EXIT_CODES_HELP}
@@ -49,6 +52,7 @@ export const merge: Command = {
         options: {
           out: { type: "string" },
           suite: { type: "string" },
+          db: { type: "string" },
           help: { type: "boolean", short: "h" },
         },
       }),
@@ -91,7 +95,7 @@ export const merge: Command = {
     const compared = comparisons.map((comparison) =>
       writeVariantReports(comparison, { dir: resolve(out, VARIANTS_FOLDER, comparison.name) }),
     );
-    const { results, files } = writeReports(merged.cases, {
+    const written = writeReports(merged.cases, {
       ...merged.buildOptions,
       dir: out,
       ...(values.suite ? { suite: values.suite } : {}),
@@ -99,6 +103,7 @@ export const merge: Command = {
         ? { htmlOptions: { comparison: comparisons.map((c) => c.comparison) } }
         : {}),
     });
+    const { results, files } = written;
     const show = (file: string) => relative(process.cwd(), file) || file;
     const { summary } = results;
     io.stdout.write(
@@ -111,6 +116,7 @@ export const merge: Command = {
           ? `Comparisons: ${compared.map((written) => show(written.comparison)).join(", ")}\n`
           : ""),
     );
+    await recordWritten(written, "merge", values.db, io, merged.shards);
     // As `evals run --variants` decides: a baseline's cases (mustPass: false) fail no run.
     const baseline = new Set(
       comparisons.flatMap(({ runs }) =>

@@ -2,6 +2,7 @@ import { relative } from "node:path";
 import { parseArgs } from "node:util";
 import { type EvalCase, formatIssue } from "@evals/evaluators";
 import {
+  type CaseResult,
   formatCasesTable,
   formatDuration,
   parseShard,
@@ -29,6 +30,8 @@ import {
 import type { Command, CommandIo } from "./command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { outputDirProblem } from "./output-dir.js";
+import { DB_OPTION_HELP, recordWritten } from "./record-in-store.js";
+import { type RunJournal, resumeJournal, startJournal } from "./run-journal.js";
 import { parseCommandArgs, usageError } from "./usage.js";
 import { importUserModule } from "./user-module.js";
 
@@ -45,7 +48,15 @@ const OPTIONS_HELP = `  --trials <n>        runs per case, at most ${MAX_TRIALS}
   --shard <i/n>       run only shard i of n of the cases (default: EVALS_SHARD): every machine runs
                       its own share, keeping every run in its results (in <out>/shard-<i>-of-<n>,
                       with --variants its comparison too), and \`evals merge\` joins them
+${DB_OPTION_HELP}
   -h, --help          this help`;
+
+const RESUME_HELP = `  --resume            go on with the run in --out that was killed or crashed: its journal
+                      (<out>/run-journal.jsonl, written as each case finishes) keeps every finished
+                      case's verdict; only the cases without one run (same case files and --trials)
+  --retry-errors      like --resume, and also re-run the cases whose verdict was an error (an API
+                      error, a timeout: the case could not be judged), not those that failed a rule;
+                      works on a finished run too`;
 
 export const RUN_USAGE = `Usage: evals run <cases...> [options]
 
@@ -62,6 +73,7 @@ compared: pass rates with 95% intervals, B − A with its interval ("within nois
 Options:
   --mode <mode>       record | replay | auto | strict | off (default: VCR_MODE, else strict on CI, else auto)
 ${OPTIONS_HELP}
+${RESUME_HELP}
 
 ${EXIT_CODES_HELP}
 Here: 0 every case passed, 1 a case failed, 2 bad usage, unreadable or unrunnable cases (no prompt,
@@ -162,8 +174,34 @@ export async function runCommand(
     return EXIT.badInput;
   }
 
-  const startedAt = new Date();
-  const result = await runCases(cases, {
+  const resuming = values.resume === true || values["retry-errors"] === true;
+  if (resuming && (options.record || variants || shard))
+    return usageError(
+      name,
+      usage,
+      "--resume and --retry-errors go on with a plain evals run (not record, --variants or --shard)",
+      io,
+    );
+  let startedAt = new Date();
+  let journal: RunJournal | undefined;
+  if (!options.record && !variants && !shard) {
+    const opened = resuming
+      ? resumeJournal(out, cases, trials.value, values["retry-errors"] === true)
+      : startJournal(out, cases, trials.value, startedAt);
+    if (typeof opened === "string") {
+      io.stderr.write(`evals ${name}: ${opened}\n`);
+      return EXIT.badInput;
+    }
+    journal = opened;
+    startedAt = journal.startedAt;
+    if (resuming)
+      io.stdout.write(
+        `Resuming the run of ${startedAt.toISOString()}: ${journal.kept.length} case(s) kept, ${journal.pending.length} to run\n`,
+      );
+  }
+  const ranFrom = Date.now();
+  const result = await runCases(journal ? journal.pending.map((pending) => pending.evalCase) : cases, {
+    ...(journal ? { onCase: journal.add } : {}),
     cassette: { dir: values.cassettes ?? "cassettes", ...(mode ? { mode: mode as VcrMode } : {}) },
     ...(model ? { model: model.models } : {}),
     ...(trials.value !== undefined ? { trials: trials.value } : {}),
@@ -172,7 +210,8 @@ export async function runCommand(
     ...(variants ? { variants } : {}),
     ...(shard ? { shard } : {}),
   });
-  const wallTimeMs = Date.now() - startedAt.getTime();
+  // This command's own wall time (a resumed run's earlier part is not timed here).
+  const wallTimeMs = Date.now() - ranFrom;
   // A shard writes into its own folder (its variants folder too), keeping every run and each case's place.
   const written = result.shard
     ? {
@@ -183,18 +222,21 @@ export async function runCommand(
       }
     : { dir: out, startedAt };
   const setup = setupProblems(result.outcomes, { model, record: options.record === true });
+  const recording = { source: name, db: values.db } as const;
   if (result.variants) {
-    const code = reportVariants(result.variants, written, io);
+    const code = await reportVariants(result.variants, written, io, recording);
     return reportSetupProblems(setup, name, io) ?? code;
   }
-  const results = result.outcomes.map((outcome) => outcome.result);
+  const outcomes = journal ? withKept(journal, result.outcomes) : result.outcomes;
+  const results = outcomes.map((outcome) => outcome.result);
   io.stdout.write(`${formatCasesTable(results, { wallTimeMs })}\n`);
-  for (const outcome of result.outcomes) {
+  for (const outcome of outcomes) {
     // A case that could not run says why (and the command that fixes it) below, once.
     if (outcome.message && !outcome.setupErrors) io.stdout.write(`\n${outcome.message}\n`);
   }
-  const { files } = writeReports(results, written);
-  const passed = result.outcomes.filter((outcome) => outcome.passed).length;
+  const reports = writeReports(results, written);
+  const { files } = reports;
+  const passed = outcomes.filter((outcome) => outcome.passed).length;
   const trialCount = results.reduce((sum, caseResult) => sum + caseResult.trials.length, 0);
   const shown = (path: string) => relative(process.cwd(), path) || path;
   io.stdout.write(
@@ -204,18 +246,30 @@ export async function runCommand(
         .map((file) => shown(file as string))
         .join(", ")}\n`,
   );
-  return reportSetupProblems(setup, name, io) ?? (result.passed ? EXIT.passed : EXIT.failed);
+  await recordWritten(reports, recording.source, recording.db, io);
+  journal?.complete();
+  return reportSetupProblems(setup, name, io) ?? (passed === outcomes.length ? EXIT.passed : EXIT.failed);
+}
+
+/** The run's outcomes in case order: those the journal kept from before, and those just run. */
+function withKept(journal: RunJournal, ran: CaseOutcome[]): CaseOutcome[] {
+  const byPosition = new Map<number, CaseOutcome>(
+    journal.kept.map((kept) => [kept.position, kept as CaseOutcome]),
+  );
+  for (const [i, { position }] of journal.pending.entries()) byPosition.set(position, ran[i]!);
+  return [...byPosition.entries()].sort(([a], [b]) => a - b).map(([, outcome]) => outcome);
 }
 
 /** A variants run: each variant's table, then the comparison, and the files. */
-function reportVariants(
+async function reportVariants(
   result: VariantsResult,
   written: Pick<
     NonNullable<Parameters<typeof writeReports>[1]>,
     "dir" | "startedAt" | "includeRuns" | "meta"
   >,
   io: CommandIo,
-): number {
+  recording: { source: "run" | "record"; db: string | undefined },
+): Promise<number> {
   const shown = (path: string) => relative(process.cwd(), path) || path;
   for (const run of result.runs) {
     const gated = run.variant.mustPass !== false;
@@ -236,7 +290,8 @@ function reportVariants(
       suite: variantSuite(outcome.result.suite ?? result.comparison.b.suite, run.variant),
     })),
   );
-  const reports = writeReports(results, { ...written, htmlOptions: { comparison: result.comparison } }).files;
+  const runReports = writeReports(results, { ...written, htmlOptions: { comparison: result.comparison } });
+  const reports = runReports.files;
   io.stdout.write(
     formatVariantsReport(result, {
       files,
@@ -251,6 +306,7 @@ function reportVariants(
       .map((file) => shown(file as string))
       .join(", ")}\n`,
   );
+  await recordWritten(runReports, recording.source, recording.db, io);
   const passed = result.runs.every((run) => run.passed || run.variant.mustPass === false);
   return passed ? EXIT.passed : EXIT.failed;
 }
@@ -269,6 +325,9 @@ function parse(args: string[]) {
       concurrency: { type: "string" },
       variants: { type: "string" },
       shard: { type: "string" },
+      db: { type: "string" },
+      resume: { type: "boolean" },
+      "retry-errors": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });

@@ -1,0 +1,131 @@
+import { formatPercent, wilsonInterval } from "@evals/logging";
+import type { Store } from "./store.js";
+
+export interface HistoryQuery {
+  /** Only these case ids (default: every case). */
+  cases?: string[];
+  /** Each case over its last `last` runs (default 20). */
+  last?: number;
+  /** Only runs that finished at or after this time. */
+  since?: Date;
+}
+
+/** One run of a case: its verdict, and how many of its trials passed. */
+export interface CaseRun {
+  run_id: string;
+  finished_at: string;
+  git_commit: string | null;
+  status: string;
+  passed_trials: number;
+  trial_count: number;
+}
+
+/** A case over its last runs, oldest first: its pass rate with the 95% Wilson band. */
+export interface CaseHistory {
+  suite: string | null;
+  case_id: string;
+  runs: CaseRun[];
+  /** Runs whose verdict was passed. */
+  passed: number;
+  pass_rate: number;
+  ci_low: number;
+  ci_high: number;
+}
+
+/**
+ * Per case, its verdicts over the last runs that ran it: whole runs only (not one shard of a run:
+ * its merged run counts), skipped cases left out, every case sorted by suite then id.
+ */
+export async function caseHistory(store: Store, query: HistoryQuery = {}): Promise<CaseHistory[]> {
+  const params: unknown[] = [query.last ?? 20];
+  // Each case's last runs, newest first, read off the cases_history index (its WHERE is this one's).
+  const runsWhere = ["c.suite = k.suite", "c.case_id = k.case_id", "c.whole_run", "c.status <> 'skipped'"];
+  const keysWhere: string[] = [];
+  if (query.since) {
+    params.push(query.since.toISOString());
+    runsWhere.push(`c.finished_at >= $${params.length}`);
+  }
+  if (query.cases && query.cases.length > 0) {
+    params.push(query.cases);
+    keysWhere.push(`k.case_id = ANY($${params.length})`);
+  }
+  const rows = await store.sql.query<{ suite: string; case_id: string; runs: string | null }>(
+    `SELECT k.suite, k.case_id, recent.runs FROM case_keys k
+     CROSS JOIN LATERAL (
+       SELECT json_agg(json_build_array(last.run_id, last.finished_at, r.git_commit, last.status,
+                                        last.passed_trials, last.trial_count)
+                       ORDER BY last.finished_at, last.run_id)::text AS runs
+       FROM (SELECT c.run_id, c.finished_at, c.status, c.passed_trials, c.trial_count FROM cases c
+             WHERE ${runsWhere.join(" AND ")}
+             ORDER BY c.finished_at DESC LIMIT $1) last
+       JOIN runs r ON r.id = last.run_id
+     ) recent
+     WHERE recent.runs IS NOT NULL${keysWhere.map((w) => ` AND ${w}`).join("")}
+     ORDER BY k.suite, k.case_id`,
+    params,
+  );
+  return rows.map((row) => {
+    const runs = (
+      JSON.parse(row.runs ?? "[]") as [string, string, string | null, string, number, number][]
+    ).map(
+      ([run_id, finished_at, git_commit, status, passed_trials, trial_count]): CaseRun => ({
+        run_id,
+        finished_at: new Date(finished_at).toISOString(),
+        git_commit,
+        status,
+        passed_trials,
+        trial_count,
+      }),
+    );
+    const passed = runs.filter((run) => run.status === "passed").length;
+    const [ci_low, ci_high] = wilsonInterval(passed, runs.length);
+    return {
+      suite: row.suite === "" ? null : row.suite,
+      case_id: row.case_id,
+      runs,
+      passed,
+      pass_rate: runs.length === 0 ? 0 : passed / runs.length,
+      ci_low,
+      ci_high,
+    };
+  });
+}
+
+const BARS = "▁▂▃▄▅▆▇█";
+
+/**
+ * One character per run, oldest first: the share of its trials that passed, from ▁ (none) to █
+ * (all); `×` for a run whose case errored.
+ */
+export function sparkline(runs: CaseRun[]): string {
+  return runs
+    .map((run) => {
+      if (run.status === "error") return "×";
+      const share = run.trial_count === 0 ? 0 : run.passed_trials / run.trial_count;
+      return BARS[Math.round(share * (BARS.length - 1))];
+    })
+    .join("");
+}
+
+/** The history as a table: case, runs, pass rate, its 95% band, and the sparkline of its runs. */
+export function formatHistory(histories: CaseHistory[]): string {
+  if (histories.length === 0) return "No recorded runs match.\n";
+  const name = (h: CaseHistory) => (h.suite ? `${h.suite} › ${h.case_id}` : h.case_id);
+  const rows = histories.map((h) => [
+    name(h),
+    String(h.runs.length),
+    formatPercent(h.pass_rate),
+    `${formatPercent(h.ci_low)}–${formatPercent(h.ci_high)}`,
+    sparkline(h.runs),
+  ]);
+  const header = ["case", "runs", "pass rate", "95% band", "runs, oldest first"];
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) =>
+        i === 0 || i === cells.length - 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!),
+      )
+      .join("  ")
+      .trimEnd();
+  return `${[line(header), ...rows.map(line)].join("\n")}\n`;
+}

@@ -1,0 +1,49 @@
+// The public API of @evals/store: each statement names what one module publishes, and nothing else of
+// the package is public. The whole surface as published is checked in as api-report.md.
+export {
+  type BaselineOptions,
+  type CaseChange,
+  compareStoredRuns,
+  findBaselineRun,
+  incomparabilities,
+  latestRun,
+  type PassRate,
+  type RateDifference,
+  type RunDeltas,
+  type StoredCaseComparison,
+  type StoredRunComparison,
+  type StoredRunInfo,
+  type StoredSideComparison,
+  storedRun,
+} from "./compare-runs.js";
+export { LockTimeoutError } from "./file-lock.js";
+export { type FlakyCase, type FlakyQuery, type FlakyRun, findFlakyCases, formatFlaky } from "./flaky.js";
+export { type GithubReport, type GithubReportOptions, githubReport } from "./github-summary.js";
+export {
+  type CaseHistory,
+  type CaseRun,
+  caseHistory,
+  formatHistory,
+  type HistoryQuery,
+  sparkline,
+} from "./history.js";
+export { type ImportedFile, importResults } from "./import-results.js";
+export {
+  DB_URL_ENV,
+  describeLocation,
+  type LocateOptions,
+  locateStore,
+  type StoreLocation,
+} from "./location.js";
+export { SchemaTooNewError } from "./migrate.js";
+export { type RecordRunOptions, type RecordRunOutcome, recordRun } from "./record-run.js";
+export { type RunFiles, type RunSource, runId } from "./run-rows.js";
+export { SCHEMA_VERSION } from "./schema.js";
+export {
+  firstDivergence,
+  type Step,
+  type StepDivergence,
+  type TrialKey,
+  trialSteps,
+} from "./step-divergence.js";
+export { type OpenStoreOptions, type RecordedRun, Store } from "./store.js";

@@ -1,0 +1,66 @@
+import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
+
+/**
+ * What the store needs of a database: queries with parameters, a transaction, close. Both backends
+ * are PostgreSQL (PGlite is PostgreSQL compiled to WebAssembly), so the same SQL runs on both.
+ */
+export interface SqlClient {
+  query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
+  /** Several statements, no parameters (a migration). */
+  exec(sql: string): Promise<void>;
+  /** Runs `work` in one transaction: all of it is written, or none of it. */
+  transaction<T>(work: (tx: SqlClient) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** The embedded database: PGlite keeping its files in `dir` (created on first open). */
+export async function openPglite(dir: string): Promise<SqlClient> {
+  const db = await PGlite.create(dir);
+  const over = (q: Pick<PGlite, "query" | "exec">): Omit<SqlClient, "transaction" | "close"> => ({
+    query: async <Row>(sql: string, params?: unknown[]) => (await q.query<Row>(sql, params)).rows,
+    exec: async (sql) => {
+      await q.exec(sql);
+    },
+  });
+  return {
+    ...over(db),
+    transaction: (work) => db.transaction((tx) => work({ ...over(tx), transaction: nested, close: noClose })),
+    close: () => db.close(),
+  };
+}
+
+/** A PostgreSQL server at `url` (postgres://user:password@host:port/database), one connection. */
+export async function openServer(url: string): Promise<SqlClient> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  // An error on an idle connection (the server went away) must not crash the eval run.
+  client.on("error", () => {});
+  await client.connect();
+  const query = async <Row>(sql: string, params?: unknown[]) =>
+    (await client.query(sql, params as unknown[])).rows as Row[];
+  const exec = async (sql: string) => {
+    await client.query(sql);
+  };
+  return {
+    query,
+    exec,
+    transaction: async (work) => {
+      await client.query("BEGIN");
+      try {
+        const result = await work({ query, exec, transaction: nested, close: noClose });
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw error;
+      }
+    },
+    close: () => client.end(),
+  };
+}
+
+function nested(): never {
+  throw new Error("nested transactions are not supported");
+}
+
+async function noClose(): Promise<void> {}

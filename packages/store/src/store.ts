@@ -1,0 +1,109 @@
+import type { ResultsFile } from "@evals/logging";
+import { acquireLock } from "./file-lock.js";
+import type { StoreLocation } from "./location.js";
+import { migrate } from "./migrate.js";
+import { type RunFiles, type RunSource, runRows } from "./run-rows.js";
+import { openPglite, openServer, type SqlClient } from "./sql-client.js";
+
+export interface OpenStoreOptions {
+  /**
+   * How long to wait for another process of this machine to finish with the embedded database
+   * (default 60 s). A server needs no waiting: its writers run side by side.
+   */
+  lockTimeoutMs?: number;
+}
+
+export interface RecordedRun {
+  runId: string;
+  /** False when the run was already in the database (recorded, then imported from its file). */
+  added: boolean;
+}
+
+/** The table names, children first: the order rows are deleted, and (reversed) inserted. */
+const TABLES = ["steps", "scores", "violations", "trials", "cases"] as const;
+
+/**
+ * An open results database at its current schema. The embedded one is this process's alone until
+ * `close()` (a lock file beside it, `<dir>.lock`, makes the machine's other processes wait).
+ */
+export class Store {
+  private constructor(
+    readonly sql: SqlClient,
+    private readonly release: () => void,
+  ) {}
+
+  static async open(location: Exclude<StoreLocation, { kind: "off" }>, options: OpenStoreOptions = {}) {
+    if (location.kind === "server") {
+      const sql = await openServer(location.url);
+      return Store.migrated(sql, () => {});
+    }
+    const release = await acquireLock(`${location.dir}.lock`, options.lockTimeoutMs ?? 60_000);
+    let sql: SqlClient;
+    try {
+      sql = await openPglite(location.dir);
+    } catch (error) {
+      release();
+      throw new Error(`the database in ${location.dir} could not be opened (${(error as Error).message})`);
+    }
+    return Store.migrated(sql, release);
+  }
+
+  private static async migrated(sql: SqlClient, release: () => void): Promise<Store> {
+    try {
+      await migrate(sql);
+    } catch (error) {
+      await sql.close().catch(() => {});
+      release();
+      throw error;
+    }
+    return new Store(sql, release);
+  }
+
+  /**
+   * Records one run from its results (the object written to latest.json, best with every trial's run,
+   * so tokens, turns and tool calls are known), in one transaction: the run is in the database whole
+   * or not at all. A run already recorded is left as it is.
+   */
+  async record(
+    results: ResultsFile,
+    source: RunSource,
+    files: RunFiles = {},
+    mergedShards?: number,
+  ): Promise<RecordedRun> {
+    const rows = runRows(results, source, files, mergedShards);
+    const runId = rows.run.id as string;
+    const added = await this.sql.transaction(async (tx) => {
+      const [found] = await tx.query<{ complete: boolean }>("SELECT complete FROM runs WHERE id = $1", [
+        runId,
+      ]);
+      if (found?.complete) return false;
+      if (found) await tx.query("DELETE FROM runs WHERE id = $1", [runId]);
+      await tx.query("INSERT INTO runs SELECT * FROM jsonb_populate_record(null::runs, $1::jsonb)", [
+        JSON.stringify({ ...rows.run, recorded_at: new Date().toISOString() }),
+      ]);
+      for (const table of [...TABLES].reverse()) {
+        if (rows[table].length === 0) continue;
+        // One statement per table: PostgreSQL spreads the JSON array over the table's columns.
+        await tx.query(
+          `INSERT INTO ${table} SELECT * FROM jsonb_populate_recordset(null::${table}, $1::jsonb)`,
+          [JSON.stringify(rows[table])],
+        );
+      }
+      await tx.query(
+        "INSERT INTO case_keys SELECT DISTINCT suite, case_id FROM cases WHERE run_id = $1 ON CONFLICT DO NOTHING",
+        [runId],
+      );
+      await tx.query("UPDATE runs SET complete = true WHERE id = $1", [runId]);
+      return true;
+    });
+    return { runId, added };
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.sql.close();
+    } finally {
+      this.release();
+    }
+  }
+}

@@ -1,0 +1,159 @@
+// @evals/store: recording a 1,000-case run in the results database beside writing its latest.json
+// (the baseline, measured in the same run), and `evals history` over 100 runs x 1,000 cases, on the
+// embedded database (PGlite). Opening the embedded database (loading PostgreSQL's WebAssembly) is
+// printed apart: a run pays it once, whatever its size.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MAIN_AGENT, RunBuilder } from "@evals/core";
+import { buildResults, caseResult, writeJsonResults } from "@evals/logging";
+import { caseHistory, formatHistory, recordRun, Store } from "@evals/store";
+
+const CASES = Number(process.env.BENCH_STORE_CASES ?? 1000);
+const CALLS = Number(process.env.BENCH_STORE_CALLS ?? 10);
+const RUNS = Number(process.env.BENCH_STORE_RUNS ?? 100);
+const TOOLS = ["Read", "Grep", "Bash", "Edit", "Glob"];
+
+async function time(fn) {
+  const start = process.hrtime.bigint();
+  const value = await fn();
+  return { value, ms: Number(process.hrtime.bigint() - start) / 1e6 };
+}
+
+/** A trial's run: `calls` tool calls with their results, and the final result with its usage. */
+function makeRun(n, calls) {
+  const builder = new RunBuilder(["synthetic"]);
+  builder.meta.model = "claude-sonnet-4-5";
+  builder.meta.claude_version = "2.1.330";
+  builder.push({ type: "user_message", agent: MAIN_AGENT, text: `Case ${n}` });
+  for (let i = 0; i < calls; i++) {
+    const id = `toolu_${n}_${i}`;
+    builder.push({
+      type: "tool_call",
+      agent: MAIN_AGENT,
+      id,
+      name: TOOLS[i % 5],
+      input: { file_path: `src/m${i}.ts` },
+    });
+    builder.push({ type: "tool_result", agent: MAIN_AGENT, id, output: `result ${i}`, is_error: false });
+  }
+  builder.push({
+    type: "final_result",
+    agent: MAIN_AGENT,
+    subtype: "success",
+    is_error: false,
+    num_turns: calls,
+    usage: { input_tokens: 1000 + n, output_tokens: 100 },
+  });
+  return builder.build();
+}
+
+/** A run of CASES cases (one in ten failing, varying with `run`), finishing `run` minutes in. */
+function makeResults(run, withRuns) {
+  const cases = Array.from({ length: CASES }, (_, n) => {
+    const failing = (n + run) % 10 === 3;
+    return caseResult({
+      id: `case-${n}`,
+      name: `case ${n}`,
+      suite: `suite ${n % 5}`,
+      tags: [`area-${n % 7}`],
+      trials: [
+        {
+          status: failing ? "failed" : "passed",
+          scores: [{ scorer: "trajectory", score: failing ? 0.5 : 1, passed: !failing, threshold: 0.8 }],
+          violations: failing
+            ? [
+                {
+                  rule: "read-before-write",
+                  type: "edit-without-read",
+                  severity: "error",
+                  message: "Edit without Read",
+                },
+              ]
+            : [],
+          duration_ms: 1000 + n,
+          origin: "replay",
+          ...(withRuns ? { run: makeRun(n, CALLS) } : {}),
+        },
+      ],
+    });
+  });
+  const finishedAt = new Date(Date.parse("2026-11-01T00:00:00Z") + run * 60_000);
+  return buildResults(cases, {
+    suite: "bench",
+    env: {},
+    finishedAt,
+    startedAt: new Date(finishedAt.getTime() - 60_000),
+    meta: { git_commit: "0".repeat(40) },
+  });
+}
+
+const root = mkdtempSync(join(tmpdir(), "bench-store-"));
+const db = join(root, "db");
+try {
+  // ---- recording one run --------------------------------------------------------------------------
+  const created = await time(async () => (await Store.open({ kind: "embedded", dir: db })).close());
+  const json = [];
+  const recorded = [];
+  const written = [];
+  for (let round = 0; round < 3; round++) {
+    const results = makeResults(round, true);
+    globalThis.gc?.();
+    json.push(
+      (await time(() => writeJsonResults(results, { dir: join(root, "results"), includeRuns: "all" }))).ms,
+    );
+    globalThis.gc?.();
+    recorded.push((await time(() => recordRun(results, { source: "run", db }))).ms);
+  }
+  const open = await time(() => Store.open({ kind: "embedded", dir: db }));
+  for (let round = 3; round < 6; round++) {
+    const results = makeResults(round, true);
+    globalThis.gc?.();
+    written.push((await time(() => open.value.record(results, "run"))).ms);
+  }
+  await open.value.close();
+  const min = (list) => Math.min(...list);
+  console.log(`Recording a ${CASES.toLocaleString("en")}-case run (${CALLS} tool calls a trial), embedded:`);
+  console.log(`  creating the database (first run on a machine): ${created.ms.toFixed(0)} ms`);
+  console.log(`  opening it (every run): ${open.ms.toFixed(0)} ms`);
+  console.log(`  recordRun, open + write + close: ${min(recorded).toFixed(0)} ms`);
+  console.log(`  the write alone (one transaction): ${min(written).toFixed(0)} ms`);
+  console.log(
+    `  baseline writeJsonResults (latest.json + history, every run kept): ${min(json).toFixed(0)} ms`,
+  );
+  console.log(
+    `  ratios: write ${(min(written) / min(json)).toFixed(2)}x the baseline, with open and close ${(min(recorded) / min(json)).toFixed(2)}x (goal: under 1.2x)`,
+  );
+
+  // ---- history over RUNS runs ----------------------------------------------------------------------
+  const fill = await time(async () => {
+    const store = await Store.open({ kind: "embedded", dir: db });
+    try {
+      for (let run = 6; run < RUNS; run++) await store.record(makeResults(run, false), "run");
+    } finally {
+      await store.close();
+    }
+  });
+  const store = await Store.open({ kind: "embedded", dir: db });
+  const queries = [];
+  let shown = "";
+  for (let round = 0; round < 3; round++) {
+    queries.push(
+      (
+        await time(async () => {
+          shown = formatHistory(await caseHistory(store, { last: 20 }));
+        })
+      ).ms,
+    );
+  }
+  await store.close();
+  const lines = shown.trimEnd().split("\n").length - 1;
+  console.log(`\nevals history over ${RUNS} runs x ${CASES.toLocaleString("en")} cases (embedded):`);
+  console.log(`  (filling the other ${RUNS - 6} runs took ${(fill.ms / 1000).toFixed(1)} s)`);
+  console.log(
+    `  query + table of ${lines} cases, last 20 runs each: ${min(queries).toFixed(0)} ms (goal: under 300 ms)`,
+  );
+  console.log(`  plus opening the database: ${open.ms.toFixed(0)} ms`);
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}
