@@ -253,8 +253,12 @@ export async function runCommand(
 
 /** The run's outcomes in case order: those the journal kept from before, and those just run. */
 function withKept(journal: RunJournal, ran: CaseOutcome[]): CaseOutcome[] {
+  // A kept case's agent runs stay in their run folders: the journal keeps its result, not its runs.
   const byPosition = new Map<number, CaseOutcome>(
-    journal.kept.map((kept) => [kept.position, kept as CaseOutcome]),
+    journal.kept.map(({ passed, message, result, position }) => [
+      position,
+      { passed, result, runs: [], ...(message !== undefined ? { message } : {}) },
+    ]),
   );
   for (const [i, { position }] of journal.pending.entries()) byPosition.set(position, ran[i]!);
   return [...byPosition.entries()].sort(([a], [b]) => a - b).map(([, outcome]) => outcome);
