@@ -226,7 +226,11 @@ export function variantSettingsOf(
 
 /** Options of runCases. */
 export interface RunCasesOptions extends CaseSuiteOptions {
-  /** The suite name (recordings go to `<cassettes>/<suite>/`). Default: each case file's name. */
+  /**
+   * The suite name: recordings go to `<cassettes>/<suite>/`, keyed by suite and case id. Default:
+   * each case file's name in the reports, and no suite for the recordings (`<cassettes>/`, keyed by
+   * the case id: renaming a case file keeps them; two cases with one id are refused).
+   */
   suite?: string;
   /** How many trials run at once, across all cases (default 1). */
   concurrency?: number;

@@ -31,7 +31,9 @@ const OPTIONS_HELP = `  --trials <n>        runs per case (default: each case's 
   --model <module>    a JavaScript module whose default export is the scripted model: a function
                       (request) => reply for every case, or { [case id]: function }
   --cassettes <dir>   the recordings' folder (default: cassettes)
-  --suite <name>      the suite: recordings go to <dir>/<suite>/ (default: each case file's name)
+  --suite <name>      the suite: recordings go to <dir>/<suite>/, keyed by suite and case id (default:
+                      none: recordings go to <dir>/, keyed by the case id, so renaming a case file
+                      keeps them; the reports name each case file's suite)
   --out <dir>         where the reports go (default: results)
   --concurrency <n>   trials running at once (default 1)
   --variants <file>   run every case under the two variants of a variants file (YAML, version 1)
