@@ -119,7 +119,7 @@ export function recordingIntegrityProblem(recording: Recording): string | undefi
   for (const [position, interaction] of recording.interactions.entries()) {
     if (!isMessagesPath(interaction.request.path)) continue;
     const blocks = answerBlocks(interaction);
-    if (!blocks || !blocks.some((block) => block.type === "tool_use")) continue;
+    if (!blocks?.some((block) => block.type === "tool_use")) continue;
     if (!laterAssistantTurns(recording, position).some((turn) => echoes(turn, blocks))) {
       const calls = blocks
         .filter((block) => block.type === "tool_use")
