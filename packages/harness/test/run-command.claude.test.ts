@@ -53,6 +53,9 @@ describe("evals run", () => {
           findTodos("cases/find-todos.yaml"),
           "--cassettes",
           findTodos("cassettes"),
+          // The example's recordings were made under its describeCases suite.
+          "--suite",
+          "find-todos",
           "--mode",
           "strict",
           "--trials",
@@ -108,9 +111,7 @@ describe("evals run", () => {
         });
         expect(recorded.err).toBe("");
         expect(recorded.out).toContain("1 case(s), 1 trial(s): 1 passed, 0 failed");
-        expect(
-          readdirSync(join(cassettes, "notes")).filter((file) => file.endsWith(".recording.json")),
-        ).toHaveLength(1);
+        expect(readdirSync(cassettes).filter((file) => file.endsWith(".recording.json"))).toHaveLength(1);
 
         const replayed = await evalsRun([
           caseFile,

@@ -149,8 +149,8 @@ export function identityMismatch(
 
 /**
  * Other cassettes (or recordings) of the same case in the same folder, recorded for another prompt
- * or options: for error messages, and to remove once the case is recorded anew. Only files whose
- * stored suite and case id are this case's count (another case's id may have the same slug).
+ * or options: for error messages, and to remove once the case is recorded anew. A file that stores
+ * another suite or case id is left out (another case's id may have the same slug).
  */
 export function siblingCassettes(
   file: string,
@@ -168,15 +168,16 @@ export function siblingCassettes(
     .filter((sibling) => !identity || storedIdentityIs(sibling, identity));
 }
 
-/** Whether the cassette or recording in `file` says it is of this suite and case. */
+/** Whether the cassette or recording in `file` is not known to be another case's (by what it stores). */
 function storedIdentityIs(file: string, identity: Pick<CassetteIdentity, "suite" | "caseId">): boolean {
+  let metadata: Record<string, unknown> | undefined;
   try {
-    const metadata = (JSON.parse(readFileSync(file, "utf8")) as { metadata?: Record<string, unknown> })
-      .metadata;
-    return metadata?.case_id === identity.caseId && (metadata?.suite ?? "") === identity.suite;
+    metadata = (JSON.parse(readFileSync(file, "utf8")) as { metadata?: Record<string, unknown> }).metadata;
   } catch {
-    return false;
+    return true;
   }
+  if (typeof metadata?.case_id !== "string") return true;
+  return metadata.case_id === identity.caseId && (metadata.suite ?? "") === identity.suite;
 }
 
 function toolCallsOf(run: Run): CassetteToolCall[] {
