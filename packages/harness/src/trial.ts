@@ -285,7 +285,7 @@ async function runWithModel<Case>(
     const { cassette } = await import("@evals/vcr");
     const result = await cassette(
       {
-        suite: setup.suite,
+        suite: setup.cassette.suite ?? setup.suite,
         caseId: cassetteCaseId(setup),
         prompt,
         options: cassetteKeyOptions(options, setup.cassette),
