@@ -185,7 +185,9 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)(
       writeFileSync(file, JSON.stringify(tampered));
       const resigned = await evals(dir, ["run", "cases.yaml", "--mode", "strict"]);
       expect(resigned.code).toBe(EXIT.failed);
-      expect(resigned.out).toContain("no later recorded request shows the assistant sending that");
+      expect(resigned.out).toContain(
+        "the later recorded requests of its conversation show the assistant sending something else",
+      );
       expect(existsSync(pwned)).toBe(false);
 
       writeFileSync(file, original);

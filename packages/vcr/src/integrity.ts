@@ -5,12 +5,12 @@ import { isMessagesPath } from "./wire.js";
 /**
  * What keeps a recording honest before a replay serves it (see the README's "Integrity"):
  *
- * - every recorded answer that calls a tool must be echoed, word for word, as the assistant's turn
- *   of a later recorded request: that is what the CLI sent back after running those calls when the
- *   recording was made. An answer edited by hand (a tool call's input changed to `touch PWNED`)
+ * - every recorded answer that calls a tool, and whose conversation goes on in a later recorded
+ *   request, must be echoed there, word for word, as the assistant's turn: that is what the CLI sent
+ *   back after running those calls when the recording was made. An answer edited by hand (a tool call's input changed to `touch PWNED`)
  *   no longer matches the request after it, and the recording is refused before anything runs;
- * - the answers that no later request echoes (the final answer, side calls such as a title) must not
- *   call tools, and are covered by `responses_sha256`, a digest of every recorded answer written at
+ * - the last answer of each conversation (the final answer, a judge's verdict, a title) has no later
+ *   request to check it against, and is covered by `responses_sha256`, a digest of every recorded answer written at
  *   record time: an edit that does not recompute it is refused too.
  *
  * This catches hand edits, bad merges and truncated files. It is no signature: someone who edits
@@ -91,26 +91,47 @@ function echoes(echo: readonly Block[], answer: readonly Block[]): boolean {
   });
 }
 
-/** The assistant turns of the recorded Messages requests after position `after`. */
-function laterAssistantTurns(recording: Recording, after: number): Block[][] {
+type Message = { role?: string; content?: unknown };
+
+function messagesOf(recording: Recording, interaction: RecordedInteraction): Message[] {
+  const body = recordedRequest(recording, interaction).body as { messages?: unknown } | undefined;
+  return Array.isArray(body?.messages) ? (body.messages as Message[]) : [];
+}
+
+/** A message without its cache markers (the CLI moves them from request to request). */
+function plain(message: Message | undefined): string {
+  return JSON.stringify(message ?? null, (key, value) => (key === "cache_control" ? undefined : value));
+}
+
+/**
+ * The assistant turns of the later recorded requests that continue the conversation of `messages`
+ * (they start with the same message and are longer), or undefined when none does: the answer was
+ * the last of its conversation (a final answer, a judge's verdict, a title).
+ */
+function continuingAssistantTurns(
+  recording: Recording,
+  after: number,
+  messages: Message[],
+): Block[][] | undefined {
   const turns: Block[][] = [];
+  let continued = false;
   for (const interaction of recording.interactions.slice(after + 1)) {
-    const request = recordedRequest(recording, interaction);
-    const messages = (request.body as { messages?: unknown } | undefined)?.messages;
-    if (!Array.isArray(messages)) continue;
-    for (const message of messages as Array<{ role?: string; content?: unknown }>) {
+    const later = messagesOf(recording, interaction);
+    if (later.length <= messages.length || plain(later[0]) !== plain(messages[0])) continue;
+    continued = true;
+    for (const message of later) {
       if (message.role !== "assistant") continue;
       const content =
         typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
       if (Array.isArray(content)) turns.push(content as Block[]);
     }
   }
-  return turns;
+  return continued ? turns : undefined;
 }
 
 /**
- * Why `recording` must not be replayed (an answer no later request echoes, a final answer that
- * calls tools, a digest that does not match), or undefined when it is consistent.
+ * Why `recording` must not be replayed (a tool-calling answer that the rest of its conversation
+ * does not echo, a digest that does not match), or undefined when it is consistent.
  */
 export function recordingIntegrityProblem(recording: Recording): string | undefined {
   if (recording.responses_sha256 !== undefined && recording.responses_sha256 !== responsesDigest(recording)) {
@@ -120,11 +141,13 @@ export function recordingIntegrityProblem(recording: Recording): string | undefi
     if (!isMessagesPath(interaction.request.path)) continue;
     const blocks = answerBlocks(interaction);
     if (!blocks?.some((block) => block.type === "tool_use")) continue;
-    if (!laterAssistantTurns(recording, position).some((turn) => echoes(turn, blocks))) {
+    const turns = continuingAssistantTurns(recording, position, messagesOf(recording, interaction));
+    // The last answer of a conversation has no later request to check it against: the digest covers it.
+    if (turns && !turns.some((turn) => echoes(turn, blocks))) {
       const calls = blocks
         .filter((block) => block.type === "tool_use")
         .map((block) => `${block.name} ${JSON.stringify(block.input)}`);
-      return `the recorded answer of interaction #${interaction.index} calls ${calls.join(", ")}, but no later recorded request shows the assistant sending that (the answer was edited, or the recording is cut short)`;
+      return `the recorded answer of interaction #${interaction.index} calls ${calls.join(", ")}, but the later recorded requests of its conversation show the assistant sending something else (the answer was edited)`;
     }
   }
   return undefined;
