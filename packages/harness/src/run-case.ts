@@ -231,7 +231,11 @@ export function variantSettingsOf(
 
 /** Options of runCases. */
 export interface RunCasesOptions extends CaseSuiteOptions {
-  /** The suite name (recordings go to `<cassettes>/<suite>/`). Default: each case file's name. */
+  /**
+   * The suite name: recordings go to `<cassettes>/<suite>/`, keyed by suite and case id. Default:
+   * each case file's name in the reports, and no suite for the recordings (`<cassettes>/`, keyed by
+   * the case id: renaming a case file keeps them; two cases with one id are refused).
+   */
   suite?: string;
   /** How many trials run at once, across all cases (default 1). */
   concurrency?: number;
@@ -275,6 +279,7 @@ export interface RunCasesResult {
  */
 export async function runCases(cases: CaseList, options: RunCasesOptions = {}): Promise<RunCasesResult> {
   const list = loadCaseList(cases);
+  if (options.suite === undefined && options.cassette) checkRecordingKeys(list);
   const schedule = createLimiter(options.concurrency ?? 1);
   const suiteFor = (evalCase: EvalCase) => options.suite ?? suiteOf(evalCase);
   const positions = options.shard ? positionsInShard(list, suiteFor, options.shard) : list.map((_c, i) => i);
@@ -338,9 +343,10 @@ function evaluateCases(
   return Promise.all(
     positions.map(async (index) => {
       const evalCase = list[index]!;
-      const settings = variant
-        ? variantSettingsOf(options, evalCase, variant)
-        : caseSettingsOf(options, evalCase);
+      const settings = withRecordingSuite(
+        variant ? variantSettingsOf(options, evalCase, variant) : caseSettingsOf(options, evalCase),
+        options.suite,
+      );
       const outcome = await evaluateCase(
         evalCase,
         index,
@@ -360,6 +366,37 @@ function evaluateCases(
       return outcome;
     }),
   );
+}
+
+/**
+ * Without a suite, a case's recordings are keyed by its id alone (in the cassette folder), not by
+ * the name of the file that holds it: renaming or moving that file keeps them.
+ */
+function withRecordingSuite(
+  settings: Omit<CaseSettings<EvalCase>, "suite">,
+  suite: string | undefined,
+): Omit<CaseSettings<EvalCase>, "suite"> {
+  if (!settings.cassette || suite !== undefined) return settings;
+  return { ...settings, cassette: { suite: "", ...settings.cassette } };
+}
+
+/**
+ * Two cases keyed by the same id would share one recording: refused, naming both, before anything
+ * runs (a suite keeps them apart: the cassette folder's sub-folder and part of the key).
+ */
+function checkRecordingKeys(list: EvalCase[]): void {
+  const seen = new Map<string, EvalCase>();
+  for (const evalCase of list) {
+    const first = seen.get(evalCase.id);
+    if (!first) {
+      seen.set(evalCase.id, evalCase);
+      continue;
+    }
+    const where = (value: EvalCase) => (value as Partial<LoadedCase>).file ?? "(a case given in code)";
+    throw new Error(
+      `two cases have the id "${evalCase.id}" (${where(first)} and ${where(evalCase)}): their recordings would be one file, since recordings are keyed by the case id. Give one of them another id, or run each file with its own --suite.`,
+    );
+  }
 }
 
 /** The positions (in `list`) of the cases that fall to `shard`, each suite split on its own. */

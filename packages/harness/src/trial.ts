@@ -53,6 +53,12 @@ export interface CassetteOption {
   /** The cassette folder (default `cassettes`). */
   dir?: string;
   /**
+   * The recordings' suite: their sub-folder of `dir` and part of their key (default: the suite's
+   * name). `""` keys them by the case id alone, so renaming the file that holds a case keeps them
+   * (`evals run` without `--suite`).
+   */
+  suite?: string;
+  /**
    * Where a recording run's requests go when there is no scripted `model`: the real API by default
    * (needs ANTHROPIC_API_KEY), or another model server's url.
    */
@@ -279,7 +285,7 @@ async function runWithModel<Case>(
     const { cassette } = await import("@evals/vcr");
     const result = await cassette(
       {
-        suite: setup.suite,
+        suite: setup.cassette.suite ?? setup.suite,
         caseId: cassetteCaseId(setup),
         prompt,
         options: cassetteKeyOptions(options, setup.cassette),
@@ -291,7 +297,8 @@ async function runWithModel<Case>(
     );
     return { command: [], ...withRunFolder(result, options) };
   }
-  const model = await modelFor(setup);
+  const scriptFailure = new AbortController();
+  const model = await modelFor(setup, scriptFailure);
   const served = setup.cassette
     ? await cassetteSource(setup, setup.cassette, options, prompt, model)
     : undefined;
@@ -301,19 +308,29 @@ async function runWithModel<Case>(
   const server: ModelServer = await startModelServer({ source });
   let result: RunAgentResult | undefined;
   try {
-    result = await runAgent({ ...options, baseUrl: server.url });
+    // A scripted model that throws stops the run at once: the CLI would retry its 500 for minutes.
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, scriptFailure.signal])
+      : scriptFailure.signal;
+    result = await runAgent({ ...options, baseUrl: server.url, signal });
   } finally {
-    // A run that did not finish is not worth recording.
-    if ((!result || result.timed_out) && "discard" in source && typeof source.discard === "function") {
+    // A run that did not finish, or whose model failed, is not worth recording: the old recording stays.
+    const upstreamFailed = served?.upstream?.interactions.some((interaction) => interaction.error);
+    if (
+      (!result || result.timed_out || scriptFailure.signal.aborted || upstreamFailed) &&
+      "discard" in source &&
+      typeof source.discard === "function"
+    ) {
       source.discard();
     }
     await server.close();
     await served?.upstream?.close();
   }
+  if (scriptFailure.signal.aborted) throw scriptFailure.signal.reason;
   // Answered from a recording: reports show it as replayed, its cost and model as the recording's.
   if (source.name === "replay") markReplayedInRunFolder(result);
   await failOnDivergence(source, result, served?.wire, setup.cassette?.failOnDivergence);
-  if (served?.wire.action === "record") await finishRecording(served.wire.file, served.upstream);
+  if (served?.wire.action === "record") await finishRecording(served.wire, served.upstream);
   return source.name === "replay" ? { ...result, origin: "replay" } : result;
 }
 
@@ -335,8 +352,14 @@ function markReplayedInRunFolder(result: RunAgentResult): void {
   writeRunFolder(dir, runId, { result: { ...stored, origin: "replay" } });
 }
 
-/** The suite's model for this trial's case, as a source (a ScriptFunction is scripted). */
-async function modelFor<Case>(setup: TrialSetup<Case>): Promise<ModelSource | undefined> {
+/**
+ * The suite's model for this trial's case, as a source (a ScriptFunction is scripted). A script
+ * that throws aborts `failure`, with the error (the script's own stack) as its reason.
+ */
+async function modelFor<Case>(
+  setup: TrialSetup<Case>,
+  failure: AbortController,
+): Promise<ModelSource | undefined> {
   const model = setup.model?.(setup.caseValue);
   if (model === undefined) return undefined;
   if (typeof model === "object" && model !== null && typeof model.respond === "function") return model;
@@ -345,13 +368,29 @@ async function modelFor<Case>(setup: TrialSetup<Case>): Promise<ModelSource | un
       `model must be a function of the case giving a @evals/vcr ScriptFunction, a ModelSource or undefined (for case ${setup.caseId} it gave ${describeValue(model)}); for one script for every case, write \`model: () => script\``,
     );
   }
-  const { scripted } = await import("@evals/vcr");
-  return scripted(model);
+  const { describeThrown, scripted } = await import("@evals/vcr");
+  return scripted(async (request, context) => {
+    try {
+      return await model(request, context);
+    } catch (error) {
+      failure.abort(
+        new Error(
+          `${setup.suite} › ${setup.caseId}: the scripted model threw on call ${context.call}, so the run was stopped (no recording was written or replaced):\n${describeThrown(error)}`,
+        ),
+      );
+      throw error;
+    }
+  });
 }
 
 interface CassetteServed {
   source: ModelSource;
-  wire: { file: string; mode: VcrMode; action: "replay" | "record" | "live" };
+  wire: {
+    file: string;
+    mode: VcrMode;
+    action: "replay" | "record" | "live";
+    identity: { suite: string; caseId: string };
+  };
   /** The scripted model's own server, when the recording is made from it. */
   upstream?: ModelServer;
 }
@@ -368,19 +407,26 @@ async function cassetteSource<Case>(
   prompt: string,
   model: ModelSource | undefined,
 ): Promise<CassetteServed> {
-  const { CassetteMissingError, modePlan, recordingPath, resolveVcrMode, startModelServer, wireSource } =
+  const { CassetteMissingError, findRecording, modePlan, resolveVcrMode, startModelServer, wireSource } =
     await import("@evals/vcr");
   // One recording per case: the first trial records it, the others run against the model, unrecorded.
   const mode = resolveVcrMode(setup.trial > 0 && option.mode === "record" ? "off" : option.mode);
   const identity = {
-    suite: setup.suite,
+    suite: option.suite ?? setup.suite,
     caseId: cassetteCaseId(setup),
     prompt,
     options: cassetteKeyOptions(options, option),
     ...(option.dir ? { dir: option.dir } : {}),
   };
-  const file = recordingPath(identity);
-  const plan = modePlan(mode, mode !== "off" && existsSync(file));
+  const found = findRecording(identity);
+  const file = found.file;
+  const plan = modePlan(mode, mode !== "off" && found.recording !== undefined);
+  const wire = (action: CassetteServed["wire"]["action"]) => ({
+    file,
+    mode,
+    action,
+    identity: { suite: identity.suite, caseId: identity.caseId },
+  });
   const common = {
     ...identity,
     redact: recordingRedaction(options),
@@ -389,7 +435,7 @@ async function cassetteSource<Case>(
   if (plan === "replay" || plan === "missing") {
     try {
       const chosen = wireSource({ ...common, mode });
-      return { source: chosen.source, wire: { file, mode, action: chosen.action } };
+      return { source: chosen.source, wire: wire(chosen.action) };
     } catch (error) {
       if (error instanceof CassetteMissingError && model) {
         // vcr's hint says to record the real API; this suite records its scripted model.
@@ -408,14 +454,14 @@ async function cassetteSource<Case>(
     }
   }
   if (model) {
-    if (plan === "live") return { source: model, wire: { file, mode, action: "live" } };
+    if (plan === "live") return { source: model, wire: wire("live") };
     const upstream = await startModelServer({ source: model });
     const chosen = wireSource({ ...common, mode: "record", upstream: upstream.url });
-    return { source: chosen.source, wire: { file, mode, action: "record" }, upstream };
+    return { source: chosen.source, wire: wire("record"), upstream };
   }
   if (!option.upstream && !process.env.ANTHROPIC_API_KEY) throw new NoModelToRecordError(setup, file, plan);
   const chosen = wireSource({ ...common, mode, ...(option.upstream ? { upstream: option.upstream } : {}) });
-  return { source: chosen.source, wire: { file, mode, action: chosen.action } };
+  return { source: chosen.source, wire: wire(chosen.action) };
 }
 
 /** An Error with `message`, named `name` (callers tell setup errors apart by name), for `file`. */
@@ -440,18 +486,22 @@ export class NoModelToRecordError extends Error {
 }
 
 /**
- * After a recording from a scripted model: the script must not have failed (its error would be in
- * the recording), and the case's recordings for earlier prompts or options are stale now.
+ * After a recording: a model that failed left the old recording in place (the run was not
+ * recorded), and says so; otherwise the case's recordings for earlier prompts or options are stale.
  */
-async function finishRecording(file: string, upstream: ModelServer | undefined): Promise<void> {
+async function finishRecording(
+  wire: CassetteServed["wire"],
+  upstream: ModelServer | undefined,
+): Promise<void> {
   const failed = upstream?.interactions.find((interaction) => interaction.error);
   if (failed) {
-    rmSync(file, { force: true });
-    throw new Error(`the scripted model failed while recording ${file}: ${failed.error}`);
+    throw new Error(
+      `the scripted model failed while recording ${wire.file}, so nothing was recorded (an older recording is kept): ${failed.error}`,
+    );
   }
-  if (!existsSync(file)) return;
+  if (!existsSync(wire.file)) return;
   const { siblingCassettes } = await import("@evals/vcr");
-  for (const stale of siblingCassettes(file)) rmSync(stale, { force: true });
+  for (const stale of siblingCassettes(wire.file, wire.identity)) rmSync(stale, { force: true });
 }
 
 /**

@@ -89,6 +89,8 @@ agent:
   const keyAt = (root: string, text = yaml) => {
     const options = { ...caseRunOptions(caseAt(root, text)), cwd: join(root, "copy") };
     return cassetteKey({
+      suite: "",
+      caseId: "fix-typo",
       prompt: "Fix the typo.",
       options: cassetteKeyOptions(options, { dir: join(root, "cassettes") }),
     });

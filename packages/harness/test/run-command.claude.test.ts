@@ -38,8 +38,9 @@ describe("evals run", () => {
     writeFileSync(file, "id: lonely\nprompt: Say hi.\n");
     const run = await evalsRun([file, "--mode", "strict", "--cassettes", join(scratch, "cassettes")]);
     expect(run.code).toBe(EXIT.badInput);
+    // Without --suite, the recording is keyed by the case id alone.
     expect(run.err).toMatch(
-      /no recording for case "lonely" \(suite lonely\): expected .*lonely\.[0-9a-f]+\.recording\.json/,
+      /no recording for case "lonely": expected .*lonely\.[0-9a-f]+\.recording\.json/,
     );
     expect(run.err).toContain("npx evals record");
     expect(run.err).not.toContain("VCR_MODE");
@@ -57,6 +58,9 @@ describe("evals run", () => {
           findTodos("cases/find-todos.yaml"),
           "--cassettes",
           findTodos("cassettes"),
+          // The example's recordings were made under its describeCases suite.
+          "--suite",
+          "find-todos",
           "--mode",
           "strict",
           "--trials",
@@ -112,9 +116,7 @@ describe("evals run", () => {
         });
         expect(recorded.err).toBe("");
         expect(recorded.out).toContain("1 case(s), 1 trial(s): 1 passed, 0 failed");
-        expect(
-          readdirSync(join(cassettes, "notes")).filter((file) => file.endsWith(".recording.json")),
-        ).toHaveLength(1);
+        expect(readdirSync(cassettes).filter((file) => file.endsWith(".recording.json"))).toHaveLength(1);
 
         const replayed = await evalsRun([
           caseFile,

@@ -28,6 +28,9 @@ const run = (out: string, ...more: string[]) =>
     example("cases/build-failure.yaml"),
     "--cassettes",
     example("cassettes"),
+    // The example's recordings were made under its describeCases suite.
+    "--suite",
+    "build-failure",
     "--mode",
     "strict",
     "--out",

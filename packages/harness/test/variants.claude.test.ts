@@ -90,7 +90,7 @@ describe.skipIf(!haveClaude)("evals run --variants, on the real CLI", () => {
     expect(recorded.err).toBe("");
     // The baseline (mustPass: false) fails its case and does not fail the command.
     expect(recorded.code, recorded.out).toBe(EXIT.passed);
-    const files = readdirSync(join(cassettes, "notes")).sort();
+    const files = readdirSync(cassettes).sort();
     expect(files).toHaveLength(2);
     expect(files[0]).toMatch(/^lists-the-notes\.house-rule\.[0-9a-f]{8}\.recording\.json$/);
     expect(files[1]).toMatch(/^lists-the-notes\.plain\.[0-9a-f]{8}\.recording\.json$/);

@@ -25,6 +25,7 @@ export const CassetteToolCallSchema = z.object({
 });
 
 export const CassetteMetadataSchema = z.object({
+  /** The suite the case was recorded under ("" for none: the case id alone keys it). */
   suite: z.string(),
   case_id: z.string(),
   /** The case's human name, when it has one. */
@@ -35,7 +36,7 @@ export const CassetteMetadataSchema = z.object({
   prompt: z.union([z.string(), z.array(z.string())]),
   /** The run options that shape the run (model, tools, permission mode, ...), as given. */
   options: z.record(z.string(), z.unknown()).default({}),
-  /** Hash of prompt + options: part of the file name, so a changed case is recorded anew. */
+  /** Hash of suite + case id + prompt + options: part of the file name, so a changed case is recorded anew. */
   key: z.string(),
   claude_version: z.string().optional(),
   model: z.string().optional(),
@@ -59,6 +60,10 @@ export type CassetteMetadata = z.infer<typeof CassetteMetadataSchema>;
 export type Cassette = z.infer<typeof CassetteSchema>;
 
 export interface CassetteIdentity {
+  /**
+   * The suite: the recordings' sub-folder of the cassette folder and part of their key. "" for
+   * none: the recordings lie in the cassette folder itself, keyed by the case id alone.
+   */
   suite: string;
   caseId: string;
   /** The prompt, or the prompts of a multi-turn conversation (one user turn each). */
@@ -83,25 +88,74 @@ export function jsonOptions(options: Record<string, unknown> = {}): Record<strin
   return JSON.parse(canonicalJson(options)) as Record<string, unknown>;
 }
 
-/** The hash of prompt + options that goes into a cassette's name. */
-export function cassetteKey(identity: Pick<CassetteIdentity, "prompt" | "options">): string {
-  return stableHash({ prompt: identity.prompt, options: jsonOptions(identity.options) });
+/**
+ * The hash that goes into a cassette's name: of the exact suite and case id (the readable part of
+ * the name is a lossy slug, so `team/x` and `team-x` must differ here), the prompt and the options.
+ */
+export function cassetteKey(
+  identity: Pick<CassetteIdentity, "suite" | "caseId" | "prompt" | "options">,
+): string {
+  return stableHash({
+    suite: identity.suite,
+    case_id: identity.caseId,
+    prompt: identity.prompt,
+    options: jsonOptions(identity.options),
+  });
 }
 
 /**
- * Where a case's cassette lives: `<dir>/<suite>/<case-id>.<hash>.<extension>`. Stable across runs
- * (never a timestamp); the hash changes when the prompt or the options change.
+ * Where a case's cassette lives: `<dir>/<suite>/<case-id>.<hash>.<extension>` (`<dir>/<case-id>.<hash>.<extension>`
+ * without a suite). Stable across runs (never a timestamp); the hash changes when the case id, the
+ * suite, the prompt or the options change.
  */
 export function cassettePath(
   identity: CassetteIdentity & { dir?: string },
   extension = "cassette.json",
 ): string {
   const dir = resolve(identity.dir ?? "cassettes");
-  return join(dir, slug(identity.suite), `${slug(identity.caseId)}.${cassetteKey(identity)}.${extension}`);
+  const folder = identity.suite ? join(dir, slug(identity.suite)) : dir;
+  return join(folder, `${slug(identity.caseId)}.${cassetteKey(identity)}.${extension}`);
 }
 
-/** Other cassettes of the same case (recorded for another prompt or options), for error messages. */
-export function siblingCassettes(file: string): string[] {
+/** The identity fields a cassette or recording stores in its `metadata`. */
+export function identityMetadata(identity: CassetteIdentity): Record<string, unknown> {
+  return {
+    suite: identity.suite,
+    case_id: identity.caseId,
+    prompt: identity.prompt,
+    options: jsonOptions(identity.options),
+    key: cassetteKey(identity),
+  };
+}
+
+/**
+ * Why a stored cassette or recording (its `metadata`) is not the one of `identity`, or undefined
+ * when it is: a file name can be shared by two cases (a hand-copied file, a slug), so what the file
+ * says it recorded decides, never its name.
+ */
+export function identityMismatch(
+  metadata: Record<string, unknown>,
+  identity: CassetteIdentity,
+): string | undefined {
+  const expected = identityMetadata(identity);
+  for (const field of ["case_id", "suite", "prompt", "options"] as const) {
+    const stored = metadata[field] ?? (field === "suite" ? "" : undefined);
+    if (canonicalJson(stored) !== canonicalJson(expected[field])) {
+      return `it was recorded for ${field} ${JSON.stringify(stored) ?? "(none)"}, not ${JSON.stringify(expected[field])}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Other cassettes (or recordings) of the same case in the same folder, recorded for another prompt
+ * or options: for error messages, and to remove once the case is recorded anew. A file that stores
+ * another suite or case id is left out (another case's id may have the same slug).
+ */
+export function siblingCassettes(
+  file: string,
+  identity?: Pick<CassetteIdentity, "suite" | "caseId">,
+): string[] {
   const folder = dirname(file);
   const name = basename(file);
   const match = /^(.*)\.[0-9a-f]{8}\.(.+)$/.exec(name);
@@ -110,7 +164,20 @@ export function siblingCassettes(file: string): string[] {
   return readdirSync(folder)
     .filter((entry) => entry !== name && entry.startsWith(`${caseSlug}.`) && entry.endsWith(`.${extension}`))
     .filter((entry) => /^[0-9a-f]{8}$/.test(entry.slice(caseSlug!.length + 1, -(extension!.length + 1))))
-    .map((entry) => join(folder, entry));
+    .map((entry) => join(folder, entry))
+    .filter((sibling) => !identity || storedIdentityIs(sibling, identity));
+}
+
+/** Whether the cassette or recording in `file` is not known to be another case's (by what it stores). */
+function storedIdentityIs(file: string, identity: Pick<CassetteIdentity, "suite" | "caseId">): boolean {
+  let metadata: Record<string, unknown> | undefined;
+  try {
+    metadata = (JSON.parse(readFileSync(file, "utf8")) as { metadata?: Record<string, unknown> }).metadata;
+  } catch {
+    return true;
+  }
+  if (typeof metadata?.case_id !== "string") return true;
+  return metadata.case_id === identity.caseId && (metadata.suite ?? "") === identity.suite;
 }
 
 function toolCallsOf(run: Run): CassetteToolCall[] {
@@ -137,7 +204,7 @@ export function buildCassette(options: BuildCassetteOptions): Cassette {
   return {
     version: CASSETTE_VERSION,
     format: "evals-vcr-cassette",
-    name: `${options.suite}/${options.caseId}`,
+    name: options.suite ? `${options.suite}/${options.caseId}` : options.caseId,
     metadata: {
       suite: options.suite,
       case_id: options.caseId,

@@ -7,6 +7,7 @@ import {
   type CassetteIdentity,
   cassettePath,
   cassetteResult,
+  identityMismatch,
   readCassette,
   siblingCassettes,
   writeCassette,
@@ -33,19 +34,25 @@ export interface CassetteOptions extends CassetteIdentity {
   shouldRecord?: (result: AgentRunResult) => boolean;
 }
 
-/** A strict replay found no cassette (or no wire recording). */
+/** A strict replay found no cassette (or no wire recording), or one that is not this case's. */
 export class CassetteMissingError extends Error {
   readonly file: string;
   readonly others: string[];
+  /** Why the file that is there cannot be replayed (another case's, an empty recording), if one is. */
+  readonly problem: string | undefined;
   constructor(
     file: string,
     identity: Pick<CassetteIdentity, "suite" | "caseId">,
     others: string[],
     what = "cassette",
+    problem?: string,
   ) {
     const shown = relative(process.cwd(), file) || file;
+    const name = identity.suite ? `${identity.suite} › ${identity.caseId}` : identity.caseId;
     const lines = [
-      `No ${what} for ${identity.suite} › ${identity.caseId}: expected ${shown} (VCR_MODE=strict).`,
+      problem
+        ? `No usable ${what} for ${name}: ${shown} is there, but ${problem} (VCR_MODE=strict).`
+        : `No ${what} for ${name}: expected ${shown} (VCR_MODE=strict).`,
       "Record it by running this test once with VCR_MODE=record (or auto) and ANTHROPIC_API_KEY set, then commit the file.",
     ];
     if (others.length > 0) {
@@ -57,6 +64,7 @@ export class CassetteMissingError extends Error {
     this.name = "CassetteMissingError";
     this.file = file;
     this.others = others;
+    this.problem = problem;
   }
 }
 
@@ -82,10 +90,14 @@ export async function cassette(
 ): Promise<AgentRunResult> {
   const mode = resolveVcrMode(options.mode);
   const file = cassettePath(options);
-  const plan = modePlan(mode, mode === "off" ? false : existsSync(file));
-  if (plan === "missing") throw new CassetteMissingError(file, options, siblingCassettes(file));
-  if (plan === "replay") {
-    const result = cassetteResult(readCassette(file));
+  const stored = mode === "off" || !existsSync(file) ? undefined : readCassette(file);
+  // A file of this name that another case recorded is no recording of this one.
+  const problem = stored && identityMismatch(stored.metadata, options);
+  const plan = modePlan(mode, stored !== undefined && !problem);
+  if (plan === "missing")
+    throw new CassetteMissingError(file, options, siblingCassettes(file, options), "cassette", problem);
+  if (plan === "replay" && stored) {
+    const result = cassetteResult(stored);
     onOutcome?.({ file, mode, action: "replayed" });
     return result;
   }

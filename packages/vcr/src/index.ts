@@ -20,6 +20,7 @@ export {
   CassetteSchema,
   cassetteKey,
   cassettePath,
+  identityMismatch,
   parseCassette,
   readCassette,
   siblingCassettes,
@@ -28,6 +29,7 @@ export {
 } from "./cassette-file.js";
 // A readable structural diff of two JSON values:
 export { type Difference, diffValues, formatDifference, formatDifferences } from "./diff.js";
+export { answerBlocks, recordingIntegrityProblem } from "./integrity.js";
 export { type VcrFileFormatName, vcrFileFormats, vcrJsonSchemaFor } from "./json-schemas.js";
 // The slice of the Anthropic Messages API that the claude CLI speaks, as plain types.
 export type {
@@ -61,6 +63,7 @@ export {
 } from "./normalize.js";
 export {
   ANTHROPIC_API_URL,
+  failedRecording,
   isLoopbackUrl,
   type PassthroughOptions,
   passthrough,
@@ -76,10 +79,17 @@ export {
   RecordingSchema,
   readRecording,
   recordedRequest,
+  responsesDigest,
 } from "./recording.js";
 // Redaction lives in @evals/core (one redactor for every file the framework writes); re-exported here so that...
 export { createRedactor, REDACTED, type RedactOptions, type Redactor, SECRET_HEADERS } from "./redact.js";
-export { type Divergence, type ReplayOptions, type ReplaySource, replaying } from "./replay-source.js";
+export {
+  type Divergence,
+  RecordingIntegrityError,
+  type ReplayOptions,
+  type ReplaySource,
+  replaying,
+} from "./replay-source.js";
 export {
   apiError,
   countToolResults,
@@ -97,7 +107,7 @@ export {
   toolUse,
   toolUses,
 } from "./script-helpers.js";
-export { type ScriptContext, type ScriptFunction, scripted } from "./scripted-source.js";
+export { describeThrown, type ScriptContext, type ScriptFunction, scripted } from "./scripted-source.js";
 export type {
   BufferedSourceResponse,
   Interaction,
@@ -110,6 +120,8 @@ export type {
 } from "./wire.js";
 export {
   asReplayed,
+  type FoundRecording,
+  findRecording,
   ReplayDivergenceError,
   recordingPath,
   type WireCassetteOptions,

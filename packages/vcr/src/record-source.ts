@@ -2,7 +2,7 @@ import { errorBody } from "./messages-api.js";
 import { type Recording, recordingFromInteractions, writeRecording } from "./recording.js";
 import type { RedactOptions } from "./redact.js";
 import type { Interaction, ModelSource, SourceResponse, WireRequest } from "./wire.js";
-import { jsonResponse } from "./wire.js";
+import { isMessagesPath, jsonResponse } from "./wire.js";
 
 /** The Anthropic API, the upstream of a live recording when none is given. */
 export const ANTHROPIC_API_URL = "https://api.anthropic.com";
@@ -99,6 +99,20 @@ function forwarder(options: PassthroughOptions) {
   return { forward, apiKey };
 }
 
+/**
+ * Why a run's interactions are no recording worth keeping: the model never answered (the CLI did
+ * not start, or every call failed), or the upstream did not answer one (its error is kept). Such a
+ * recording, once written, would be replayed as if the run had been recorded.
+ */
+export function failedRecording(interactions: readonly Interaction[]): string | undefined {
+  const failed = interactions.find((interaction) => interaction.error);
+  if (failed) return `interaction #${failed.index} failed: ${failed.error}`;
+  const answered = interactions.some(
+    (interaction) => isMessagesPath(interaction.request.path) && interaction.response.status === 200,
+  );
+  return answered ? undefined : `the model answered no request (${interactions.length} interactions)`;
+}
+
 /** Forwards every request to the upstream and stores nothing (the `off` mode of the wire level). */
 export function passthrough(options: PassthroughOptions = {}): ModelSource {
   const { forward } = forwarder(options);
@@ -133,7 +147,10 @@ export function recording(options: RecordingSourceOptions = {}): RecordingSource
       discarded = true;
     },
     async close(interactions) {
-      if (options.file && !discarded) writeRecording(options.file, toRecording(interactions), redact);
+      if (!options.file || discarded || failedRecording(interactions)) return;
+      // Written to a temporary file and renamed over the old one: a good recording is only ever
+      // replaced by a whole new one.
+      writeRecording(options.file, toRecording(interactions), redact);
     },
   };
 }

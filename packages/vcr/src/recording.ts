@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { writeFileAtomic } from "@evals/core";
 import { z } from "zod";
@@ -61,6 +62,11 @@ export const RecordingSchema = z.object({
   /** Free-form facts about the recording (suite, case, prompt, ...). */
   metadata: z.record(z.string(), z.unknown()).default({}),
   interactions: z.array(RecordedInteractionSchema),
+  /**
+   * SHA-256 (hex) of every recorded response, written at record time and checked before a replay:
+   * a hand-edited answer that did not recompute it is refused (see the README's "Integrity").
+   */
+  responses_sha256: z.string().optional(),
   /** Values that many requests repeat (system prompts, tool lists), referenced as {"$shared": key}. */
   shared: z.record(z.string(), z.unknown()).default({}),
 });
@@ -235,7 +241,16 @@ export function recordingFromInteractions(
     metadata: redactor.value(options.metadata ?? {}),
     shared: redactor.value(shared),
     interactions: stored,
+    responses_sha256: responsesDigest({ interactions: stored }),
   };
+}
+
+/** A digest of every recorded response (the `responses_sha256` of a recording). */
+export function responsesDigest(recording: Pick<Recording, "interactions">): string {
+  const hash = createHash("sha256");
+  for (const interaction of recording.interactions)
+    hash.update(canonicalJson(interaction.response)).update("\n");
+  return hash.digest("hex");
 }
 
 /** The request of a recorded interaction, with its shared parts put back. */

@@ -1,4 +1,5 @@
 import { type Difference, diffValues, formatDifferences } from "./diff.js";
+import { recordingIntegrityProblem } from "./integrity.js";
 import { errorBody } from "./messages-api.js";
 import {
   canonicalKey,
@@ -115,10 +116,25 @@ function replacePaths(text: string, pairs: Array<[string, string]>): string {
   return out;
 }
 
-/** Replays `recording` (a Recording or the path of its file). */
+/** A recording that must not be replayed: an answer was changed after it was recorded. */
+export class RecordingIntegrityError extends Error {
+  override readonly name = "RecordingIntegrityError";
+}
+
+/**
+ * Replays `recording` (a Recording or the path of its file). It is checked first (see
+ * recordingIntegrityProblem): an answer that was edited after recording throws a
+ * RecordingIntegrityError before anything is served.
+ */
 export function replaying(recordingOrFile: Recording | string, options: ReplayOptions = {}): ReplaySource {
   const recording = typeof recordingOrFile === "string" ? readRecording(recordingOrFile) : recordingOrFile;
   const label = options.label ?? (typeof recordingOrFile === "string" ? recordingOrFile : "the recording");
+  const problem = recordingIntegrityProblem(recording);
+  if (problem) {
+    throw new RecordingIntegrityError(
+      `@evals/vcr refuses to replay ${label}: ${problem}. Nothing was replayed. If the change is yours, record the case again (VCR_MODE=record); otherwise restore the file from version control.`,
+    );
+  }
   const entries: Entry[] = recording.interactions.map((interaction, position) => {
     const request = recordedRequest(recording, interaction);
     const normalized = normalizeRequest(request, options);

@@ -88,6 +88,23 @@ export function replyToResponse(
 }
 
 /**
+ * What a script threw, with the stack frames of the user's code (file:line:column), not those of
+ * this package or of Node itself, so the message points at the line that threw.
+ */
+export function describeThrown(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const frames = (error.stack ?? "")
+    .split("\n")
+    .filter((line) => /^\s+at /.test(line))
+    .filter(
+      (line) =>
+        !/node:internal|\(node:|[\\/]@evals[\\/]vcr[\\/]|[\\/]packages[\\/]vcr[\\/]dist[\\/]/.test(line),
+    )
+    .map((line) => `    ${line.trim()}`);
+  return [`${error.name}: ${error.message}`, ...frames.slice(0, 8)].join("\n");
+}
+
+/**
  * A model that is a function of the request: for tests, and for users who want to script a model.
  * `/v1/messages` calls go to `fn`; `count_tokens` gets an estimate; other endpoints a 404 error.
  */
@@ -122,8 +139,12 @@ export function scripted(fn: ScriptFunction): ModelSource {
           signal: context.signal ?? new AbortController().signal,
         });
       } catch (error) {
-        const message = `the scripted model threw on call ${call}: ${error instanceof Error ? error.message : String(error)}`;
-        return { ...jsonResponse(500, errorBody(500, message)), error: message };
+        const message = `the scripted model threw on call ${call}: ${describeThrown(error)}`;
+        // Not retried: the script throws the same again, and the run is over.
+        return {
+          ...jsonResponse(500, errorBody(500, message), { "x-should-retry": "false" }),
+          error: message,
+        };
       }
       if (!reply || (reply.kind !== "message" && reply.kind !== "error")) {
         const message = `the scripted model returned ${JSON.stringify(reply)} on call ${call}; return reply(...) or apiError(...)`;

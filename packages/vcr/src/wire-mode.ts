@@ -1,18 +1,57 @@
 import { existsSync } from "node:fs";
 import { relative } from "node:path";
 import { CassetteMissingError } from "./cassette.js";
-import { type CassetteIdentity, cassettePath, jsonOptions, siblingCassettes } from "./cassette-file.js";
+import {
+  type CassetteIdentity,
+  cassettePath,
+  identityMetadata,
+  identityMismatch,
+  siblingCassettes,
+} from "./cassette-file.js";
 import { type ModelServer, startModelServer } from "./model-server.js";
 import { modePlan, resolveVcrMode, type VcrMode } from "./modes.js";
 import { passthrough, type RecordingSource, recording } from "./record-source.js";
+import { type Recording, readRecording } from "./recording.js";
 import type { RedactOptions } from "./redact.js";
 import type { Divergence, ReplaySource } from "./replay-source.js";
 import { type ReplayOptions, replaying } from "./replay-source.js";
-import type { ModelSource } from "./wire.js";
+import { isMessagesPath, type ModelSource } from "./wire.js";
 
 /** Where a case's wire recording lives: `<dir>/<suite>/<case-id>.<hash>.recording.json`. */
 export function recordingPath(identity: CassetteIdentity & { dir?: string }): string {
   return cassettePath(identity, "recording.json");
+}
+
+/** A case's recording as found on disk: usable, absent, or there but not usable (and why). */
+export interface FoundRecording {
+  file: string;
+  /** The recording, when it is this case's and holds answers. */
+  recording?: Recording;
+  /** Why the file that is there must not be replayed for this case. */
+  problem?: string;
+}
+
+/**
+ * Looks for a case's recording: its file must say it is this case's (suite, case id, prompt and
+ * options, whatever its name) and hold at least one answer of the model. Anything else is reported
+ * as a problem, to be recorded anew (auto, record) or to fail with (strict), never replayed.
+ */
+export function findRecording(identity: CassetteIdentity & { dir?: string }): FoundRecording {
+  const file = recordingPath(identity);
+  if (!existsSync(file)) return { file };
+  const recording = readRecording(file);
+  const mismatch = identityMismatch(recording.metadata, identity);
+  if (mismatch) return { file, problem: `it is not this case's recording: ${mismatch}` };
+  const answers = recording.interactions.filter(
+    (interaction) => isMessagesPath(interaction.request.path) && interaction.response.status === 200,
+  );
+  if (answers.length === 0) {
+    return {
+      file,
+      problem: `it holds no answer of the model (${recording.interactions.length} interactions): the run it was recorded from failed`,
+    };
+  }
+  return { file, recording };
 }
 
 export interface WireSourceOptions extends CassetteIdentity {
@@ -44,16 +83,23 @@ export interface WireSource {
  */
 export function wireSource(options: WireSourceOptions): WireSource {
   const mode = resolveVcrMode(options.mode);
-  const file = recordingPath(options);
-  const plan = modePlan(mode, mode === "off" ? false : existsSync(file));
+  const found: FoundRecording = mode === "off" ? { file: recordingPath(options) } : findRecording(options);
+  const { file } = found;
+  const plan = modePlan(mode, found.recording !== undefined);
   if (plan === "missing")
-    throw new CassetteMissingError(file, options, siblingCassettes(file), "wire recording");
+    throw new CassetteMissingError(
+      file,
+      options,
+      siblingCassettes(file, options),
+      "wire recording",
+      found.problem,
+    );
   const forward = {
     ...(options.upstream ? { upstream: options.upstream } : {}),
     ...(options.apiKey ? { apiKey: options.apiKey } : {}),
   };
   if (plan === "replay") {
-    const source = replaying(file, {
+    const source = replaying(found.recording!, {
       ...options.replay,
       ...(options.redact ? { redact: options.redact } : {}),
       label: relative(process.cwd(), file) || file,
@@ -65,12 +111,7 @@ export function wireSource(options: WireSourceOptions): WireSource {
       ...forward,
       file,
       ...(options.redact ? { redact: options.redact } : {}),
-      metadata: {
-        suite: options.suite,
-        case_id: options.caseId,
-        prompt: options.prompt,
-        options: jsonOptions(options.options),
-      },
+      metadata: identityMetadata(options),
     });
     return { source, mode, action: "record", file };
   }

@@ -56,6 +56,22 @@ describe("cassette names", () => {
       file,
     );
   });
+
+  it("never collide for two case ids with one slug, nor replay a file that another case recorded", async () => {
+    const slash = identity({ caseId: "team/x" });
+    const dash = identity({ caseId: "team-x" });
+    expect(cassettePath(slash)).not.toBe(cassettePath(dash));
+    await cassette({ ...slash, mode: "record" }, liveRun(fixtureResult()));
+    // team/x's cassette copied over team-x's name: strict fails naming both, auto records team-x anew.
+    writeFileSync(cassettePath(dash), readFileSync(cassettePath(slash)));
+    const live = liveRun();
+    const error = await cassette({ ...dash, mode: "strict" }, live).catch((caught: unknown) => caught);
+    expect(live).not.toHaveBeenCalled();
+    expect((error as Error).message).toContain('it was recorded for case_id "team/x", not "team-x"');
+    await cassette({ ...dash, mode: "auto" }, live);
+    expect(live).toHaveBeenCalledTimes(1);
+    expect(readCassette(cassettePath(dash)).metadata.case_id).toBe("team-x");
+  });
 });
 
 describe("resolveVcrMode", () => {

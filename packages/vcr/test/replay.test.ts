@@ -39,12 +39,27 @@ async function post(url: string, value: unknown, path = "/v1/messages?beta=true"
   };
 }
 
+const READ_BACK = [
+  {
+    role: "assistant",
+    content: [
+      {
+        type: "tool_use",
+        id: "toolu_vcr_0001",
+        name: "Read",
+        input: { file_path: "/rec/project/notes.txt" },
+      },
+    ],
+  },
+  { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_vcr_0001", content: "notes" }] },
+];
+
 /** Records prompts "one" and "two" from a scripted model into a Recording. */
 async function record(): Promise<{ recording: Recording; answers: string[]; interactions: Interaction[] }> {
   const model = await startModelServer({
     source: scripted((request) => {
       const prompt = (request.messages[0]!.content as Array<{ text: string }>)[0]!.text;
-      return prompt === "read it"
+      return prompt === "read it" && request.messages.length === 2
         ? reply(toolUse("Read", { file_path: "/rec/project/notes.txt" }))
         : reply(text(`answer to ${prompt}`));
     }),
@@ -53,6 +68,8 @@ async function record(): Promise<{ recording: Recording; answers: string[]; inte
     (await post(model.url, body("one"))).text,
     (await post(model.url, body("two"))).text,
     (await post(model.url, body("read it"))).text,
+    // The CLI sends the Read call back with its result: the recording is whole (see integrity.ts).
+    (await post(model.url, body("read it", "/rec/project", READ_BACK))).text,
   ];
   await model.close();
   return {
@@ -72,9 +89,9 @@ describe("replaying", () => {
       const source = server.source as ReturnType<typeof replaying>;
       expect(source.played).toEqual([1, 0]);
       expect(source.divergences).toEqual([]);
-      expect(source.unplayed()).toEqual([2]);
-      expect(source.report()).toContain("Never replayed: interactions #2.");
-      expect(() => source.assertComplete()).toThrow("Replayed 2 of 3 recorded interactions");
+      expect(source.unplayed()).toEqual([2, 3]);
+      expect(source.report()).toContain("Never replayed: interactions #2, #3.");
+      expect(() => source.assertComplete()).toThrow("Replayed 2 of 4 recorded interactions");
       // A repeated request (a retry) gets the same answer again.
       expect((await post(server.url, body("one"))).text).toBe(answers[0]);
     } finally {

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { identityMetadata } from "../src/cassette-file.js";
 import {
   CassetteMissingError,
   type ModelServer,
@@ -62,7 +63,11 @@ describe("wireSource", () => {
     });
     await model.close();
     const identity = { suite: "s", caseId: "c", prompt: "x", dir };
-    writeRecording(recordingPath(identity), recordingFromInteractions(model.interactions));
+    // The recording says which case it is of: a file of another case's is never replayed for this one.
+    writeRecording(
+      recordingPath(identity),
+      recordingFromInteractions(model.interactions, { metadata: identityMetadata(identity) }),
+    );
     const { source, action } = wireSource({ ...identity, mode: "strict" });
     expect(action).toBe("replay");
     const server = await startModelServer({ source });

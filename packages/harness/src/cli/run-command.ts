@@ -39,7 +39,9 @@ const OPTIONS_HELP = `  --trials <n>        runs per case, at most ${MAX_TRIALS}
   --model <module>    a JavaScript module whose default export is the scripted model: a function
                       (request) => reply for every case, or { [case id]: function }
   --cassettes <dir>   the recordings' folder (default: cassettes)
-  --suite <name>      the suite: recordings go to <dir>/<suite>/ (default: each case file's name)
+  --suite <name>      the suite: recordings go to <dir>/<suite>/, keyed by suite and case id (default:
+                      none: recordings go to <dir>/, keyed by the case id, so renaming a case file
+                      keeps them; the reports name each case file's suite)
   --out <dir>         where the reports go (default: results); checked before any trial runs
   --concurrency <n>   trials running at once (default 1)
   --variants <file>   run every case under the two variants of a variants file (YAML, version 1)
@@ -425,13 +427,18 @@ function setupProblems(
 ): string[] {
   const problems = new Set<string>();
   for (const outcome of outcomes) {
-    const { id, suite } = outcome.result;
+    const { id } = outcome.result;
     const file = outcome.result.file ? shownPath(outcome.result.file) : "<cases>";
     for (const error of outcome.setupErrors ?? []) {
       if (error.name === "CassetteMissingError") {
-        const recording = (error as { file?: string }).file;
+        const { file: recording, problem } = error as { file?: string; problem?: string };
+        const found = recording
+          ? problem
+            ? `: ${shownPath(recording)} is there, but ${problem}`
+            : `: expected ${shownPath(recording)}`
+          : "";
         problems.add(
-          `no recording for case ${JSON.stringify(id)} (suite ${suite})${recording ? `: expected ${shownPath(recording)}` : ""}. Record it: npx evals record ${file} --model <your scripted model module> (or with ANTHROPIC_API_KEY set, from the real API), then commit it`,
+          `no ${problem ? "usable " : ""}recording for case ${JSON.stringify(id)}${found}. Record it: npx evals record ${file} --model <your scripted model module> (or with ANTHROPIC_API_KEY set, from the real API), then commit it`,
         );
       } else if (error.name === "NoModelToRecordError") {
         problems.add(
