@@ -4,12 +4,17 @@ import { writeFileAtomic } from "./atomic-write.js";
 
 /**
  * The one redactor of the framework: every file it writes (run folders, kept sandboxes, recordings,
- * cassettes, reports) goes through it. It replaces, with [REDACTED]:
- * - well-known token formats (Anthropic, GitHub, AWS, Slack keys, private key blocks);
+ * cassettes, reports, OTel exports) goes through it. It replaces, with [REDACTED]:
+ * - well-known secret formats (SECRET_PATTERNS: Anthropic, OpenAI, Stripe, Slack, GitHub, AWS,
+ *   Google, npm keys, JWTs, bearer tokens, passwords in URLs and in NAME=value lines, private key
+ *   blocks with or without their END line);
  * - the values of secret-looking environment variables (names with KEY, TOKEN, SECRET, PASSWORD,
  *   CREDENTIAL or AUTH) of the caller and of the run, and the values of ANTHROPIC_CUSTOM_HEADERS;
- * - the caller's own literal secrets and patterns.
- * Literal secrets are also found in their JSON-escaped form, as they appear inside JSON files.
+ * - every value of the environment a case sets (`secretEnv`, e.g. agent.env), whatever its name;
+ * - the caller's own literal secrets and patterns, and those remembered by this process
+ *   (rememberSecrets: a run's, so the reports written after it leave them out too).
+ * Literal secrets are also found JSON-escaped, URL-encoded and in base64 (at any alignment, so
+ * inside a longer base64 text too).
  */
 
 export const REDACTED = "[REDACTED]";
@@ -27,14 +32,47 @@ export const SECRET_HEADERS = [
 /** Environment variable names whose values are treated as secrets. */
 export const SECRET_ENV_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH/i;
 
-/** Token formats that are secret wherever they appear. */
+/** The characters of a PEM body (base64, header lines, raw or JSON-escaped line breaks). */
+const PEM_BODY = String.raw`(?:\\+[nr]|[A-Za-z0-9+/=:,.\s-])`;
+
+/**
+ * Secret formats, replaced wherever they appear. A hand list (see the README for why no published
+ * rule set is used): each names the provider or shape it catches. Lookbehinds keep the context
+ * (`postgres://user:[REDACTED]@host`, `Bearer [REDACTED]`) so reports stay readable.
+ */
 export const SECRET_PATTERNS: readonly RegExp[] = [
+  // Anthropic (sk-ant-…), OpenAI (sk-…, sk-proj-…, sk-svcacct-…) keys.
   /sk-ant-[A-Za-z0-9_-]+/g,
+  /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g,
+  // Stripe secret and restricted keys, webhook secrets.
+  /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}/g,
+  /\bwhsec_[A-Za-z0-9]{16,}/g,
+  // GitHub tokens.
   /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}/g,
   /\bgithub_pat_[A-Za-z0-9_]{20,}/g,
+  // AWS access key ids, and secret keys where they are named.
   /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
-  /\bxox[abprs]-[A-Za-z0-9-]{10,}/g,
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
+  /(?<=aws_?secret_?access_?key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+]{40}/gi,
+  // Slack tokens and webhooks.
+  /\bxox[abeprs]-[A-Za-z0-9-]{10,}/g,
+  /\bxapp-\d-[A-Za-z0-9-]{10,}/g,
+  /hooks\.slack\.com\/services\/[A-Za-z0-9/]+/g,
+  // Google API keys, npm tokens.
+  /\bAIza[0-9A-Za-z_-]{35}/g,
+  /\bnpm_[A-Za-z0-9]{36}/g,
+  // JSON Web Tokens.
+  /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
+  // Bearer and Basic credentials.
+  /(?<=\b(?:Bearer|Basic)\s+)(?!\[REDACTED\])[A-Za-z0-9._~+/-]{12,}=*/g,
+  // The password of a URL: scheme://user:password@host.
+  /(?<=\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/@"'\\]*:)(?!\[REDACTED\]@)[^\s@/"'\\]+(?=@)/g,
+  // NAME=value where the NAME says secret (an `env` listing, a .env file).
+  /(?<=\b[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_KEY|PRIVATE_KEY)[A-Z0-9_]*=["']?)(?![/~.]|\[REDACTED\])[^\s"'\\]{8,}/g,
+  // A private key: from its BEGIN line to its END line, or, cut off, to the end of its body.
+  new RegExp(
+    `-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----${PEM_BODY}*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?!${PEM_BODY}))`,
+    "g",
+  ),
 ];
 
 /** Shorter values are never treated as secrets (flags, ports, "true"). */
@@ -47,6 +85,11 @@ export interface RedactOptions {
   headers?: string[];
   /** Literal secrets to remove wherever they appear. */
   secrets?: string[];
+  /**
+   * An environment every value of which is a secret, whatever its name (a case's agent.env): all
+   * but short values, paths, numbers and booleans.
+   */
+  secretEnv?: Record<string, string | undefined>;
   /**
    * An environment (e.g. the run's) whose secret-looking values are secrets too. The caller's own
    * `process.env` always is.
@@ -74,6 +117,69 @@ export function secretsFromEnv(env: Record<string, string | undefined>): string[
     if (SECRET_ENV_NAME.test(name) && looksSecret(value)) found.push(value);
   }
   return found;
+}
+
+/** The values of an environment set on purpose (a case's agent.env) that can be secrets. */
+export function secretsFromEnvValues(env: Record<string, string | undefined>): string[] {
+  return Object.values(env).filter((value): value is string => value !== undefined && looksSecret(value));
+}
+
+/** What this process has been told is secret: every redactor made after includes it. */
+const remembered = { secrets: new Set<string>(), patterns: new Map<string, RegExp>() };
+
+/**
+ * Remembers a run's secrets (its literal secrets, secretEnv values, env secrets and patterns) for
+ * the rest of this process, so every later writer (run folders, reports, OTel exports) leaves them
+ * out without being handed them.
+ */
+export function rememberSecrets(options: RedactOptions): void {
+  for (const secret of literalSecretsOf(options)) remembered.secrets.add(secret);
+  for (const pattern of options.patterns ?? []) {
+    const regex = asGlobalRegExp(pattern);
+    remembered.patterns.set(`${regex.source}/${regex.flags}`, regex);
+  }
+}
+
+function literalSecretsOf(options: RedactOptions): string[] {
+  return [
+    ...secretsFromEnv(options.env ?? {}),
+    ...secretsFromEnvValues(options.secretEnv ?? {}),
+    ...(options.secrets ?? []),
+  ].filter((secret) => secret.length > 0);
+}
+
+function asGlobalRegExp(pattern: RegExp | string): RegExp {
+  return typeof pattern === "string"
+    ? new RegExp(escapeRegExp(pattern), "g")
+    : new RegExp(pattern.source, pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`);
+}
+
+/**
+ * The forms a secret is written in besides itself: JSON-escaped, URL-encoded, and base64 (standard
+ * and URL-safe; for each of the three alignments it can have inside a longer base64 text, the
+ * characters that depend on the secret alone).
+ */
+export function encodedForms(secret: string): string[] {
+  const forms = new Set([
+    secret,
+    JSON.stringify(secret).slice(1, -1),
+    encodeURIComponent(secret),
+    encodeURIComponent(secret).replace(/%20/g, "+"),
+  ]);
+  const bytes = Buffer.from(secret, "utf8");
+  for (const shift of [0, 1, 2]) {
+    const base64 = Buffer.concat([Buffer.alloc(shift), bytes])
+      .toString("base64")
+      .replace(/=+$/, "");
+    // Leading characters mix in the bytes before; the last one, when partial, the bytes after.
+    const start = [0, 2, 3][shift]!;
+    const end = (shift + bytes.length) % 3 === 0 ? base64.length : base64.length - 1;
+    const core = base64.slice(start, end);
+    if (core.length < MIN_SECRET_LENGTH) continue;
+    forms.add(core);
+    forms.add(core.replace(/\+/g, "-").replace(/\//g, "_"));
+  }
+  return [...forms];
 }
 
 /** The header names set by ANTHROPIC_CUSTOM_HEADERS. */
@@ -114,25 +220,19 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
   const literals = new Set<string>();
   for (const secret of [
     ...secretsFromEnv(process.env),
-    ...secretsFromEnv(options.env ?? {}),
-    ...(options.secrets ?? []),
+    ...literalSecretsOf(options),
+    ...remembered.secrets,
   ]) {
-    if (secret.length === 0) continue;
-    literals.add(secret);
-    // Inside a JSON file the secret appears escaped.
-    literals.add(JSON.stringify(secret).slice(1, -1));
+    for (const form of encodedForms(secret)) literals.add(form);
   }
   const patterns: RegExp[] = [
-    ...SECRET_PATTERNS.map((pattern) => new RegExp(pattern.source, pattern.flags)),
-    // Longest first, so a secret that contains another is replaced whole.
+    // Literals first, longest first: a secret that contains another (or a pattern's match) goes whole.
     ...[...literals]
       .sort((a, b) => b.length - a.length)
       .map((secret) => new RegExp(escapeRegExp(secret), "g")),
-    ...(options.patterns ?? []).map((pattern) =>
-      typeof pattern === "string"
-        ? new RegExp(escapeRegExp(pattern), "g")
-        : new RegExp(pattern.source, pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`),
-    ),
+    ...SECRET_PATTERNS.map((pattern) => new RegExp(pattern.source, pattern.flags)),
+    ...(options.patterns ?? []).map(asGlobalRegExp),
+    ...[...remembered.patterns.values()].map((pattern) => new RegExp(pattern.source, pattern.flags)),
   ];
   const secretHeaders = new Set([
     ...SECRET_HEADERS,

@@ -11,6 +11,7 @@ import { PermissionModeSchema } from "./claude/vocabulary.js";
 import { RUN_FOLDER_VERSION } from "./format-version.js";
 import { type JsonlLineError, readJsonlFile } from "./jsonl-reader.js";
 import { isOpenCodeOutputLine, runFromOpenCodeOutput } from "./opencode/run.js";
+import { createRedactor } from "./redact.js";
 import { type Run, type RunNote, RunSchema } from "./run.js";
 import { RUN_FOLDER_FILES } from "./run-folder-files.js";
 
@@ -112,9 +113,11 @@ export interface WriteRunFolderInput {
 /**
  * Writes (or adds to) a run folder: result.json when a result is given, and the manifest, merged
  * with what it already held (runAgent writes the result and agent options, the harness then adds
- * the case and its verdict). Every file is written atomically.
+ * the case and its verdict). Every file is written atomically, its secrets redacted (createRedactor).
  */
-export function writeRunFolder(dir: string, runId: string, input: WriteRunFolderInput): RunFolderManifest {
+export function writeRunFolder(dir: string, runId: string, given: WriteRunFolderInput): RunFolderManifest {
+  // Secret-free whoever wrote it: the case record holds the case's agent.env, the result what the agent printed.
+  const input = createRedactor().value(given);
   if (input.result) {
     writeFileAtomic(join(dir, RUN_FOLDER_FILES.result), `${JSON.stringify(input.result, null, 2)}\n`);
   }

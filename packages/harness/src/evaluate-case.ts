@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import {
   type AgentRunResult,
+  createRedactor,
   RUN_FOLDER_FILES,
   type Run,
   type RunFolderCase,
@@ -307,26 +308,36 @@ export async function evaluateCase<Case>(
     ? undefined
     : caseFailureMessage({ caseName: name, passRule, stats, trials: reports });
   const everyTrialErrored = trialResults.every((trial) => trial.status === "error");
-  const result = caseResult({
-    id,
-    name,
-    suite: settings.suite,
-    ...(options.file ? { file: options.file } : {}),
-    ...(typeof fields?.description === "string" ? { description: fields.description } : {}),
-    tags: Array.isArray(fields?.tags) ? fields.tags.map(String) : [],
-    status: passed ? "passed" : everyTrialErrored ? "error" : "failed",
-    trials: trialResults,
-    stats,
-    duration_ms: Math.round(performance.now() - started),
-    ...(message ? { error: message } : {}),
-  });
+  // Secret-free at its source: the reports, the OTel export and a vitest reporter (in another
+  // process, which never saw the run's env) all take it from here.
+  const redactor = createRedactor();
+  const result = redactor.value(
+    caseResult({
+      id,
+      name,
+      suite: settings.suite,
+      ...(options.file ? { file: options.file } : {}),
+      ...(typeof fields?.description === "string" ? { description: fields.description } : {}),
+      tags: Array.isArray(fields?.tags) ? fields.tags.map(String) : [],
+      status: passed ? "passed" : everyTrialErrored ? "error" : "failed",
+      trials: trialResults,
+      stats,
+      duration_ms: Math.round(performance.now() - started),
+      ...(message ? { error: message } : {}),
+    }),
+  );
   if (otelExportOn(settings.otel)) {
     await exportCaseToOtel(result, settings.otel, {
       endTime: Date.now(),
       trialStartTimes: done.map((trial) => trial.startedAt),
     });
   }
-  return { passed, result, ...(message ? { message } : {}), runs: done.map((trial) => trial.result) };
+  return {
+    passed,
+    result,
+    ...(message ? { message: redactor.text(message) } : {}),
+    runs: done.map((trial) => trial.result),
+  };
 }
 
 interface TrialRun {

@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs";
 import { relative } from "node:path";
+import type { RedactOptions } from "@evals/core";
 import { CassetteMissingError } from "./cassette.js";
 import { type CassetteIdentity, cassettePath, jsonOptions, siblingCassettes } from "./cassette-file.js";
 import { type ModelServer, startModelServer } from "./model-server.js";
 import { modePlan, resolveVcrMode, type VcrMode } from "./modes.js";
 import { passthrough, type RecordingSource, recording } from "./record-source.js";
-import type { RedactOptions } from "./redact.js";
 import type { Divergence, ReplaySource } from "./replay-source.js";
 import { type ReplayOptions, replaying } from "./replay-source.js";
 import type { ModelSource } from "./wire.js";
