@@ -36,42 +36,54 @@ export const SECRET_ENV_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH
 const PEM_BODY = String.raw`(?:\\+[nr]|[A-Za-z0-9+/=:,.\s-])`;
 
 /**
+ * Where a token starts: not inside a word, or right after a JSON-escaped line break or tab (`\n` in
+ * a JSONL file is a backslash and an "n": a word character that `\b` would not break at).
+ */
+const START = String.raw`(?:(?<![A-Za-z0-9_])|(?<=\\[nrt]))`;
+
+/** A global pattern whose `\b` at the start of a token is START. */
+function token(source: string, flags = "g"): RegExp {
+  return new RegExp(source.replaceAll(String.raw`\b`, START), flags);
+}
+
+/**
  * Secret formats, replaced wherever they appear. A hand list (see the README for why no published
  * rule set is used): each names the provider or shape it catches. Lookbehinds keep the context
  * (`postgres://user:[REDACTED]@host`, `Bearer [REDACTED]`) so reports stay readable.
  */
 export const SECRET_PATTERNS: readonly RegExp[] = [
   // Anthropic (sk-ant-…), OpenAI (sk-…, sk-proj-…, sk-svcacct-…) keys.
-  /sk-ant-[A-Za-z0-9_-]+/g,
-  /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g,
+  token("sk-ant-[A-Za-z0-9_-]+"),
+  token(String.raw`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`),
   // Stripe secret and restricted keys, webhook secrets.
-  /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}/g,
-  /\bwhsec_[A-Za-z0-9]{16,}/g,
+  token(String.raw`\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}`),
+  token(String.raw`\bwhsec_[A-Za-z0-9]{16,}`),
   // GitHub tokens.
-  /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}/g,
-  /\bgithub_pat_[A-Za-z0-9_]{20,}/g,
+  token(String.raw`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}`),
+  token(String.raw`\bgithub_pat_[A-Za-z0-9_]{20,}`),
   // AWS access key ids, and secret keys where they are named.
-  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
-  /(?<=aws_?secret_?access_?key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+]{40}/gi,
+  token(String.raw`\b(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])`),
+  token(String.raw`(?<=aws_?secret_?access_?key(?:\\*["'])?\s*[:=]\s*(?:\\*["'])?)[A-Za-z0-9/+]{40}`, "gi"),
   // Slack tokens and webhooks.
-  /\bxox[abeprs]-[A-Za-z0-9-]{10,}/g,
-  /\bxapp-\d-[A-Za-z0-9-]{10,}/g,
-  /hooks\.slack\.com\/services\/[A-Za-z0-9/]+/g,
+  token(String.raw`\bxox[abeprs]-[A-Za-z0-9-]{10,}`),
+  token(String.raw`\bxapp-\d-[A-Za-z0-9-]{10,}`),
+  token(String.raw`hooks\.slack\.com/services/[A-Za-z0-9/]+`),
   // Google API keys, npm tokens.
-  /\bAIza[0-9A-Za-z_-]{35}/g,
-  /\bnpm_[A-Za-z0-9]{36}/g,
+  token(String.raw`\bAIza[0-9A-Za-z_-]{35}`),
+  token(String.raw`\bnpm_[A-Za-z0-9]{36}`),
   // JSON Web Tokens.
-  /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
+  token(String.raw`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
   // Bearer and Basic credentials.
-  /(?<=\b(?:Bearer|Basic)\s+)(?!\[REDACTED\])[A-Za-z0-9._~+/-]{12,}=*/g,
+  token(String.raw`(?<=\b(?:Bearer|Basic)\s+)(?!\[REDACTED\])[A-Za-z0-9._~+/-]{12,}=*`),
   // The password of a URL: scheme://user:password@host.
-  /(?<=\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/@"'\\]*:)(?!\[REDACTED\]@)[^\s@/"'\\]+(?=@)/g,
-  // NAME=value where the NAME says secret (an `env` listing, a .env file).
-  /(?<=\b[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_KEY|PRIVATE_KEY)[A-Z0-9_]*=["']?)(?![/~.]|\[REDACTED\])[^\s"'\\]{8,}/g,
+  token(String.raw`(?<=[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'\\]*:)(?!\[REDACTED\]@)[^\s@/"'\\]+(?=@)`),
+  // NAME=value where the NAME says secret (an `env` listing, a .env file, `export NAME="value"`).
+  token(
+    String.raw`(?<=[A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|TOKEN|API_KEY|PRIVATE_KEY)[A-Z0-9_]*=(?:\\*["'])?)(?![/~.]|\[REDACTED\])[^\s"'\\]{8,}`,
+  ),
   // A private key: from its BEGIN line to its END line, or, cut off, to the end of its body.
-  new RegExp(
+  token(
     `-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----${PEM_BODY}*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?!${PEM_BODY}))`,
-    "g",
   ),
 ];
 
