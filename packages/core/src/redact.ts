@@ -61,9 +61,10 @@ export const SECRET_PATTERNS: readonly RegExp[] = [
   // GitHub tokens.
   token(String.raw`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}`),
   token(String.raw`\bgithub_pat_[A-Za-z0-9_]{20,}`),
-  // AWS access key ids, and secret keys where they are named.
+  // AWS access key ids, and secret keys where a `name = value` line names them (not a JSON key:
+  // value() sees a key and its value apart, and the last check of a recording must find nothing).
   token(String.raw`\b(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Z])`),
-  token(String.raw`(?<=aws_?secret_?access_?key(?:\\*["'])?\s*[:=]\s*(?:\\*["'])?)[A-Za-z0-9/+]{40}`, "gi"),
+  token(String.raw`(?<=aws_?secret_?access_?key\s*[:=]\s*(?:\\*["'])?)[A-Za-z0-9/+]{40}`, "gi"),
   // Slack tokens and webhooks.
   token(String.raw`\bxox[abeprs]-[A-Za-z0-9-]{10,}`),
   token(String.raw`\bxapp-\d-[A-Za-z0-9-]{10,}`),
@@ -73,8 +74,10 @@ export const SECRET_PATTERNS: readonly RegExp[] = [
   token(String.raw`\bnpm_[A-Za-z0-9]{36}`),
   // JSON Web Tokens.
   token(String.raw`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
-  // Bearer and Basic credentials.
-  token(String.raw`(?<=\b(?:Bearer|Basic)\s+)(?!\[REDACTED\])[A-Za-z0-9._~+/-]{12,}=*`),
+  // Bearer and Basic credentials: with a digit or a lower-upper case change ("Basic Functionality" is prose).
+  token(
+    String.raw`(?<=\b(?:Bearer|Basic)\s+)(?!\[REDACTED\])(?=[A-Za-z0-9._~+/-]*(?:\d|[a-z][A-Z]))[A-Za-z0-9._~+/-]{12,}=*`,
+  ),
   // The password of a URL: scheme://user:password@host.
   token(String.raw`(?<=[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@"'\\]*:)(?!\[REDACTED\]@)[^\s@/"'\\]+(?=@)`),
   // NAME=value where the NAME says secret (an `env` listing, a .env file, `export NAME="value"`).

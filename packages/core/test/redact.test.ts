@@ -90,7 +90,7 @@ describe("the secret shapes of issue #26", () => {
     "an OpenAI project key": ["sk-proj-AbCdEfGhIjKlMnOpQrStUv", "[REDACTED]"],
     "a Slack bot token": ["xoxb-1234-5678-AbCdEfGhIjKl", "[REDACTED]"],
     "a JWT": ["eyJhbGciOiJI.eyJzdWIiOiIx.SflKxwRJSMeKKF2QT4", "[REDACTED]"],
-    "a bearer token": ["Authorization: Bearer abcdefghijklmnop", "Authorization: Bearer [REDACTED]"],
+    "a bearer token": ["Authorization: Bearer abcDEF1234567890", "Authorization: Bearer [REDACTED]"],
     "a NAME=value secret": ['export DEPLOY_TOKEN="deploy-token-1"', 'export DEPLOY_TOKEN="[REDACTED]"'],
     "a PEM key with its END line": [
       "-----BEGIN RSA PRIVATE KEY-----\nMIIEab+/=\n-----END RSA PRIVATE KEY-----\nkept",
