@@ -241,10 +241,19 @@ export function createRedactor(options: RedactOptions = {}): Redactor {
     for (const form of encodedForms(secret)) literals.add(form);
   }
   const patterns: RegExp[] = [
-    // Literals first, longest first: a secret that contains another (or a pattern's match) goes whole.
-    ...[...literals]
-      .sort((a, b) => b.length - a.length)
-      .map((secret) => new RegExp(escapeRegExp(secret), "g")),
+    // Literals first, in one alternation (one pass however many runs' secrets the process holds),
+    // longest first: a secret that contains another (or a pattern's match) goes whole.
+    ...(literals.size > 0
+      ? [
+          new RegExp(
+            [...literals]
+              .sort((a, b) => b.length - a.length)
+              .map(escapeRegExp)
+              .join("|"),
+            "g",
+          ),
+        ]
+      : []),
     ...SECRET_PATTERNS.map((pattern) => new RegExp(pattern.source, pattern.flags)),
     ...(options.patterns ?? []).map(asGlobalRegExp),
     ...[...remembered.patterns.values()].map((pattern) => new RegExp(pattern.source, pattern.flags)),
