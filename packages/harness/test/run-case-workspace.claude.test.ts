@@ -37,7 +37,8 @@ const printsAToken: ScriptFunction = (request) =>
   countToolResults(request) === 0
     ? reply(
         toolUse("Bash", {
-          command: 'pwd && ls -A && echo "$FROM_CASE $FROM_TASK" | tr a-z A-Z && echo token-$RANDOM$RANDOM$RANDOM',
+          command:
+            'pwd && ls -A && echo "$FROM_CASE $FROM_TASK" | tr a-z A-Z && echo token-$RANDOM$RANDOM$RANDOM',
           description: "print a token",
         }),
       )
