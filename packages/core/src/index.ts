@@ -154,15 +154,18 @@ export {
 } from "./opencode/vocabulary.js";
 export {
   createRedactor,
+  encodedForms,
   REDACTED,
   type RedactOptions,
   type Redactor,
   redactFileSync,
   redactTreeSync,
+  rememberSecrets,
   SECRET_ENV_NAME,
   SECRET_HEADERS,
   SECRET_PATTERNS,
   secretsFromEnv,
+  secretsFromEnvValues,
 } from "./redact.js";
 export {
   type AgentInfo,

@@ -11,6 +11,7 @@ import { PermissionModeSchema } from "./claude/vocabulary.js";
 import { RUN_FOLDER_VERSION } from "./format-version.js";
 import { type JsonlLineError, readJsonlFile } from "./jsonl-reader.js";
 import { isOpenCodeOutputLine, runFromOpenCodeOutput } from "./opencode/run.js";
+import { createRedactor } from "./redact.js";
 import { type Run, type RunNote, RunSchema } from "./run.js";
 import { RUN_FOLDER_FILES } from "./run-folder-files.js";
 
@@ -112,19 +113,21 @@ export interface WriteRunFolderInput {
 /**
  * Writes (or adds to) a run folder: result.json when a result is given, and the manifest, merged
  * with what it already held (runAgent writes the result and agent options, the harness then adds
- * the case and its verdict). Every file is written atomically.
+ * the case and its verdict). Every file is written atomically, its secrets redacted (createRedactor).
  */
 export function writeRunFolder(dir: string, runId: string, input: WriteRunFolderInput): RunFolderManifest {
-  if (input.result) {
-    writeFileAtomic(join(dir, RUN_FOLDER_FILES.result), `${JSON.stringify(input.result, null, 2)}\n`);
+  // Secret-free whoever wrote it: the case record holds the case's agent.env, the result what the agent printed.
+  const redacted = createRedactor().value(input);
+  if (redacted.result) {
+    writeFileAtomic(join(dir, RUN_FOLDER_FILES.result), `${JSON.stringify(redacted.result, null, 2)}\n`);
   }
   const previous = readManifest(dir);
   const manifest: RunFolderManifest = {
     version: RUN_FOLDER_VERSION,
     run_id: runId,
     written_at: new Date().toISOString(),
-    ...(previous?.agent || input.agent ? { agent: { ...previous?.agent, ...input.agent } } : {}),
-    ...((input.case ?? previous?.case) ? { case: input.case ?? previous?.case } : {}),
+    ...(previous?.agent || redacted.agent ? { agent: { ...previous?.agent, ...redacted.agent } } : {}),
+    ...((redacted.case ?? previous?.case) ? { case: redacted.case ?? previous?.case } : {}),
   };
   writeFileAtomic(join(dir, RUN_FOLDER_FILES.manifest), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;

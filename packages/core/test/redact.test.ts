@@ -12,7 +12,14 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createRedactor, REDACTED, redactFileSync, redactTreeSync, secretsFromEnv } from "../src/index.js";
+import {
+  createRedactor,
+  REDACTED,
+  redactFileSync,
+  redactTreeSync,
+  rememberSecrets,
+  secretsFromEnv,
+} from "../src/index.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -73,6 +80,61 @@ describe("createRedactor", () => {
     });
     expect(redactor.leaks(out)).toEqual([]);
     expect(redactor.leaks("sk-ant-api03-x")).toHaveLength(1);
+  });
+});
+
+describe("the secret shapes of issue #26", () => {
+  const shapes = {
+    "a URL's password": ["postgres://app:pw-Secret-1@db:5432/x", "postgres://app:[REDACTED]@db:5432/x"],
+    "a Stripe live key": ["key sk_live_51AbCdEfGhIjKlMn", "key [REDACTED]"],
+    "an OpenAI project key": ["sk-proj-AbCdEfGhIjKlMnOpQrStUv", "[REDACTED]"],
+    "a Slack bot token": ["xoxb-1234-5678-AbCdEfGhIjKl", "[REDACTED]"],
+    "a JWT": ["eyJhbGciOiJI.eyJzdWIiOiIx.SflKxwRJSMeKKF2QT4", "[REDACTED]"],
+    "a bearer token": ["Authorization: Bearer abcDEF1234567890", "Authorization: Bearer [REDACTED]"],
+    "a NAME=value secret": ['export DEPLOY_TOKEN="deploy-token-1"', 'export DEPLOY_TOKEN="[REDACTED]"'],
+    "a PEM key with its END line": [
+      "-----BEGIN RSA PRIVATE KEY-----\nMIIEab+/=\n-----END RSA PRIVATE KEY-----\nkept",
+      "[REDACTED]\nkept",
+    ],
+    "a PEM key cut off before END": ["-----BEGIN PRIVATE KEY-----\nMIIEab+/=\nQUJD", "[REDACTED]"],
+  } as const;
+
+  for (const [shape, [input, expected]] of Object.entries(shapes)) {
+    it(`redacts ${shape}, in a string and JSON-escaped in a JSONL line after a line break`, () => {
+      const redactor = createRedactor();
+      expect(redactor.text(input)).toBe(expected);
+      // In a JSONL file the secret follows an escaped \n, and ends at the string's closing quote.
+      const line = JSON.stringify({ out: `first line\n${input}`, next: "kept" });
+      const redacted = redactor.text(line);
+      expect(JSON.parse(redacted)).toEqual({ out: `first line\n${expected}`, next: "kept" });
+      expect(redactor.leaks(redacted)).toEqual([]);
+    });
+  }
+
+  it("redacts every value of secretEnv, whatever its name, plain, base64 at any alignment and URL-encoded", () => {
+    const seed = "seed value/with+chars";
+    const redactor = createRedactor({ secretEnv: { SIGNING_SEED: seed, PORT: "8080", HOME: "/home/x" } });
+    const base64In = (prefix: string) => Buffer.from(`${prefix}${seed}`).toString("base64");
+    for (const text of [
+      seed,
+      encodeURIComponent(seed),
+      Buffer.from(seed).toString("base64"),
+      Buffer.from(seed).toString("base64url"),
+      base64In("u:"),
+      base64In("us:"),
+      base64In("use:"),
+    ]) {
+      expect(redactor.text(text)).toContain(REDACTED);
+      expect(redactor.text(text)).not.toContain(text.slice(4, -4));
+    }
+    expect(redactor.text("port 8080 at /home/x")).toBe("port 8080 at /home/x");
+  });
+
+  it("remembers a run's secrets for every later redactor of the process", () => {
+    const secret = `remembered-${Math.random().toString(36).slice(2)}`;
+    expect(createRedactor().text(secret)).toBe(secret);
+    rememberSecrets({ secretEnv: { ANY_NAME: secret } });
+    expect(createRedactor().text(`x ${secret} y`)).toBe(`x ${REDACTED} y`);
   });
 });
 

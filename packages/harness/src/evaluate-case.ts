@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import {
   type AgentRunResult,
+  createRedactor,
   RUN_FOLDER_FILES,
   type Run,
   type RunFolderCase,
@@ -326,20 +327,25 @@ export async function evaluateCase<Case>(
     ? undefined
     : caseFailureMessage({ caseName: name, passRule, stats, trials: reports });
   const everyTrialErrored = trialResults.every((trial) => trial.status === "error");
-  const result = caseResult({
-    id,
-    name,
-    suite: settings.suite,
-    ...(options.file ? { file: options.file } : {}),
-    ...(typeof fields?.description === "string" ? { description: fields.description } : {}),
-    tags: Array.isArray(fields?.tags) ? fields.tags.map(String) : [],
-    status: passed ? "passed" : everyTrialErrored ? "error" : "failed",
-    trials: trialResults,
-    stats,
-    // Its own trials' time: waiting for the suite's other cases (the shared limiter) is not this case's.
-    duration_ms: Math.round(done.reduce((sum, trial) => sum + trial.durationMs, 0)),
-    ...(message ? { error: message } : {}),
-  });
+  // Secret-free at its source: the reports, the OTel export and a vitest reporter (in another
+  // process, which never saw the run's env) all take it from here.
+  const redactor = createRedactor();
+  const result = redactor.value(
+    caseResult({
+      id,
+      name,
+      suite: settings.suite,
+      ...(options.file ? { file: options.file } : {}),
+      ...(typeof fields?.description === "string" ? { description: fields.description } : {}),
+      tags: Array.isArray(fields?.tags) ? fields.tags.map(String) : [],
+      status: passed ? "passed" : everyTrialErrored ? "error" : "failed",
+      trials: trialResults,
+      stats,
+      // Its own trials' time: waiting for the suite's other cases (the shared limiter) is not this case's.
+      duration_ms: Math.round(done.reduce((sum, trial) => sum + trial.durationMs, 0)),
+      ...(message ? { error: message } : {}),
+    }),
+  );
   if (otelExportOn(settings.otel)) {
     await exportCaseToOtel(result, settings.otel, {
       endTime: Date.now(),
@@ -350,7 +356,7 @@ export async function evaluateCase<Case>(
   return {
     passed,
     result,
-    ...(message ? { message } : {}),
+    ...(message ? { message: redactor.text(message) } : {}),
     runs: done.map((trial) => trial.result),
     ...(setupErrors.length > 0 ? { setupErrors } : {}),
   };

@@ -14,6 +14,7 @@ import {
   type RunNote,
   redactTreeSync,
   registerExitCleanup,
+  rememberSecrets,
   writeRunFolder,
 } from "@evals/core";
 import { runOutcome } from "@evals/evaluators";
@@ -143,7 +144,11 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
     isSandbox: needsIsSandbox(options),
     ...(options.env ? { env: options.env } : {}),
   });
-  const redactor = createRedactor({ ...options.redact, env });
+  // The case's own env (agent.env) is secret whatever its names; the rest of the env by name.
+  const redaction = { ...options.redact, env, ...(options.env ? { secretEnv: options.env } : {}) };
+  const redactor = createRedactor(redaction);
+  // Later writers of this process (the case's run folder record, reports, OTel) leave them out too.
+  rememberSecrets(redaction);
   const guard = guardRun({ marker, outputDir, sandbox: sandbox.root, patterns: redactor.patterns });
 
   const started = performance.now();

@@ -8,6 +8,7 @@ import {
   readManifest,
   readRunFolderResult,
   secretsFromEnv,
+  secretsFromEnvValues,
   writeRunFolder,
 } from "@evals/core";
 import { runDirFor } from "@evals/hooks";
@@ -204,6 +205,7 @@ export async function runTrial<Case>(
           secrets: redactions.flatMap((redact) => [
             ...(redact.secrets ?? []),
             ...secretsFromEnv(redact.env ?? {}),
+            ...secretsFromEnvValues(redact.secretEnv ?? {}),
           ]),
           headers: redactions.flatMap((redact) => redact.headers ?? []),
         });
@@ -534,9 +536,12 @@ async function failOnDivergence(
   });
 }
 
-/** What a recording of the run must not contain: the run's own secrets (its env, its redact option). */
+/**
+ * What a recording of the run must not contain: the run's own secrets (its env, every value of which
+ * is secret, and its redact option). Replaying redacts the new requests the same way, so they match.
+ */
 function recordingRedaction(options: RunAgentOptions): RedactOptions {
-  return { ...options.redact, ...(options.env ? { env: options.env } : {}) };
+  return { ...options.redact, ...(options.env ? { env: options.env, secretEnv: options.env } : {}) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { formatJsonSchema } from "@evals/core";
+import { createRedactor, formatJsonSchema } from "@evals/core";
 import { type AgentOptions, AgentOptionsSchema, type EvalCase, resolveAgentPaths } from "@evals/evaluators";
 import {
   buildResults,
@@ -276,15 +276,17 @@ export function writeVariantReports(
 ): VariantReportFiles {
   const dir = resolve(options.dir);
   const results: Record<string, string> = {};
+  const redactor = createRedactor();
   for (const run of result.runs) {
     const file = join(dir, `${run.variant.name}.json`);
-    writeFileAtomic(file, `${JSON.stringify(run.results, null, 2)}\n`);
+    writeFileAtomic(file, `${JSON.stringify(redactor.value(run.results), null, 2)}\n`);
     results[run.variant.name] = file;
   }
   const comparison = join(dir, "comparison.json");
-  writeFileAtomic(comparison, `${JSON.stringify(result.comparison, null, 2)}\n`);
+  const compared = redactor.value(result.comparison);
+  writeFileAtomic(comparison, `${JSON.stringify(compared, null, 2)}\n`);
   const html = join(dir, "comparison.html");
-  writeFileAtomic(html, renderComparisonHtml(result.comparison));
+  writeFileAtomic(html, renderComparisonHtml(compared));
   return { results, comparison, html };
 }
 

@@ -29,12 +29,16 @@ agent:
   env: { FROM_CASE: "case-value" }
 `;
 
-/** Prints where it runs, the fixture, both env values and a token that differs on every run. */
+/**
+ * Prints where it runs, the fixture, both env values (upper-cased: the values themselves are secrets
+ * of the run, redacted from its result) and a token that differs on every run.
+ */
 const printsAToken: ScriptFunction = (request) =>
   countToolResults(request) === 0
     ? reply(
         toolUse("Bash", {
-          command: 'pwd && ls -A && echo "$FROM_CASE $FROM_TASK" && echo token-$RANDOM$RANDOM$RANDOM',
+          command:
+            'pwd && ls -A && echo "$FROM_CASE $FROM_TASK" | tr a-z A-Z && echo token-$RANDOM$RANDOM$RANDOM',
           description: "print a token",
         }),
       )
@@ -81,7 +85,7 @@ describe.skipIf(!haveClaude)("runCase in a folder the task prepared", () => {
     const output = bashOutput(result.outcomes[0]?.runs[0]);
     expect(output).toContain(folders[0]);
     expect(output).toContain("a.txt");
-    expect(output).toContain("case-value task-value");
+    expect(output).toContain("CASE-VALUE TASK-VALUE");
   });
 });
 

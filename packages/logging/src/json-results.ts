@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { createRedactor } from "@evals/core";
 import { reserveFileName, writeFileAtomic } from "./atomic-write.js";
 import { type RunsIncluded, withRunsIncluded } from "./build-results.js";
 import { RESULTS_VERSION } from "./format-version.js";
@@ -19,14 +20,16 @@ export interface JsonResultsFiles {
 
 /**
  * Writes `<dir>/latest.json` and `<dir>/history/<YYYY-MM>/<DD-HHMMSS>-<suite>.json` (UTC time of the
- * run's end). Each file is written atomically; a second run in the same second gets `-2`, `-3`, ...
+ * run's end). Each file is written atomically, its secrets redacted; a second run in the same second
+ * gets `-2`, `-3`, ...
  */
 export function writeJsonResults(
   results: ResultsFile,
   options: WriteJsonResultsOptions = {},
 ): JsonResultsFiles {
   const dir = resolve(options.dir ?? "results");
-  const kept = withRunsIncluded(results, options.includeRuns ?? "failed");
+  // Secret-free whoever built the results (createRedactor: the patterns and this process's runs' secrets).
+  const kept = createRedactor().value(withRunsIncluded(results, options.includeRuns ?? "failed"));
   const text = `${JSON.stringify(kept, null, 2)}\n`;
   const { folder, name } = historyName(kept);
   const history = reserveFileName(join(dir, "history", folder), name, ".json");

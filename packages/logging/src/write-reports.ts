@@ -1,4 +1,5 @@
 import { join, resolve } from "node:path";
+import { createRedactor } from "@evals/core";
 import { writeFileAtomic } from "./atomic-write.js";
 import { type BuildResultsOptions, buildResults } from "./build-results.js";
 import { type CaseResult, CaseResultSchema } from "./case-result.js";
@@ -23,7 +24,7 @@ export interface WrittenReports {
 /**
  * Everything an eval run leaves behind, from its case results: `results/latest.json` and the
  * history file (always), `results/junit.xml` and `results/report.html` (unless turned off). Every
- * file is written atomically. The HTML report gets every trial's run; the JSON files keep the runs
+ * file is written atomically, its secrets redacted (@evals/core's createRedactor). The HTML report gets every trial's run; the JSON files keep the runs
  * `includeRuns` asks for (by default those of cases that did not pass).
  */
 export function writeReports(given: CaseResult[], options: WriteReportsOptions = {}): WrittenReports {
@@ -39,7 +40,8 @@ export function writeReports(given: CaseResult[], options: WriteReportsOptions =
     return parsed.data;
   });
   const dir = resolve(options.dir ?? "results");
-  const results = buildResults(cases, options);
+  // Redacted before rendering: a secret HTML- or XML-escaped in a report would no longer be found.
+  const results = createRedactor().value(buildResults(cases, options));
   const files: WrittenReports["files"] = writeJsonResults(results, { dir, ...pickRuns(options) });
   if (options.junit !== false) {
     const file = typeof options.junit === "string" ? resolve(options.junit) : join(dir, "junit.xml");

@@ -23,6 +23,7 @@ import {
   type Run,
   type RunnerStop,
   redactTreeSync,
+  rememberSecrets,
   writeRunFolder,
 } from "@evals/core";
 import { INHERITED_ENV, killProcessTree, newRunId, RUN_MARKER_ENV, runProcesses } from "@evals/harness";
@@ -188,7 +189,10 @@ export async function runOpenCode(options: RunOpenCodeOptions): Promise<RunOpenC
     env[CAPTURE_ENV.status] ??= statusFile;
     env.TEST_RUN_ID ??= runId;
   }
-  const redactor = createRedactor({ env });
+  // The agent's own env is secret whatever its names; the rest of the env by name.
+  const redaction = { env, ...(options.env ? { secretEnv: options.env } : {}) };
+  const redactor = createRedactor(redaction);
+  rememberSecrets(redaction);
   const guard = guardUntilExit({ id: marker, marker, group: true, remove: [sandbox] });
 
   const workspaceArtifacts = OPENCODE_WORKSPACE_ARTIFACTS.map((name) => join(cwd, ".opencode", name)).filter(

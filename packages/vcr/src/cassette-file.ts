@@ -1,9 +1,16 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { type AgentRunResult, AgentRunResultSchema, listToolCalls, type Run, RunSchema } from "@evals/core";
+import {
+  type AgentRunResult,
+  AgentRunResultSchema,
+  createRedactor,
+  listToolCalls,
+  type RedactOptions,
+  type Run,
+  RunSchema,
+} from "@evals/core";
 import { z } from "zod";
 import { writeSecretFreeFile } from "./recording.js";
-import { createRedactor, type RedactOptions } from "./redact.js";
 import { canonicalJson, stableHash, stableStringify } from "./stable-json.js";
 
 /**

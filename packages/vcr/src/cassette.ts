@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { relative } from "node:path";
-import type { AgentRunResult } from "@evals/core";
+import type { AgentRunResult, RedactOptions } from "@evals/core";
 import {
   buildCassette,
   type Cassette,
@@ -13,7 +13,6 @@ import {
   writeCassette,
 } from "./cassette-file.js";
 import { modePlan, resolveVcrMode, type VcrMode } from "./modes.js";
-import type { RedactOptions } from "./redact.js";
 import { canonicalJson } from "./stable-json.js";
 
 /** A live run of the agent: what the harness's runAgent returns. */

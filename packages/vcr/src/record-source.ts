@@ -1,6 +1,6 @@
+import type { RedactOptions } from "@evals/core";
 import { errorBody } from "./messages-api.js";
 import { type Recording, recordingFromInteractions, writeRecording } from "./recording.js";
-import type { RedactOptions } from "./redact.js";
 import type { Interaction, ModelSource, SourceResponse, WireRequest } from "./wire.js";
 import { isMessagesPath, jsonResponse } from "./wire.js";
 

@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { writeFileAtomic } from "@evals/core";
+import { createRedactor, type RedactOptions, type Redactor, writeFileAtomic } from "@evals/core";
 import { z } from "zod";
 import { claudeVersionOf } from "./normalize.js";
-import { createRedactor, type RedactOptions, type Redactor } from "./redact.js";
 import { encodeSse, parseSse } from "./sse.js";
 import { canonicalJson } from "./stable-json.js";
 import type { Interaction, WireRequest, WireResponse } from "./wire.js";

@@ -1,3 +1,4 @@
+import { createRedactor, type RedactOptions } from "@evals/core";
 import { type Difference, diffValues, formatDifferences } from "./diff.js";
 import { recordingIntegrityProblem } from "./integrity.js";
 import { errorBody } from "./messages-api.js";
@@ -12,7 +13,6 @@ import {
   versionNeutral,
 } from "./normalize.js";
 import { type Recording, readRecording, recordedRequest, recordedResponse } from "./recording.js";
-import { createRedactor, type RedactOptions } from "./redact.js";
 import { estimateTokens } from "./scripted-source.js";
 import {
   isCountTokensPath,

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { relative } from "node:path";
+import type { RedactOptions } from "@evals/core";
 import { CassetteMissingError } from "./cassette.js";
 import {
   type CassetteIdentity,
@@ -12,7 +13,6 @@ import { type ModelServer, startModelServer } from "./model-server.js";
 import { modePlan, resolveVcrMode, type VcrMode } from "./modes.js";
 import { passthrough, type RecordingSource, recording } from "./record-source.js";
 import { type Recording, readRecording } from "./recording.js";
-import type { RedactOptions } from "./redact.js";
 import type { Divergence, ReplaySource } from "./replay-source.js";
 import { type ReplayOptions, replaying } from "./replay-source.js";
 import { isMessagesPath, type ModelSource } from "./wire.js";

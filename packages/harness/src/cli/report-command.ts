@@ -2,7 +2,14 @@ import { spawn } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { isRunFolder, type RunFolder, type RunFolderCase, readRunFolder, runSummary } from "@evals/core";
+import {
+  createRedactor,
+  isRunFolder,
+  type RunFolder,
+  type RunFolderCase,
+  readRunFolder,
+  runSummary,
+} from "@evals/core";
 import { caseWithOutcome, evaluate, parseCase } from "@evals/evaluators";
 import {
   type CaseResult,
@@ -107,7 +114,8 @@ function fromResultsFile(
 ): Written | number {
   let results: ResultsFile;
   try {
-    results = readResults(file);
+    // A results file of an older evals may still hold secrets: the reports made from it do not.
+    results = createRedactor().value(readResults(file));
   } catch (error) {
     if (!(error instanceof ResultsFileError)) throw error;
     io.stderr.write(
