@@ -141,6 +141,10 @@ describe("evals migrate (OpenAgentsControl cases)", () => {
     expect(smoke.agent.permissionMode).toBeUndefined();
     // OAC's context-loading evaluator ran its task-type check on every case.
     expect(smoke.rules["context-loading"]).toEqual({ taskTypes: true });
+    expect(smoke.rules["execution-balance"]).toEqual({
+      minReadRatio: 1,
+      severity: { "execution-before-read": "error" },
+    });
     // OAC's behavior evaluator judged the prompted session: the main agent.
     expect(smoke.behavior?.agent).toBe("main");
     const opencoder = loadCase(join(out, "evals/agents/core/opencoder/tests/smoke-test.yaml"));

@@ -451,8 +451,10 @@ export function convertOacCase(
   if (Object.keys(agent).length > 0) out.agent = agent;
   if (behaviorOut && Object.keys(behaviorOut).length > 0) out.behavior = behaviorOut;
   if (violationsOut.length > 0) out.expectedViolations = violationsOut;
-  // OAC ran its context-loading evaluator, task-type check included, on every case.
+  // OAC ran its context-loading evaluator, task-type check included, on every case; and its
+  // execution-balance evaluator with an error for an execution before any read and a warning under one read per execution.
   rules["context-loading"] = { taskTypes: true };
+  rules["execution-balance"] = { minReadRatio: 1, severity: { "execution-before-read": "error" } };
   out.rules = rules;
   return { case: ordered(out) as EvalCaseInput, fields };
 }
