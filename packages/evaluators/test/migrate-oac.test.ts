@@ -145,6 +145,12 @@ describe("evals migrate (OpenAgentsControl cases)", () => {
       minReadRatio: 1,
       severity: { "execution-before-read": "error" },
     });
+    // OAC had no read-before-write or forbidden-commands evaluator.
+    expect(smoke.rules).toMatchObject({ "read-before-write": false, "forbidden-commands": false });
+    // OpenCode's bash output has no exit code: OAC's failure patterns tell a failed command.
+    expect((smoke.rules["stop-on-failure"] as { failurePatterns: string[] }).failurePatterns).toContain(
+      "/\\d+ failed/i",
+    );
     // OAC's behavior evaluator judged the prompted session: the main agent.
     expect(smoke.behavior?.agent).toBe("main");
     const opencoder = loadCase(join(out, "evals/agents/core/opencoder/tests/smoke-test.yaml"));

@@ -118,6 +118,27 @@ const OAC_RULE_PATTERNS: Record<string, string[]> = {
   "report-first": ["report-first", "report"],
 };
 
+/**
+ * The command output OAC's stop-on-failure-evaluator.ts takes for a failure (its FAILURE_PATTERNS):
+ * OpenCode's bash output carries no exit code, so these decide, as they did in OAC.
+ */
+const OAC_FAILURE_PATTERNS = [
+  "/FAIL|FAILED|FAILURE/i",
+  "/error:/i",
+  "/Error:/",
+  "/npm ERR!/i",
+  "/test.*failed/i",
+  "/tests? failed/i",
+  "/\\d+ failed/i",
+  "/exit code [1-9]/i",
+  "/exited with code [1-9]/i",
+  "/build failed/i",
+  "/compilation error/i",
+  "/TypeError|ReferenceError|SyntaxError/",
+  "/AssertionError/i",
+  "/Expected.*but got/i",
+] as const;
+
 /** OAC's default per-prompt timeout (ms). */
 const OAC_DEFAULT_TIMEOUT = 60_000;
 
@@ -455,6 +476,10 @@ export function convertOacCase(
   // execution-balance evaluator with an error for an execution before any read and a warning under one read per execution.
   rules["context-loading"] = { taskTypes: true };
   rules["execution-balance"] = { minReadRatio: 1, severity: { "execution-before-read": "error" } };
+  rules["stop-on-failure"] = { failurePatterns: [...OAC_FAILURE_PATTERNS] };
+  // And no evaluator like these two: off, so they cannot fail a case OAC passed.
+  rules["read-before-write"] = false;
+  rules["forbidden-commands"] = false;
   out.rules = rules;
   return { case: ordered(out) as EvalCaseInput, fields };
 }
