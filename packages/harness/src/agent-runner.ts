@@ -8,6 +8,10 @@ export interface AgentRunnerOptions extends RunAgentOptions {
    * Code's runner refuses it.
    */
   agentName?: string;
+  /** OpenCode's `--auto` (a case's `agent.autoApprove`): grant every permission it asks for. Claude Code's runner refuses it. */
+  autoApprove?: boolean;
+  /** OpenCode's `permission` config (a case's `agent.permission`). Claude Code's runner refuses it. */
+  permission?: Record<string, unknown>;
 }
 
 /**
@@ -25,10 +29,15 @@ export type AgentRunner = (options: AgentRunnerOptions) => Promise<AgentRunResul
 export type AgentChoice = "claude-code" | "opencode" | (string & {}) | AgentRunner;
 
 /** Claude Code's runner: runAgent, which has no agent to choose by name. */
-export const claudeCodeRunner: AgentRunner = async ({ agentName, ...options }) => {
+export const claudeCodeRunner: AgentRunner = async ({ agentName, autoApprove, permission, ...options }) => {
   if (agentName !== undefined) {
     throw new Error(
       `agent name ${JSON.stringify(agentName)}: Claude Code runs no named agent (agent.name is for a CLI such as opencode: set agent.cli)`,
+    );
+  }
+  if (autoApprove !== undefined || permission !== undefined) {
+    throw new Error(
+      `agent.${autoApprove !== undefined ? "autoApprove" : "permission"} is OpenCode's (set agent.cli: opencode); Claude Code's is agent.permissionMode`,
     );
   }
   return runAgent(options);

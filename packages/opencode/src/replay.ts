@@ -21,5 +21,7 @@ export const OPENCODE_CASSETTE_REPLAY: { replace: Array<[RegExp, string]> } = {
     // The harness's fresh fixture copy (@evals/worktree's copyFixture), e.g. in read's <path> output.
     [/[^\s"'`<>]*\/evals-fixture-[A-Za-z0-9_-]+/g, "<cwd>"],
     [/(Working directory: |Workspace root folder: )[^\n]*/g, "$1<cwd>"],
+    // A subagent's session id, new every run, in the task tool's output (`<task id="ses_...">`).
+    [/\bses_[A-Za-z0-9]+/g, "<session>"],
   ],
 };

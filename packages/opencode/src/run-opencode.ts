@@ -54,6 +54,11 @@ export interface RunOpenCodeOptions {
   agents?: Record<string, string>;
   /** OpenCode's `permission` config, e.g. `{ bash: { "*": "allow", "rm *": "ask" } }`. */
   permission?: Record<string, unknown>;
+  /**
+   * `--auto`: grant every permission OpenCode asks for, except what the config denies (default
+   * false: `opencode run` rejects each ask and ends the run after that step).
+   */
+  autoApprove?: boolean;
   /** More OpenCode config (merged over the runner's; `provider`, `autoupdate`, `share` stay the runner's). */
   config?: Record<string, unknown>;
   /**
@@ -214,6 +219,7 @@ export async function runOpenCode(options: RunOpenCodeOptions): Promise<RunOpenC
     const session = lines.find((line) => line.sessionID)?.sessionID;
     const args = ["run", "--format", "json"];
     if (options.agent) args.push("--agent", options.agent);
+    if (options.autoApprove) args.push("--auto");
     if (options.title !== false) args.push("--title", options.title ?? "evals run");
     if (turn > 0 && session) args.push("--session", session);
     command = [bin, ...args];
@@ -360,6 +366,7 @@ export async function runOpenCode(options: RunOpenCodeOptions): Promise<RunOpenC
       ...(options.model ? { model: options.model } : {}),
       ...(options.agent ? { agent: options.agent } : {}),
       ...(options.permission ? { permission: options.permission } : {}),
+      ...(options.autoApprove ? { autoApprove: true } : {}),
       ...(options.maxSteps !== undefined ? { maxTurns: options.maxSteps } : {}),
     },
   });

@@ -65,6 +65,13 @@ describe("the OpenCode runner for the harness", () => {
     await expect(claudeCodeRunner({ prompt: "hi", agentName: "reviewer" })).rejects.toThrow(
       /Claude Code runs no named agent/,
     );
+    // A migrated OpenAgentsControl case's approval mode is OpenCode's: Claude Code refuses it.
+    await expect(claudeCodeRunner({ prompt: "hi", autoApprove: true })).rejects.toThrow(
+      /agent.autoApprove is OpenCode's \(set agent.cli: opencode\)/,
+    );
+    await expect(claudeCodeRunner({ prompt: "hi", permission: { bash: "ask" } })).rejects.toThrow(
+      /agent.permission is OpenCode's/,
+    );
   });
 
   it("a case names its agent CLI and agent in its agent block", () => {

@@ -182,7 +182,7 @@ function describeExpected(expected: ExpectedViolation, count?: number): string {
   return [
     what,
     expected.type ? `of type ${expected.type}` : undefined,
-    expected.severity ? `with severity ${expected.severity}` : undefined,
+    expected.severity && expected.severity !== "any" ? `with severity ${expected.severity}` : undefined,
   ]
     .filter(Boolean)
     .join(" ");
@@ -212,7 +212,9 @@ function judge(id: EvaluatorId, result: EvaluatorResult, evalCase: EvalCase): Ev
     const matching = result.violations.filter(
       (item) =>
         item.rule === expected.rule &&
-        (expected.severity === undefined || item.severity === expected.severity) &&
+        (expected.severity === undefined ||
+          expected.severity === "any" ||
+          item.severity === expected.severity) &&
         (expected.type === undefined || item.type === expected.type),
     );
     for (const item of matching) {

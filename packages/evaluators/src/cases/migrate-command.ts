@@ -1,8 +1,22 @@
-import { existsSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  type Stats,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { writeFileAtomic } from "@evals/core";
-import { type FileReport, type MigrationReport, migrateOacCases } from "./migrate-oac.js";
+import {
+  type FileReport,
+  type MigratedFile,
+  type MigrationReport,
+  migrateOacCases,
+  migrationTotals,
+} from "./migrate-oac.js";
 
 interface Output {
   write(text: string): unknown;
@@ -12,28 +26,31 @@ interface Output {
 export const MIGRATE_EXIT = {
   /** Every case found was converted (fields it could not keep are reported) or skipped on purpose. */
   ok: 0,
-  /** Some files could not be converted, or not written (an --out file exists and --force was not given). */
+  /** Some case files could not be converted, or a case file is in the way in --out (nothing is written then). */
   incomplete: 1,
-  /** Bad arguments, or the folder cannot be read. */
+  /** Bad arguments, no case in the folder, --out not a folder, or the files cannot be written (nothing is). */
   usage: 2,
 } as const;
 
 export const MIGRATE_USAGE = `Usage: evals migrate <OpenAgentsControl folder> --out <folder> [--json] [--force] [--include-archive]
 
 Converts OpenAgentsControl (OAC) YAML test cases into @evals/evaluators case files, one per case, at the
-same relative paths under --out. Every field that could not be converted as it was meant is reported per
-file and field; templates are skipped, _archive/ copies are skipped unless --include-archive, and cases
-that share an id get their agent folder as a prefix. Each case written loads with this package's loader.
+same relative paths under --out, for the OpenCode agent they were written for (agent.cli: opencode).
+Every field whose meaning could not be kept is reported per file and field; what is not a case (templates,
+workflows, configs, links that lead nowhere) is skipped with the reason, _archive/ copies unless
+--include-archive; cases that share an id get their agent folder as a prefix. Each case written loads with
+this package's loader. All or nothing: the files are written to a folder beside --out, then moved in.
 
 Options:
   --out <folder>       where the case files go (required)
   --json               print the report as JSON (default: a summary and the files with losses)
-  --force              overwrite case files that exist in --out (default: leave them and report)
+  --force              overwrite case files that exist in --out (default: write nothing and report them)
   --include-archive    convert the _archive/ copies too
   -h, --help           this help
 
-Exit codes: 0 every case was converted or skipped on purpose, 1 some could not be converted or
-written, 2 bad arguments or an unreadable folder, 3 internal error (a bug in evals: one line).`;
+Exit codes: 0 every case file was converted (what is not a case is skipped), 1 some case files could not
+be converted or are in the way in --out, 2 bad arguments, no case found, --out not a folder or a write
+failed (nothing written), 3 internal error (a bug in evals: one line).`;
 
 interface MigrateArguments {
   source?: string;
@@ -98,8 +115,11 @@ export async function migrateCommand(
     return MIGRATE_EXIT.usage;
   }
   const source = resolve(parsed.source);
-  if (!existsSync(source) || !statSync(source).isDirectory()) {
-    io.stderr.write(`evals migrate: ${parsed.source} is not a folder\n`);
+  const sourceKind = kindOf(source);
+  if (sourceKind !== "folder") {
+    io.stderr.write(
+      `evals migrate: ${parsed.source} is not a folder${sourceKind === "missing" ? " (it does not exist)" : ""}: give the OpenAgentsControl folder (or its evals/)\n`,
+    );
     return MIGRATE_EXIT.usage;
   }
   const out = resolve(parsed.out);
@@ -107,26 +127,136 @@ export async function migrateCommand(
     io.stderr.write("evals migrate: --out must not be inside the folder migrated\n");
     return MIGRATE_EXIT.usage;
   }
-  const { report, outputs } = migrateOacCases(source, { includeArchive: parsed.includeArchive });
-  const byFile = new Map(report.files.map((file) => [file.file, file]));
-  let notWritten = 0;
-  for (const output of outputs) {
-    const target = join(out, output.out);
-    const file = byFile.get(output.source) as FileReport;
-    if (existsSync(target) && !parsed.force) {
-      notWritten++;
-      file.status = "failed";
-      file.reason = `${output.out} exists in --out; not overwritten (--force overwrites)`;
-      continue;
-    }
-    writeFileAtomic(target, output.text);
+  const outKind = kindOf(out);
+  if (outKind !== "folder" && outKind !== "missing") {
+    io.stderr.write(
+      `evals migrate: --out ${parsed.out} is ${outKind}, not a folder: name a folder (it is created when missing)\n`,
+    );
+    return MIGRATE_EXIT.usage;
   }
-  if (notWritten > 0) {
-    report.totals.converted -= notWritten;
-    report.totals.failed += notWritten;
+  const { report, outputs } = migrateOacCases(source, { includeArchive: parsed.includeArchive });
+  if (report.totals.converted + report.totals.failed === 0) {
+    io.stderr.write(
+      `evals migrate: no OpenAgentsControl case under ${parsed.source} (${report.totals.files} YAML files, ${report.totals.skipped} skipped${
+        report.files.some((file) => /--include-archive/.test(file.reason ?? ""))
+          ? "; --include-archive converts the _archive/ copies"
+          : ""
+      }): give the OAC repository, its evals/ or an agent's tests/ folder\n`,
+    );
+    if (report.files.length > 0) io.stderr.write(formatMigrationReport(report));
+    return MIGRATE_EXIT.usage;
+  }
+  const byFile = new Map(report.files.map((file) => [file.file, file]));
+  // All or nothing: a case file in the way (without --force) writes none of them.
+  const inTheWay = outputs.filter((output) => kindOf(join(out, output.out)) !== "missing");
+  const blocked = parsed.force
+    ? inTheWay.filter((output) => kindOf(join(out, output.out)) !== "file")
+    : inTheWay;
+  if (blocked.length > 0) {
+    for (const output of blocked) {
+      const file = byFile.get(output.source) as FileReport;
+      file.status = "failed";
+      file.reason = `${output.out} exists in --out${kindOf(join(out, output.out)) === "file" ? "; not overwritten (--force overwrites)" : " and is not a file"}`;
+    }
+    report.totals = migrationTotals(report.files);
+    io.stdout.write(
+      parsed.json ? `${JSON.stringify(report, null, 2)}\n` : formatMigrationReport(report, out),
+    );
+    io.stderr.write(
+      `evals migrate: nothing written: ${blocked.length} case file${blocked.length === 1 ? "" : "s"} already in ${parsed.out}${parsed.force ? "" : " (--force overwrites them)"}\n`,
+    );
+    return MIGRATE_EXIT.incomplete;
+  }
+  try {
+    writeAllOrNothing(out, outputs);
+  } catch (error) {
+    io.stdout.write(parsed.json ? `${JSON.stringify(report, null, 2)}\n` : formatMigrationReport(report));
+    io.stderr.write(`evals migrate: nothing written to ${parsed.out}: ${(error as Error).message}\n`);
+    return MIGRATE_EXIT.usage;
   }
   io.stdout.write(parsed.json ? `${JSON.stringify(report, null, 2)}\n` : formatMigrationReport(report, out));
   return report.totals.failed > 0 ? MIGRATE_EXIT.incomplete : MIGRATE_EXIT.ok;
+}
+
+/** What is at a path: "folder", "file", "missing", or what else it is. */
+function kindOf(path: string): "folder" | "file" | "missing" | string {
+  let stats: Stats;
+  try {
+    stats = statSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") {
+      try {
+        lstatSync(path);
+        return "a symbolic link that leads nowhere";
+      } catch {
+        return "missing";
+      }
+    }
+    return code === "ENOTDIR" ? "under a file" : `unreadable (${code ?? (error as Error).message})`;
+  }
+  if (stats.isDirectory()) return "folder";
+  return stats.isFile() ? "file" : "not a regular file";
+}
+
+/**
+ * Writes every case file or none: they are written into a staging folder beside `out` first, then
+ * moved into place (the whole folder when `out` is new, else file by file, putting back what was
+ * there if a move fails). Throws, with `out` as it was, when anything cannot be written.
+ */
+function writeAllOrNothing(out: string, outputs: MigratedFile[]): void {
+  const parent = dirname(out);
+  let stage: string;
+  try {
+    mkdirSync(parent, { recursive: true });
+    stage = mkdtempSync(join(parent, `.${basename(out)}.evals-migrate-`));
+  } catch (error) {
+    throw new Error(`cannot create ${parent}: ${errorText(error)}`);
+  }
+  try {
+    for (const output of outputs) {
+      const target = join(stage, output.out);
+      try {
+        mkdirSync(dirname(target), { recursive: true });
+        writeFileSync(target, output.text);
+      } catch (error) {
+        throw new Error(`cannot write ${output.out}: ${errorText(error)}`);
+      }
+    }
+    if (kindOf(out) === "missing") {
+      renameSync(stage, out);
+      return;
+    }
+    const backups = join(stage, ".replaced");
+    const moved: { target: string; backup?: string }[] = [];
+    try {
+      for (const output of outputs) {
+        const target = join(out, output.out);
+        mkdirSync(dirname(target), { recursive: true });
+        let backup: string | undefined;
+        if (kindOf(target) !== "missing") {
+          backup = join(backups, output.out);
+          mkdirSync(dirname(backup), { recursive: true });
+          renameSync(target, backup);
+        }
+        moved.push({ target, ...(backup ? { backup } : {}) });
+        renameSync(join(stage, output.out), target);
+      }
+    } catch (error) {
+      for (const { target, backup } of moved.reverse()) {
+        rmSync(target, { force: true });
+        if (backup && kindOf(backup) !== "missing") renameSync(backup, target);
+      }
+      throw new Error(`cannot move the case files into ${out}: ${errorText(error)}`);
+    }
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+function errorText(error: unknown): string {
+  const { code, path } = error as NodeJS.ErrnoException;
+  return code ? `${code}${path ? ` (${path})` : ""}` : (error as Error).message;
 }
 
 /** The report for a terminal: counts, then every file and field that was not converted as it was. */

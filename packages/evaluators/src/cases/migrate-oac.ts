@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, readlinkSync, type Stats, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { BUILTIN_TOOLS, toolNameFromOpenCode } from "@evals/core";
 import { type Document, isNode, LineCounter, parseDocument, stringify } from "yaml";
@@ -105,11 +105,75 @@ const OAC_RULES: Record<string, RuleId> = {
   "error-handling": "error-handling",
 };
 
+/** The violation-type substrings OAC's result-validator.ts matches each rule by, across all evaluators. */
+const OAC_RULE_PATTERNS: Record<string, string[]> = {
+  "approval-gate": ["approval", "missing-approval"],
+  "context-loading": ["context", "no-context-loaded", "missing-context", "wrong-context-file"],
+  delegation: ["delegation", "missing-delegation"],
+  "tool-usage": ["tool", "suboptimal-tool"],
+  "stop-on-failure": ["stop", "failure"],
+  "confirm-cleanup": ["cleanup", "confirm"],
+  "cleanup-confirmation": ["cleanup", "confirm"],
+  "execution-balance": ["execution-balance", "insufficient-read", "execution-before-read", "read-exec-ratio"],
+  "report-first": ["report-first", "report"],
+};
+
+/**
+ * The command output OAC's stop-on-failure-evaluator.ts takes for a failure (its FAILURE_PATTERNS):
+ * OpenCode's bash output carries no exit code, so these decide, as they did in OAC.
+ */
+const OAC_FAILURE_PATTERNS = [
+  "/FAIL|FAILED|FAILURE/i",
+  "/error:/i",
+  "/Error:/",
+  "/npm ERR!/i",
+  "/test.*failed/i",
+  "/tests? failed/i",
+  "/\\d+ failed/i",
+  "/exit code [1-9]/i",
+  "/exited with code [1-9]/i",
+  "/build failed/i",
+  "/compilation error/i",
+  "/TypeError|ReferenceError|SyntaxError/",
+  "/AssertionError/i",
+  "/Expected.*but got/i",
+] as const;
+
 /** OAC's default per-prompt timeout (ms). */
 const OAC_DEFAULT_TIMEOUT = 60_000;
 
-/** OAC's defaults for `agent` and `model`. */
+/** OAC's default `agent`. */
 const OAC_DEFAULT_AGENT = "openagent";
+
+/**
+ * The OpenCode agent OAC ran for a case's `agent` (test-executor.ts `agentDisplayMap` in
+ * executeTest, v0.5.5); any other value ran "OpenAgent".
+ */
+const OAC_AGENT_NAMES: Record<string, string> = {
+  openagent: "OpenAgent",
+  "core/openagent": "OpenAgent",
+  opencoder: "OpenCoder",
+  "core/opencoder": "OpenCoder",
+  "system-builder": "System Builder",
+  "meta/system-builder": "System Builder",
+};
+
+/**
+ * The tools `opencode run` offers an agent (opencode-ai 1.18.33: its tool definitions); OAC's `list`
+ * and `patch` are not among them, so a call to them can never happen.
+ */
+const OPENCODE_RUN_TOOLS = new Set([
+  "bash",
+  "edit",
+  "glob",
+  "grep",
+  "read",
+  "skill",
+  "task",
+  "todowrite",
+  "webfetch",
+  "write",
+]);
 
 /** The most clauses an OR-of-ANDs `mustUseAnyOf` may turn into. */
 const MAX_ANY_OF_GROUPS = 16;
@@ -260,36 +324,33 @@ export function convertOacCase(
   if (out.prompt === undefined && out.prompts === undefined)
     return { fields, error: "no prompt: neither `prompt` nor `prompts[].text` is given" };
 
-  // agent and model: OpenCode's agent is chosen by the runner, not by Claude Code's options.
+  // agent and model: the OpenCode agent OAC ran (test-executor.ts), with OpenCode's provider/model.
+  agent.cli = "opencode";
   const oacAgent = take("agent");
-  if (oacAgent !== undefined) {
-    if (typeof oacAgent === "string") {
-      tags.push(`agent:${oacAgent}`);
+  if (oacAgent === undefined || typeof oacAgent === "string") {
+    const given = oacAgent ?? OAC_DEFAULT_AGENT;
+    const name = OAC_AGENT_NAMES[given];
+    agent.name = name ?? "OpenAgent";
+    tags.push(`agent:${given}`);
+    if (oacAgent !== undefined)
       report(
         ["agent"],
-        "unconverted",
-        `a case here has no agent-name field (the runner picks the OpenCode agent): kept as tag agent:${oacAgent}`,
+        "converted",
+        name
+          ? `agent.name ${name} (OpenCode's --agent), as OAC's test-executor.ts named it`
+          : `agent.name OpenAgent: OAC's test-executor.ts has no entry for ${JSON.stringify(given)} and ran OpenAgent`,
       );
-    } else report(["agent"], "unconverted", "not a string (a template placeholder?)");
-  } else tags.push(`agent:${OAC_DEFAULT_AGENT}`);
+  } else report(["agent"], "unconverted", "not a string (a template placeholder?)");
   const model = take("model");
   if (typeof model === "string") {
-    const [provider, ...rest] = model.split("/");
-    if (provider === "anthropic" && rest.length > 0) {
-      agent.model = rest.join("/");
-      report(
-        ["model"],
-        "converted",
-        `agent.model ${rest.join("/")} (the loopback model servers speak Anthropic's API)`,
-      );
-    } else {
-      tags.push(`model:${model}`);
-      report(
-        ["model"],
-        "unconverted",
-        `not an Anthropic model (runs here talk to Anthropic's API): kept as tag model:${model}`,
-      );
-    }
+    agent.model = model;
+    report(
+      ["model"],
+      "converted",
+      model.startsWith("anthropic/")
+        ? "agent.model (OpenCode's provider/model)"
+        : "agent.model (OpenCode's provider/model); the loopback model servers speak Anthropic's API only, so record it against the provider",
+    );
   }
   const attachments = take("attachments");
   if (attachments !== undefined)
@@ -301,7 +362,7 @@ export function convertOacCase(
 
   // approvalStrategy: how OpenCode's permission prompts were answered.
   const strategy = take("approvalStrategy");
-  if (strategy !== undefined) convertApprovalStrategy(strategy, agent, rules, report);
+  if (strategy !== undefined) convertApprovalStrategy(strategy, agent, report);
 
   // behavior
   const oacBehavior = take("behavior");
@@ -325,28 +386,19 @@ export function convertOacCase(
         return;
       }
       const entry: Record<string, unknown> = { rule };
-      if (rule !== item.rule)
-        report(
-          ["expectedViolations", k, "rule"],
-          "changed",
-          `${item.rule} is ${rule} here (OAC matched both alike)`,
-        );
-      else report(["expectedViolations", k, "rule"], "converted");
+      report(
+        ["expectedViolations", k, "rule"],
+        "changed",
+        `${rule === item.rule ? "" : `${item.rule} is ${rule} here; `}matched against the ${rule} rule's own violations (OAC's result-validator.ts: any evaluator's violation whose type contains ${(OAC_RULE_PATTERNS[item.rule] ?? [item.rule]).map((pattern) => JSON.stringify(pattern)).join(" or ")})`,
+      );
       entry.shouldViolate = item.shouldViolate !== false;
       if (item.shouldViolate === undefined)
         report(["expectedViolations", k, "shouldViolate"], "converted", "absent: true, as in OAC");
-      if (item.severity === "error" || item.severity === "warning") {
-        entry.severity = item.severity;
+      if (item.severity !== undefined)
         report(
           ["expectedViolations", k, "severity"],
-          "changed",
-          "honoured here (OAC ignored it): only violations of this severity count for this entry",
-        );
-      } else if (item.severity !== undefined)
-        report(
-          ["expectedViolations", k, "severity"],
-          "unconverted",
-          `severity ${JSON.stringify(item.severity)} is not error or warning`,
+          "dropped",
+          "OAC's verdict ignores it (result-validator.ts): violations of every severity count, as here without one",
         );
       if (typeof item.violationType === "string") {
         entry.type = item.violationType;
@@ -420,18 +472,21 @@ export function convertOacCase(
   if (Object.keys(agent).length > 0) out.agent = agent;
   if (behaviorOut && Object.keys(behaviorOut).length > 0) out.behavior = behaviorOut;
   if (violationsOut.length > 0) out.expectedViolations = violationsOut;
-  if (Object.keys(rules).length > 0) out.rules = rules;
+  // OAC ran its context-loading evaluator, task-type check included, on every case; and its
+  // execution-balance evaluator with an error for an execution before any read and a warning under one read per execution.
+  rules["context-loading"] = { taskTypes: true };
+  rules["execution-balance"] = { minReadRatio: 1, severity: { "execution-before-read": "error" } };
+  rules["stop-on-failure"] = { failurePatterns: [...OAC_FAILURE_PATTERNS] };
+  // And no evaluator like these two: off, so they cannot fail a case OAC passed.
+  rules["read-before-write"] = false;
+  rules["forbidden-commands"] = false;
+  out.rules = rules;
   return { case: ordered(out) as EvalCaseInput, fields };
 }
 
 type Report = (path: (string | number)[], status: FieldStatus, note?: string) => void;
 
-function convertApprovalStrategy(
-  strategy: unknown,
-  agent: Record<string, unknown>,
-  rules: Record<string, unknown>,
-  report: Report,
-): void {
+function convertApprovalStrategy(strategy: unknown, agent: Record<string, unknown>, report: Report): void {
   const path = ["approvalStrategy"];
   if (!isRecord(strategy) || typeof strategy.type !== "string") {
     report(path, "unconverted", "no type");
@@ -439,37 +494,35 @@ function convertApprovalStrategy(
   }
   const type = strategy.type;
   if (type === "auto-approve") {
-    // Every permission prompt answered yes; approval-gate still wants the agent to ask in its text.
-    agent.permissionMode = "bypassPermissions";
-    rules["approval-gate"] = { permissionMode: "default" };
+    agent.autoApprove = true;
     report(
       [...path, "type"],
       "converted",
-      "agent.permissionMode: bypassPermissions; approval-gate still wants the agent to ask first (rules.approval-gate.permissionMode: default), as OAC's did",
+      "agent.autoApprove: every permission OpenCode asks for is granted (opencode run --auto), what is denied stays denied, as OAC's auto-approve-strategy.ts answered",
     );
   } else if (type === "auto-deny") {
-    agent.permissionMode = "dontAsk";
     report(
       [...path, "type"],
       "converted",
-      "agent.permissionMode: dontAsk (calls that need permission are denied)",
+      "opencode run rejects every permission it asks for (no --auto), as OAC's auto-deny-strategy.ts answered",
     );
   } else if (type === "smart") {
     const config = isRecord(strategy.config) ? strategy.config : {};
-    agent.permissionMode = config.defaultDecision === "approve" ? "bypassPermissions" : "dontAsk";
+    if (config.defaultDecision === true) agent.autoApprove = true;
     report(
       [...path, "type"],
       "changed",
-      `smart: agent.permissionMode ${String(agent.permissionMode)} for what no list decides`,
+      `smart: only defaultDecision is kept (${config.defaultDecision === true ? "agent.autoApprove" : "asks are rejected"})`,
     );
-    for (const [key, item] of Object.entries(config)) {
+    for (const key of Object.keys(config)) {
       const at = [...path, "config", key];
-      if ((key === "allowedTools" || key === "deniedTools") && Array.isArray(item)) {
-        const names = item.map((name) => toolNameFromOpenCode(String(name)) ?? String(name));
-        agent[key === "allowedTools" ? "allowedTools" : "disallowedTools"] = names;
-        report(at, "converted", `agent.${key === "allowedTools" ? "allowedTools" : "disallowedTools"}`);
-      } else if (key === "defaultDecision") report(at, "converted");
-      else report(at, "unconverted", "no equivalent in Claude Code's permission options");
+      if (key === "defaultDecision") report(at, "converted");
+      else
+        report(
+          at,
+          "unconverted",
+          "OpenCode's permission config cannot answer by tool list, pattern or count",
+        );
     }
   } else report([...path, "type"], "unconverted", `no approval strategy ${JSON.stringify(type)} here`);
   for (const key of Object.keys(strategy)) {
@@ -491,13 +544,19 @@ function convertBehavior(oac: Record<string, unknown>, report: Report): Record<s
     const names: string[] = [];
     value.forEach((name, k) => {
       const mapped = canonicalTool(String(name));
-      if (mapped) names.push(mapped);
-      else
+      if (!mapped)
         report(
           [...base, field, k],
           "unconverted",
           `unknown tool ${JSON.stringify(name)}: no call would ever match it`,
         );
+      else if (field === "mustUseTools" && !offeredByOpenCode(String(name)))
+        report(
+          [...base, field, k],
+          "unconverted",
+          `opencode run does not offer the agent ${JSON.stringify(name)}: the case could never pass with it, so it is left out`,
+        );
+      else names.push(mapped);
     });
     return names;
   };
@@ -528,13 +587,31 @@ function convertBehavior(oac: Record<string, unknown>, report: Report): Record<s
         break;
       }
       case "mustUseAnyOf": {
-        const groups = anyOfToAllOf(value);
+        const sets = Array.isArray(value)
+          ? value.map((set) => (Array.isArray(set) ? set.map(String) : [String(set)]))
+          : value;
+        const offered = Array.isArray(sets)
+          ? (sets as string[][]).filter((set) => set.every(offeredByOpenCode))
+          : sets;
+        const left = Array.isArray(sets)
+          ? (sets as string[][]).filter((set) => !set.every(offeredByOpenCode))
+          : [];
+        const groups =
+          Array.isArray(offered) && offered.length === 0
+            ? "every set names a tool opencode run does not offer"
+            : anyOfToAllOf(offered);
         if (typeof groups === "string") report(path, "unconverted", groups);
         else {
+          if (left.length > 0)
+            report(
+              path,
+              "changed",
+              `left out the set${left.length === 1 ? "" : "s"} ${left.map((set) => `[${set.join(", ")}]`).join(", ")}: opencode run does not offer ${[...new Set(left.flat().filter((name) => !offeredByOpenCode(name)))].join(", ")}, so no run could use ${left.length === 1 ? "it" : "them"}`,
+            );
           out.mustUseAnyOf = groups;
           report(
             path,
-            "changed",
+            left.length > 0 ? "changed" : "converted",
             `OAC: at least one set fully used (an OR of ANDs); written as groups that must each have one tool used (an AND of ORs), the same condition: ${groups.map((group) => `[${group.join(", ")}]`).join(" and ")}`,
           );
         }
@@ -563,8 +640,8 @@ function convertBehavior(oac: Record<string, unknown>, report: Report): Record<s
           if (key === "requiresContext")
             report(
               path,
-              "converted",
-              "context files: docs/**, README, CONTRIBUTING, .opencode/agent/**, .opencode/context/** (OAC's set) and CLAUDE.md, AGENTS.md and the like",
+              "changed",
+              "a context file (docs/**, README, CONTRIBUTING, .opencode/agent/**, .opencode/context/**, as OAC's, and CLAUDE.md, AGENTS.md and the like) must be read before the first write (OAC's behavior-evaluator.ts: at any point of the run)",
             );
           else
             report(
@@ -576,14 +653,18 @@ function convertBehavior(oac: Record<string, unknown>, report: Report): Record<s
         break;
       case "expectedContextFiles":
         if (Array.isArray(value)) {
-          out.expectedContextFiles = value.map((item) => {
-            const path = String(item);
-            return path.includes("/") && !hasGlobChars(path) && !path.startsWith("**/") ? `**/${path}` : path;
-          });
+          out.expectedContextFiles = {
+            anyOf: value.map((item) => {
+              const path = String(item);
+              return path.includes("/") && !hasGlobChars(path) && !path.startsWith("**/")
+                ? `**/${path}`
+                : path;
+            }),
+          };
           report(
             path,
             "changed",
-            "OAC matched a path's end (partial match); written as globs **/<path> (a bare file name matches by base name)",
+            "anyOf: one of these read, matched by the path's end (**/<path>; a bare name by base name), as test-case-schema.ts documents it; OAC 0.5.5's context-loading-evaluator.ts only logged the list, its verdict coming from the task-type check (rules.context-loading.taskTypes here)",
           );
         } else report(path, "unconverted", "not a list");
         break;
@@ -602,13 +683,14 @@ function convertBehavior(oac: Record<string, unknown>, report: Report): Record<s
               response[part] = item.map(String);
               report(
                 [...path, part],
-                "changed",
-                "checked on the final response, case-sensitive (OAC: all assistant text joined)",
+                "converted",
+                "checked on all the agent's text of every turn, case-sensitive (scope: all), as OAC's behavior-evaluator.ts joined it",
               );
             } else if (part === "description") report([...path, part], "dropped", "display text");
             else report([...path, part], "unconverted", "no equivalent here");
           }
-          if (Object.keys(response).length > 0) out.expectedResponse = { ...response, caseSensitive: true };
+          if (Object.keys(response).length > 0)
+            out.expectedResponse = { ...response, caseSensitive: true, scope: "all" };
         } else report(path, "unconverted", "not a mapping");
         break;
       case "mustUseDedicatedTools":
@@ -631,7 +713,14 @@ function convertBehavior(oac: Record<string, unknown>, report: Report): Record<s
     }
   }
   if (Object.keys(severity).length > 0) out.severity = severity;
+  // OAC's behavior-evaluator.ts judged the session it prompted: the main agent's calls, not its subagents'.
+  if (Object.keys(out).length > 0) out.agent = "main";
   return out;
+}
+
+/** Whether `opencode run` offers the agent this tool (an OpenCode id; other names are not OpenCode's to judge). */
+function offeredByOpenCode(name: string): boolean {
+  return toolNameFromOpenCode(name) === undefined || OPENCODE_RUN_TOOLS.has(name);
 }
 
 /** A tool name as the canonical one: OpenCode's id mapped, a Claude Code name kept; else undefined. */
@@ -707,26 +796,118 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Every .yaml/.yml file under a folder, in path order (relative, POSIX separators). */
-function yamlFiles(dir: string): string[] {
-  const files: string[] = [];
+/** A YAML file found under the folder migrated, or why an entry was passed over. */
+type FoundFile = { file: string; text: string } | { file: string; skip: string };
+
+/**
+ * Every .yaml/.yml file under a folder, in path order (relative, POSIX separators), with its text. A
+ * symbolic link to a file is read through; a link to a folder is not followed (it may loop), a
+ * dangling link, a folder or file that cannot be read and anything that is not a regular file are
+ * passed over with the reason, never an error.
+ */
+function yamlFiles(dir: string): FoundFile[] {
+  const found: FoundFile[] = [];
+  const relativeOf = (path: string) => relative(dir, path).split(sep).join("/");
   const walk = (folder: string) => {
-    for (const name of readdirSync(folder).sort()) {
+    let names: string[];
+    try {
+      names = readdirSync(folder).sort();
+    } catch (error) {
+      found.push({
+        file: relativeOf(folder) || ".",
+        skip: `a folder that cannot be read (${errorCode(error)})`,
+      });
+      return;
+    }
+    for (const name of names) {
       if (name === "node_modules" || name === ".git") continue;
       const path = join(folder, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (/\.ya?ml$/i.test(name)) files.push(relative(dir, path).split(sep).join("/"));
+      const isYaml = /\.ya?ml$/i.test(name);
+      let entry: Stats;
+      try {
+        entry = lstatSync(path);
+      } catch (error) {
+        if (isYaml) found.push({ file: relativeOf(path), skip: `cannot be read (${errorCode(error)})` });
+        continue;
+      }
+      if (entry.isSymbolicLink()) {
+        let target: Stats | undefined;
+        try {
+          target = statSync(path);
+        } catch (error) {
+          found.push({
+            file: relativeOf(path),
+            skip: `a symbolic link that leads nowhere (${errorCode(error)}: ${readlinkOrEmpty(path)})`,
+          });
+          continue;
+        }
+        if (target.isDirectory()) {
+          found.push({
+            file: relativeOf(path),
+            skip: `a symbolic link to a folder (${readlinkOrEmpty(path)}): not followed, as it may loop`,
+          });
+          continue;
+        }
+        entry = target;
+      }
+      if (entry.isDirectory()) walk(path);
+      else if (!isYaml) continue;
+      else if (!entry.isFile()) found.push({ file: relativeOf(path), skip: "not a regular file" });
+      else {
+        try {
+          found.push({ file: relativeOf(path), text: readFileSync(path, "utf8") });
+        } catch (error) {
+          found.push({ file: relativeOf(path), skip: `cannot be read (${errorCode(error)})` });
+        }
+      }
     }
   };
   walk(dir);
-  return files;
+  return found;
 }
 
-/** Why a file is a generator template, not a case (or undefined). */
+function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+}
+
+function readlinkOrEmpty(path: string): string {
+  try {
+    return `-> ${readlinkSync(path)}`;
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Why a file is a generator template, not a case (or undefined): it sits in OAC's command templates,
+ * or a field's whole value is a `{placeholder}` (which YAML reads as a mapping). A placeholder inside
+ * a string (a prompt about `/users/{user-id}`) is text, not a template.
+ */
 function templateReason(file: string, text: string): string | undefined {
-  if (/(^|\/)\.opencode\/command\//.test(file) || /\{[a-z]+(-[a-z]+)+\}/.test(text))
+  if (
+    /(^|\/)\.opencode\/command\//.test(file) ||
+    /^[ \t]*[\w.-]+:[ \t]*\{[a-z]+(-[a-z]+)+\}[ \t]*$/m.test(text)
+  )
     return "a generator template (with {placeholder} fields), not a case: OAC never runs it";
   return undefined;
+}
+
+/** The top-level keys of OAC's case format (test-case-schema.ts), and the other format of its repo-manager tests. */
+const OAC_CASE_KEYS = [
+  "id",
+  "prompt",
+  "prompts",
+  "approvalStrategy",
+  "behavior",
+  "expectedViolations",
+  "expected",
+  "test_cases",
+];
+
+/** Why a parsed YAML file is not an OAC case at all (a workflow, a config), or undefined. */
+function notACaseReason(value: unknown): string | undefined {
+  if (isRecord(value) && OAC_CASE_KEYS.some((key) => key in value)) return undefined;
+  return `not an OAC case (none of ${OAC_CASE_KEYS.slice(0, 6).join(", ")}): a workflow, config or other YAML file`;
 }
 
 /** Where a converted case goes: the same relative path, `.yaml` kept. */
@@ -752,13 +933,19 @@ export function migrateOacCases(
   dir: string,
   options: MigrateOptions = {},
 ): { report: MigrationReport; outputs: MigratedFile[] } {
-  const files = yamlFiles(dir);
+  const found = yamlFiles(dir);
   const reports: FileReport[] = [];
   const converted: { report: FileReport; evalCase: EvalCaseInput }[] = [];
   const byHash = new Map<string, string[]>();
   const texts = new Map<string, string>();
-  for (const file of files) {
-    const text = readFileSync(join(dir, file), "utf8");
+  const files: string[] = [];
+  for (const entry of found) {
+    if ("skip" in entry) {
+      reports.push({ file: entry.file, status: "skipped", reason: entry.skip, fields: [] });
+      continue;
+    }
+    const { file, text } = entry;
+    files.push(file);
     texts.set(file, text);
     const hash = createHash("sha256").update(text).digest("hex");
     byHash.set(hash, [...(byHash.get(hash) ?? []), file]);
@@ -787,7 +974,23 @@ export function migrateOacCases(
       });
       continue;
     }
-    const value = document.toJS() as unknown;
+    let value: unknown;
+    try {
+      value = document.toJS();
+    } catch (error) {
+      reports.push({
+        file,
+        status: "failed",
+        reason: `invalid YAML: ${(error as Error).message}`,
+        fields: [],
+      });
+      continue;
+    }
+    const notACase = notACaseReason(value);
+    if (notACase) {
+      reports.push({ file, status: "skipped", reason: notACase, fields: [] });
+      continue;
+    }
     const sourceId = isRecord(value) && typeof value.id === "string" ? value.id : undefined;
     const archived = /(^|\/)_archive\//.test(file);
     if (archived && !options.includeArchive) {
@@ -871,6 +1074,7 @@ export function migrateOacCases(
     }
   }
 
+  reports.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   const identicalFiles = [...byHash.values()].filter((group) => group.length > 1);
   return {
     report: {

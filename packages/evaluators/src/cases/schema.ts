@@ -73,6 +73,13 @@ export const AgentOptionsSchema = z
     disallowedTools: z.array(z.string()).optional(),
     /** `--permission-mode`. */
     permissionMode: PermissionModeSchema.optional(),
+    /**
+     * OpenCode only (agent.cli: opencode): grant every permission OpenCode asks for, except what its
+     * config denies (`opencode run --auto`). Without it, `opencode run` rejects every ask.
+     */
+    autoApprove: z.boolean().optional(),
+    /** OpenCode only: its `permission` config, e.g. `{ bash: { "*": "allow", "rm *": "ask" } }`. */
+    permission: z.record(z.string(), z.unknown()).optional(),
     /** A folder copied into the run's working directory before it starts (relative to the case file). */
     fixture: z.string().optional(),
     /**
@@ -124,8 +131,8 @@ function expectedViolationSchema(evaluatorIds: readonly [string, ...string[]]) {
       rule: z.enum(evaluatorIds),
       /** true (default): it must occur; false: it must not. */
       shouldViolate: z.boolean().default(true),
-      /** Only violations of this severity count. */
-      severity: SeveritySchema.optional(),
+      /** Only violations of this severity count; absent or "any": every severity counts. */
+      severity: z.union([SeveritySchema, z.literal("any")]).optional(),
       /** Only violations of this type count (e.g. "missing-approval"). */
       type: z.string().optional(),
       /** Why the violation is (or is not) expected: shown in reports, not used in the verdict. */
@@ -204,7 +211,7 @@ function evalCaseSchema<const Rules extends readonly AnyRule[]>(rules: Rules) {
         .optional()
         .describe("Several prompts, sent in turn (multi-turn)."),
       agent: AgentOptionsSchema.default({}).describe(
-        "How the agent runs: cli (claude-code or opencode), name (OpenCode's --agent), model, maxTurns, tools (the tools it has), allowedTools (run without asking), disallowedTools, permissionMode, fixture, fixtureOutsideProject, systemPrompt, appendSystemPrompt, pluginDirs, settings, settingSources, mcpConfig, addDirs, agents, env.",
+        "How the agent runs: cli (claude-code or opencode), name (OpenCode's --agent), model, maxTurns, tools (the tools it has), allowedTools (run without asking), disallowedTools, permissionMode, autoApprove and permission (OpenCode), fixture, fixtureOutsideProject, systemPrompt, appendSystemPrompt, pluginDirs, settings, settingSources, mcpConfig, addDirs, agents, env.",
       ),
       // Optional, not defaulted: a case that says nothing leaves the suite's choice (default success).
       outcome: ExpectedOutcomeSchema.optional().describe(

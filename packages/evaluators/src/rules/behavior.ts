@@ -1,4 +1,12 @@
-import { type EvaluatorResult, finalResponse, type Run, sameTool, type ToolCallView } from "@evals/core";
+import {
+  type EvaluatorResult,
+  eventsOfType,
+  finalResponse,
+  MAIN_AGENT,
+  type Run,
+  sameTool,
+  type ToolCallView,
+} from "@evals/core";
 import { z } from "zod";
 import { runEvaluator } from "../define-rule.js";
 import { fraction, pointerTo, RuleOptionsBaseSchema } from "../evaluator.js";
@@ -7,7 +15,7 @@ import type { RunIndex } from "../run-index.js";
 import { parseRegexLiteral } from "../shell.js";
 import { approvalRequests } from "../signals.js";
 import { callKind, describeCall, isDelegationTool, isFileWriteTool, truncate } from "../tools.js";
-import { contextLoading } from "./context-loading.js";
+import { contextLoading, ExpectedContextFilesSchema } from "./context-loading.js";
 
 export const BEHAVIOR = "behavior";
 
@@ -22,6 +30,11 @@ export const ExpectedResponseSchema = z
     /** `/regex/flags` patterns the final response must match. */
     matches: OneOrMany.optional(),
     caseSensitive: z.boolean().optional(),
+    /**
+     * Which text is checked: "final" (default), the final response; "all", every text the main agent
+     * wrote in the run, all turns, joined by newlines (as OpenAgentsControl checked it).
+     */
+    scope: z.enum(["final", "all"]).optional(),
   })
   .strict();
 
@@ -46,8 +59,11 @@ export const BehaviorSchema = z
     requiresApproval: z.boolean().optional(),
     /** Context files must be read before the first write. */
     requiresContext: z.boolean().optional(),
-    /** Files that must be read before the first write (enforced by context-loading and here). */
-    expectedContextFiles: z.array(z.string()).optional(),
+    /**
+     * Files that must each be read before the first write, or `{ anyOf: [...] }`: one of them read
+     * (enforced by context-loading and here).
+     */
+    expectedContextFiles: ExpectedContextFilesSchema.optional(),
     /** true: the agent must delegate through Agent/Task; false: it must not. */
     shouldDelegate: z.boolean().optional(),
     expectedResponse: ExpectedResponseSchema.optional(),
@@ -177,7 +193,11 @@ export function behavior(run: Run, expectations: BehaviorExpectations = {}): Eva
       });
     }
 
-    if (expectations.requiresContext || (expectations.expectedContextFiles?.length ?? 0) > 0) {
+    const expectedFiles = expectations.expectedContextFiles;
+    const hasExpectedFiles = Array.isArray(expectedFiles)
+      ? expectedFiles.length > 0
+      : expectedFiles !== undefined;
+    if (expectations.requiresContext || hasExpectedFiles) {
       check(() => {
         const context = contextLoading(run, {
           required: true,
@@ -217,8 +237,15 @@ export function behavior(run: Run, expectations: BehaviorExpectations = {}): Eva
     }
 
     if (expectations.expectedResponse) {
-      const response = finalResponse(run) ?? "";
-      const { contains, notContains, matches, caseSensitive } = expectations.expectedResponse;
+      const { contains, notContains, matches, caseSensitive, scope } = expectations.expectedResponse;
+      const response =
+        scope === "all"
+          ? eventsOfType(run, "assistant_text")
+              .filter((event) => event.agent === MAIN_AGENT)
+              .map((event) => event.text)
+              .join("\n")
+          : (finalResponse(run) ?? "");
+      const what = scope === "all" ? "the agent's text" : "the final response";
       const fold = (text: string) => (caseSensitive ? text : text.toLowerCase());
       const haystack = fold(response);
       const shown = JSON.stringify(truncate(response, 200));
@@ -227,7 +254,7 @@ export function behavior(run: Run, expectations: BehaviorExpectations = {}): Eva
           if (!haystack.includes(fold(text))) {
             fail(
               "response-missing-text",
-              `the final response does not contain ${JSON.stringify(text)}: ${shown}`,
+              `${what} does not contain ${JSON.stringify(text)}: ${shown}`,
               undefined,
               {
                 expected: text,
@@ -241,7 +268,7 @@ export function behavior(run: Run, expectations: BehaviorExpectations = {}): Eva
           if (haystack.includes(fold(text))) {
             fail(
               "response-contains-forbidden-text",
-              `the final response contains ${JSON.stringify(text)}: ${shown}`,
+              `${what} contains ${JSON.stringify(text)}: ${shown}`,
               undefined,
               {
                 forbidden: text,
@@ -253,7 +280,7 @@ export function behavior(run: Run, expectations: BehaviorExpectations = {}): Eva
       for (const pattern of list(matches)) {
         check(() => {
           if (!responsePattern(pattern, caseSensitive).test(response)) {
-            fail("response-mismatch", `the final response does not match ${pattern}: ${shown}`, undefined, {
+            fail("response-mismatch", `${what} does not match ${pattern}: ${shown}`, undefined, {
               pattern,
             });
           }

@@ -5,6 +5,7 @@ import { fraction, pointerTo, RuleOptionsBaseSchema, severityFor, violation } fr
 import { compilePathPattern, type PathForms, pathForms } from "../paths.js";
 import { parseShell, programOf } from "../shell.js";
 import { bashCommand, callKind, describeCall, filePathOf, isFileWriteTool } from "../tools.js";
+import { wrongContextFile } from "./context-task-type.js";
 
 export const CONTEXT_LOADING = "context-loading";
 
@@ -27,11 +28,27 @@ export const DEFAULT_CONTEXT_FILES = [
   "**/.cursorrules",
 ] as const;
 
+/** Context files a case expects: each of a list, or any one of `anyOf`. */
+export const ExpectedContextFilesSchema = z.union([
+  z.array(z.string()),
+  z.object({ anyOf: z.array(z.string()).min(1) }).strict(),
+]);
+export type ExpectedContextFiles = z.input<typeof ExpectedContextFilesSchema>;
+
 export const ContextLoadingOptionsSchema = RuleOptionsBaseSchema.extend({
   /** Paths or globs that count as context files (replaces the defaults). */
   contextFiles: z.array(z.string()).optional(),
-  /** Files (paths or globs) that must each be read before the first write. */
-  expectedContextFiles: z.array(z.string()).optional(),
+  /**
+   * Files (paths or globs) that must each be read before the first write; `{ anyOf: [...] }`: at
+   * least one of them must be read, at any point of the run.
+   */
+  expectedContextFiles: ExpectedContextFilesSchema.optional(),
+  /**
+   * OpenAgentsControl's task-type check: the first prompt and the calls give a task type (code, docs,
+   * tests, review, delegation), and a run that read context files, none of them its task type's
+   * standard (code -> standards/code.md, ...), loaded the wrong one (`wrong-context-file`, an error).
+   */
+  taskTypes: z.boolean().optional(),
   /** Without expectedContextFiles: a write with no context read first is an error (default: a warning). */
   required: z.boolean().optional(),
   /** A Skill call counts as loading context (default true). */
@@ -85,9 +102,49 @@ export const contextLoadingRule = defineRule({
     });
     const writePointer = firstWrite ? pointerTo(firstWrite) : undefined;
 
-    if (options.expectedContextFiles && options.expectedContextFiles.length > 0) {
+    if (options.taskTypes) {
+      const wrong = wrongContextFile(run, index.calls);
+      if (wrong) {
+        violate(
+          "wrong-context-file",
+          "error",
+          `Task type '${wrong.taskType}' needs one of ${wrong.expected.join(", ")}; the context read was ${wrong.loaded.join(", ")}`,
+          pointerTo(wrong.at),
+          { taskType: wrong.taskType, expected: wrong.expected, loaded: wrong.loaded },
+        );
+      }
+    }
+    const anyOf =
+      options.expectedContextFiles && !Array.isArray(options.expectedContextFiles)
+        ? options.expectedContextFiles.anyOf
+        : undefined;
+    if (anyOf) {
+      const tests = anyOf.map((pattern) => compilePathPattern(pattern, index.cwd));
+      const matches = (forms: PathForms) => tests.some((test) => test(forms));
+      const auto = autoLoaded.find((file) => matches(file.forms));
+      const read = reads.find((item) => matches(item.forms));
+      if (auto) evidence.add(() => autoEvidence(auto));
+      else if (read)
+        evidence.add(() => ({
+          type: "context-loaded",
+          description: `${read.path} read (one of ${anyOf.join(", ")})`,
+          pointer: pointerTo(read.call),
+        }));
+      else
+        violate("missing-context-file", "error", `none of ${anyOf.join(", ")} was read`, writePointer, {
+          expected: anyOf,
+        });
+      return {
+        score: auto || read ? 1 : 0,
+        metadata: { mode: "any-of", expected: anyOf, filesRead: reads.length },
+      };
+    }
+    const expectedEach = Array.isArray(options.expectedContextFiles)
+      ? options.expectedContextFiles
+      : undefined;
+    if (expectedEach && expectedEach.length > 0) {
       let loaded = 0;
-      for (const expected of options.expectedContextFiles) {
+      for (const expected of expectedEach) {
         const matches = compilePathPattern(expected, index.cwd);
         const auto = autoLoaded.find((file) => matches(file.forms));
         if (auto) {
@@ -124,8 +181,8 @@ export const contextLoadingRule = defineRule({
         }
       }
       return {
-        score: fraction(loaded, options.expectedContextFiles.length),
-        metadata: { mode: "explicit", expected: options.expectedContextFiles, filesRead: reads.length },
+        score: fraction(loaded, expectedEach.length),
+        metadata: { mode: "explicit", expected: expectedEach, filesRead: reads.length },
       };
     }
 
