@@ -39,9 +39,7 @@ describe("evals run", () => {
     const run = await evalsRun([file, "--mode", "strict", "--cassettes", join(scratch, "cassettes")]);
     expect(run.code).toBe(EXIT.badInput);
     // Without --suite, the recording is keyed by the case id alone.
-    expect(run.err).toMatch(
-      /no recording for case "lonely": expected .*lonely\.[0-9a-f]+\.recording\.json/,
-    );
+    expect(run.err).toMatch(/no recording for case "lonely": expected .*lonely\.[0-9a-f]+\.recording\.json/);
     expect(run.err).toContain("npx evals record");
     expect(run.err).not.toContain("VCR_MODE");
     expect(run.out).toContain("1 case(s), 1 trial(s): 0 passed, 1 failed");
