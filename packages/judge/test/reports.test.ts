@@ -48,7 +48,9 @@ describe("the judge's reasoning in @evals/logging's outputs", () => {
 
     const table = formatCasesTable([judged], { width: 400 });
     expect(table).toContain("rubric");
-    expect(table).toContain(`→ rubric 0.50 < 1.00; rubric/criterion-not-met: ${reason}`);
+    // The failing row leads with the rule that failed; the score it explains is not repeated.
+    expect(table).toContain(`→ rubric/criterion-not-met: ${reason}`);
+    expect(table).toContain("0.50 ✗");
 
     const { files } = writeReports([judged], { dir, suite: "judged suite", includeRuns: "none" });
     const json = JSON.parse(readFileSync(files.latest, "utf8"));
