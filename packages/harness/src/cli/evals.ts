@@ -12,6 +12,7 @@ import { loadRuleModules } from "./rule-modules.js";
 import { rules } from "./rules-command.js";
 import { recordSubcommand, runSubcommand } from "./run-command.js";
 import { validate } from "./validate-command.js";
+import { view } from "./view-command.js";
 
 /**
  * The `evals` subcommands, in help order. A command is one entry: its name, one line of help, and
@@ -27,6 +28,7 @@ export const COMMANDS: readonly Command[] = [
   merge,
   history,
   compare,
+  view,
   migrate,
 ];
 
