@@ -1,7 +1,7 @@
 import { wilsonInterval } from "@evals/logging";
 import type { Store } from "@evals/store";
 import { href, html, page, percent, usd, when } from "./html.js";
-import { caseRuns, caseTrials, caseViolations } from "./queries.js";
+import { caseRuns, trialsOfCaseRuns } from "./queries.js";
 import { rateChart } from "./svg.js";
 
 /** How many of a case's last runs its page shows. */
@@ -31,12 +31,11 @@ export async function casePage(store: Store, suite: string, caseId: string): Pro
   const passed = runs.reduce((sum, run) => sum + run.passed_trials, 0);
   const trials = runs.reduce((sum, run) => sum + run.trial_count, 0);
   const [low, high] = wilsonInterval(passed, trials);
+  const all = await trialsOfCaseRuns(store, runs);
   const sections = [];
   for (const run of runs) {
-    const [trialRows, violations] = [
-      await caseTrials(store, run.run_id, [run.position]),
-      await caseViolations(store, run.run_id, [run.position]),
-    ];
+    const trialRows = all.trials.filter((t) => t.run_id === run.run_id);
+    const violations = all.violations.filter((v) => v.run_id === run.run_id);
     sections.push(
       html`<tr><td><a href="${href("/run", { id: run.run_id })}">${when(run.finished_at)}</a><br><small>${run.git_branch ?? ""} <code>${run.git_commit?.slice(0, 10) ?? ""}</code></small></td><td class="${run.status}">${run.status}</td><td>${trialRows.map(
         (t) =>

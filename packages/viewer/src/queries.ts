@@ -173,15 +173,6 @@ export interface TrialRow {
 const TRIAL_COLUMNS = `run_id, position, trial, status, outcome, error, origin, run_folder, cost_usd, input_tokens,
   output_tokens, turns, tool_calls, duration_ms`;
 
-/** The trials of some cases of one run. */
-export async function caseTrials(store: Store, runId: string, positions: number[]): Promise<TrialRow[]> {
-  if (positions.length === 0) return [];
-  return store.sql.query<TrialRow>(
-    `SELECT ${TRIAL_COLUMNS} FROM trials WHERE run_id = $1 AND position = ANY($2::int[]) ORDER BY position, trial`,
-    [runId, positions],
-  );
-}
-
 export async function findTrial(
   store: Store,
   runId: string,
@@ -210,4 +201,24 @@ export async function trialViolations(
      WHERE run_id = $1 AND position = $2 AND (trial = $3 OR trial IS NULL) ORDER BY seq`,
     [runId, position, trial],
   );
+}
+
+/** The trials and violations of one case in each of several runs, two queries whatever their number. */
+export async function trialsOfCaseRuns(
+  store: Store,
+  keys: { run_id: string; position: number }[],
+): Promise<{ trials: TrialRow[]; violations: (ViolationRow & { run_id: string })[] }> {
+  if (keys.length === 0) return { trials: [], violations: [] };
+  const params = [keys.map((k) => k.run_id), keys.map((k) => k.position)];
+  const keyed = "(run_id, position) IN (SELECT * FROM unnest($1::text[], $2::int[]))";
+  const trials = await store.sql.query<TrialRow>(
+    `SELECT ${TRIAL_COLUMNS} FROM trials WHERE ${keyed} ORDER BY run_id, position, trial`,
+    params,
+  );
+  const violations = await store.sql.query<ViolationRow & { run_id: string }>(
+    `SELECT run_id, position, trial, rule, type, severity, message, expected FROM violations
+     WHERE ${keyed} ORDER BY run_id, position, seq`,
+    params,
+  );
+  return { trials, violations };
 }
