@@ -64,6 +64,7 @@ describe("the evals binary", () => {
       "rules",
       "report",
       "compare",
+      "view",
       "migrate",
       "help",
     ])

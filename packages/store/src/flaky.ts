@@ -80,7 +80,7 @@ export async function findFlakyCases(store: Store, query: FlakyQuery = {}): Prom
   }
   const rows = await store.sql.query<TrialRow>(
     `WITH recent AS (
-       SELECT c.*, r.finished_at, r.git_commit, r.agent_cli AS run_agent_cli,
+       SELECT c.*, r.git_commit, r.agent_cli AS run_agent_cli,
               r.agent_version AS run_agent_version, coalesce(r.model, r.recorded_model) AS run_model,
               row_number() OVER (PARTITION BY c.suite, c.case_id ORDER BY r.finished_at DESC, r.id) AS n
        FROM cases c JOIN runs r ON r.id = c.run_id

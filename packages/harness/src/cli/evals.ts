@@ -13,6 +13,7 @@ import { rules } from "./rules-command.js";
 import { recordSubcommand, runSubcommand } from "./run-command.js";
 import { terminalSafeIo } from "./terminal-safe.js";
 import { validate } from "./validate-command.js";
+import { view } from "./view-command.js";
 
 /**
  * The `evals` subcommands, in help order. A command is one entry: its name, one line of help, and
@@ -28,6 +29,7 @@ export const COMMANDS: readonly Command[] = [
   merge,
   history,
   compare,
+  view,
   migrate,
 ];
 

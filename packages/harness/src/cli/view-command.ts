@@ -1,0 +1,103 @@
+import { existsSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { describeLocation, locateStore, Store } from "@evals/store";
+import { PortUnavailableError, startViewer } from "@evals/viewer";
+import type { Command, CommandIo } from "./command.js";
+import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
+import { parseCommandArgs, usageError } from "./usage.js";
+
+export const VIEW_USAGE = `Usage: evals view [--db <url|dir>] [--port <n>]
+
+Serves a local web app over the results database on 127.0.0.1 and prints its URL: the runs over
+time (pass rate, cost, branch, commit), a run's cases with their verdicts and violations, a case's
+pass rate over its runs with the 95% Wilson band and every trial's transcript, the flaky cases, and
+any two runs side by side. The pages need no JavaScript. Ctrl-C stops it.
+
+The embedded database is this process's while it serves: an evals run that records meanwhile waits
+for it (up to a minute). A PostgreSQL server (--db postgres://…) has no such wait.
+
+Options:
+  --db <url|dir>   the results database: a postgres:// URL or a folder for the embedded one
+                   (default: EVALS_DB_URL, else .evals/db in the workspace)
+  --port <n>       the port on 127.0.0.1 (default 0: any free port)
+  -h, --help       this help
+
+${EXIT_CODES_HELP}
+Here: 0 stopped by Ctrl-C, 2 bad usage, a database that cannot be opened or a port that is taken.`;
+
+/** `evals view`: the results database as a local web app, until SIGINT or SIGTERM. */
+export const view: Command = {
+  name: "view",
+  summary: "a local web app over the results database: runs, cases, trials, flaky cases, comparisons",
+  run: async (args, io) => {
+    const parsed = parseCommandArgs("view", VIEW_USAGE, io, () =>
+      parseArgs({
+        args,
+        options: {
+          db: { type: "string" },
+          port: { type: "string" },
+          help: { type: "boolean", short: "h" },
+        },
+      }),
+    );
+    if (!parsed) return EXIT.badInput;
+    const { values } = parsed;
+    if (values.help) {
+      io.stdout.write(`${VIEW_USAGE}\n`);
+      return EXIT.passed;
+    }
+    const port = values.port === undefined ? 0 : Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      return usageError(
+        "view",
+        VIEW_USAGE,
+        `--port must be a whole number from 0 to 65535, got ${values.port}`,
+        io,
+      );
+    const location = locateStore(values.db !== undefined ? { db: values.db } : {});
+    if (location.kind === "off") return usageError("view", VIEW_USAGE, "--db off: no database to view", io);
+    if (location.kind === "embedded" && !existsSync(location.dir)) {
+      io.stderr.write(
+        `evals view: no results database in ${location.dir}: evals run records every run there, or name one with --db <url|dir>\n`,
+      );
+      return EXIT.badInput;
+    }
+    let store: Store;
+    try {
+      store = await Store.open(location);
+    } catch (error) {
+      io.stderr.write(
+        `evals view: the results database ${describeLocation(location)} cannot be opened: ${(error as Error).message}\n`,
+      );
+      return EXIT.badInput;
+    }
+    try {
+      return await serveUntilStopped(store, port, describeLocation(location), io);
+    } finally {
+      await store.close();
+    }
+  },
+};
+
+async function serveUntilStopped(store: Store, port: number, where: string, io: CommandIo): Promise<number> {
+  let viewer: Awaited<ReturnType<typeof startViewer>>;
+  try {
+    viewer = await startViewer({ store, port });
+  } catch (error) {
+    if (!(error instanceof PortUnavailableError)) throw error;
+    io.stderr.write(
+      `evals view: ${error.message}: pick another with --port <n>, or --port 0 for any free one\n`,
+    );
+    return EXIT.badInput;
+  }
+  io.stdout.write(`evals view: serving ${where} at ${viewer.url} (Ctrl-C stops)\n`);
+  let stop: (signal: NodeJS.Signals) => void = () => {};
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    stop = resolve;
+    process.on("SIGINT", stop).on("SIGTERM", stop);
+  });
+  process.off("SIGINT", stop).off("SIGTERM", stop);
+  await viewer.close();
+  io.stdout.write(`evals view: stopped (${signal})\n`);
+  return EXIT.passed;
+}

@@ -1,0 +1,141 @@
+import { createReadStream, existsSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Store } from "@evals/store";
+import { casePage } from "./case-page.js";
+import { comparePage } from "./compare-page.js";
+import { flakyPage } from "./flaky-page.js";
+import { html, page } from "./html.js";
+import { findRun } from "./queries.js";
+import { runPage } from "./run-page.js";
+import { runsPage } from "./runs-page.js";
+import { trialPage } from "./trial-page.js";
+
+export interface ViewerOptions {
+  /** The open results database the pages read. */
+  store: Store;
+  /** The port on 127.0.0.1 (default 0: any free port). */
+  port?: number;
+}
+
+export interface Viewer {
+  /** Where it serves, e.g. http://127.0.0.1:4173/ */
+  url: string;
+  /** Stops serving (open connections are closed); the store stays open. */
+  close(): Promise<void>;
+}
+
+/** The port is taken (or may not be used): what `evals view` reports as bad input. */
+export class PortUnavailableError extends Error {
+  constructor(
+    readonly port: number,
+    cause: Error,
+  ) {
+    super(
+      `port ${port} on 127.0.0.1 cannot be used (${(cause as NodeJS.ErrnoException).code ?? cause.message})`,
+    );
+    this.name = "PortUnavailableError";
+  }
+}
+
+/** Serves the viewer's pages over `store` on 127.0.0.1 until `close()`. */
+export async function startViewer(options: ViewerOptions): Promise<Viewer> {
+  const { store } = options;
+  const port = options.port ?? 0;
+  const server = createServer((request, response) => {
+    handle(store, request, response).catch((error: Error) => {
+      if (!response.headersSent)
+        send(response, 500, page("Error", html`<pre class="error">${error.stack ?? error.message}</pre>`));
+      else response.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (error) => reject(new PortUnavailableError(port, error)));
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+  const { port: bound } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${bound}/`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function handle(store: Store, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  if (request.method !== "GET" && request.method !== "HEAD") {
+    send(
+      response,
+      405,
+      page("Not allowed", html`<p>The viewer only reads: ${request.method} is not served.</p>`),
+    );
+    return;
+  }
+  const url = new URL(request.url ?? "/", "http://127.0.0.1");
+  const param = (name: string) => url.searchParams.get(name) ?? undefined;
+  const pageNumber = Math.max(1, Number.parseInt(param("page") ?? "1", 10) || 1);
+  const notFound = (what: string) =>
+    send(
+      response,
+      404,
+      page("Not found", html`<p>${what} is not in this database. <a href="/">All runs</a></p>`),
+    );
+  switch (url.pathname) {
+    case "/":
+      return send(response, 200, await runsPage(store, pageNumber));
+    case "/run": {
+      const id = param("id") ?? "";
+      const body = await runPage(store, id, pageNumber, param("only") === "not-passed");
+      return body ? send(response, 200, body) : notFound(`Run ${id}`);
+    }
+    case "/report":
+      return sendReport(store, param("id") ?? "", response, notFound);
+    case "/case": {
+      const [suite, id] = [param("suite") ?? "", param("id") ?? ""];
+      const body = await casePage(store, suite, id);
+      return body ? send(response, 200, body) : notFound(`Case ${suite ? `${suite} › ` : ""}${id}`);
+    }
+    case "/trial": {
+      const [run, pos, trial] = [param("run") ?? "", Number(param("pos")), Number(param("trial"))];
+      const body =
+        Number.isInteger(pos) && Number.isInteger(trial)
+          ? await trialPage(store, run, pos, trial)
+          : undefined;
+      return body
+        ? send(response, 200, body)
+        : notFound(`Trial ${param("trial")} of case #${param("pos")} of run ${run}`);
+    }
+    case "/flaky":
+      return send(response, 200, await flakyPage(store));
+    case "/compare":
+      return send(response, 200, await comparePage(store, param("a") || undefined, param("b") || undefined));
+    default:
+      return notFound(`The page ${url.pathname}`);
+  }
+}
+
+/** A run's report.html, when the file named in the database still exists. */
+async function sendReport(
+  store: Store,
+  id: string,
+  response: ServerResponse,
+  notFound: (what: string) => void,
+): Promise<void> {
+  const run = await findRun(store, id);
+  if (!run?.report_file || !existsSync(run.report_file)) return notFound(`The HTML report of run ${id}`);
+  response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+  createReadStream(run.report_file).pipe(response);
+}
+
+function send(response: ServerResponse, status: number, body: string): void {
+  response.writeHead(status, {
+    "content-type": "text/html; charset=utf-8",
+    "content-length": Buffer.byteLength(body),
+    // The pages need no script: none may run, whatever a case name holds.
+    "content-security-policy":
+      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'",
+  });
+  response.end(body);
+}
