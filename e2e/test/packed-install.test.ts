@@ -62,7 +62,9 @@ describe("the packed packages", () => {
       "@evals/logging",
       "@evals/opencode",
       "@evals/otel",
+      "@evals/store",
       "@evals/vcr",
+      "@evals/viewer",
       "@evals/worktree",
     ]);
   });
