@@ -100,4 +100,28 @@ describe("context-loading", () => {
     ]);
     expect(contextLoading(run).passed).toBe(true);
   });
+
+  it("taskTypes: OpenAgentsControl's check, every problem an error, bash-only runs exempt", () => {
+    const run = (...calls: [string, Record<string, unknown>][]) => {
+      const builder = script("/repo").prompt("Create a file hello.txt");
+      for (const [name, input] of calls) builder.call(name, input);
+      return builder.build();
+    };
+    const code = ["Read", { file_path: "/repo/.opencode/context/core/standards/code.md" }] as const;
+    const docs = ["Read", { file_path: "/repo/.opencode/context/core/standards/docs.md" }] as const;
+    const write = ["Write", { file_path: "/repo/hello.txt", content: "hi" }] as const;
+    const bash = ["Bash", { command: "node test.js" }] as const;
+    const check = (...calls: [string, Record<string, unknown>][]) =>
+      contextLoading(run(...calls), { taskTypes: true });
+    // OAC: any write with no context file read at all fails, even a non-code file.
+    expect(types(check(["Read", { file_path: "/repo/package.json" }], [...write]))).toEqual([
+      "no-context-loaded",
+    ]);
+    expect(check(["Read", { file_path: "/repo/package.json" }], [...write]).passed).toBe(false);
+    expect(types(check([...docs], [...write]))).toEqual(["wrong-context-file"]);
+    expect(types(check([...write], [...code]))).toEqual(["context-loaded-after-execution"]);
+    expect(check([...code], [...write]).violations).toEqual([]);
+    // Bash only needs no context.
+    expect(check([...bash]).violations).toEqual([]);
+  });
 });

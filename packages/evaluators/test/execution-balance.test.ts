@@ -57,4 +57,13 @@ describe("execution-balance", () => {
       "execution-before-read",
     );
   });
+
+  it("bashIsExecution: a read-only Bash command is an execution, as OpenAgentsControl counts it", () => {
+    const run = script().call("Bash", { command: 'echo "hello world"' }).build();
+    expect(types(executionBalance(run))).toEqual([]);
+    expect(types(executionBalance(run, { bashIsExecution: true }))).toEqual([
+      "execution-before-read",
+      "low-read-ratio",
+    ]);
+  });
 });

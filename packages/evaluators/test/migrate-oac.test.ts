@@ -143,6 +143,7 @@ describe("evals migrate (OpenAgentsControl cases)", () => {
     expect(smoke.rules["context-loading"]).toEqual({ taskTypes: true });
     expect(smoke.rules["execution-balance"]).toEqual({
       minReadRatio: 1,
+      bashIsExecution: true,
       severity: { "execution-before-read": "error" },
     });
     // OAC had no read-before-write or forbidden-commands evaluator.
@@ -293,12 +294,14 @@ describe("evals migrate (OpenAgentsControl cases)", () => {
       shouldViolate: false,
       description: "Should load delegation context",
     });
-    // The real multi-tool run wrote with no context read first: a context-loading warning, which
-    // failed the OAC case (result-validator.ts matches by rule, whatever the severity).
+    // The real multi-tool run wrote with no context read first: with the default context-loading
+    // check (not OAC's, where it is an error) a warning, which would fail the OAC case all the same
+    // (result-validator.ts matches by rule, whatever the severity).
     const verdictOf = async (severity?: "warning" | "error" | "any") =>
       (
         await evaluate(fixtureRun("multi-tool"), {
           ...golden,
+          rules: { ...golden.rules, "context-loading": {} },
           expectedViolations: [
             { rule: "context-loading", shouldViolate: false, ...(severity ? { severity } : {}) },
           ],

@@ -473,9 +473,14 @@ export function convertOacCase(
   if (behaviorOut && Object.keys(behaviorOut).length > 0) out.behavior = behaviorOut;
   if (violationsOut.length > 0) out.expectedViolations = violationsOut;
   // OAC ran its context-loading evaluator, task-type check included, on every case; and its
-  // execution-balance evaluator with an error for an execution before any read and a warning under one read per execution.
+  // execution-balance evaluator with an error for an execution (any bash call included) before any read
+  // and a warning under one read per execution.
   rules["context-loading"] = { taskTypes: true };
-  rules["execution-balance"] = { minReadRatio: 1, severity: { "execution-before-read": "error" } };
+  rules["execution-balance"] = {
+    minReadRatio: 1,
+    bashIsExecution: true,
+    severity: { "execution-before-read": "error" },
+  };
   rules["stop-on-failure"] = { failurePatterns: [...OAC_FAILURE_PATTERNS] };
   // And no evaluator like these two: off, so they cannot fail a case OAC passed.
   rules["read-before-write"] = false;

@@ -5,7 +5,7 @@ import { fraction, pointerTo, RuleOptionsBaseSchema, severityFor, violation } fr
 import { compilePathPattern, type PathForms, pathForms } from "../paths.js";
 import { parseShell, programOf } from "../shell.js";
 import { bashCommand, callKind, describeCall, filePathOf, isFileWriteTool } from "../tools.js";
-import { wrongContextFile } from "./context-task-type.js";
+import { oacContextProblem } from "./context-task-type.js";
 
 export const CONTEXT_LOADING = "context-loading";
 
@@ -44,9 +44,10 @@ export const ContextLoadingOptionsSchema = RuleOptionsBaseSchema.extend({
    */
   expectedContextFiles: ExpectedContextFilesSchema.optional(),
   /**
-   * OpenAgentsControl's task-type check: the first prompt and the calls give a task type (code, docs,
-   * tests, review, delegation), and a run that read context files, none of them its task type's
-   * standard (code -> standards/code.md, ...), loaded the wrong one (`wrong-context-file`, an error).
+   * OpenAgentsControl's context check, in place of the default one: a run whose executions are not
+   * all Bash must read a context file (`no-context-loaded`), one of them its task type's standard
+   * (the first prompt and the calls give code -> standards/code.md, ...: `wrong-context-file`), before
+   * any write, edit or delegation (`context-loaded-after-execution`); each an error.
    */
   taskTypes: z.boolean().optional(),
   /** Without expectedContextFiles: a write with no context read first is an error (default: a warning). */
@@ -103,15 +104,18 @@ export const contextLoadingRule = defineRule({
     const writePointer = firstWrite ? pointerTo(firstWrite) : undefined;
 
     if (options.taskTypes) {
-      const wrong = wrongContextFile(run, index.calls);
-      if (wrong) {
-        violate(
-          "wrong-context-file",
-          "error",
-          `Task type '${wrong.taskType}' needs one of ${wrong.expected.join(", ")}; the context read was ${wrong.loaded.join(", ")}`,
-          pointerTo(wrong.at),
-          { taskType: wrong.taskType, expected: wrong.expected, loaded: wrong.loaded },
-        );
+      const problem = oacContextProblem(run, index.calls);
+      if (problem) {
+        const message = {
+          "no-context-loaded": `Task execution (${describeCall(problem.at)}) without any context file read`,
+          "wrong-context-file": `Task type '${problem.taskType}' needs one of ${problem.expected.join(", ")}; the context read was ${problem.loaded.join(", ")}`,
+          "context-loaded-after-execution": `A write, edit or delegation came before the first context file read (${problem.loaded[0]})`,
+        }[problem.type];
+        violate(problem.type, "error", message, pointerTo(problem.at), {
+          taskType: problem.taskType,
+          expected: problem.expected,
+          loaded: problem.loaded,
+        });
       }
     }
     const anyOf =
@@ -206,7 +210,7 @@ export const contextLoadingRule = defineRule({
       }));
     }
     const ok = !firstWrite || loadedFirst.length + skillsFirst.length + autoLoaded.length > 0;
-    if (!ok && firstWrite) {
+    if (!ok && firstWrite && !options.taskTypes) {
       violations.push(
         violation(
           CONTEXT_LOADING,

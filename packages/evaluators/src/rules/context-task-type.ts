@@ -59,21 +59,28 @@ export function contextTaskType(firstPrompt: string, executions: ToolCallView[])
   return "unknown";
 }
 
-/** The result of the task-type check: undefined when it does not apply (no execution, bash only, unknown, no context read). */
-export interface WrongContextFile {
+/** What OAC's context-loading evaluator found wrong in a run (undefined: nothing). */
+export interface OacContextProblem {
+  /**
+   * no-context-loaded: the run executed (not bash only) and read no context file at all;
+   * wrong-context-file: it read some, none of them its task type's standard;
+   * context-loaded-after-execution: a write, edit or delegation came before any context read.
+   */
+  type: "no-context-loaded" | "wrong-context-file" | "context-loaded-after-execution";
   taskType: ContextTaskType;
   expected: readonly string[];
   loaded: string[];
-  /** The first execution call (OAC reports the violation there). */
+  /** The first execution call (OAC reports every one of these there). */
   at: ToolCallView;
 }
 
 /**
- * The task-type check on a run's main agent: the context files it read (OAC's patterns, read by
- * read/glob/grep/list) must include one of its task type's files. Returns what was wrong, or
- * undefined when the check passes or does not apply.
+ * OAC's context-loading check on a run's main agent (context-loading-evaluator.ts `evaluate`): a run
+ * with executions that are not all bash must have read a context file (OAC's patterns, by
+ * read/glob/grep/list, at any point), one of them its task type's standard (unknown: any), and
+ * every write, edit or delegation must come after a context read. All three are errors in OAC.
  */
-export function wrongContextFile(run: Run, calls: ToolCallView[]): WrongContextFile | undefined {
+export function oacContextProblem(run: Run, calls: ToolCallView[]): OacContextProblem | undefined {
   const main = calls.filter((call) => call.agent === MAIN_AGENT);
   const executions = main.filter(isExecution);
   const first = executions[0];
@@ -82,19 +89,23 @@ export function wrongContextFile(run: Run, calls: ToolCallView[]): WrongContextF
     (event) => event.agent === MAIN_AGENT && !event.notification,
   );
   const taskType = contextTaskType(prompt?.text ?? "", executions);
+  if (taskType === "bash-only") return undefined;
   const expected = CONTEXT_FILES_BY_TASK_TYPE[taskType];
-  if (expected.length === 0) return undefined;
-  const loaded = main
-    .filter((call) => READ_TOOLS.has(call.name) && call.status !== "error" && call.status !== "denied")
-    .map((call) => pathOf(call))
-    .filter(
-      (path): path is string =>
-        path !== undefined && OAC_CONTEXT_PATTERNS.some((pattern) => pattern.test(path)),
-    );
-  // No context read at all is the rule's other violation (no-context-loaded), not this one.
-  if (loaded.length === 0) return undefined;
-  const fits = loaded.some((path) => expected.some((file) => path.includes(file) || path.endsWith(file)));
-  return fits ? undefined : { taskType, expected, loaded, at: first };
+  const contextReads = main.filter((call) => {
+    if (!READ_TOOLS.has(call.name) || call.status === "error" || call.status === "denied") return false;
+    const path = pathOf(call);
+    return path !== undefined && OAC_CONTEXT_PATTERNS.some((pattern) => pattern.test(path));
+  });
+  const loaded = contextReads.map((call) => pathOf(call) as string);
+  const problem = (type: OacContextProblem["type"]) => ({ type, taskType, expected, loaded, at: first });
+  if (loaded.length === 0) return problem("no-context-loaded");
+  const fits =
+    expected.length === 0 ||
+    loaded.some((path) => expected.some((file) => path.includes(file) || path.endsWith(file)));
+  if (!fits) return problem("wrong-context-file");
+  const firstRead = contextReads[0] as ToolCallView;
+  const early = executions.some((call) => call.name !== "Bash" && call.index < firstRead.index);
+  return early ? problem("context-loaded-after-execution") : undefined;
 }
 
 function pathOf(call: ToolCallView): string | undefined {

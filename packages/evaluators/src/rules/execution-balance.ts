@@ -10,6 +10,11 @@ export const ExecutionBalanceOptionsSchema = RuleOptionsBaseSchema.extend({
   minReadsBeforeExecution: z.number().int().nonnegative().optional(),
   /** The lowest acceptable reads / executions ratio over the run (default 0.5). */
   minReadRatio: z.number().nonnegative().optional(),
+  /**
+   * Count every Bash call as an execution, read-only ones too, as OpenAgentsControl does (default
+   * false: a read-only command such as `cat` or `ls` counts as a read).
+   */
+  bashIsExecution: z.boolean().optional(),
   /** Check each agent (main and every subagent) on its own (default true); false checks the run as one. */
   perAgent: z.boolean().optional(),
 }).strict();
@@ -38,7 +43,7 @@ export const executionBalanceRule = defineRule({
       let readsBefore = 0;
       let checked = false;
       for (const call of calls) {
-        const kind = callKind(call);
+        const kind = options.bashIsExecution && call.name === "Bash" ? "execute" : callKind(call);
         if (kind === "read") {
           reads++;
           readsBefore++;
