@@ -153,18 +153,15 @@ describe("the README's quick start", () => {
   it.skipIf(!canIsolate)(
     `fails a case that the recorded behaviour breaks, offline, with exit code 1 and the reason${isolateReason}`,
     () => {
-      // The same case (same prompt and agent: the recording the test above made) with a rule the agent breaks.
+      // The same case (same prompt and agent: the recording the test above made) in another file, with a
+      // rule the agent breaks: without --suite the recording is found by the case id, whatever the file.
       writeFileSync(
         join(project, "no-bash.yaml"),
         block("cases.yaml").replace("mustUseTools: [Bash]", "mustNotUseTools: [Bash]"),
       );
-      const failed = shell(
-        project,
-        "npx evals run no-bash.yaml --suite cases --mode strict --out results-no-bash",
-        {
-          offline: true,
-        },
-      );
+      const failed = shell(project, "npx evals run no-bash.yaml --mode strict --out results-no-bash", {
+        offline: true,
+      });
       expect(failed.status, failed.stdout + failed.stderr).toBe(1);
       expect(failed.stdout).toContain("1 case(s), 1 trial(s): 0 passed, 1 failed");
       expect(failed.stdout).toContain(

@@ -74,6 +74,8 @@ export {
   type CaseSuiteOptions,
   caseModel,
   caseRunOptions,
+  checkRecordingKeys,
+  DuplicateCaseIdError,
   loadCaseList,
   type RunCaseOptions,
   type RunCasesOptions,

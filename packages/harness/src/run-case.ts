@@ -380,11 +380,17 @@ function withRecordingSuite(
   return { ...settings, cassette: { suite: "", ...settings.cassette } };
 }
 
+/** Two cases without a suite have one id, so their recordings would be one file (bad input). */
+export class DuplicateCaseIdError extends Error {
+  override readonly name = "DuplicateCaseIdError";
+}
+
 /**
- * Two cases keyed by the same id would share one recording: refused, naming both, before anything
- * runs (a suite keeps them apart: the cassette folder's sub-folder and part of the key).
+ * Two cases keyed by the same id would share one recording: refused (DuplicateCaseIdError), naming
+ * both, before anything runs (a suite keeps them apart: the cassette folder's sub-folder and part of
+ * the key). runCases checks it when it runs without a suite; a command line checks it up front.
  */
-function checkRecordingKeys(list: EvalCase[]): void {
+export function checkRecordingKeys(list: EvalCase[]): void {
   const seen = new Map<string, EvalCase>();
   for (const evalCase of list) {
     const first = seen.get(evalCase.id);
@@ -393,7 +399,7 @@ function checkRecordingKeys(list: EvalCase[]): void {
       continue;
     }
     const where = (value: EvalCase) => (value as Partial<LoadedCase>).file ?? "(a case given in code)";
-    throw new Error(
+    throw new DuplicateCaseIdError(
       `two cases have the id "${evalCase.id}" (${where(first)} and ${where(evalCase)}): their recordings would be one file, since recordings are keyed by the case id. Give one of them another id, or run each file with its own --suite.`,
     );
   }

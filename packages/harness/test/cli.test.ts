@@ -227,7 +227,7 @@ describe("evals validate", () => {
     const fixtureMissing = evals(["validate", noFixture]);
     expect(fixtureMissing.code).toBe(1);
     expect(fixtureMissing.stderr).toContain(
-      `${noFixture}:3:12 (field agent.fixture): case "with-fixture": the fixture ${join(temp, "fixture", "project")} does not exist`,
+      `${noFixture}:4:12 (field agent.fixture): case "with-fixture": the fixture ${join(temp, "fixture", "project")} does not exist`,
     );
     mkdirSync(join(temp, "fixture", "project"));
     expect(evals(["validate", noFixture]).code).toBe(0);

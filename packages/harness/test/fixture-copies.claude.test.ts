@@ -132,8 +132,10 @@ describe.skipIf(!haveClaude)("links in a fixture, on a real run", () => {
       expect(statSync(join(s.fixture, "notes.txt")).mtimeMs).toBe(OLD.getTime());
     }
     // What the agent saw: both links relative, inside its copy, and its writes there.
-    const recording = readdirSync(join(s.dir, "cassettes", "cases")).find((f) => f.endsWith(".json"))!;
-    const recorded = readFileSync(join(s.dir, "cassettes", "cases", recording), "utf8");
+    // Without --suite, the case's recording is in the cassette folder itself, keyed by its id.
+    const recordings = readdirSync(join(s.dir, "cassettes")).filter((f) => f.endsWith(".recording.json"));
+    expect(recordings).toHaveLength(1);
+    const recorded = readFileSync(join(s.dir, "cassettes", recordings[0]!), "utf8");
     expect(recorded).toContain("../notes.txt\\nnotes.txt\\noriginal\\none\\ntwo");
   }, 240_000);
 

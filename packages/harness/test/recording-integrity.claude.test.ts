@@ -41,7 +41,7 @@ const teamCase = (id: string, word: string) =>
 const echoCase =
   "id: runs-echo\nprompt: Say hi with the shell.\nagent:\n  fixture: fixture\n  allowedTools: [Bash]\nbehavior:\n  expectedResponse:\n    contains: [hi-from-model]\n";
 
-/** Runs `evals <args>` (the built binary) in `cwd`; its exit code and what it printed. */
+/** Runs `evals <args>` (the built binary) in `cwd`; its exit code, what it printed, and its stderr. */
 async function evals(cwd: string, args: string[], env: Record<string, string> = {}) {
   const run = await execa(process.execPath, [evalsBin, ...args, "--out", join(cwd, "results")], {
     cwd,
@@ -55,7 +55,7 @@ async function evals(cwd: string, args: string[], env: Record<string, string> = 
     },
     timeout: 300_000,
   });
-  return { code: run.exitCode, out: `${run.stdout}\n${run.stderr}` };
+  return { code: run.exitCode, out: `${run.stdout}\n${run.stderr}`, err: run.stderr };
 }
 
 const recordings = (dir: string) =>
@@ -89,8 +89,10 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)(
       const dash = recordingOf(join(dir, "cassettes"), "team-x");
       writeFileSync(dash, readFileSync(slash));
       const strict = await evals(dir, ["run", "cases.yaml", "--mode", "strict"]);
-      expect(strict.code).toBe(EXIT.failed);
-      expect(strict.out).toContain('it was recorded for case_id "team/x", not "team-x"');
+      // A recording that cannot be used is a setup problem (exit 2), said on stderr with why.
+      expect(strict.code).toBe(EXIT.badInput);
+      expect(strict.err).toContain('evals run: no usable recording for case "team-x"');
+      expect(strict.err).toContain('it was recorded for case_id "team/x", not "team-x"');
       expect(strict.out).not.toContain('team slash"');
       const auto = await evals(dir, ["run", "cases.yaml", "--model", models, "--mode", "auto"]);
       expect(auto.out).toContain("2 passed, 0 failed");
@@ -116,8 +118,9 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)(
       emptied.responses_sha256 = responsesDigest(emptied);
       writeFileSync(file, JSON.stringify(emptied));
       const strict = await evals(dir, ["run", "cases.yaml", "--mode", "strict"]);
-      expect(strict.code).toBe(EXIT.failed);
-      expect(strict.out).toContain("it holds no answer of the model (0 interactions)");
+      expect(strict.code).toBe(EXIT.badInput);
+      expect(strict.err).toContain('evals run: no usable recording for case "team-x"');
+      expect(strict.err).toContain("it holds no answer of the model (0 interactions)");
       const auto = await evals(dir, ["run", "cases.yaml", "--model", models, "--mode", "auto"]);
       expect(auto.code).toBe(EXIT.passed);
       expect(JSON.parse(readFileSync(file, "utf8")).interactions.length).toBeGreaterThan(0);
@@ -134,12 +137,16 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)(
       writeFileSync(join(dir, "copy.yaml"), teamCase("team-x", "dash"));
       const both = await evals(dir, ["run", "renamed.yaml", "copy.yaml", "--mode", "strict"]);
       expect(both.code).toBe(EXIT.badInput);
-      expect(both.out).toContain('two cases have the id "team-x"');
-      expect(both.out).toContain("renamed.yaml");
-      expect(both.out).toContain("copy.yaml");
+      expect(both.err).toContain('evals run: two cases have the id "team-x"');
+      expect(both.err).toContain("renamed.yaml");
+      expect(both.err).toContain("copy.yaml");
+      expect(both.err).not.toContain("internal error");
       // With a suite of its own each, they are kept apart.
       const separate = await evals(dir, ["run", "copy.yaml", "--suite", "copies", "--mode", "strict"]);
-      expect(separate.out).toContain("No wire recording for copies › team-x");
+      expect(separate.code).toBe(EXIT.badInput);
+      expect(separate.err).toMatch(
+        /evals run: no recording for case "team-x": expected cassettes\/copies\/team-x\.[0-9a-f]{8}\.recording\.json\./,
+      );
     });
 
     it("a scripted model that throws during evals record fails the trial at once, says where, and keeps the good recording", async () => {

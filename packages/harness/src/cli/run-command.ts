@@ -15,7 +15,13 @@ import {
 import { type ScriptFunction, VCR_MODES, type VcrMode } from "@evals/vcr";
 import { ClaudeNotFoundError, findClaude } from "../claude-bin.js";
 import type { CaseOutcome } from "../evaluate-case.js";
-import { type CaseModels, loadCaseList, runCases } from "../run-case.js";
+import {
+  type CaseModels,
+  checkRecordingKeys,
+  DuplicateCaseIdError,
+  loadCaseList,
+  runCases,
+} from "../run-case.js";
 import { MAX_TRIALS, runnableCaseProblems } from "../runnable-case.js";
 import {
   formatVariantsReport,
@@ -170,7 +176,10 @@ export async function runCommand(
   const cases = loadRunnableCases(positionals, { trials: trials.value, name, io });
   if (!cases) return EXIT.badInput;
   const setupProblem =
-    outputDirProblem(out) ?? claudeProblem(cases) ?? missingModelProblem(cases, model, options.record);
+    outputDirProblem(out) ??
+    claudeProblem(cases) ??
+    missingModelProblem(cases, model, options.record) ??
+    (values.suite ? undefined : recordingKeysProblem(cases));
   if (setupProblem) {
     io.stderr.write(`evals ${name}: ${setupProblem}\n`);
     return EXIT.badInput;
@@ -450,6 +459,17 @@ function setupProblems(
     }
   }
   return [...problems];
+}
+
+/** Two cases (without --suite) whose recordings would be one file: the message, else undefined. */
+function recordingKeysProblem(cases: EvalCase[]): string | undefined {
+  try {
+    checkRecordingKeys(cases);
+    return undefined;
+  } catch (error) {
+    if (error instanceof DuplicateCaseIdError) return error.message;
+    throw error;
+  }
 }
 
 /** Prints the setup problems; EXIT.badInput when there are any. */
