@@ -29,7 +29,8 @@ function evalsBinary(args: string[]) {
 const replayFindTodos = (db: string, out = "results") =>
   evalsBinary([
     ...["run", findTodos("cases/find-todos.yaml"), "--cassettes", findTodos("cassettes")],
-    ...["--mode", "strict", "--out", out, "--db", db],
+    // The example's recordings were made under its describeCases suite.
+    ...["--suite", "find-todos", "--mode", "strict", "--out", out, "--db", db],
   ]);
 
 describe.skipIf(!claudeAvailable({ claudeBin }).available)("every run remembered, on the real CLI", () => {
@@ -86,7 +87,8 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)("every run remembered
     for (const shard of ["1/2", "2/2"]) {
       const result = evalsBinary([
         ...["run", findTodos("cases/find-todos.yaml"), "--cassettes", findTodos("cassettes")],
-        ...["--mode", "strict", "--out", "sharded", "--shard", shard, "--db", sharded],
+        ...["--suite", "find-todos", "--mode", "strict", "--out", "sharded", "--shard", shard],
+        ...["--db", sharded],
       ]);
       expect(result.err).toBe("");
       expect(result.code, result.out).toBe(EXIT.passed);

@@ -91,7 +91,8 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available).each(backends)(
       evals(
         [
           ...["--rules", envVerdict, "run", "cases/find-todos.yaml", "--cassettes", "cassettes"],
-          ...["--mode", "strict", "--trials", String(trials), "--db", db],
+          // The example's recordings were made under its describeCases suite.
+          ...["--suite", "find-todos", "--mode", "strict", "--trials", String(trials), "--db", db],
         ],
         env,
       );

@@ -21,6 +21,9 @@ const RUN = [
   "cases/find-todos.yaml",
   "--cassettes",
   "cassettes",
+  // The example's recordings were made under its describeCases suite.
+  "--suite",
+  "find-todos",
   "--mode",
   "strict",
   "--db",
@@ -50,7 +53,8 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)("evals run --resume o
       child.on("exit", (_code, signal) => done(signal)),
     );
     const deadline = Date.now() + 300_000;
-    while (journalLines().length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    // Polled often: the second case's replay (a claude process) takes far longer than a poll.
+    while (journalLines().length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     process.kill(-child.pid!, "SIGKILL");
     expect(await exited).toBe("SIGKILL");
     const beforeResume = journalLines();

@@ -50,7 +50,8 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)("evals view, through 
       [
         cliJs,
         ...["run", findTodos("cases/find-todos.yaml"), "--cassettes", findTodos("cassettes")],
-        ...["--mode", "strict", "--out", "results", "--db", db],
+        // The example's recordings were made under its describeCases suite.
+        ...["--suite", "find-todos", "--mode", "strict", "--out", "results", "--db", db],
       ],
       { cwd: scratch, encoding: "utf8", timeout: 300_000, env },
     );
