@@ -183,37 +183,25 @@ export function parseCaseText(text: string, file: string, options: CaseReadOptio
     // OpenCode's tool ids (bash, read, task...) are accepted: matched as Bash, Read, Agent.
     canonicalizeCaseToolNames(evalCase);
     const invalid = invalidPatterns(evalCase);
-    for (const problem of invalid) {
+    // A problem found past the schema, located at its field in this entry's YAML.
+    const issueAt = (problem: { path: (string | number)[]; message: string }): CaseIssue => {
       const path = [...entry.prefix, ...problem.path];
-      issues.push({
+      return {
         file,
         ...locate(entry.document, lineCounter, path, { code: "custom", path, message: "" } as never),
         field: problem.path.join("."),
         message: problem.message,
-      });
-    }
+      };
+    };
+    for (const problem of invalid) issues.push(issueAt(problem));
     if (invalid.length > 0) continue;
     for (const warning of caseWarnings(evalCase)) {
-      const path = [...entry.prefix, ...warning.path];
-      onWarning({
-        file,
-        ...locate(entry.document, lineCounter, path, { code: "custom", path, message: "" } as never),
-        field: path.join("."),
-        message: warning.message,
-      });
+      onWarning({ ...issueAt(warning), field: [...entry.prefix, ...warning.path].join(".") });
     }
     evalCase.agent = resolveAgentPaths(evalCase.agent, dirname(file));
     const loaded = { ...evalCase, file } as LoadedCase;
     const checked = options.check?.(loaded) ?? [];
-    for (const problem of checked) {
-      const path = [...entry.prefix, ...problem.path];
-      issues.push({
-        file,
-        ...locate(entry.document, lineCounter, path, { code: "custom", path, message: "" } as never),
-        field: problem.path.join("."),
-        message: problem.message,
-      });
-    }
+    for (const problem of checked) issues.push(issueAt(problem));
     if (checked.length > 0) continue;
     parsed.add(loaded);
     cases.push(loaded);
