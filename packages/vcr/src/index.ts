@@ -91,6 +91,39 @@ export {
   type ReplaySource,
   replaying,
 } from "./replay-source.js";
+// The OpenAI Responses API (the Codex CLI's): types, a scripted model and its builders and readers.
+export type {
+  ResponsesCustomToolCallItem,
+  ResponsesErrorReply,
+  ResponsesFunctionCallItem,
+  ResponsesInputItem,
+  ResponsesModelReply,
+  ResponsesOutputItem,
+  ResponsesReasoningItem,
+  ResponsesReply,
+  ResponsesRequest,
+  ResponsesTextItem,
+  ResponsesUsage,
+} from "./responses-api.js";
+export {
+  addFile,
+  applyPatch,
+  customToolCall,
+  deleteFile,
+  execCommand,
+  functionCall,
+  lastToolOutput,
+  offersTool,
+  outputText,
+  type ResponsesScriptFunction,
+  response,
+  responsesError,
+  scriptedResponses,
+  type ToolOutput,
+  toolOutputs,
+  updateFile,
+  userPrompt,
+} from "./responses-script.js";
 export {
   apiError,
   countToolResults,
@@ -109,15 +142,18 @@ export {
   toolUses,
 } from "./script-helpers.js";
 export { describeThrown, type ScriptContext, type ScriptFunction, scripted } from "./scripted-source.js";
-export type {
-  BufferedSourceResponse,
-  Interaction,
-  ModelSource,
-  SourceContext,
-  SourceResponse,
-  StreamedSourceResponse,
-  WireRequest,
-  WireResponse,
+export {
+  type BufferedSourceResponse,
+  type Interaction,
+  isModelPath,
+  type ModelApi,
+  type ModelSource,
+  modelApiOfPath,
+  type SourceContext,
+  type SourceResponse,
+  type StreamedSourceResponse,
+  type WireRequest,
+  type WireResponse,
 } from "./wire.js";
 export {
   asReplayed,

@@ -1,4 +1,6 @@
 import { type RecordedInteraction, type Recording, recordedRequest, responsesDigest } from "./recording.js";
+import { isResponsesPath } from "./responses-api.js";
+import { responsesAnswerProblem } from "./responses-integrity.js";
 import { canonicalJson } from "./stable-json.js";
 import { isMessagesPath } from "./wire.js";
 
@@ -138,6 +140,11 @@ export function recordingIntegrityProblem(recording: Recording): string | undefi
     return "its answers were changed after it was recorded (responses_sha256 does not match them)";
   }
   for (const [position, interaction] of recording.interactions.entries()) {
+    if (isResponsesPath(interaction.request.path)) {
+      const problem = responsesAnswerProblem(recording, position);
+      if (problem) return problem;
+      continue;
+    }
     if (!isMessagesPath(interaction.request.path)) continue;
     const blocks = answerBlocks(interaction);
     if (!blocks?.some((block) => block.type === "tool_use")) continue;

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { errorBody } from "./messages-api.js";
 import {
+  errorBodyFor,
   type Interaction,
   jsonResponse,
   type ModelSource,
@@ -106,7 +106,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       response = await source.respond(wire, context);
     } catch (error) {
       const message = `the ${source.name} model source failed: ${error instanceof Error ? error.message : String(error)}`;
-      response = { ...jsonResponse(500, errorBody(500, message)), error: message };
+      response = { ...jsonResponse(500, errorBodyFor(wire.path, 500, message)), error: message };
     }
     let body: string;
     let error = response.error;
@@ -148,7 +148,9 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     try {
       text = await readBody(request);
     } catch (error) {
-      const body = JSON.stringify(errorBody(413, error instanceof Error ? error.message : String(error)));
+      const body = JSON.stringify(
+        errorBodyFor(request.url ?? "/", 413, error instanceof Error ? error.message : String(error)),
+      );
       response.writeHead(413, { "content-type": "application/json" }).end(body);
       return;
     }
@@ -163,7 +165,11 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       if (!response.headersSent) {
         response.writeHead(500, { "content-type": "application/json" });
       }
-      response.end(JSON.stringify(errorBody(500, error instanceof Error ? error.message : String(error))));
+      response.end(
+        JSON.stringify(
+          errorBodyFor(request.url ?? "/", 500, error instanceof Error ? error.message : String(error)),
+        ),
+      );
     });
   });
   server.keepAliveTimeout = 5_000;

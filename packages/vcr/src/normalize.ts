@@ -1,3 +1,4 @@
+import { RESPONSES_LINE_RULES, withoutRunIds } from "./responses-normalize.js";
 import { canonicalJson } from "./stable-json.js";
 import type { WireRequest } from "./wire.js";
 
@@ -43,8 +44,9 @@ export interface RequestEnvironment {
   agentIds: string[];
 }
 
-const CWD_LINE = /Primary working directory: (.+)/;
-const CONFIG_DIR = /persistent file-based memory at `(.+?)\/projects\//;
+// Claude Code's system prompt, or Codex's <environment_context> (cwd) and skill roots (CODEX_HOME).
+const CWD_LINE = /Primary working directory: (.+)|<cwd>(.+?)<\/cwd>/;
+const CONFIG_DIR = /persistent file-based memory at `(.+?)\/projects\/|`r0` = `(.+?)\/skills\/\.system`/;
 const AGENT_ID = /agentId: ([A-Za-z0-9_-]+)/g;
 
 function forEachString(value: unknown, visit: (text: string) => void): void {
@@ -60,10 +62,20 @@ export function requestEnvironment(body: unknown): RequestEnvironment {
   // The CLI puts them in the system prompt and the messages; the tool list never has them.
   const record = body as { system?: unknown; messages?: unknown } | null;
   const searched =
-    record && typeof record === "object" && "messages" in record ? [record.system, record.messages] : body;
+    record && typeof record === "object" && "messages" in record
+      ? [record.system, record.messages]
+      : record && typeof record === "object" && "input" in record
+        ? (record as { input: unknown }).input
+        : body;
   forEachString(searched, (text) => {
-    if (!environment.cwd) environment.cwd = CWD_LINE.exec(text)?.[1]?.trim();
-    if (!environment.configDir) environment.configDir = CONFIG_DIR.exec(text)?.[1];
+    if (!environment.cwd) {
+      const match = CWD_LINE.exec(text);
+      environment.cwd = (match?.[1] ?? match?.[2])?.trim();
+    }
+    if (!environment.configDir) {
+      const match = CONFIG_DIR.exec(text);
+      environment.configDir = match?.[1] ?? match?.[2];
+    }
     for (const match of text.matchAll(AGENT_ID)) {
       if (!environment.agentIds.includes(match[1]!)) environment.agentIds.push(match[1]!);
     }
@@ -105,6 +117,7 @@ const LINE_RULES: Rewrite[] = [
   ],
   [/(<usage>[\s\S]*?duration_ms: )\d+/g, "$1<duration>", "<usage>"],
   [/(<usage>[\s\S]*?subagent_tokens: )\d+/g, "$1<tokens>", "<usage>"],
+  ...RESPONSES_LINE_RULES,
 ];
 
 function escapeRegExp(value: string): string {
@@ -187,7 +200,10 @@ function dropPath(value: unknown, segments: string[]): void {
 export function normalizeBody(body: unknown, options: NormalizeOptions = {}): unknown {
   if (body === null || typeof body !== "object" || Array.isArray(body)) return body;
   const environment = requestEnvironment(body);
-  const normalized = rewriteStrings(body, rewritesFor(environment, options)) as Record<string, unknown>;
+  const normalized = withoutRunIds(rewriteStrings(body, rewritesFor(environment, options))) as Record<
+    string,
+    unknown
+  >;
 
   const metadata = normalized.metadata as Record<string, unknown> | undefined;
   if (metadata && typeof metadata === "object") {

@@ -1,13 +1,31 @@
 import type { RedactOptions } from "@evals/core";
-import { errorBody } from "./messages-api.js";
 import { type Recording, recordingFromInteractions, writeRecording } from "./recording.js";
 import type { Interaction, ModelSource, SourceResponse, WireRequest } from "./wire.js";
-import { isMessagesPath, jsonResponse } from "./wire.js";
+import { errorBodyFor, isModelPath, jsonResponse, type ModelApi } from "./wire.js";
 
 /** The Anthropic API, the upstream of a live recording when none is given. */
 export const ANTHROPIC_API_URL = "https://api.anthropic.com";
+/** The OpenAI API, the upstream of a live Responses API recording (Codex) when none is given. */
+export const OPENAI_API_URL = "https://api.openai.com";
+
+/** Per model API: the default upstream, the env var of its key, and how the key is sent. */
+const UPSTREAMS: Record<ModelApi, { url: string; keyEnv: string; auth: (key: string) => [string, string] }> =
+  {
+    "anthropic-messages": {
+      url: ANTHROPIC_API_URL,
+      keyEnv: "ANTHROPIC_API_KEY",
+      auth: (key) => ["x-api-key", key],
+    },
+    "openai-responses": {
+      url: OPENAI_API_URL,
+      keyEnv: "OPENAI_API_KEY",
+      auth: (key) => ["authorization", `Bearer ${key}`],
+    },
+  };
 
 export interface PassthroughOptions {
+  /** The API the CLI speaks (default "anthropic-messages"): picks the default upstream and key. */
+  modelApi?: ModelApi;
   /** Where to forward requests: the real API by default, or another model server. */
   upstream?: string;
   /**
@@ -57,12 +75,13 @@ export function isLoopbackUrl(url: string): boolean {
 }
 
 function forwarder(options: PassthroughOptions) {
-  const upstream = (options.upstream ?? ANTHROPIC_API_URL).replace(/\/+$/, "");
+  const api = UPSTREAMS[options.modelApi ?? "anthropic-messages"];
+  const upstream = (options.upstream ?? api.url).replace(/\/+$/, "");
   const loopback = isLoopbackUrl(upstream);
-  const apiKey = options.apiKey ?? (loopback ? undefined : process.env.ANTHROPIC_API_KEY);
+  const apiKey = options.apiKey ?? (loopback ? undefined : process.env[api.keyEnv]);
   if (!loopback && !apiKey) {
     throw new Error(
-      `forwarding to ${upstream} needs an API key: set ANTHROPIC_API_KEY (or pass apiKey) to record a live run`,
+      `forwarding to ${upstream} needs an API key: set ${api.keyEnv} (or pass apiKey) to record a live run`,
     );
   }
   const forward = async (request: WireRequest): Promise<SourceResponse> => {
@@ -71,8 +90,10 @@ function forwarder(options: PassthroughOptions) {
       if (!DROPPED_FORWARD_HEADERS.has(name)) headers[name] = value;
     }
     if (apiKey) {
-      headers["x-api-key"] = apiKey;
+      delete headers["x-api-key"];
       delete headers.authorization;
+      const [name, value] = api.auth(apiKey);
+      headers[name] = value;
     }
     const hasBody = request.method !== "GET" && request.method !== "HEAD";
     const body = request.raw_body ?? (request.body !== undefined ? JSON.stringify(request.body) : undefined);
@@ -86,7 +107,7 @@ function forwarder(options: PassthroughOptions) {
       });
     } catch (error) {
       const message = `the upstream ${upstream} did not answer: ${(error as Error).message}`;
-      return { ...jsonResponse(502, errorBody(502, message)), error: message };
+      return { ...jsonResponse(502, errorBodyFor(request.path, 502, message)), error: message };
     }
     const responseHeaders: Record<string, string> = {};
     response.headers.forEach((value, name) => {
@@ -108,7 +129,7 @@ export function failedRecording(interactions: readonly Interaction[]): string | 
   const failed = interactions.find((interaction) => interaction.error);
   if (failed) return `interaction #${failed.index} failed: ${failed.error}`;
   const answered = interactions.some(
-    (interaction) => isMessagesPath(interaction.request.path) && interaction.response.status === 200,
+    (interaction) => isModelPath(interaction.request.path) && interaction.response.status === 200,
   );
   return answered ? undefined : `the model answered no request (${interactions.length} interactions)`;
 }
@@ -135,7 +156,9 @@ export function recording(options: RecordingSourceOptions = {}): RecordingSource
       redact,
       metadata: {
         ...(options.metadata ?? {}),
-        upstream: isLoopbackUrl(options.upstream ?? ANTHROPIC_API_URL) ? "loopback" : "api",
+        upstream: isLoopbackUrl(options.upstream ?? UPSTREAMS[options.modelApi ?? "anthropic-messages"].url)
+          ? "loopback"
+          : "api",
       },
     });
   let discarded = false;

@@ -1,7 +1,6 @@
 import { createRedactor, type RedactOptions } from "@evals/core";
 import { type Difference, diffValues, formatDifferences } from "./diff.js";
 import { recordingIntegrityProblem } from "./integrity.js";
-import { errorBody } from "./messages-api.js";
 import {
   canonicalKey,
   claudeVersionOf,
@@ -15,8 +14,9 @@ import {
 import { type Recording, readRecording, recordedRequest, recordedResponse } from "./recording.js";
 import { estimateTokens } from "./scripted-source.js";
 import {
+  errorBodyFor,
   isCountTokensPath,
-  isMessagesPath,
+  isModelPath,
   jsonResponse,
   type ModelSource,
   type SourceResponse,
@@ -226,7 +226,7 @@ export function replaying(recordingOrFile: Recording | string, options: ReplayOp
       message,
     });
     return {
-      ...jsonResponse(DIVERGENCE_STATUS, errorBody(400, message, "invalid_request_error"), {
+      ...jsonResponse(DIVERGENCE_STATUS, errorBodyFor(request.path, 400, message, "invalid_request_error"), {
         "x-should-retry": "false",
       }),
       error: message,
@@ -249,7 +249,7 @@ export function replaying(recordingOrFile: Recording | string, options: ReplayOp
     matchedAcrossVersions,
     async respond(request, context) {
       const normalized = normalize(request);
-      const messages = isMessagesPath(request.path);
+      const messages = isModelPath(request.path);
       if (messages) messageRequests++;
       const replaying = claudeVersionOf(request);
       if (replaying && !replayingVersions.includes(replaying)) replayingVersions.push(replaying);
@@ -271,7 +271,10 @@ export function replaying(recordingOrFile: Recording | string, options: ReplayOp
         }
         if (!messages) {
           if (request.path.startsWith("/api/hello")) return jsonResponse(200, {});
-          return jsonResponse(404, errorBody(404, `${request.method} ${request.path} is not in ${label}`));
+          return jsonResponse(
+            404,
+            errorBodyFor(request.path, 404, `${request.method} ${request.path} is not in ${label}`),
+          );
         }
         return diverge(request, normalized, context.index, versions);
       }
@@ -292,7 +295,7 @@ export function replaying(recordingOrFile: Recording | string, options: ReplayOp
     },
     unplayed() {
       return entries
-        .filter((entry) => !used.has(entry.index) && isMessagesPath(entry.request.path))
+        .filter((entry) => !used.has(entry.index) && isModelPath(entry.request.path))
         .map((entry) => entry.index);
     },
     report() {

@@ -1,4 +1,5 @@
-import type { MessagesRequest } from "./messages-api.js";
+import { errorBody, type MessagesRequest } from "./messages-api.js";
+import { isResponsesPath, responsesErrorBody } from "./responses-api.js";
 
 /**
  * One HTTP exchange between the CLI and a model server, as sources see it and recordings store it.
@@ -77,6 +78,28 @@ export interface ModelSource {
 export function isMessagesPath(path: string): boolean {
   const pathname = path.split("?")[0];
   return pathname === "/v1/messages";
+}
+
+/** The wire formats a model server speaks: each CLI's model API. */
+export type ModelApi = "anthropic-messages" | "openai-responses";
+
+/** Which model API a request path belongs to, or undefined for other endpoints. */
+export function modelApiOfPath(path: string): ModelApi | undefined {
+  if (isMessagesPath(path)) return "anthropic-messages";
+  if (isResponsesPath(path)) return "openai-responses";
+  return undefined;
+}
+
+/** Whether a path is a model call of any API the server speaks (what recordings and replays count). */
+export function isModelPath(path: string): boolean {
+  return modelApiOfPath(path) !== undefined;
+}
+
+/** An API error body in the format of the API the path belongs to (Anthropic's by default). */
+export function errorBodyFor(path: string, status: number, message: string, errorType?: string): unknown {
+  return modelApiOfPath(path) === "openai-responses"
+    ? responsesErrorBody(status, message, errorType)
+    : errorBody(status, message, errorType);
 }
 
 export function isCountTokensPath(path: string): boolean {
