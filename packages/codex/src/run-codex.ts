@@ -1,0 +1,295 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import {
+  type AgentRunResult,
+  createRedactor,
+  RUN_FOLDER_FILES,
+  RUNS_FOLDER,
+  type Run,
+  redactTreeSync,
+  writeRunFolder,
+} from "@evals/core";
+import { execa } from "execa";
+import { findCodex, SUPPORTED_CODEX_VERSION } from "./bin.js";
+import {
+  type CodexOptions,
+  CodexOptionsSchema,
+  codexConfigToml,
+  configArgs,
+  DEFAULT_CODEX_MODEL,
+} from "./codex-options.js";
+import { buildCodexRun, type CodexStop, type CodexStreamLine } from "./codex-run.js";
+import { startModelTap } from "./model-tap.js";
+import type { AgentRunOptions } from "./runner.js";
+
+export interface RunCodexResult extends AgentRunResult {
+  /** The last command that ran. */
+  command: string[];
+  /** The private CODEX_HOME/HOME folder, when it was kept. */
+  sandbox_dir?: string;
+  /** One sentence on what went wrong, when something did. */
+  error?: string;
+}
+
+const DEFAULT_TIMEOUT_MS = 300_000;
+
+/** Environment variables passed through to Codex (nothing else of the caller's env is). */
+const INHERITED_ENV = ["PATH", "SHELL", "USER", "LOGNAME", "LANG"] as const;
+
+/**
+ * Runs the real `codex exec --json` headless and hermetic against the loopback model server at
+ * `shared.baseUrl`, and returns what it did as a @evals/core Run (see buildCodexRun). A fresh
+ * CODEX_HOME holds the only config Codex reads (the loopback provider, network features off); HOME
+ * is a fresh folder too. Several prompts continue the same thread (`codex exec resume`). `maxTurns`
+ * is enforced by the runner (Codex has none): the model request past it is refused and the run
+ * reported as a turn limit. Throws only when the run cannot start (bad options, no codex).
+ */
+export async function runCodex(
+  shared: AgentRunOptions,
+  codexOptions: CodexOptions = {},
+): Promise<RunCodexResult> {
+  const entered = performance.now();
+  const options = parseCodexOptions(codexOptions);
+  const prompts = Array.isArray(shared.prompt) ? shared.prompt : [shared.prompt];
+  if (prompts.length === 0 || prompts.some((prompt) => prompt.trim() === "")) {
+    throw new Error("runCodex: every prompt must be a non-empty string");
+  }
+  for (const name of ["tools", "allowedTools", "disallowedTools"] as const) {
+    if (shared[name] !== undefined) {
+      throw new Error(
+        `Codex has no tool list (agent.${name}): restrict it with its own options instead, agent.options.sandbox (read-only) or agent.options.hooks (a PreToolUse hook that denies)`,
+      );
+    }
+  }
+  if (!shared.baseUrl) {
+    throw new Error(
+      "runCodex: baseUrl is required: Codex runs only against a loopback model server (start one with @evals/vcr's startModelServer(scriptedResponses(...)) or a replaying/recording source)",
+    );
+  }
+  const bin = findCodex({
+    ...(options.codexBin ? { codexBin: options.codexBin } : {}),
+    ...(shared.cwd ? { from: shared.cwd } : {}),
+  });
+  const cwd = resolve(shared.cwd ?? process.cwd());
+  const runId = shared.runId ?? `codex-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`;
+  const outputDir = join(
+    resolve(shared.outputRoot ?? process.env.EVALS_OUTPUT_DIR ?? process.cwd()),
+    RUNS_FOLDER,
+    runId,
+  );
+  mkdirSync(outputDir, { recursive: true });
+
+  const tap = await startModelTap(shared.baseUrl, shared.maxTurns);
+  const sandbox = mkdtempSync(join(tmpdir(), "evals-codex-"));
+  const codexHome = join(sandbox, "codex-home");
+  const home = join(sandbox, "home");
+  mkdirSync(codexHome, { recursive: true });
+  mkdirSync(home, { recursive: true });
+  const model = shared.model ?? DEFAULT_CODEX_MODEL;
+  writeFileSync(
+    join(codexHome, "config.toml"),
+    codexConfigToml({
+      baseUrl: tap.url,
+      model,
+      requestMaxRetries: options.requestMaxRetries ?? 0,
+      streamMaxRetries: options.streamMaxRetries ?? 0,
+      ...(options.approvalPolicy ? { approvalPolicy: options.approvalPolicy } : {}),
+    }),
+  );
+  if (options.hooks)
+    writeFileSync(join(codexHome, "hooks.json"), JSON.stringify({ hooks: options.hooks }, null, 2));
+
+  const env: Record<string, string> = {};
+  for (const name of INHERITED_ENV) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  Object.assign(env, {
+    HOME: home,
+    CODEX_HOME: codexHome,
+    EVALS_CODEX_API_KEY: shared.apiKey ?? "evals-offline-key",
+    NO_COLOR: "1",
+  });
+  for (const [name, value] of Object.entries(shared.env ?? {})) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  const redactor = createRedactor({ ...shared.redact, ...(shared.env ? { secretEnv: shared.env } : {}) });
+
+  const flags = [
+    "--json",
+    "--skip-git-repo-check",
+    ...sandboxArgs(options.sandbox),
+    ...configArgs(options.config),
+  ];
+  if (options.hooks) flags.push("--dangerously-bypass-hook-trust");
+  const lines: CodexStreamLine[] = [];
+  const streamText: string[] = [];
+  let stop: CodexStop | undefined;
+  let stderr = "";
+  let exitCode: number | null = null;
+  let command: string[] = [];
+  let spawnError: string | undefined;
+  const timeoutMs = shared.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const deadline = Date.now() + timeoutMs;
+
+  try {
+    for (const [turn, prompt] of prompts.entries()) {
+      const thread = lines.find((line) => line.type === "thread.started")?.thread_id;
+      const args =
+        turn > 0 && thread ? ["exec", "resume", ...flags, thread, prompt] : ["exec", ...flags, prompt];
+      command = [bin, ...args];
+      const child = execa(bin, args, {
+        cwd,
+        env,
+        extendEnv: false,
+        detached: true,
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+        buffer: { stdout: false, stderr: true },
+        reject: false,
+      });
+      let killed = false;
+      const kill = (why: CodexStop) => {
+        stop ??= why;
+        if (killed || child.pid === undefined) return;
+        killed = true;
+        // The whole process group: Codex and every command it started.
+        signalGroup(child.pid, "SIGTERM");
+        setTimeout(() => signalGroup(child.pid!, "SIGKILL"), shared.killGraceMs ?? 2000).unref();
+      };
+      const timer = setTimeout(
+        () => kill({ kind: "timeout", ms: timeoutMs }),
+        Math.max(0, deadline - Date.now()),
+      );
+      const onAbort = () => kill({ kind: "aborted" });
+      if (shared.signal?.aborted) onAbort();
+      shared.signal?.addEventListener("abort", onAbort, { once: true });
+      let pending = "";
+      const take = (text: string) => {
+        if (text.trim() === "") return;
+        streamText.push(text);
+        try {
+          const line = JSON.parse(text) as CodexStreamLine;
+          if (line && typeof line.type === "string") lines.push(line);
+        } catch {
+          // Not an event line.
+        }
+      };
+      child.stdout?.on("data", (chunk: Buffer) => {
+        pending += chunk.toString("utf8");
+        for (let newline = pending.indexOf("\n"); newline >= 0; newline = pending.indexOf("\n")) {
+          take(pending.slice(0, newline));
+          pending = pending.slice(newline + 1);
+        }
+      });
+      const outcome = await child;
+      clearTimeout(timer);
+      shared.signal?.removeEventListener("abort", onAbort);
+      take(pending);
+      if (killed) signalGroup(child.pid!, "SIGKILL");
+      stderr += String(outcome.stderr ?? "");
+      exitCode = typeof outcome.exitCode === "number" ? outcome.exitCode : null;
+      if (outcome.failed && exitCode === null && !stop) spawnError = outcome.shortMessage;
+      if (tap.limited()) stop ??= { kind: "max_turns", turns: shared.maxTurns ?? 0 };
+      if (exitCode !== 0 || stop) break;
+    }
+  } finally {
+    await tap.close();
+  }
+
+  const run: Run = buildCodexRun({
+    lines,
+    modelItems: tap.modelItems(),
+    modelRequests: tap.requests(),
+    ...(tap.lastErrorStatus() !== undefined ? { lastErrorStatus: tap.lastErrorStatus()! } : {}),
+    prompts,
+    runId,
+    cwd,
+    model,
+    version: SUPPORTED_CODEX_VERSION,
+    ...(stop ? { stop } : {}),
+    exitCode,
+    durationMs: Math.round(performance.now() - entered),
+  });
+  const plainStderr = stderr.trim();
+  const error = describeFailure(run, stop, exitCode, spawnError, plainStderr);
+  const keep = shared.keepSandbox ?? "on-failure";
+  const keepSandbox = keep === "always" || (keep === "on-failure" && error !== undefined);
+  if (keepSandbox) redactTreeSync(sandbox, redactor);
+  else rmSync(sandbox, { recursive: true, force: true, maxRetries: 3 });
+
+  const result: RunCodexResult = redactor.value<RunCodexResult>({
+    run_id: runId,
+    output_dir: outputDir,
+    run,
+    exit_code: exitCode,
+    timed_out: stop?.kind === "timeout",
+    duration_ms: Math.round(performance.now() - entered),
+    ...(plainStderr ? { stderr: plainStderr.slice(-20_000) } : {}),
+    origin: "live",
+    command,
+    ...(keepSandbox ? { sandbox_dir: sandbox } : {}),
+    ...(error ? { error } : {}),
+  });
+  writeFileSync(
+    join(outputDir, RUN_FOLDER_FILES.stream),
+    `${streamText.map((line) => redactor.text(line)).join("\n")}\n`,
+  );
+  writeRunFolder(outputDir, runId, {
+    result,
+    agent: {
+      cli: "codex",
+      prompts,
+      model,
+      ...(shared.maxTurns !== undefined ? { maxTurns: shared.maxTurns } : {}),
+      ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+    },
+  });
+  return result;
+}
+
+/** Codex's own options, checked: a bad one throws with the field that is wrong. */
+export function parseCodexOptions(options: unknown): CodexOptions {
+  const parsed = CodexOptionsSchema.safeParse(options ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new Error(`codex options (field ${issue.path.join(".") || "(root)"}): ${issue.message}`);
+}
+
+function sandboxArgs(sandbox: CodexOptions["sandbox"] = "workspace-write"): string[] {
+  return sandbox === "bypass" ? ["--dangerously-bypass-approvals-and-sandbox"] : ["--sandbox", sandbox];
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+function describeFailure(
+  run: Run,
+  stop: CodexStop | undefined,
+  exitCode: number | null,
+  spawnError: string | undefined,
+  stderr: string,
+): string | undefined {
+  if (stop?.kind === "timeout") return `the run timed out after ${stop.ms} ms and was killed`;
+  if (stop?.kind === "aborted") return "the run was aborted and killed";
+  if (stop?.kind === "max_turns")
+    return `the agent reached the maximum of ${stop.turns} turns and was stopped`;
+  if (spawnError) return `codex could not be started: ${spawnError}`;
+  const final = run.events.find((event) => event.type === "final_result");
+  if (final?.type === "final_result" && final.is_error)
+    return `codex ended with an error: ${final.errors?.join("; ")}`;
+  if (exitCode !== 0) {
+    const last = stderr.split("\n").filter(Boolean).pop();
+    return `codex exited with code ${exitCode}${last ? `: ${last.slice(0, 300)}` : ""}`;
+  }
+  return undefined;
+}

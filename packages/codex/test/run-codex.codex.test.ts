@@ -1,0 +1,206 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { finalResult, type Run, readRunFolder, type ToolCallEvent, type ToolResultEvent } from "@evals/core";
+import {
+  addFile,
+  applyPatch,
+  deleteFile,
+  execCommand,
+  lastToolOutput,
+  type ModelServer,
+  response,
+  responsesError,
+  scriptedResponses,
+  startModelServer,
+  toolOutputs,
+  updateFile,
+} from "@evals/vcr";
+import { afterEach, describe, expect, it } from "vitest";
+import { codexRunner, runCodex, runFromCodexJsonl } from "../src/index.js";
+
+// The real `codex` CLI (@openai/codex 0.169.0) against a scripted loopback OpenAI Responses API.
+const TIMEOUT = 180_000;
+const servers: ModelServer[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function folder(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(dir);
+  return dir;
+}
+
+async function serve(script: Parameters<typeof scriptedResponses>[0]): Promise<ModelServer> {
+  const server = await startModelServer({ source: scriptedResponses(script) });
+  servers.push(server);
+  return server;
+}
+
+function calls(run: Run): ToolCallEvent[] {
+  return run.events.filter((event): event is ToolCallEvent => event.type === "tool_call");
+}
+
+function resultOf(run: Run, id: string): ToolResultEvent | undefined {
+  return run.events.find(
+    (event): event is ToolResultEvent => event.type === "tool_result" && event.id === id,
+  );
+}
+
+describe("runCodex on the real CLI", () => {
+  it(
+    "normalizes shell commands and a patch's add, update and delete into Bash, Write, Edit and apply_patch",
+    async () => {
+      const cwd = folder("codex-work-");
+      writeFileSync(join(cwd, "notes.txt"), "alpha\nbeta\n");
+      writeFileSync(join(cwd, "old.txt"), "old\n");
+      const server = await serve((request, context) => {
+        if (context.call === 0) return response("Looking around.", execCommand("cat notes.txt"));
+        if (context.call === 1) return response(execCommand("cat missing.txt"));
+        if (context.call === 2)
+          return response(
+            applyPatch(addFile("summary.md", "# Summary\nalpha\n"), updateFile("notes.txt", "beta", "gamma")),
+          );
+        if (context.call === 3) return response(applyPatch(deleteFile("old.txt")));
+        return response(`Done after ${toolOutputs(request).length} tool outputs.`);
+      });
+      const result = await runCodex(
+        { prompt: "Summarize notes.txt", cwd, baseUrl: server.url, outputRoot: folder("codex-out-") },
+        {},
+      );
+      expect(result.error, result.stderr).toBeUndefined();
+      expect(result.exit_code).toBe(0);
+      const run = result.run;
+      expect(run.agent).toBe("codex");
+      expect(calls(run).map((call) => call.name)).toEqual(["Bash", "Bash", "Write", "Edit", "apply_patch"]);
+      const [cat, missing, write, edit, remove] = calls(run);
+      expect(cat!.input).toEqual({ command: "cat notes.txt" });
+      expect(cat!.original_name).toBe("exec_command");
+      expect(cat!.id).toMatch(/^call_vcr_/);
+      expect(resultOf(run, cat!.id)).toMatchObject({ output: "alpha\nbeta\n", is_error: false });
+      expect(resultOf(run, missing!.id)).toMatchObject({ is_error: true, error: "exit code 1" });
+      expect(write!.input).toEqual({ file_path: join(cwd, "summary.md"), content: "# Summary\nalpha\n" });
+      expect(edit!.input).toEqual({
+        file_path: join(cwd, "notes.txt"),
+        old_string: "beta",
+        new_string: "gamma",
+      });
+      expect(edit!.original_name).toBe("apply_patch");
+      expect(remove!.input).toEqual({ file_path: join(cwd, "old.txt"), delete: true });
+      expect(resultOf(run, write!.id)?.is_error).toBe(false);
+      expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("alpha\ngamma\n");
+      expect(existsSync(join(cwd, "old.txt"))).toBe(false);
+      const final = finalResult(run)!;
+      expect(final).toMatchObject({
+        subtype: "success",
+        is_error: false,
+        num_turns: 5,
+        terminal_reason: "completed",
+      });
+      expect(final.result).toBe("Done after 4 tool outputs.");
+      expect(final.usage?.input_tokens).toBeGreaterThan(0);
+      // The run folder holds the stream; a bare .jsonl gives the same tools (a patch's files in the
+      // stream's order, which is not the patch's).
+      const stored = readFileSync(join(result.output_dir!, "stream.jsonl"), "utf8");
+      const fromJsonl = calls(runFromCodexJsonl(stored));
+      expect(fromJsonl.map((call) => call.name).sort()).toEqual([
+        "Bash",
+        "Bash",
+        "Edit",
+        "Write",
+        "apply_patch",
+      ]);
+      expect(fromJsonl[0]!.input).toEqual({ command: "cat notes.txt" });
+      expect((await readRunFolder(result.output_dir!)).run.events.length).toBe(run.events.length);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "recovers a patch the read-only sandbox rejected, which the --json stream does not show",
+    async () => {
+      const cwd = folder("codex-work-");
+      const server = await serve((request, context) => {
+        if (context.call === 0) return response(applyPatch(addFile("x.md", "x\n")));
+        return response(`Saw: ${lastToolOutput(request)?.text.slice(0, 60)}`);
+      });
+      const result = await runCodex(
+        { prompt: "Write x.md", cwd, baseUrl: server.url, outputRoot: folder("codex-out-") },
+        { sandbox: "read-only" },
+      );
+      const [write] = calls(result.run);
+      expect(write).toMatchObject({ name: "Write", input: { file_path: join(cwd, "x.md"), content: "x\n" } });
+      expect(resultOf(result.run, write!.id)).toMatchObject({ is_error: true });
+      expect(resultOf(result.run, write!.id)?.error).toMatch(/rejected/);
+      expect(result.run.events.some((event) => event.type === "permission_denied")).toBe(true);
+      expect(existsSync(join(cwd, "x.md"))).toBe(false);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "reports an HTTP 500 with no retries as a failed run with the API error",
+    async () => {
+      const server = await serve(() => responsesError(500, "the scripted model is down"));
+      const result = await codexRunner.run(
+        {
+          prompt: "Hello",
+          cwd: folder("codex-work-"),
+          baseUrl: server.url,
+          outputRoot: folder("codex-out-"),
+        },
+        {},
+      );
+      expect(server.interactions).toHaveLength(1);
+      expect(result.exit_code).toBe(1);
+      expect(finalResult(result.run)).toMatchObject({
+        is_error: true,
+        subtype: "error_during_execution",
+        terminal_reason: "api_error",
+        api_error_status: 500,
+      });
+      expect(finalResult(result.run)?.errors?.[0]).toBeTruthy();
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "enforces maxTurns itself and reports the turn limit",
+    async () => {
+      const server = await serve((_request, context) => response(execCommand(`echo step ${context.call}`)));
+      const result = await codexRunner.run(
+        {
+          prompt: "Loop forever",
+          cwd: folder("codex-work-"),
+          baseUrl: server.url,
+          maxTurns: 2,
+          outputRoot: folder("codex-out-"),
+        },
+        {},
+      );
+      expect(server.interactions).toHaveLength(2);
+      expect(calls(result.run).map((call) => call.input.command)).toEqual(["echo step 0", "echo step 1"]);
+      expect(finalResult(result.run)).toMatchObject({
+        is_error: true,
+        subtype: "error_max_turns",
+        terminal_reason: "max_turns",
+        errors: ["Reached maximum number of turns (2)"],
+      });
+      expect(result.error).toMatch(/maximum of 2 turns/);
+    },
+    TIMEOUT,
+  );
+
+  it("refuses options Codex cannot honour, naming them", async () => {
+    await expect(
+      codexRunner.run({ prompt: "x", baseUrl: "http://127.0.0.1:1", tools: ["Bash"] }, {}),
+    ).rejects.toThrow(/Codex has no tool list \(agent.tools\)/);
+    await expect(
+      codexRunner.run({ prompt: "x", baseUrl: "http://127.0.0.1:1" }, { sandbox: "open" } as never),
+    ).rejects.toThrow(/codex options \(field sandbox\)/);
+    await expect(codexRunner.run({ prompt: "x" }, {})).rejects.toThrow(/baseUrl is required/);
+  });
+});

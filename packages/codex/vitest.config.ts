@@ -1,0 +1,3 @@
+import { packageTests } from "../../vitest.shared";
+
+export default packageTests({ testTimeout: 180_000 });
