@@ -17,7 +17,7 @@ import {
   updateFile,
 } from "@evals/vcr";
 import { afterEach, describe, expect, it } from "vitest";
-import { codexRunner, runCodex, runFromCodexJsonl } from "../src/index.js";
+import { codexRunner, type RunCodexResult, runCodex, runFromCodexJsonl } from "../src/index.js";
 
 // The real `codex` CLI (@openai/codex 0.169.0) against a scripted loopback OpenAI Responses API.
 const TIMEOUT = 180_000;
@@ -189,7 +189,7 @@ describe("runCodex on the real CLI", () => {
         terminal_reason: "max_turns",
         errors: ["Reached maximum number of turns (2)"],
       });
-      expect(result.error).toMatch(/maximum of 2 turns/);
+      expect((result as RunCodexResult).error).toMatch(/maximum of 2 turns/);
     },
     TIMEOUT,
   );
