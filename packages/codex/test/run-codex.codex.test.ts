@@ -142,6 +142,39 @@ describe("runCodex on the real CLI", () => {
   );
 
   it(
+    "recovers a command a PreToolUse hook denied, which the --json stream does not show",
+    async () => {
+      const cwd = folder("codex-work-");
+      writeFileSync(join(cwd, "keep.txt"), "keep\n");
+      const deny = JSON.stringify({
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: "deny",
+          permissionDecisionReason: "no deleting",
+        },
+      });
+      const server = await serve((request, context) => {
+        if (context.call === 0) return response(execCommand("rm keep.txt"));
+        return response(`Hook said: ${lastToolOutput(request)?.text}`);
+      });
+      const result = await runCodex(
+        { prompt: "Delete keep.txt", cwd, baseUrl: server.url, outputRoot: folder("codex-out-") },
+        {
+          hooks: { PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: `echo '${deny}'` }] }] },
+        },
+      );
+      const [rm] = calls(result.run);
+      expect(rm).toMatchObject({ name: "Bash", input: { command: "rm keep.txt" } });
+      expect(resultOf(result.run, rm!.id)).toMatchObject({ is_error: true });
+      expect(resultOf(result.run, rm!.id)?.error).toMatch(/blocked by PreToolUse hook: no deleting/);
+      expect(existsSync(join(cwd, "keep.txt"))).toBe(true);
+      expect(finalResult(result.run)?.permission_denials).toHaveLength(1);
+      expect(result.run.notes.map((note) => note.message).join("\n")).toMatch(/not in the --json stream/);
+    },
+    TIMEOUT,
+  );
+
+  it(
     "reports an HTTP 500 with no retries as a failed run with the API error",
     async () => {
       const server = await serve(() => responsesError(500, "the scripted model is down"));
@@ -163,6 +196,30 @@ describe("runCodex on the real CLI", () => {
         api_error_status: 500,
       });
       expect(finalResult(result.run)?.errors?.[0]).toBeTruthy();
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "reports retries exhausted when Codex reconnected before giving up",
+    async () => {
+      const server = await serve(() => responsesError(500, "still down"));
+      const result = await runCodex(
+        {
+          prompt: "Hello",
+          cwd: folder("codex-work-"),
+          baseUrl: server.url,
+          outputRoot: folder("codex-out-"),
+        },
+        { streamMaxRetries: 1 },
+      );
+      expect(server.interactions).toHaveLength(2);
+      expect(finalResult(result.run)).toMatchObject({
+        is_error: true,
+        terminal_reason: "api_error",
+        api_error_status: 500,
+      });
+      expect(finalResult(result.run)?.errors?.[0]).toMatch(/after 1 reconnects: retries exhausted/);
     },
     TIMEOUT,
   );
