@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { finalResult, type Run, readRunFolder, type ToolCallEvent, type ToolResultEvent } from "@evals/core";
+import { loadStoredRun, runOutcome } from "@evals/evaluators";
 import {
   addFile,
   applyPatch,
@@ -196,6 +197,12 @@ describe("runCodex on the real CLI", () => {
         api_error_status: 500,
       });
       expect(finalResult(result.run)?.errors?.[0]).toBeTruthy();
+      // Graded again from its run folder, and from the bare .jsonl of codex exec --json: an API error.
+      const stored = await loadStoredRun(result.output_dir!);
+      expect(runOutcome(stored.run)).toMatchObject({ kind: "api_error" });
+      expect(runOutcome(stored.run).reason).toMatch(/HTTP 500/);
+      const jsonl = readFileSync(join(result.output_dir!, "stream.jsonl"), "utf8");
+      expect(runOutcome(runFromCodexJsonl(jsonl)).kind).toBe("api_error");
     },
     TIMEOUT,
   );
@@ -247,6 +254,9 @@ describe("runCodex on the real CLI", () => {
         errors: ["Reached maximum number of turns (2)"],
       });
       expect((result as RunCodexResult).error).toMatch(/maximum of 2 turns/);
+      const stored = await loadStoredRun(result.output_dir!);
+      expect(runOutcome(stored.run)).toMatchObject({ kind: "max_turns" });
+      expect(runOutcome(stored.run).reason).toMatch(/maximum of 2 turns/);
     },
     TIMEOUT,
   );
