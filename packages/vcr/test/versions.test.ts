@@ -91,11 +91,13 @@ function repositoryRecordings(): string[] {
     }
   };
   for (const top of ["examples", "plugins"]) walk(join(root, top));
-  // Told apart by the agent that made them (its user-agent), so a Claude Code recording that lost its
+  // Told apart by the agent that made them (its user-agent: OpenCode's, Codex's), so a Claude Code recording that lost its
   // version still fails below.
   return found.filter(
     (file) =>
-      !/^opencode\//.test(String(readRecording(file).interactions[0]?.request.headers?.["user-agent"] ?? "")),
+      !/^(opencode\/|codex_exec\/)/.test(
+        String(readRecording(file).interactions[0]?.request.headers?.["user-agent"] ?? ""),
+      ),
   );
 }
 
