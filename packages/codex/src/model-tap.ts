@@ -21,6 +21,8 @@ export interface ModelTap {
   lastErrorStatus(): number | undefined;
   /** The model's texts and tool calls with their outputs, in order. */
   modelItems(): CodexModelItem[];
+  /** The Codex version its requests named (`user-agent: codex_exec/0.169.0 ...`). */
+  cliVersion(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -50,6 +52,7 @@ export async function startModelTap(upstream: string, maxTurns: number | undefin
   let lastStatus: number | undefined;
   let lastInput: unknown[] = [];
   let lastOutput: unknown[] = [];
+  let cliVersion: string | undefined;
 
   const server = createServer(async (request, response) => {
     try {
@@ -57,6 +60,7 @@ export async function startModelTap(upstream: string, maxTurns: number | undefin
       const isModelCall =
         request.method === "POST" && /\/responses$/.test((request.url ?? "").split("?")[0]!);
       if (isModelCall) {
+        cliVersion ??= /^codex_\w+\/(\S+)/.exec(String(request.headers["user-agent"] ?? ""))?.[1];
         try {
           const input = (JSON.parse(body.toString("utf8")) as { input?: unknown }).input;
           if (Array.isArray(input)) {
@@ -115,6 +119,7 @@ export async function startModelTap(upstream: string, maxTurns: number | undefin
     limited: () => limited,
     lastErrorStatus: () => lastStatus,
     modelItems: () => modelItemsOf([...lastInput, ...lastOutput]),
+    cliVersion: () => cliVersion,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -215,7 +215,7 @@ export async function runCodex(
     runId,
     cwd,
     model,
-    version: SUPPORTED_CODEX_VERSION,
+    version: tap.cliVersion() ?? SUPPORTED_CODEX_VERSION,
     ...(stop ? { stop } : {}),
     exitCode,
     durationMs: Math.round(performance.now() - entered),

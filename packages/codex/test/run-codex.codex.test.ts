@@ -76,6 +76,7 @@ describe("runCodex on the real CLI", () => {
       expect(result.exit_code).toBe(0);
       const run = result.run;
       expect(run.agent).toBe("codex");
+      expect(run.agent_version).toBe("0.169.0");
       expect(calls(run).map((call) => call.name)).toEqual(["Bash", "Bash", "Write", "Edit", "apply_patch"]);
       const [cat, missing, write, edit, remove] = calls(run);
       expect(cat!.input).toEqual({ command: "cat notes.txt" });
