@@ -65,7 +65,12 @@ async function bare(server) {
       cwd,
       stdio: ["ignore", "pipe", "pipe"],
       env: {
-        PATH: process.env.PATH,
+        // What runCodex passes through of the caller's env.
+        ...Object.fromEntries(
+          ["PATH", "SHELL", "USER", "LOGNAME", "LANG"]
+            .filter((name) => process.env[name] !== undefined)
+            .map((name) => [name, process.env[name]]),
+        ),
         HOME: home,
         CODEX_HOME: codexHome,
         EVALS_CODEX_API_KEY: "evals-offline-key",
@@ -136,6 +141,10 @@ try {
   }
   const ratio = median(times.runCodex) / median(times["bare codex exec --json"]);
   console.log(`runCodex / bare: ${ratio.toFixed(3)} (target <= 1.05): ${ratio <= 1.05 ? "OK" : "OVER"}`);
+  if (cpu.runCodex.length > 0) {
+    const cpuRatio = median(cpu.runCodex) / median(cpu["bare codex exec --json"]);
+    console.log(`CPU time of the CLI's process tree, runCodex / bare: ${cpuRatio.toFixed(3)}`);
+  }
   const own = median(ownWork.map((timing) => timing.setup_ms + timing.finish_ms));
   const cli = median(ownWork.map((timing) => timing.cli_ms));
   console.log(
