@@ -121,13 +121,13 @@ export async function runCodex(
   }
   const redactor = createRedactor({ ...shared.redact, ...(shared.env ? { secretEnv: shared.env } : {}) });
 
-  const flags = [
+  const flags = (resume: boolean) => [
     "--json",
     "--skip-git-repo-check",
-    ...sandboxArgs(options.sandbox),
+    ...sandboxArgs(options.sandbox, resume),
     ...configArgs(options.config),
+    ...(options.hooks ? ["--dangerously-bypass-hook-trust"] : []),
   ];
-  if (options.hooks) flags.push("--dangerously-bypass-hook-trust");
   const lines: CodexStreamLine[] = [];
   const streamText: string[] = [];
   let stop: CodexStop | undefined;
@@ -143,7 +143,9 @@ export async function runCodex(
     for (const [turn, prompt] of prompts.entries()) {
       const thread = lines.find((line) => line.type === "thread.started")?.thread_id;
       const args =
-        turn > 0 && thread ? ["exec", "resume", ...flags, thread, prompt] : ["exec", ...flags, prompt];
+        turn > 0 && thread
+          ? ["exec", "resume", ...flags(true), thread, prompt]
+          : ["exec", ...flags(false), prompt];
       command = [bin, ...args];
       const child = execa(bin, args, {
         cwd,
@@ -273,8 +275,10 @@ export function parseCodexOptions(options: unknown): CodexOptions {
   throw new Error(`codex options (field ${issue.path.join(".") || "(root)"}): ${issue.message}`);
 }
 
-function sandboxArgs(sandbox: CodexOptions["sandbox"] = "workspace-write"): string[] {
-  return sandbox === "bypass" ? ["--dangerously-bypass-approvals-and-sandbox"] : ["--sandbox", sandbox];
+/** The sandbox flags: `exec resume` has no --sandbox, so a resumed turn sets the config key instead. */
+function sandboxArgs(sandbox: CodexOptions["sandbox"] = "workspace-write", resume = false): string[] {
+  if (sandbox === "bypass") return ["--dangerously-bypass-approvals-and-sandbox"];
+  return resume ? ["-c", `sandbox_mode="${sandbox}"`] : ["--sandbox", sandbox];
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {

@@ -16,6 +16,7 @@ import {
   startModelServer,
   toolOutputs,
   updateFile,
+  userPrompt,
 } from "@evals/vcr";
 import { afterEach, describe, expect, it } from "vitest";
 import { codexRunner, type RunCodexResult, runCodex, runFromCodexJsonl } from "../src/index.js";
@@ -172,6 +173,43 @@ describe("runCodex on the real CLI", () => {
       expect(existsSync(join(cwd, "keep.txt"))).toBe(true);
       expect(finalResult(result.run)?.permission_denials).toHaveLength(1);
       expect(result.run.notes.map((note) => note.message).join("\n")).toMatch(/not in the --json stream/);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "continues the thread with a second prompt (codex exec resume), in the same sandbox",
+    async () => {
+      const cwd = folder("codex-work-");
+      const server = await serve((request) => {
+        const prompt = userPrompt(request);
+        const answered = toolOutputs(request).length;
+        if (prompt === "Write one.txt" && answered === 0)
+          return response(applyPatch(addFile("one.txt", "1\n")));
+        if (prompt === "Now write two.txt" && answered === 1)
+          return response(applyPatch(addFile("two.txt", "2\n")));
+        return response(`Done with: ${prompt}`);
+      });
+      const result = await runCodex(
+        {
+          prompt: ["Write one.txt", "Now write two.txt"],
+          cwd,
+          baseUrl: server.url,
+          outputRoot: folder("codex-out-"),
+        },
+        {},
+      );
+      expect(result.error, result.stderr).toBeUndefined();
+      expect(result.command).toContain("resume");
+      const texts = result.run.events
+        .filter((event) => event.type === "user_message")
+        .map((event) => event.text);
+      expect(texts).toEqual(["Write one.txt", "Now write two.txt"]);
+      expect(calls(result.run).map((call) => [call.name, call.input.file_path])).toEqual([
+        ["Write", join(cwd, "one.txt")],
+        ["Write", join(cwd, "two.txt")],
+      ]);
+      expect(readFileSync(join(cwd, "two.txt"), "utf8")).toBe("2\n");
     },
     TIMEOUT,
   );
