@@ -13,6 +13,7 @@ import {
   response,
   responsesError,
   scriptedResponses,
+  stall,
   startModelServer,
   toolOutputs,
   updateFile,
@@ -266,6 +267,29 @@ describe("runCodex on the real CLI", () => {
         api_error_status: 500,
       });
       expect(finalResult(result.run)?.errors?.[0]).toMatch(/after 1 reconnects: retries exhausted/);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "kills a run that outlives its timeout and reports it timed out",
+    async () => {
+      const server = await serve((_request, context) => stall(context));
+      const started = Date.now();
+      const result = await runCodex(
+        {
+          prompt: "Hello",
+          cwd: folder("codex-work-"),
+          baseUrl: server.url,
+          timeoutMs: 3000,
+          outputRoot: folder("codex-out-"),
+        },
+        {},
+      );
+      expect(Date.now() - started).toBeLessThan(60_000);
+      expect(result.timed_out).toBe(true);
+      expect(result.error).toMatch(/timed out after 3000 ms/);
+      expect(finalResult(result.run)).toBeUndefined();
     },
     TIMEOUT,
   );
