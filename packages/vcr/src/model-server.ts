@@ -1,9 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { geminiErrorBody } from "./gemini-api.js";
 import { errorBody } from "./messages-api.js";
 import {
   type Interaction,
   jsonResponse,
+  type ModelApi,
   type ModelSource,
   type SourceContext,
   type SourceResponse,
@@ -17,6 +19,8 @@ export interface ModelServerOptions {
   host?: "127.0.0.1";
   /** 0 (the default) picks a free port. */
   port?: number;
+  /** The wire format the CLI speaks (default "anthropic-messages"): decides `env()` and the server's own error bodies. */
+  modelApi?: ModelApi;
 }
 
 /** A loopback Anthropic Messages API, for `ANTHROPIC_BASE_URL`. */
@@ -27,7 +31,10 @@ export interface ModelServer {
   source: ModelSource;
   /** Every request/response pair, in the order the requests arrived. */
   interactions: Interaction[];
-  /** The env a CLI needs to talk to this server (ANTHROPIC_BASE_URL and a dummy ANTHROPIC_API_KEY). */
+  /**
+   * The env a CLI needs to talk to this server: ANTHROPIC_BASE_URL and a dummy ANTHROPIC_API_KEY, or
+   * for `modelApi: "gemini"` GOOGLE_GEMINI_BASE_URL and a dummy GEMINI_API_KEY.
+   */
   env(): Record<string, string>;
   /** Stops accepting requests, drops open connections, and lets the source finish (write its file). */
   close(): Promise<void>;
@@ -82,6 +89,9 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
   const host = options.host ?? "127.0.0.1";
   if (host !== "127.0.0.1") throw new Error(`startModelServer: host must be 127.0.0.1, got ${String(host)}`);
   const { source } = options;
+  const gemini = options.modelApi === "gemini";
+  const serverError = (status: number, message: string) =>
+    gemini ? geminiErrorBody(status, message) : errorBody(status, message);
   const interactions: Interaction[] = [];
   let toolUseCounter = 0;
   let messageCounter = 0;
@@ -106,7 +116,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       response = await source.respond(wire, context);
     } catch (error) {
       const message = `the ${source.name} model source failed: ${error instanceof Error ? error.message : String(error)}`;
-      response = { ...jsonResponse(500, errorBody(500, message)), error: message };
+      response = { ...jsonResponse(500, serverError(500, message)), error: message };
     }
     let body: string;
     let error = response.error;
@@ -148,7 +158,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     try {
       text = await readBody(request);
     } catch (error) {
-      const body = JSON.stringify(errorBody(413, error instanceof Error ? error.message : String(error)));
+      const body = JSON.stringify(serverError(413, error instanceof Error ? error.message : String(error)));
       response.writeHead(413, { "content-type": "application/json" }).end(body);
       return;
     }
@@ -163,7 +173,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       if (!response.headersSent) {
         response.writeHead(500, { "content-type": "application/json" });
       }
-      response.end(JSON.stringify(errorBody(500, error instanceof Error ? error.message : String(error))));
+      response.end(JSON.stringify(serverError(500, error instanceof Error ? error.message : String(error))));
     });
   });
   server.keepAliveTimeout = 5_000;
@@ -184,7 +194,10 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     port,
     source,
     interactions,
-    env: () => ({ ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: "sk-test-dummy" }),
+    env: (): Record<string, string> =>
+      gemini
+        ? { GOOGLE_GEMINI_BASE_URL: url, GEMINI_API_KEY: "dummy-gemini-key" }
+        : { ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: "sk-test-dummy" },
     close() {
       closing ??= (async () => {
         await new Promise<void>((resolve) => {

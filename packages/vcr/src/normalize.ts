@@ -1,3 +1,4 @@
+import { GEMINI_CWD_LINE, GEMINI_HOME, GEMINI_LINE_RULES, isGeminiBody } from "./gemini-normalize.js";
 import { canonicalJson } from "./stable-json.js";
 import type { WireRequest } from "./wire.js";
 
@@ -60,10 +61,15 @@ export function requestEnvironment(body: unknown): RequestEnvironment {
   // The CLI puts them in the system prompt and the messages; the tool list never has them.
   const record = body as { system?: unknown; messages?: unknown } | null;
   const searched =
-    record && typeof record === "object" && "messages" in record ? [record.system, record.messages] : body;
+    record && typeof record === "object" && "messages" in record
+      ? [record.system, record.messages]
+      : isGeminiBody(body)
+        ? [body.systemInstruction, body.contents]
+        : body;
   forEachString(searched, (text) => {
-    if (!environment.cwd) environment.cwd = CWD_LINE.exec(text)?.[1]?.trim();
-    if (!environment.configDir) environment.configDir = CONFIG_DIR.exec(text)?.[1];
+    if (!environment.cwd) environment.cwd = (CWD_LINE.exec(text) ?? GEMINI_CWD_LINE.exec(text))?.[1]?.trim();
+    if (!environment.configDir)
+      environment.configDir = (CONFIG_DIR.exec(text) ?? GEMINI_HOME.exec(text))?.[1];
     for (const match of text.matchAll(AGENT_ID)) {
       if (!environment.agentIds.includes(match[1]!)) environment.agentIds.push(match[1]!);
     }
@@ -112,7 +118,7 @@ function escapeRegExp(value: string): string {
 }
 
 /** The string rewrites for one request: built-in rules, its own paths and ids, then the user's. */
-function rewritesFor(environment: RequestEnvironment, options: NormalizeOptions): Rewrite[] {
+function rewritesFor(environment: RequestEnvironment, options: NormalizeOptions, gemini = false): Rewrite[] {
   const rules: Rewrite[] = [...LINE_RULES];
   const paths: Array<[string, string]> = [];
   if (environment.configDir) paths.push([environment.configDir, "<config-dir>"]);
@@ -123,6 +129,7 @@ function rewritesFor(environment: RequestEnvironment, options: NormalizeOptions)
   // Longest first, so a path inside another is not cut in two.
   paths.sort((a, b) => b[0].length - a[0].length);
   for (const [path, label] of paths) rules.push([new RegExp(escapeRegExp(path), "g"), label, path]);
+  if (gemini) rules.push(...GEMINI_LINE_RULES);
   environment.agentIds.forEach((id, index) => {
     rules.push([new RegExp(`\\b${escapeRegExp(id)}\\b`, "g"), `<agent-${index + 1}>`, id]);
   });
@@ -187,7 +194,10 @@ function dropPath(value: unknown, segments: string[]): void {
 export function normalizeBody(body: unknown, options: NormalizeOptions = {}): unknown {
   if (body === null || typeof body !== "object" || Array.isArray(body)) return body;
   const environment = requestEnvironment(body);
-  const normalized = rewriteStrings(body, rewritesFor(environment, options)) as Record<string, unknown>;
+  const normalized = rewriteStrings(body, rewritesFor(environment, options, isGeminiBody(body))) as Record<
+    string,
+    unknown
+  >;
 
   const metadata = normalized.metadata as Record<string, unknown> | undefined;
   if (metadata && typeof metadata === "object") {

@@ -1,11 +1,14 @@
 import type { RedactOptions } from "@evals/core";
+import { geminiErrorBody } from "./gemini-api.js";
 import { errorBody } from "./messages-api.js";
 import { type Recording, recordingFromInteractions, writeRecording } from "./recording.js";
 import type { Interaction, ModelSource, SourceResponse, WireRequest } from "./wire.js";
-import { isMessagesPath, jsonResponse } from "./wire.js";
+import { isModelCallPath, jsonResponse, type ModelApi } from "./wire.js";
 
 /** The Anthropic API, the upstream of a live recording when none is given. */
 export const ANTHROPIC_API_URL = "https://api.anthropic.com";
+/** The Gemini API, the upstream of a live recording with `modelApi: "gemini"` when none is given. */
+export const GEMINI_API_URL = "https://generativelanguage.googleapis.com";
 
 export interface PassthroughOptions {
   /** Where to forward requests: the real API by default, or another model server. */
@@ -17,6 +20,11 @@ export interface PassthroughOptions {
   apiKey?: string;
   /** Per-request timeout in ms (default 10 minutes, like the CLI's). */
   timeoutMs?: number;
+  /**
+   * The wire format (default "anthropic-messages"). "gemini": the upstream defaults to the Gemini API,
+   * the key to GEMINI_API_KEY, sent as `x-goog-api-key`.
+   */
+  modelApi?: ModelApi;
 }
 
 export interface RecordingSourceOptions extends PassthroughOptions {
@@ -57,12 +65,14 @@ export function isLoopbackUrl(url: string): boolean {
 }
 
 function forwarder(options: PassthroughOptions) {
-  const upstream = (options.upstream ?? ANTHROPIC_API_URL).replace(/\/+$/, "");
+  const gemini = options.modelApi === "gemini";
+  const keyName = gemini ? "GEMINI_API_KEY" : "ANTHROPIC_API_KEY";
+  const upstream = (options.upstream ?? (gemini ? GEMINI_API_URL : ANTHROPIC_API_URL)).replace(/\/+$/, "");
   const loopback = isLoopbackUrl(upstream);
-  const apiKey = options.apiKey ?? (loopback ? undefined : process.env.ANTHROPIC_API_KEY);
+  const apiKey = options.apiKey ?? (loopback ? undefined : process.env[keyName]);
   if (!loopback && !apiKey) {
     throw new Error(
-      `forwarding to ${upstream} needs an API key: set ANTHROPIC_API_KEY (or pass apiKey) to record a live run`,
+      `forwarding to ${upstream} needs an API key: set ${keyName} (or pass apiKey) to record a live run`,
     );
   }
   const forward = async (request: WireRequest): Promise<SourceResponse> => {
@@ -71,7 +81,7 @@ function forwarder(options: PassthroughOptions) {
       if (!DROPPED_FORWARD_HEADERS.has(name)) headers[name] = value;
     }
     if (apiKey) {
-      headers["x-api-key"] = apiKey;
+      headers[gemini ? "x-goog-api-key" : "x-api-key"] = apiKey;
       delete headers.authorization;
     }
     const hasBody = request.method !== "GET" && request.method !== "HEAD";
@@ -86,7 +96,10 @@ function forwarder(options: PassthroughOptions) {
       });
     } catch (error) {
       const message = `the upstream ${upstream} did not answer: ${(error as Error).message}`;
-      return { ...jsonResponse(502, errorBody(502, message)), error: message };
+      return {
+        ...jsonResponse(502, gemini ? geminiErrorBody(502, message) : errorBody(502, message)),
+        error: message,
+      };
     }
     const responseHeaders: Record<string, string> = {};
     response.headers.forEach((value, name) => {
@@ -108,7 +121,7 @@ export function failedRecording(interactions: readonly Interaction[]): string | 
   const failed = interactions.find((interaction) => interaction.error);
   if (failed) return `interaction #${failed.index} failed: ${failed.error}`;
   const answered = interactions.some(
-    (interaction) => isMessagesPath(interaction.request.path) && interaction.response.status === 200,
+    (interaction) => isModelCallPath(interaction.request.path) && interaction.response.status === 200,
   );
   return answered ? undefined : `the model answered no request (${interactions.length} interactions)`;
 }
@@ -135,7 +148,7 @@ export function recording(options: RecordingSourceOptions = {}): RecordingSource
       redact,
       metadata: {
         ...(options.metadata ?? {}),
-        upstream: isLoopbackUrl(options.upstream ?? ANTHROPIC_API_URL) ? "loopback" : "api",
+        upstream: options.upstream === undefined || !isLoopbackUrl(options.upstream) ? "api" : "loopback",
       },
     });
   let discarded = false;

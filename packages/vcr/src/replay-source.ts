@@ -1,5 +1,6 @@
 import { createRedactor, type RedactOptions } from "@evals/core";
 import { type Difference, diffValues, formatDifferences } from "./diff.js";
+import { geminiErrorBody } from "./gemini-api.js";
 import { recordingIntegrityProblem } from "./integrity.js";
 import { errorBody } from "./messages-api.js";
 import {
@@ -15,8 +16,9 @@ import {
 import { type Recording, readRecording, recordedRequest, recordedResponse } from "./recording.js";
 import { estimateTokens } from "./scripted-source.js";
 import {
+  geminiCallOf,
   isCountTokensPath,
-  isMessagesPath,
+  isModelCallPath,
   jsonResponse,
   type ModelSource,
   type SourceResponse,
@@ -226,9 +228,15 @@ export function replaying(recordingOrFile: Recording | string, options: ReplayOp
       message,
     });
     return {
-      ...jsonResponse(DIVERGENCE_STATUS, errorBody(400, message, "invalid_request_error"), {
-        "x-should-retry": "false",
-      }),
+      ...jsonResponse(
+        DIVERGENCE_STATUS,
+        geminiCallOf(request.path)
+          ? geminiErrorBody(DIVERGENCE_STATUS, message)
+          : errorBody(400, message, "invalid_request_error"),
+        {
+          "x-should-retry": "false",
+        },
+      ),
       error: message,
     };
   };
@@ -249,7 +257,7 @@ export function replaying(recordingOrFile: Recording | string, options: ReplayOp
     matchedAcrossVersions,
     async respond(request, context) {
       const normalized = normalize(request);
-      const messages = isMessagesPath(request.path);
+      const messages = isModelCallPath(request.path);
       if (messages) messageRequests++;
       const replaying = claudeVersionOf(request);
       if (replaying && !replayingVersions.includes(replaying)) replayingVersions.push(replaying);
@@ -292,7 +300,7 @@ export function replaying(recordingOrFile: Recording | string, options: ReplayOp
     },
     unplayed() {
       return entries
-        .filter((entry) => !used.has(entry.index) && isMessagesPath(entry.request.path))
+        .filter((entry) => !used.has(entry.index) && isModelCallPath(entry.request.path))
         .map((entry) => entry.index);
     },
     report() {

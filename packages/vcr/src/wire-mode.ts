@@ -15,7 +15,7 @@ import { passthrough, type RecordingSource, recording } from "./record-source.js
 import { type Recording, readRecording } from "./recording.js";
 import type { Divergence, ReplaySource } from "./replay-source.js";
 import { type ReplayOptions, replaying } from "./replay-source.js";
-import { isMessagesPath, type ModelSource } from "./wire.js";
+import { isModelCallPath, type ModelSource } from "./wire.js";
 
 /** Where a case's wire recording lives: `<dir>/<suite>/<case-id>.<hash>.recording.json`. */
 export function recordingPath(identity: CassetteIdentity & { dir?: string }): string {
@@ -43,7 +43,7 @@ export function findRecording(identity: CassetteIdentity & { dir?: string }): Fo
   const mismatch = identityMismatch(recording.metadata, identity);
   if (mismatch) return { file, problem: `it is not this case's recording: ${mismatch}` };
   const answers = recording.interactions.filter(
-    (interaction) => isMessagesPath(interaction.request.path) && interaction.response.status === 200,
+    (interaction) => isModelCallPath(interaction.request.path) && interaction.response.status === 200,
   );
   if (answers.length === 0) {
     return {

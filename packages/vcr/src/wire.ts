@@ -79,6 +79,29 @@ export function isMessagesPath(path: string): boolean {
   return pathname === "/v1/messages";
 }
 
+/** The wire formats a model server speaks: the Anthropic Messages API, or the Gemini API. */
+export type ModelApi = "anthropic-messages" | "gemini";
+
+const GEMINI_CALL =
+  /^\/v1(?:beta|alpha)?\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
+
+/** The model and method of a Gemini API path (`/v1beta/models/M:streamGenerateContent?alt=sse`). */
+export function geminiCallOf(path: string): { model: string; method: string } | undefined {
+  const match = GEMINI_CALL.exec(path.split("?")[0] ?? path);
+  return match ? { model: decodeURIComponent(match[1]!), method: match[2]! } : undefined;
+}
+
+/** Whether a path asks a Gemini model for an answer (generateContent or streamGenerateContent). */
+export function isGeminiModelPath(path: string): boolean {
+  const call = geminiCallOf(path);
+  return call !== undefined && call.method !== "countTokens";
+}
+
+/** Whether a path asks a model for an answer, in any wire format served (what replays count and recordings keep). */
+export function isModelCallPath(path: string): boolean {
+  return isMessagesPath(path) || isGeminiModelPath(path);
+}
+
 export function isCountTokensPath(path: string): boolean {
   const pathname = path.split("?")[0];
   return pathname === "/v1/messages/count_tokens";
