@@ -3,7 +3,7 @@
  * the normalized form a replay matches on (see normalize.ts): the date and OS line of the
  * `<session_context>`, the working directory (`- **Workspace Directories:**`) and the CLI's home (the
  * "project's temporary directory"), the project's short name under `.gemini/tmp/`, the process
- * group of a shell command, and the time-based ids the CLI gives function calls that came without
+ * group of a shell command, where the CLI is installed, and the time-based ids the CLI gives function calls that came without
  * one (`read_file_1795644645389_0`).
  */
 
@@ -20,6 +20,8 @@ export const GEMINI_LINE_RULES: Rewrite[] = [
   [/(Today's date is )[^\n(]+/g, "$1<date> ", "Today's date is "],
   [/(My operating system is: ).*/g, "$1<os>", "My operating system is: "],
   [/(\/\.gemini\/tmp\/)[^/\s"'`]+/g, "$1<project>", "/.gemini/tmp/"],
+  // Where the CLI is installed (its built-in skills' SKILL.md locations are in the system prompt).
+  [/[^\s<>"'`]*\/@google\/gemini-cli\//g, "<gemini-cli>/", "/@google/gemini-cli/"],
   [/(Process Group PGID: )\d+/g, "$1<pgid>", "Process Group PGID: "],
   [/\b([a-z][a-z0-9_]*)_\d{13}_(\d+)\b/g, "$1_<time>_$2"],
 ];
