@@ -63,16 +63,19 @@ describe("a Gemini run recorded once through @evals/vcr, then replayed", () => {
     expect(text).not.toContain(apiKey);
     const stored = readRecording(file);
     expect(stored.interactions.length).toBe(6);
-    expect(stored.interactions.every((interaction) => interaction.request.path.includes(":streamGenerateContent"))).toBe(
-      true,
-    );
+    expect(
+      stored.interactions.every((interaction) => interaction.request.path.includes(":streamGenerateContent")),
+    ).toBe(true);
     expect(stored.interactions[0]?.request.headers["x-goog-api-key"]).toBe("[REDACTED]");
     expect(stored.interactions[0]?.response.body.kind).toBe("sse");
     expect(stored.responses_sha256).toBe(responsesDigest(stored));
   });
 
   it("replays strictly with the network refused, into the same normalized run", async () => {
-    if (!canRefuseNetwork()) throw new Error("this machine cannot refuse the network (unshare -rn): the offline replay cannot be tested here");
+    if (!canRefuseNetwork())
+      throw new Error(
+        "this machine cannot refuse the network (unshare -rn): the offline replay cannot be tested here",
+      );
     const require = createRequire(import.meta.url);
     const vcrDist = require.resolve("@evals/vcr");
     const runnerDist = join(import.meta.dirname, "..", "dist", "index.js");
@@ -108,14 +111,24 @@ describe("a Gemini run recorded once through @evals/vcr, then replayed", () => {
     const server = await startModelServer({ source, modelApi: "gemini" });
     try {
       const result = await geminiRunner.run(
-        { prompt: "Something else entirely", cwd: workspace("diverge"), baseUrl: server.url, outputRoot, timeoutMs: 120_000 },
+        {
+          prompt: "Something else entirely",
+          cwd: workspace("diverge"),
+          baseUrl: server.url,
+          outputRoot,
+          timeoutMs: 120_000,
+        },
         {},
       );
       expect(source.divergences.length).toBe(1);
       expect(source.divergences[0]?.message).toMatch(/replay diverged at request 1/);
       expect(source.divergences[0]?.message).toContain("Something else entirely");
       expect(result.exit_code).toBe(409 % 256);
-      expect(result.run.events.at(-1)).toMatchObject({ type: "final_result", terminal_reason: "api_error", api_error_status: 409 });
+      expect(result.run.events.at(-1)).toMatchObject({
+        type: "final_result",
+        terminal_reason: "api_error",
+        api_error_status: 409,
+      });
     } finally {
       await server.close();
     }

@@ -24,7 +24,10 @@ const source = replaying(recording);
 const server = await startModelServer({ source, modelApi: "gemini" });
 const cwd = mkdtempSync(join(tmpdir(), "evals-gemini-offline-"));
 writeFileSync(join(cwd, "notes.txt"), "hello world\n");
-const result = await geminiRunner.run({ prompt, cwd, baseUrl: server.url, outputRoot, timeoutMs: 120_000 }, {});
+const result = await geminiRunner.run(
+  { prompt, cwd, baseUrl: server.url, outputRoot, timeoutMs: 120_000 },
+  {},
+);
 await server.close();
 process.stdout.write(
   `${JSON.stringify({

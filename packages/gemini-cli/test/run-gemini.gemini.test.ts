@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { finalResult, listToolCalls } from "@evals/core";
-import { scriptedGemini, startModelServer } from "@evals/vcr";
+import { geminiStall, scriptedGemini, startModelServer } from "@evals/vcr";
 import { describe, expect, it } from "vitest";
 import { GEMINI_HOOKS_FILE, geminiRunner, parseGeminiOutput, runFromGeminiOutput } from "../src/index.js";
 import { badRequestScript, loopScript, toolsScript, workspace } from "./helpers.js";
@@ -127,6 +127,31 @@ describe("geminiRunner on the real gemini CLI against a scripted loopback Gemini
       await server.close();
     }
   }, 180_000);
+
+  it("kills a run whose model never answers at its timeout, and reports it timed out", async () => {
+    const server = await startModelServer({
+      source: scriptedGemini((_request, context) => geminiStall(context)),
+      modelApi: "gemini",
+    });
+    try {
+      const result = await geminiRunner.run(
+        {
+          prompt: "Wait",
+          cwd: workspace("timeout"),
+          baseUrl: server.url,
+          outputRoot,
+          timeoutMs: 15_000,
+          killGraceMs: 1000,
+        },
+        {},
+      );
+      expect(result.timed_out).toBe(true);
+      expect((result as { error?: string }).error).toMatch(/timed out after 15000 ms/);
+      expect(finalResult(result.run)).toBeUndefined();
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
 
   it("refuses options that are not Gemini's", () => {
     expect(() => geminiRunner.optionsSchema.parse({ permissionMode: "plan" })).toThrow(/permissionMode/);
