@@ -216,8 +216,35 @@ export function buildGeminiRun(input: BuildGeminiRunInput): Run {
     }
     return builder.build();
   }
-  builder.push(finalResult(result, { turns, lastAnswer, input, sessionId: init?.session_id }));
+  const results = input.events.filter((event) => event.type === "result");
+  builder.push(
+    finalResult(
+      { ...result, stats: summedStats(results) },
+      { turns, lastAnswer, input, sessionId: init?.session_id },
+    ),
+  );
   return builder.build();
+}
+
+/** The stats of every `result` line added up (one per prompt of a multi-turn run), model by model. */
+function summedStats(results: GeminiStreamEvent[]): GeminiStats {
+  if (results.length === 1) return results[0]?.stats ?? {};
+  const total: GeminiStats = {};
+  const add = (into: Record<string, unknown>, from: Record<string, unknown>) => {
+    for (const [key, value] of Object.entries(from)) {
+      if (typeof value === "number") into[key] = ((into[key] as number | undefined) ?? 0) + value;
+    }
+  };
+  for (const result of results) {
+    const stats = result.stats ?? {};
+    add(total as Record<string, unknown>, stats as Record<string, unknown>);
+    for (const [model, tokens] of Object.entries(stats.models ?? {})) {
+      total.models ??= {};
+      total.models[model] ??= {};
+      add(total.models[model] as Record<string, unknown>, tokens as Record<string, unknown>);
+    }
+  }
+  return total;
 }
 
 /** The AfterTool payload of a call (the first left with the same tool and input), taken off the list. */

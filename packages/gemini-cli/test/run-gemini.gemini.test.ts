@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { finalResult, listToolCalls } from "@evals/core";
-import { geminiStall, scriptedGemini, startModelServer } from "@evals/vcr";
+import { geminiReply, geminiStall, scriptedGemini, startModelServer } from "@evals/vcr";
 import { describe, expect, it } from "vitest";
 import { GEMINI_HOOKS_FILE, geminiRunner, parseGeminiOutput, runFromGeminiOutput } from "../src/index.js";
 import { badRequestScript, loopScript, toolsScript, workspace } from "./helpers.js";
@@ -152,6 +152,54 @@ describe("geminiRunner on the real gemini CLI against a scripted loopback Gemini
       await server.close();
     }
   }, 120_000);
+
+  it("runs several prompts as turns of one session (--resume latest), the model seeing the earlier ones", async () => {
+    const server = await startModelServer({
+      source: scriptedGemini((request) =>
+        geminiReply(`turn ${request.contents.filter((c) => c.role === "user").length}`),
+      ),
+      modelApi: "gemini",
+    });
+    try {
+      const result = await geminiRunner.run(
+        {
+          prompt: ["First question", "Second question"],
+          cwd: workspace("turns2"),
+          baseUrl: server.url,
+          outputRoot,
+          timeoutMs: 120_000,
+        },
+        {},
+      );
+      expect(result.exit_code, result.stderr).toBe(0);
+      const said = result.run.events.flatMap((event) =>
+        event.type === "user_message" || event.type === "assistant_text"
+          ? [`${event.type}: ${event.text}`]
+          : [],
+      );
+      expect(said).toEqual([
+        "user_message: First question",
+        "assistant_text: turn 1",
+        "user_message: Second question",
+        "assistant_text: turn 2",
+      ]);
+      expect(finalResult(result.run)).toMatchObject({ is_error: false, result: "turn 2" });
+      // Tokens of both prompts' results, added up.
+      const results = readFileSync(join(result.output_dir!, "stream.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line))
+        .filter((event) => event.type === "result");
+      expect(results).toHaveLength(2);
+      expect(finalResult(result.run)?.usage?.input_tokens).toBe(
+        results[0].stats.input_tokens + results[1].stats.input_tokens,
+      );
+      // The second turn's request carries the first exchange.
+      expect(JSON.stringify(server.interactions.at(-1)?.request.body)).toContain("First question");
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
 
   it("refuses options that are not Gemini's", () => {
     expect(() => geminiRunner.optionsSchema.parse({ permissionMode: "plan" })).toThrow(/permissionMode/);
