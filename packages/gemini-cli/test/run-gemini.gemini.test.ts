@@ -1,7 +1,15 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { finalResult, listToolCalls } from "@evals/core";
-import { geminiReply, geminiStall, scriptedGemini, startModelServer } from "@evals/vcr";
+import {
+  countFunctionResponses,
+  functionCall,
+  geminiReply,
+  geminiStall,
+  offersFunction,
+  scriptedGemini,
+  startModelServer,
+} from "@evals/vcr";
 import { describe, expect, it } from "vitest";
 import { GEMINI_HOOKS_FILE, geminiRunner, parseGeminiOutput, runFromGeminiOutput } from "../src/index.js";
 import { badRequestScript, loopScript, toolsScript, workspace } from "./helpers.js";
@@ -196,6 +204,39 @@ describe("geminiRunner on the real gemini CLI against a scripted loopback Gemini
       );
       // The second turn's request carries the first exchange.
       expect(JSON.stringify(server.interactions.at(-1)?.request.body)).toContain("First question");
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
+
+  it("takes tools away by their shared names (disallowedTools: Bash -> tools.exclude run_shell_command)", async () => {
+    const offered: boolean[] = [];
+    const server = await startModelServer({
+      source: scriptedGemini((request) => {
+        offered.push(offersFunction(request, "run_shell_command"));
+        return countFunctionResponses(request) === 0
+          ? geminiReply(functionCall("run_shell_command", { command: "ls" }))
+          : geminiReply("no shell");
+      }),
+      modelApi: "gemini",
+    });
+    try {
+      const result = await geminiRunner.run(
+        {
+          prompt: "List",
+          cwd: workspace("exclude"),
+          baseUrl: server.url,
+          outputRoot,
+          disallowedTools: ["Bash"],
+          timeoutMs: 120_000,
+        },
+        {},
+      );
+      expect(result.exit_code, result.stderr).toBe(0);
+      expect(offered).toEqual([false, false]);
+      const [call] = listToolCalls(result.run);
+      expect(call).toMatchObject({ name: "Bash", status: "error" });
+      expect(call?.result?.error).toMatch(/tool_not_registered/);
     } finally {
       await server.close();
     }
