@@ -103,6 +103,12 @@ describe("geminiRunner on the real gemini CLI against a scripted loopback Gemini
         api_error_status: 400,
       });
       expect(final?.errors?.join("\n")).toContain("The scripted model refuses this request");
+      // The bare stream alone (evals grade --agent gemini) tells the same outcome.
+      expect(finalResult(runFromGeminiOutput(join(result.output_dir!, "stream.jsonl")))).toMatchObject({
+        is_error: true,
+        terminal_reason: "api_error",
+        api_error_status: 400,
+      });
       expect((result as { error?: string }).error).toMatch(/api_error/);
     } finally {
       await server.close();
@@ -131,6 +137,11 @@ describe("geminiRunner on the real gemini CLI against a scripted loopback Gemini
         terminal_reason: "max_turns",
       });
       expect(listToolCalls(result.run).length).toBe(3);
+      expect(finalResult(runFromGeminiOutput(join(result.output_dir!, "stream.jsonl")))).toMatchObject({
+        is_error: true,
+        subtype: "error_max_turns",
+        terminal_reason: "max_turns",
+      });
     } finally {
       await server.close();
     }
