@@ -27,6 +27,7 @@ export const SECRET_HEADERS = [
   "cookie",
   "set-cookie",
   "anthropic-api-key",
+  "x-goog-api-key",
 ] as const;
 
 /** Environment variable names whose values are treated as secrets. */

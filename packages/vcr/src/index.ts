@@ -32,6 +32,38 @@ export {
 } from "./cassette-file.js";
 // A readable structural diff of two JSON values:
 export { type Difference, diffValues, formatDifference, formatDifferences } from "./diff.js";
+// The Gemini API as the gemini CLI speaks it (types, wire encoding) and its scripted model:
+export {
+  type GeminiContent,
+  type GeminiErrorReply,
+  type GeminiFunctionCall,
+  type GeminiFunctionResponse,
+  type GeminiMessageReply,
+  type GeminiPart,
+  type GeminiReply,
+  type GeminiRequest,
+  type GeminiUsage,
+  geminiAnswerParts,
+  geminiErrorBody,
+} from "./gemini-api.js";
+export {
+  countFunctionResponses,
+  exampleFromSchema,
+  functionCalls,
+  functionResponses,
+  type GeminiScriptContext,
+  type GeminiScriptFunction,
+  geminiError,
+  geminiFunctionCall,
+  geminiPrompt,
+  geminiReply,
+  geminiStall,
+  geminiText,
+  isJsonSchemaRequest,
+  lastFunctionResponse,
+  offersFunction,
+  scriptedGemini,
+} from "./gemini-script.js";
 export { answerBlocks, recordingIntegrityProblem } from "./integrity.js";
 export { type VcrFileFormatName, vcrFileFormats, vcrJsonSchemaFor } from "./json-schemas.js";
 // The slice of the Anthropic Messages API that the claude CLI speaks, as plain types.
@@ -67,6 +99,7 @@ export {
 export {
   ANTHROPIC_API_URL,
   failedRecording,
+  GEMINI_API_URL,
   isLoopbackUrl,
   type PassthroughOptions,
   passthrough,

@@ -1,3 +1,4 @@
+import { geminiIntegrityProblem } from "./gemini-integrity.js";
 import { type RecordedInteraction, type Recording, recordedRequest, responsesDigest } from "./recording.js";
 import { isResponsesPath } from "./responses-api.js";
 import { responsesAnswerProblem } from "./responses-integrity.js";
@@ -157,5 +158,5 @@ export function recordingIntegrityProblem(recording: Recording): string | undefi
       return `the recorded answer of interaction #${interaction.index} calls ${calls.join(", ")}, but the later recorded requests of its conversation show the assistant sending something else (the answer was edited)`;
     }
   }
-  return undefined;
+  return geminiIntegrityProblem(recording);
 }

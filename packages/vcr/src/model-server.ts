@@ -4,6 +4,7 @@ import {
   errorBodyFor,
   type Interaction,
   jsonResponse,
+  type ModelApi,
   type ModelSource,
   type SourceContext,
   type SourceResponse,
@@ -17,6 +18,8 @@ export interface ModelServerOptions {
   host?: "127.0.0.1";
   /** 0 (the default) picks a free port. */
   port?: number;
+  /** The wire format the CLI speaks (default "anthropic-messages"): decides `env()` and the server's own error bodies. */
+  modelApi?: ModelApi;
 }
 
 /** A loopback Anthropic Messages API, for `ANTHROPIC_BASE_URL`. */
@@ -27,7 +30,10 @@ export interface ModelServer {
   source: ModelSource;
   /** Every request/response pair, in the order the requests arrived. */
   interactions: Interaction[];
-  /** The env a CLI needs to talk to this server (ANTHROPIC_BASE_URL and a dummy ANTHROPIC_API_KEY). */
+  /**
+   * The env a CLI needs to talk to this server: ANTHROPIC_BASE_URL and a dummy ANTHROPIC_API_KEY, or
+   * for `modelApi: "gemini"` GOOGLE_GEMINI_BASE_URL and a dummy GEMINI_API_KEY.
+   */
   env(): Record<string, string>;
   /** Stops accepting requests, drops open connections, and lets the source finish (write its file). */
   close(): Promise<void>;
@@ -190,7 +196,10 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     port,
     source,
     interactions,
-    env: () => ({ ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: "sk-test-dummy" }),
+    env: (): Record<string, string> =>
+      options.modelApi === "gemini"
+        ? { GOOGLE_GEMINI_BASE_URL: url, GEMINI_API_KEY: "dummy-gemini-key" }
+        : { ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: "sk-test-dummy" },
     close() {
       closing ??= (async () => {
         await new Promise<void>((resolve) => {

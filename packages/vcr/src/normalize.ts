@@ -1,3 +1,4 @@
+import { GEMINI_CWD_LINE, GEMINI_HOME, GEMINI_LINE_RULES, isGeminiBody } from "./gemini-normalize.js";
 import { RESPONSES_LINE_RULES, withoutRunIds } from "./responses-normalize.js";
 import { canonicalJson } from "./stable-json.js";
 import type { WireRequest } from "./wire.js";
@@ -66,14 +67,16 @@ export function requestEnvironment(body: unknown): RequestEnvironment {
       ? [record.system, record.messages]
       : record && typeof record === "object" && "input" in record
         ? (record as { input: unknown }).input
-        : body;
+        : isGeminiBody(body)
+          ? [body.systemInstruction, body.contents]
+          : body;
   forEachString(searched, (text) => {
     if (!environment.cwd) {
-      const match = CWD_LINE.exec(text);
+      const match = CWD_LINE.exec(text) ?? GEMINI_CWD_LINE.exec(text);
       environment.cwd = (match?.[1] ?? match?.[2])?.trim();
     }
     if (!environment.configDir) {
-      const match = CONFIG_DIR.exec(text);
+      const match = CONFIG_DIR.exec(text) ?? GEMINI_HOME.exec(text);
       environment.configDir = match?.[1] ?? match?.[2];
     }
     for (const match of text.matchAll(AGENT_ID)) {
@@ -125,7 +128,7 @@ function escapeRegExp(value: string): string {
 }
 
 /** The string rewrites for one request: built-in rules, its own paths and ids, then the user's. */
-function rewritesFor(environment: RequestEnvironment, options: NormalizeOptions): Rewrite[] {
+function rewritesFor(environment: RequestEnvironment, options: NormalizeOptions, gemini = false): Rewrite[] {
   const rules: Rewrite[] = [...LINE_RULES];
   const paths: Array<[string, string]> = [];
   if (environment.configDir) paths.push([environment.configDir, "<config-dir>"]);
@@ -136,6 +139,7 @@ function rewritesFor(environment: RequestEnvironment, options: NormalizeOptions)
   // Longest first, so a path inside another is not cut in two.
   paths.sort((a, b) => b[0].length - a[0].length);
   for (const [path, label] of paths) rules.push([new RegExp(escapeRegExp(path), "g"), label, path]);
+  if (gemini) rules.push(...GEMINI_LINE_RULES);
   environment.agentIds.forEach((id, index) => {
     rules.push([new RegExp(`\\b${escapeRegExp(id)}\\b`, "g"), `<agent-${index + 1}>`, id]);
   });
@@ -200,10 +204,9 @@ function dropPath(value: unknown, segments: string[]): void {
 export function normalizeBody(body: unknown, options: NormalizeOptions = {}): unknown {
   if (body === null || typeof body !== "object" || Array.isArray(body)) return body;
   const environment = requestEnvironment(body);
-  const normalized = withoutRunIds(rewriteStrings(body, rewritesFor(environment, options))) as Record<
-    string,
-    unknown
-  >;
+  const normalized = withoutRunIds(
+    rewriteStrings(body, rewritesFor(environment, options, isGeminiBody(body))),
+  ) as Record<string, unknown>;
 
   const metadata = normalized.metadata as Record<string, unknown> | undefined;
   if (metadata && typeof metadata === "object") {

@@ -7,6 +7,8 @@ import { errorBodyFor, isModelPath, jsonResponse, type ModelApi } from "./wire.j
 export const ANTHROPIC_API_URL = "https://api.anthropic.com";
 /** The OpenAI API, the upstream of a live Responses API recording (Codex) when none is given. */
 export const OPENAI_API_URL = "https://api.openai.com";
+/** The Gemini API, the upstream of a live recording with `modelApi: "gemini"` when none is given. */
+export const GEMINI_API_URL = "https://generativelanguage.googleapis.com";
 
 /** Per model API: the default upstream, the env var of its key, and how the key is sent. */
 const UPSTREAMS: Record<ModelApi, { url: string; keyEnv: string; auth: (key: string) => [string, string] }> =
@@ -21,10 +23,19 @@ const UPSTREAMS: Record<ModelApi, { url: string; keyEnv: string; auth: (key: str
       keyEnv: "OPENAI_API_KEY",
       auth: (key) => ["authorization", `Bearer ${key}`],
     },
+    gemini: {
+      url: GEMINI_API_URL,
+      keyEnv: "GEMINI_API_KEY",
+      auth: (key) => ["x-goog-api-key", key],
+    },
   };
 
 export interface PassthroughOptions {
-  /** The API the CLI speaks (default "anthropic-messages"): picks the default upstream and key. */
+  /**
+   * The API the CLI speaks (default "anthropic-messages"): picks the default upstream, the key's env var
+   * and how it is sent (ANTHROPIC_API_KEY as x-api-key; OPENAI_API_KEY as a bearer token; GEMINI_API_KEY
+   * as x-goog-api-key).
+   */
   modelApi?: ModelApi;
   /** Where to forward requests: the real API by default, or another model server. */
   upstream?: string;
@@ -91,6 +102,7 @@ function forwarder(options: PassthroughOptions) {
     }
     if (apiKey) {
       delete headers["x-api-key"];
+      delete headers["x-goog-api-key"];
       delete headers.authorization;
       const [name, value] = api.auth(apiKey);
       headers[name] = value;

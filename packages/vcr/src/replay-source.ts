@@ -1,5 +1,6 @@
 import { createRedactor, type RedactOptions } from "@evals/core";
 import { type Difference, diffValues, formatDifferences } from "./diff.js";
+import { geminiErrorBody } from "./gemini-api.js";
 import { recordingIntegrityProblem } from "./integrity.js";
 import {
   canonicalKey,
@@ -15,6 +16,7 @@ import { type Recording, readRecording, recordedRequest, recordedResponse } from
 import { estimateTokens } from "./scripted-source.js";
 import {
   errorBodyFor,
+  geminiCallOf,
   isCountTokensPath,
   isModelPath,
   jsonResponse,
@@ -226,9 +228,13 @@ export function replaying(recordingOrFile: Recording | string, options: ReplayOp
       message,
     });
     return {
-      ...jsonResponse(DIVERGENCE_STATUS, errorBodyFor(request.path, 400, message, "invalid_request_error"), {
-        "x-should-retry": "false",
-      }),
+      ...jsonResponse(
+        DIVERGENCE_STATUS,
+        geminiCallOf(request.path)
+          ? geminiErrorBody(DIVERGENCE_STATUS, message)
+          : errorBodyFor(request.path, 400, message, "invalid_request_error"),
+        { "x-should-retry": "false" },
+      ),
       error: message,
     };
   };

@@ -20,10 +20,14 @@ export interface ApiMessage {
   usage: Record<string, unknown> & { input_tokens: number; output_tokens: number };
 }
 
-/** Serializes events exactly as the Messages API does. */
+/**
+ * Serializes events exactly as the Messages API does. An event named "message" (SSE's default, what
+ * parseSse names an event without an `event:` line, as the Gemini API sends them) gets no such line.
+ */
 export function encodeSse(events: SseEvent[]): string {
   let out = "";
-  for (const { event, data } of events) out += `event: ${event}\ndata: ${data}\n\n`;
+  for (const { event, data } of events)
+    out += event === "message" ? `data: ${data}\n\n` : `event: ${event}\ndata: ${data}\n\n`;
   return out;
 }
 

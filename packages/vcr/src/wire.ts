@@ -1,3 +1,4 @@
+import { geminiErrorBody } from "./gemini-api.js";
 import { errorBody, type MessagesRequest } from "./messages-api.js";
 import { isResponsesPath, responsesErrorBody } from "./responses-api.js";
 
@@ -81,22 +82,39 @@ export function isMessagesPath(path: string): boolean {
 }
 
 /** The wire formats a model server speaks: each CLI's model API. */
-export type ModelApi = "anthropic-messages" | "openai-responses";
+export type ModelApi = "anthropic-messages" | "openai-responses" | "gemini";
 
-/** Which model API a request path belongs to, or undefined for other endpoints. */
+const GEMINI_CALL =
+  /^\/v1(?:beta|alpha)?\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
+
+/** The model and method of a Gemini API path (`/v1beta/models/M:streamGenerateContent?alt=sse`). */
+export function geminiCallOf(path: string): { model: string; method: string } | undefined {
+  const match = GEMINI_CALL.exec(path.split("?")[0] ?? path);
+  return match ? { model: decodeURIComponent(match[1]!), method: match[2]! } : undefined;
+}
+
+/** Whether a path asks a Gemini model for an answer (generateContent or streamGenerateContent). */
+export function isGeminiModelPath(path: string): boolean {
+  const call = geminiCallOf(path);
+  return call !== undefined && call.method !== "countTokens";
+}
+
+/** Which model API a request path asks for an answer, or undefined for other endpoints. */
 export function modelApiOfPath(path: string): ModelApi | undefined {
   if (isMessagesPath(path)) return "anthropic-messages";
   if (isResponsesPath(path)) return "openai-responses";
+  if (isGeminiModelPath(path)) return "gemini";
   return undefined;
 }
 
-/** Whether a path is a model call of any API the server speaks (what recordings and replays count). */
+/** Whether a path asks a model for an answer, in any wire format served (what replays count and recordings keep). */
 export function isModelPath(path: string): boolean {
   return modelApiOfPath(path) !== undefined;
 }
 
 /** An API error body in the format of the API the path belongs to (Anthropic's by default). */
 export function errorBodyFor(path: string, status: number, message: string, errorType?: string): unknown {
+  if (geminiCallOf(path)) return geminiErrorBody(status, message);
   return modelApiOfPath(path) === "openai-responses"
     ? responsesErrorBody(status, message, errorType)
     : errorBody(status, message, errorType);

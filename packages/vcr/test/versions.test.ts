@@ -77,7 +77,7 @@ describe("Claude Code versions of requests", () => {
 
 /**
  * Every wire recording of a Claude Code run in the repository (real runs of 2.1.330); recordings of
- * other agents (the OpenCode example's) name no Claude Code version and are left out.
+ * other agents (the OpenCode and Gemini examples') name no Claude Code version and are left out.
  */
 function repositoryRecordings(): string[] {
   const root = fileURLToPath(new URL("../../../", import.meta.url));
@@ -95,7 +95,7 @@ function repositoryRecordings(): string[] {
   // version still fails below.
   return found.filter(
     (file) =>
-      !/^(opencode\/|codex_exec\/)/.test(
+      !/^(opencode\/|codex_exec\/|GeminiCLI)/.test(
         String(readRecording(file).interactions[0]?.request.headers?.["user-agent"] ?? ""),
       ),
   );

@@ -1,0 +1,3 @@
+import { packageEvals } from "../../vitest.shared";
+
+export default packageEvals();

@@ -1,0 +1,434 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import {
+  type AgentRunResult,
+  createRedactor,
+  guardUntilExit,
+  type RedactOptions,
+  RUN_FOLDER_FILES,
+  RUNS_FOLDER,
+  type Run,
+  redactTreeSync,
+  rememberSecrets,
+  WATCHDOG_MARKER_ENV,
+  writeRunFolder,
+} from "@evals/core";
+import { execa } from "execa";
+import { findGemini, SUPPORTED_GEMINI_VERSION } from "./bin.js";
+import {
+  buildGeminiRun,
+  type GeminiAfterTool,
+  type GeminiRunnerStop,
+  type GeminiStreamEvent,
+} from "./gemini-run.js";
+import type { GeminiPricing } from "./pricing.js";
+
+export type GeminiApprovalMode = "default" | "auto_edit" | "yolo" | "plan";
+
+export interface RunGeminiOptions {
+  /** The prompt, or several (each next one resumes the same session: `--resume latest`). */
+  prompt: string | string[];
+  /** The agent's working directory (default process.cwd()). */
+  cwd?: string;
+  /** The loopback Gemini API, e.g. an @evals/vcr server started with `modelApi: "gemini"`. */
+  baseUrl?: string;
+  /** The API key the CLI sends (default: a dummy one). */
+  apiKey?: string;
+  /** `-m MODEL` (default gemini-2.5-flash; a model given skips the CLI's router call). */
+  model?: string;
+  /**
+   * `--approval-mode` (default "yolo": headless, the CLI declares only read-only tools in any other
+   * mode, and a call of another tool fails as `tool_not_registered`).
+   */
+  approvalMode?: GeminiApprovalMode;
+  /** Settings merged over the runner's (its auth, privacy, retention, maxAttempts and hooks stay). */
+  settings?: Record<string, unknown>;
+  /** `model.maxSessionTurns`: the CLI stops after this many turns (exit 53, FatalTurnLimitedError). */
+  maxTurns?: number;
+  /** `tools.core`: only these Gemini tools (the runner maps the shared names). */
+  coreTools?: string[];
+  /** `tools.exclude`: never these Gemini tools. */
+  excludeTools?: string[];
+  /** `tools.allowed`: these run without asking, whatever the approval mode. */
+  allowedTools?: string[];
+  /** `--include-directories`. */
+  includeDirectories?: string[];
+  /**
+   * Capture the AfterTool hook (default true): a shell command's exit code is only there (gemini's
+   * stream reports every shell command as a success).
+   */
+  capture?: boolean;
+  /** Kill the run after this long (default 300000 ms); the result then says `timed_out`. */
+  timeoutMs?: number;
+  /** Between SIGTERM and SIGKILL when the run is stopped (default 2000 ms). */
+  killGraceMs?: number;
+  signal?: AbortSignal;
+  /** Extra environment for the CLI; wins over the runner's. `undefined` removes a variable. */
+  env?: Record<string, string | undefined>;
+  runId?: string;
+  /** Where `test-output/<runId>/` goes (default EVALS_OUTPUT_DIR, else process.cwd()). */
+  outputRoot?: string;
+  /** The `gemini` executable (default: EVALS_GEMINI_BIN, node_modules/.bin, PATH). */
+  geminiBin?: string;
+  /** Keep the private HOME/TMPDIR: "on-failure" (default), "always" or "never". */
+  keepSandbox?: "on-failure" | "always" | "never";
+  redact?: RedactOptions;
+  /** Prices for the run's cost (default GEMINI_PRICES). */
+  pricing?: GeminiPricing;
+  onStreamEvent?: (event: GeminiStreamEvent) => void;
+}
+
+export interface RunGeminiResult extends AgentRunResult {
+  /** The last command that ran. */
+  command: string[];
+  /** The private HOME/TMPDIR folder, when it was kept. */
+  sandbox_dir?: string;
+  /** One sentence on what went wrong, when something did. */
+  error?: string;
+}
+
+const DEFAULT_TIMEOUT_MS = 300_000;
+export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
+/** The file the AfterTool hook writes each payload into (one file per call, in the sandbox). */
+const HOOK_DIR = "after-tool";
+/** Environment variables a run inherits from the caller: nothing else gets through. */
+const INHERITED_ENV = ["PATH", "LANG", "LC_ALL", "TZ", "SYSTEMROOT", "COMSPEC"] as const;
+
+/**
+ * The settings of a hermetic run (shared/reference/gemini-cli.md): API-key auth against the given
+ * base URL, no usage statistics or telemetry (both would reach Google hosts), no update checks, no
+ * session clean-up (its data-loss bug), one attempt per model call (else 10 over ~218 s).
+ */
+export function hermeticSettings(
+  options: RunGeminiOptions,
+  hookCommand: string | undefined,
+): Record<string, unknown> {
+  const given = options.settings ?? {};
+  const section = (name: string) => (given[name] ?? {}) as Record<string, unknown>;
+  const tools = {
+    ...section("tools"),
+    ...(options.coreTools ? { core: options.coreTools } : {}),
+    ...(options.excludeTools ? { exclude: options.excludeTools } : {}),
+    ...(options.allowedTools ? { allowed: options.allowedTools } : {}),
+  };
+  const userHooks = section("hooks") as Record<string, unknown[]>;
+  return {
+    ...given,
+    security: { ...section("security"), auth: { selectedType: "gemini-api-key" } },
+    privacy: { ...section("privacy"), usageStatisticsEnabled: false },
+    telemetry: { ...section("telemetry"), enabled: false },
+    general: {
+      ...section("general"),
+      sessionRetention: { enabled: false },
+      maxAttempts: 1,
+      enableAutoUpdate: false,
+      enableAutoUpdateNotification: false,
+    },
+    model: {
+      ...section("model"),
+      ...(options.maxTurns !== undefined ? { maxSessionTurns: options.maxTurns } : {}),
+    },
+    ...(Object.keys(tools).length > 0 ? { tools } : {}),
+    hooks: {
+      ...userHooks,
+      ...(hookCommand
+        ? {
+            AfterTool: [
+              ...(userHooks.AfterTool ?? []),
+              {
+                matcher: "*",
+                hooks: [{ type: "command", name: "evals-capture", command: hookCommand, timeout: 10_000 }],
+              },
+            ],
+          }
+        : {}),
+    },
+  };
+}
+
+/**
+ * Runs the real `gemini` CLI headless (`gemini -p PROMPT --output-format stream-json`) and returns
+ * what it did as a @evals/core Run. The run is hermetic: a fresh HOME, GEMINI_CLI_HOME and TMPDIR
+ * with the runner's settings.json, only the given base URL, no usage statistics, telemetry or
+ * update checks, the workspace trusted, no relaunch (so one process group holds the run), nothing
+ * of the caller's environment but PATH and the locale. A timeout or an abort ends the CLI's
+ * process group; the private dirs are deleted afterwards.
+ *
+ * Throws only when the run cannot start (no gemini, no prompt); everything else is in the result.
+ */
+export async function runGemini(options: RunGeminiOptions): Promise<RunGeminiResult> {
+  const entered = performance.now();
+  const prompts = Array.isArray(options.prompt) ? options.prompt : [options.prompt];
+  if (prompts.length === 0 || prompts.some((prompt) => prompt.trim() === "")) {
+    throw new Error("runGemini: every prompt must be a non-empty string");
+  }
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const bin = findGemini(options.geminiBin);
+  const runId = options.runId ?? `gemini-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`;
+  const outputDir = join(
+    resolve(options.outputRoot ?? process.env.EVALS_OUTPUT_DIR ?? process.cwd()),
+    RUNS_FOLDER,
+    runId,
+  );
+  mkdirSync(outputDir, { recursive: true });
+
+  const sandbox = mkdtempSync(join(tmpdir(), `evals-gemini-${runId.slice(0, 40)}-`));
+  const home = join(sandbox, "home");
+  const temp = join(sandbox, "tmp");
+  const hookDir = join(sandbox, HOOK_DIR);
+  for (const dir of [join(home, ".gemini"), temp, hookDir]) mkdirSync(dir, { recursive: true });
+  const capture = options.capture ?? true;
+  // One file per call (calls may run in parallel); `sh` and `cat` only, so a hook costs milliseconds.
+  const hookCommand = capture ? `cat > "$(mktemp '${hookDir}/call-XXXXXXXX')"` : undefined;
+  writeFileSync(
+    join(home, ".gemini", "settings.json"),
+    JSON.stringify(hermeticSettings(options, hookCommand), null, 2),
+  );
+  // The project's short name is fixed, so its temporary directory (in every request) does not depend on the cwd's name.
+  writeFileSync(
+    join(home, ".gemini", "projects.json"),
+    JSON.stringify({ projects: { [cwd]: "workspace" } }, null, 2),
+  );
+
+  const marker = randomUUID();
+  const env = runEnv(options, { home, temp, marker });
+  const redaction = { ...options.redact, env, ...(options.env ? { secretEnv: options.env } : {}) };
+  const redactor = createRedactor(redaction);
+  rememberSecrets(redaction);
+  const guard = guardUntilExit({ id: marker, marker, group: true, remove: [sandbox] });
+
+  const events: GeminiStreamEvent[] = [];
+  const streamLines: string[] = [];
+  let stop: GeminiRunnerStop | undefined;
+  let stderr = "";
+  let exitCode: number | null = null;
+  let signal: string | undefined;
+  let spawnError: string | undefined;
+  let command: string[] = [];
+  const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+
+  for (const [turn, prompt] of prompts.entries()) {
+    if (stop) break;
+    const args = [
+      "-p",
+      prompt,
+      "--output-format",
+      "stream-json",
+      "-m",
+      options.model ?? DEFAULT_GEMINI_MODEL,
+    ];
+    args.push("--approval-mode", options.approvalMode ?? "yolo");
+    for (const dir of options.includeDirectories ?? []) args.push("--include-directories", dir);
+    if (turn > 0) args.push("--resume", "latest");
+    command = [bin, ...args];
+    const child = execa(bin, args, {
+      cwd,
+      env,
+      extendEnv: false,
+      detached: true,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+      buffer: { stdout: false, stderr: true },
+      reject: false,
+    });
+    guard.started(child.pid);
+    let stopping: Promise<void> | undefined;
+    const stopRun = (why: GeminiRunnerStop) => {
+      stop ??= why;
+      stopping ??= killGroup(child.pid, options.killGraceMs ?? 2000);
+    };
+    const timer = setTimeout(() => stopRun({ kind: "timeout" }), Math.max(0, deadline - Date.now()));
+    const onAbort = () => stopRun({ kind: "aborted" });
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    let pending = "";
+    const take = (text: string) => {
+      if (text.trim() === "") return;
+      let event: unknown;
+      try {
+        event = JSON.parse(text);
+      } catch {
+        return;
+      }
+      if (!event || typeof event !== "object" || typeof (event as { type?: unknown }).type !== "string")
+        return;
+      streamLines.push(text);
+      events.push(event as GeminiStreamEvent);
+      options.onStreamEvent?.(event as GeminiStreamEvent);
+    };
+    child.stdout?.on("data", (chunk: Buffer) => {
+      pending += chunk.toString("utf8");
+      for (let newline = pending.indexOf("\n"); newline >= 0; newline = pending.indexOf("\n")) {
+        take(pending.slice(0, newline));
+        pending = pending.slice(newline + 1);
+      }
+    });
+    const outcome = await child;
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
+    take(pending);
+    if (stopping) await stopping;
+    stderr += String(outcome.stderr ?? "");
+    exitCode = typeof outcome.exitCode === "number" ? outcome.exitCode : null;
+    signal = outcome.signal;
+    if (outcome.failed && exitCode === null && !signal && !stop) spawnError = outcome.shortMessage;
+    if (exitCode !== 0) break;
+  }
+  guard.release();
+
+  const afterTool = capture ? readHookPayloads(hookDir) : undefined;
+  const plainStderr = stderr.replace(/\u001b\[[0-9;]*m/g, "").trim();
+  const run: Run = buildGeminiRun({
+    events,
+    ...(afterTool ? { afterTool } : {}),
+    prompts,
+    runId,
+    cwd,
+    version: SUPPORTED_GEMINI_VERSION,
+    exitCode,
+    ...(stop ? { stop } : {}),
+    durationMs: Math.round(performance.now() - entered),
+    ...(options.pricing ? { pricing: options.pricing } : {}),
+  });
+  const error = describeFailure({ run, stop, options, exitCode, signal, spawnError, stderr: plainStderr });
+  const keep = options.keepSandbox ?? "on-failure";
+  const keepSandbox = keep === "always" || (keep === "on-failure" && error !== undefined);
+  if (keepSandbox) redactTreeSync(sandbox, redactor);
+  else rmSync(sandbox, { recursive: true, force: true, maxRetries: 3 });
+
+  const result: RunGeminiResult = redactor.value<RunGeminiResult>({
+    run_id: runId,
+    output_dir: outputDir,
+    run,
+    exit_code: exitCode,
+    timed_out: stop?.kind === "timeout",
+    duration_ms: Math.round(performance.now() - entered),
+    ...(plainStderr ? { stderr: plainStderr.slice(-20_000) } : {}),
+    origin: "live",
+    command,
+    ...(keepSandbox ? { sandbox_dir: sandbox } : {}),
+    ...(error ? { error } : {}),
+  });
+  writeFileSync(
+    join(outputDir, RUN_FOLDER_FILES.stream),
+    `${streamLines.map((line) => redactor.text(line)).join("\n")}\n`,
+  );
+  if (afterTool) {
+    writeFileSync(
+      join(outputDir, GEMINI_HOOKS_FILE),
+      afterTool.map((payload) => redactor.text(JSON.stringify(payload))).join("\n") +
+        (afterTool.length ? "\n" : ""),
+    );
+  }
+  writeRunFolder(outputDir, runId, {
+    result,
+    agent: {
+      cli: "gemini",
+      prompts,
+      model: options.model ?? DEFAULT_GEMINI_MODEL,
+      ...(options.maxTurns !== undefined ? { maxTurns: options.maxTurns } : {}),
+      approvalMode: options.approvalMode ?? "yolo",
+    },
+  });
+  return result;
+}
+
+/** The run folder file holding the AfterTool hook payloads (JSONL), beside stream.jsonl. */
+export const GEMINI_HOOKS_FILE = "gemini-after-tool.jsonl";
+
+/** The AfterTool payloads the hook wrote, in the order the CLI ran them. */
+function readHookPayloads(dir: string): GeminiAfterTool[] {
+  const payloads: GeminiAfterTool[] = [];
+  for (const file of readdirSync(dir)) {
+    try {
+      payloads.push(JSON.parse(readFileSync(join(dir, file), "utf8")) as GeminiAfterTool);
+    } catch {
+      // A payload cut short (the run was killed while the hook wrote it) says nothing reliable.
+    }
+  }
+  return payloads.sort((a, b) => String(a.timestamp ?? "").localeCompare(String(b.timestamp ?? "")));
+}
+
+function runEnv(
+  options: RunGeminiOptions,
+  dirs: { home: string; temp: string; marker: string },
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of INHERITED_ENV) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  env.LANG ??= "C.UTF-8";
+  Object.assign(env, {
+    HOME: dirs.home,
+    GEMINI_CLI_HOME: dirs.home,
+    TMPDIR: dirs.temp,
+    TMP: dirs.temp,
+    TEMP: dirs.temp,
+    // One process: the CLI relaunches itself as a child that a kill of the parent would orphan.
+    GEMINI_CLI_NO_RELAUNCH: "true",
+    GEMINI_CLI_TRUST_WORKSPACE: "true",
+    GEMINI_API_KEY: options.apiKey ?? "dummy-gemini-key",
+    FORCE_COLOR: "0",
+    NO_COLOR: "1",
+    [WATCHDOG_MARKER_ENV]: dirs.marker,
+  });
+  if (options.baseUrl) env.GOOGLE_GEMINI_BASE_URL = options.baseUrl.replace(/\/+$/, "");
+  for (const [name, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  return env;
+}
+
+/** SIGTERM to the CLI's process group, SIGKILL after `graceMs` if it is still there. */
+async function killGroup(pid: number | undefined, graceMs: number): Promise<void> {
+  if (pid === undefined) return;
+  const send = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!send("SIGTERM")) return;
+  const until = Date.now() + graceMs;
+  while (Date.now() < until) {
+    await new Promise((done) => setTimeout(done, 100));
+    if (!send(0 as unknown as NodeJS.Signals)) return;
+  }
+  send("SIGKILL");
+}
+
+function describeFailure(input: {
+  run: Run;
+  stop: GeminiRunnerStop | undefined;
+  options: RunGeminiOptions;
+  exitCode: number | null;
+  signal: string | undefined;
+  spawnError: string | undefined;
+  stderr: string;
+}): string | undefined {
+  if (input.stop?.kind === "timeout") {
+    return `the run timed out after ${input.options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms and was killed`;
+  }
+  if (input.stop?.kind === "aborted") return "the run was aborted and killed";
+  if (input.spawnError) return `gemini could not be started: ${input.spawnError}`;
+  const final = input.run.events.find((event) => event.type === "final_result");
+  if (final?.type === "final_result" && final.is_error) {
+    return `gemini ended with an error (${final.terminal_reason}): ${final.errors?.join("; ")}`;
+  }
+  if (input.exitCode !== 0) {
+    const how =
+      input.exitCode === null
+        ? `was killed by ${input.signal ?? "a signal"}`
+        : `exited with code ${input.exitCode}`;
+    const last = input.stderr.split("\n").filter(Boolean).pop();
+    return `gemini ${how}${last ? `: ${last.slice(0, 300)}` : ""}`;
+  }
+  return undefined;
+}

@@ -1,0 +1,262 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { finalResult, listToolCalls } from "@evals/core";
+import {
+  countFunctionResponses,
+  geminiFunctionCall,
+  geminiReply,
+  geminiStall,
+  offersFunction,
+  scriptedGemini,
+  startModelServer,
+} from "@evals/vcr";
+import { describe, expect, it } from "vitest";
+import { GEMINI_HOOKS_FILE, geminiRunner, parseGeminiOutput, runFromGeminiOutput } from "../src/index.js";
+import { badRequestScript, loopScript, toolsScript, workspace } from "./helpers.js";
+
+const outputRoot = join(import.meta.dirname, "..", "test-output");
+
+describe("geminiRunner on the real gemini CLI against a scripted loopback Gemini API", () => {
+  it("normalizes shell commands, a read, an edit and a write into the shared vocabulary, a failing command as an error", async () => {
+    const server = await startModelServer({ source: scriptedGemini(toolsScript), modelApi: "gemini" });
+    const cwd = workspace("tools");
+    try {
+      const result = await geminiRunner.run(
+        { prompt: "Tidy the notes", cwd, baseUrl: server.url, outputRoot, timeoutMs: 120_000 },
+        {},
+      );
+      expect(result.exit_code, result.stderr).toBe(0);
+      const calls = listToolCalls(result.run);
+      expect(calls.map((call) => call.name)).toEqual(["Bash", "Read", "Edit", "Write", "Bash"]);
+      const originals = result.run.events.flatMap((event) =>
+        event.type === "tool_call" ? [event.original_name] : [],
+      );
+      expect(originals).toEqual([
+        "run_shell_command",
+        "read_file",
+        "replace",
+        "write_file",
+        "run_shell_command",
+      ]);
+      expect(calls[0]?.input).toEqual({ command: "ls missing-dir" });
+      expect(calls[2]?.input).toMatchObject({
+        file_path: "notes.txt",
+        old_string: "hello",
+        new_string: "goodbye",
+      });
+      expect(calls[3]?.input).toEqual({ file_path: "summary.md", content: "# Done\n" });
+      // Gemini's stream says "success" for the failing `ls`: the AfterTool hook's exit code says otherwise.
+      expect(calls.map((call) => call.result?.is_error)).toEqual([true, false, false, false, false]);
+      expect(calls[0]?.result?.error).toMatch(/Exit Code: 2/);
+      expect(calls[4]?.result?.output).toContain("# Done");
+      const final = finalResult(result.run);
+      expect(final).toMatchObject({
+        subtype: "success",
+        is_error: false,
+        terminal_reason: "completed",
+        num_turns: 6,
+      });
+      expect(final?.result).toBe("All done (last output: ok).");
+      expect(final?.usage?.input_tokens).toBeGreaterThan(0);
+      expect(final?.total_cost_usd).toBeGreaterThan(0);
+      expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("goodbye world\n");
+      // No request left loopback, and every one went to the scripted model.
+      expect(server.interactions.every((interaction) => interaction.source === "scripted")).toBe(true);
+
+      // The stored stream alone (evals grade --agent gemini) gives the same calls; without the
+      // hook payloads the failing command cannot be seen, unless they are given.
+      const stream = join(result.output_dir!, "stream.jsonl");
+      const bare = runFromGeminiOutput(stream, { prompts: ["Tidy the notes"] });
+      expect(listToolCalls(bare).map((call) => call.name)).toEqual(["Bash", "Read", "Edit", "Write", "Bash"]);
+      expect(listToolCalls(bare)[0]?.result?.is_error).toBe(false);
+      expect(bare.notes.map((note) => note.message).join("\n")).toMatch(/reads as a success/);
+      const afterTool = readFileSync(join(result.output_dir!, GEMINI_HOOKS_FILE), "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      const withHooks = parseGeminiOutput(readFileSync(stream, "utf8"), stream, { afterTool });
+      expect(listToolCalls(withHooks)[0]?.result?.is_error).toBe(true);
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
+
+  it("reports an API error as a failed outcome with its HTTP status", async () => {
+    const server = await startModelServer({ source: scriptedGemini(badRequestScript), modelApi: "gemini" });
+    try {
+      const result = await geminiRunner.run(
+        {
+          prompt: "Say hi",
+          cwd: workspace("api-error"),
+          baseUrl: server.url,
+          outputRoot,
+          timeoutMs: 120_000,
+        },
+        {},
+      );
+      expect(result.exit_code).toBe(144); // 400 mod 256
+      const final = finalResult(result.run);
+      expect(final).toMatchObject({
+        is_error: true,
+        subtype: "error_during_execution",
+        terminal_reason: "api_error",
+        api_error_status: 400,
+      });
+      expect(final?.errors?.join("\n")).toContain("The scripted model refuses this request");
+      // The bare stream alone (evals grade --agent gemini) tells the same outcome.
+      expect(finalResult(runFromGeminiOutput(join(result.output_dir!, "stream.jsonl")))).toMatchObject({
+        is_error: true,
+        terminal_reason: "api_error",
+        api_error_status: 400,
+      });
+      expect((result as { error?: string }).error).toMatch(/api_error/);
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
+
+  it("stops at maxTurns (model.maxSessionTurns) and reports the turn limit", async () => {
+    const server = await startModelServer({ source: scriptedGemini(loopScript), modelApi: "gemini" });
+    try {
+      const result = await geminiRunner.run(
+        {
+          prompt: "Loop",
+          cwd: workspace("turns"),
+          baseUrl: server.url,
+          outputRoot,
+          maxTurns: 3,
+          timeoutMs: 120_000,
+        },
+        {},
+      );
+      expect(result.exit_code).toBe(53);
+      const final = finalResult(result.run);
+      expect(final).toMatchObject({
+        is_error: true,
+        subtype: "error_max_turns",
+        terminal_reason: "max_turns",
+      });
+      expect(listToolCalls(result.run).length).toBe(3);
+      expect(finalResult(runFromGeminiOutput(join(result.output_dir!, "stream.jsonl")))).toMatchObject({
+        is_error: true,
+        subtype: "error_max_turns",
+        terminal_reason: "max_turns",
+      });
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
+
+  it("kills a run whose model never answers at its timeout, and reports it timed out", async () => {
+    const server = await startModelServer({
+      source: scriptedGemini((_request, context) => geminiStall(context)),
+      modelApi: "gemini",
+    });
+    try {
+      const result = await geminiRunner.run(
+        {
+          prompt: "Wait",
+          cwd: workspace("timeout"),
+          baseUrl: server.url,
+          outputRoot,
+          timeoutMs: 15_000,
+          killGraceMs: 1000,
+        },
+        {},
+      );
+      expect(result.timed_out).toBe(true);
+      expect((result as { error?: string }).error).toMatch(/timed out after 15000 ms/);
+      expect(finalResult(result.run)).toBeUndefined();
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
+  it("runs several prompts as turns of one session (--resume latest), the model seeing the earlier ones", async () => {
+    const server = await startModelServer({
+      source: scriptedGemini((request) =>
+        geminiReply(`turn ${request.contents.filter((c) => c.role === "user").length}`),
+      ),
+      modelApi: "gemini",
+    });
+    try {
+      const result = await geminiRunner.run(
+        {
+          prompt: ["First question", "Second question"],
+          cwd: workspace("turns2"),
+          baseUrl: server.url,
+          outputRoot,
+          timeoutMs: 120_000,
+        },
+        {},
+      );
+      expect(result.exit_code, result.stderr).toBe(0);
+      const said = result.run.events.flatMap((event) =>
+        event.type === "user_message" || event.type === "assistant_text"
+          ? [`${event.type}: ${event.text}`]
+          : [],
+      );
+      expect(said).toEqual([
+        "user_message: First question",
+        "assistant_text: turn 1",
+        "user_message: Second question",
+        "assistant_text: turn 2",
+      ]);
+      expect(finalResult(result.run)).toMatchObject({ is_error: false, result: "turn 2" });
+      // Tokens of both prompts' results, added up.
+      const results = readFileSync(join(result.output_dir!, "stream.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line))
+        .filter((event) => event.type === "result");
+      expect(results).toHaveLength(2);
+      expect(finalResult(result.run)?.usage?.input_tokens).toBe(
+        results[0].stats.input_tokens + results[1].stats.input_tokens,
+      );
+      // The second turn's request carries the first exchange.
+      expect(JSON.stringify(server.interactions.at(-1)?.request.body)).toContain("First question");
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
+
+  it("takes tools away by their shared names (disallowedTools: Bash -> tools.exclude run_shell_command)", async () => {
+    const offered: boolean[] = [];
+    const server = await startModelServer({
+      source: scriptedGemini((request) => {
+        offered.push(offersFunction(request, "run_shell_command"));
+        return countFunctionResponses(request) === 0
+          ? geminiReply(geminiFunctionCall("run_shell_command", { command: "ls" }))
+          : geminiReply("no shell");
+      }),
+      modelApi: "gemini",
+    });
+    try {
+      const result = await geminiRunner.run(
+        {
+          prompt: "List",
+          cwd: workspace("exclude"),
+          baseUrl: server.url,
+          outputRoot,
+          disallowedTools: ["Bash"],
+          timeoutMs: 120_000,
+        },
+        {},
+      );
+      expect(result.exit_code, result.stderr).toBe(0);
+      expect(offered).toEqual([false, false]);
+      const [call] = listToolCalls(result.run);
+      expect(call).toMatchObject({ name: "Bash", status: "error" });
+      expect(call?.result?.error).toMatch(/tool_not_registered/);
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
+
+  it("refuses options that are not Gemini's", () => {
+    expect(() => geminiRunner.optionsSchema.parse({ permissionMode: "plan" })).toThrow(/permissionMode/);
+    expect(geminiRunner.optionsSchema.parse({ approvalMode: "auto_edit" })).toEqual({
+      approvalMode: "auto_edit",
+    });
+  });
+});
