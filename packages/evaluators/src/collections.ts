@@ -1,5 +1,9 @@
 /** The value of a key, created on first use. */
-export function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
+export function getOrCreate<K, V>(
+  map: { get(key: K): V | undefined; set(key: K, value: V): unknown },
+  key: K,
+  create: () => V,
+): V {
   let value = map.get(key);
   if (value === undefined) {
     value = create();

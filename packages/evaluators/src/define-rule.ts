@@ -1,8 +1,8 @@
 import type { EvaluatorResult, EventPointer, Run, Severity, Violation } from "@evals/core";
 import type { z } from "zod";
+import type { BehaviorSchema } from "./cases/behavior-schema.js";
 import type { AgentOptions } from "./cases/schema.js";
 import { EvidenceLog, type RuleOptionsBase, ruleResult, severityFor, violation } from "./evaluator.js";
-import type { BehaviorSchema } from "./rules/behavior.js";
 import { indexRun, type RunIndex } from "./run-index.js";
 
 /** What a rule's `fromCase` sees of a case: the fields that do not depend on the rules themselves. */
@@ -69,7 +69,7 @@ export type AnyRule = Rule<string, any>;
 
 /**
  * Declares a rule in one place: its id, options schema, how a case enables and configures it, and its
- * check. Register it (`registerRule`) to use it from case files.
+ * check. Add it to a registry (`defaultRuleRegistry.with(rule)`) to use it from case files.
  */
 export function defineRule<const Id extends string, Options extends z.ZodType>(
   spec: RuleSpec<Id, Options>,

@@ -3,6 +3,8 @@
 // api-report.md beside package.json; `npm run api` writes it again after a change.
 // Rule evaluators: pure functions over a Run, each with its options schema.
 
+export { type BehaviorExpectations, BehaviorSchema } from "./cases/behavior-schema.js";
+export { caseJsonSchema, caseSchemaFor, EvalCaseSchema } from "./cases/case-schema.js";
 // Declarative cases, evaluate(), scorers for describeEval.
 export {
   type CaseEvaluation,
@@ -11,7 +13,6 @@ export {
   evaluate,
   evaluatorsForCase,
   meanScore,
-  RULES,
   ruleOptionsFromCase,
 } from "./cases/evaluate.js";
 export {
@@ -54,14 +55,15 @@ export {
 export {
   type AgentOptions,
   AgentOptionsSchema,
-  caseJsonSchema,
+  type CaseSchema,
+  type CaseSchemaRule,
+  CORE_EVALUATOR_IDS,
   casePrompts,
-  caseSchema,
+  caseSchemaOf,
   type EvalCase,
   type EvalCaseInput,
-  EvalCaseSchema,
   type ExpectedViolation,
-  ExpectedViolationSchema,
+  type RulesConfig,
 } from "./cases/schema.js";
 export { canonicalizeCaseToolNames, type ToolNameMapping } from "./cases/tool-names.js";
 // Building blocks.
@@ -108,7 +110,7 @@ export {
 export { normalizePath, pathMatches } from "./paths.js";
 export { type PermissionMode, PermissionModeSchema, preApprovedBySettings } from "./permissions.js";
 export { ApprovalGateOptionsSchema, approvalGate, approvalGateRule } from "./rules/approval-gate.js";
-export { type BehaviorExpectations, BehaviorSchema, behavior } from "./rules/behavior.js";
+export { behavior } from "./rules/behavior.js";
 export {
   cleanupConfirmation,
   type DestructiveOperation,
@@ -127,46 +129,24 @@ export {
   type ToolTiming,
 } from "./rules/performance-metrics.js";
 export { readBeforeWrite } from "./rules/read-before-write.js";
-// The rule registry: the case schema, its JSON Schema, `evals rules` and the docs come from it.
+// Rule registries: a case schema (caseSchemaFor), its JSON Schema, `evals rules` and the docs come from one.
 export {
-  allRules,
   BUILTIN_RULES,
-  CORE_EVALUATOR_IDS,
+  type BuiltinRule,
+  defaultRuleRegistry,
   EVALUATOR_IDS,
   type EvaluatorId,
-  evaluatorIds,
-  isOptInRule,
   OPT_IN_RULE_IDS,
   RULE_IDS,
   type RuleId,
-  registerRule,
-  ruleById,
-  unregisterRule,
+  RuleRegistry,
 } from "./rules/registry.js";
 export { reportFirst } from "./rules/report-first.js";
 export { SkillUsageOptionsSchema, skillUsage, skillUsageRule } from "./rules/skill-usage.js";
 export { stopOnFailure } from "./rules/stop-on-failure.js";
 export { suggestTool, type ToolSuggestion, toolUsage } from "./rules/tool-usage.js";
 export { indexRun, type RunIndex } from "./run-index.js";
-export {
-  approvalGateScorer,
-  behaviorScorer,
-  caseScorer,
-  caseWithOutcome,
-  cleanupConfirmationScorer,
-  contextLoadingScorer,
-  delegationScorer,
-  errorHandlingScorer,
-  executionBalanceScorer,
-  forbiddenCommandsScorer,
-  performanceMetricsScorer,
-  readBeforeWriteScorer,
-  reportFirstScorer,
-  ruleScorer,
-  scorersForCase,
-  stopOnFailureScorer,
-  toolUsageScorer,
-} from "./scorers.js";
+export { behaviorScorer, caseScorer, caseWithOutcome, ruleScorer, scorersForCase } from "./scorers.js";
 export { commandsMatch, isReadOnlyCommand, parseShell, type SimpleCommand } from "./shell.js";
 export { type ApprovalSignal, approvalRequests } from "./signals.js";
 export {

@@ -7,6 +7,7 @@ import {
   type Violation,
 } from "@evals/core";
 import type { z } from "zod";
+import type { BehaviorExpectations } from "./cases/behavior-schema.js";
 import {
   type CaseEvaluation,
   type EvaluatorVerdict,
@@ -20,25 +21,14 @@ import { getOrCreate } from "./collections.js";
 import type { AnyRule } from "./define-rule.js";
 import { type EvaluatorOptionsWithThreshold, scorerFrom } from "./evaluator.js";
 import { ExpectedOutcomeSchema } from "./outcome.js";
-import { approvalGateRule } from "./rules/approval-gate.js";
-import { type BehaviorExpectations, behavior } from "./rules/behavior.js";
-import { cleanupConfirmationRule } from "./rules/cleanup-confirmation.js";
-import { contextLoadingRule } from "./rules/context-loading.js";
-import { delegationRule } from "./rules/delegation.js";
-import { errorHandlingRule } from "./rules/error-handling.js";
-import { executionBalanceRule } from "./rules/execution-balance.js";
-import { forbiddenCommandsRule } from "./rules/forbidden-commands.js";
-import { performanceMetricsRule } from "./rules/performance-metrics.js";
-import { readBeforeWriteRule } from "./rules/read-before-write.js";
-import { reportFirstRule } from "./rules/report-first.js";
-import { stopOnFailureRule } from "./rules/stop-on-failure.js";
-import { toolUsageRule } from "./rules/tool-usage.js";
+import { behavior } from "./rules/behavior.js";
+import { type BuiltinRule, defaultRuleRegistry, type RuleId, type RuleRegistry } from "./rules/registry.js";
 
 /** The scorer input's case as one of ours, when it is one. */
-function asEvalCase(value: unknown): EvalCase | undefined {
+function asEvalCase(value: unknown, rules: RuleRegistry = defaultRuleRegistry): EvalCase | undefined {
   if (!value || typeof value !== "object") return undefined;
   try {
-    return parseCase(value);
+    return parseCase(value, undefined, rules);
   } catch {
     return undefined;
   }
@@ -47,45 +37,44 @@ function asEvalCase(value: unknown): EvalCase | undefined {
 type WithThreshold<T> = T & EvaluatorOptionsWithThreshold;
 
 /**
- * A rule as a describeEval scorer (any rule made with defineRule). Options given here win; without
+ * A rule as a describeEval scorer: a rule made with defineRule, or the id of one in `rules` (default:
+ * the built-in rules, e.g. `ruleScorer("read-before-write")`). Options given here win; without
  * them, the scorer reads its options from the case describeEval hands it (when that case is one of
  * ours), else uses the defaults.
  */
 export function ruleScorer<Rule extends AnyRule>(
   rule: Rule,
   options?: WithThreshold<z.input<Rule["options"]>>,
+  rules?: RuleRegistry,
+): Scorer;
+export function ruleScorer<Id extends RuleId>(
+  id: Id,
+  options?: WithThreshold<z.input<BuiltinRule<Id>["options"]>>,
+): Scorer;
+export function ruleScorer(
+  id: string,
+  options: WithThreshold<Record<string, unknown>> | undefined,
+  rules: RuleRegistry,
+): Scorer;
+export function ruleScorer(
+  rule: AnyRule | string,
+  options?: WithThreshold<z.input<AnyRule["options"]>>,
+  rules: RuleRegistry = defaultRuleRegistry,
 ): Scorer {
-  type Options = z.input<Rule["options"]>;
-  return scorerFrom<Options>(
-    rule.id,
-    (run, merged) => rule.check(run, merged),
+  const found = typeof rule === "string" ? rules.get(rule) : rule;
+  if (!found) {
+    throw new Error(`ruleScorer: no rule "${String(rule)}" (the rules: ${rules.evaluatorIds().join(", ")})`);
+  }
+  return scorerFrom<Record<string, unknown>>(
+    found.id,
+    (run, merged) => found.check(run, merged),
     options,
     (value) => {
-      const evalCase = asEvalCase(value);
-      return evalCase ? (ruleOptionsFromCase(rule.id, evalCase) as Options | undefined) : undefined;
+      const evalCase = asEvalCase(value, rules);
+      return evalCase ? ruleOptionsFromCase(found.id, evalCase, rules) : undefined;
     },
   );
 }
-
-/** A scorer factory for one rule. */
-const scorerOf =
-  <Rule extends AnyRule>(rule: Rule) =>
-  (options?: WithThreshold<z.input<Rule["options"]>>) =>
-    ruleScorer(rule, options);
-
-/* Scorer factories, one per built-in rule (each `ruleScorer(<rule>, options)`). */
-export const approvalGateScorer = scorerOf(approvalGateRule);
-export const contextLoadingScorer = scorerOf(contextLoadingRule);
-export const executionBalanceScorer = scorerOf(executionBalanceRule);
-export const toolUsageScorer = scorerOf(toolUsageRule);
-export const delegationScorer = scorerOf(delegationRule);
-export const stopOnFailureScorer = scorerOf(stopOnFailureRule);
-export const cleanupConfirmationScorer = scorerOf(cleanupConfirmationRule);
-export const readBeforeWriteScorer = scorerOf(readBeforeWriteRule);
-export const forbiddenCommandsScorer = scorerOf(forbiddenCommandsRule);
-export const performanceMetricsScorer = scorerOf(performanceMetricsRule);
-export const reportFirstScorer = scorerOf(reportFirstRule);
-export const errorHandlingScorer = scorerOf(errorHandlingRule);
 
 /** behavior as a scorer: the expectations given here, else the case's `behavior`. */
 export const behaviorScorer = (expectations?: WithThreshold<BehaviorExpectations>) =>
@@ -97,16 +86,23 @@ export const behaviorScorer = (expectations?: WithThreshold<BehaviorExpectations
   );
 
 /** Evaluations shared by the scorers of one case on one run (each evaluator runs once). */
-const evaluations = new WeakMap<Run | AgentRunResult, Map<EvalCase, Promise<CaseEvaluation>>>();
+const evaluations = new WeakMap<
+  Run | AgentRunResult,
+  Map<RuleRegistry, Map<EvalCase, Promise<CaseEvaluation>>>
+>();
 
-/** `evaluate(run, case)`, computed once per run (or agent run result) and case however many scorers ask. */
-export function evaluateOnce(run: Run | AgentRunResult, evalCase: EvalCase): Promise<CaseEvaluation> {
-  let byCase = evaluations.get(run);
-  if (!byCase) {
-    byCase = new Map();
-    evaluations.set(run, byCase);
-  }
-  return getOrCreate(byCase, evalCase, () => evaluate(run, evalCase));
+/**
+ * `evaluate(run, case, rules)`, computed once per run (or agent run result), registry and case
+ * however many scorers ask.
+ */
+export function evaluateOnce(
+  run: Run | AgentRunResult,
+  evalCase: EvalCase,
+  rules: RuleRegistry = defaultRuleRegistry,
+): Promise<CaseEvaluation> {
+  const byRegistry = getOrCreate(evaluations, run, () => new Map());
+  const byCase = getOrCreate(byRegistry, rules, () => new Map());
+  return getOrCreate(byCase, evalCase, () => evaluate(run, evalCase, rules));
 }
 
 /** Cases with the expected outcome filled in, per case and outcome, so evaluateOnce shares them. */
@@ -160,30 +156,36 @@ function verdictResult(verdict: EvaluatorVerdict, evalCase: EvalCase): Evaluator
  * The scorers of a case for describeEval: one per evaluator the case runs (behavior, trajectory when
  * expected, each rule not turned off), named by evaluator id. Each passes by the case's rules
  * (expected violations honoured); together they pass exactly when `evaluate(run, case).passed`.
- * They share one evaluation per run.
+ * They share one evaluation per run. The rules come from `rules` (default: the built-in ones).
  */
-export function scorersForCase(input: EvalCase | EvalCaseInput): Scorer[] {
-  const evalCase = parseCase(input, `case ${JSON.stringify((input as { id?: unknown })?.id ?? "?")}`);
-  return evaluatorsForCase(evalCase).map((id) => ({
+export function scorersForCase(
+  input: EvalCase | EvalCaseInput,
+  rules: RuleRegistry = defaultRuleRegistry,
+): Scorer[] {
+  const evalCase = parseCase(input, caseSource(input), rules);
+  return evaluatorsForCase(evalCase, rules).map((id) => ({
     name: id,
     ...(evalCase.threshold !== undefined && id !== "behavior" && id !== "outcome"
       ? { threshold: evalCase.threshold }
       : {}),
     async score({ run, result, expectedOutcome }) {
-      const evaluation = await evaluateOnce(result ?? run, caseWithOutcome(evalCase, expectedOutcome));
+      const evaluation = await evaluateOnce(result ?? run, caseWithOutcome(evalCase, expectedOutcome), rules);
       const verdict = evaluation.verdicts.find((item) => item.evaluator === id) as EvaluatorVerdict;
       return verdictResult(verdict, evalCase);
     },
   }));
 }
 
-/** One scorer for a whole case: `evaluate(run, case)` as a single pass/fail with the reasons. */
-export function caseScorer(input: EvalCase | EvalCaseInput): Scorer {
-  const evalCase = parseCase(input, `case ${JSON.stringify((input as { id?: unknown })?.id ?? "?")}`);
+/** One scorer for a whole case: `evaluate(run, case, rules)` as a single pass/fail with the reasons. */
+export function caseScorer(
+  input: EvalCase | EvalCaseInput,
+  rules: RuleRegistry = defaultRuleRegistry,
+): Scorer {
+  const evalCase = parseCase(input, caseSource(input), rules);
   return {
     name: `case:${evalCase.id}`,
     async score({ run, result, expectedOutcome }) {
-      const evaluation = await evaluateOnce(result ?? run, caseWithOutcome(evalCase, expectedOutcome));
+      const evaluation = await evaluateOnce(result ?? run, caseWithOutcome(evalCase, expectedOutcome), rules);
       const failing = evaluation.verdicts.filter((verdict) => !verdict.ok);
       return evaluatorResult({
         evaluator: `case:${evalCase.id}`,
@@ -206,4 +208,9 @@ export function caseScorer(input: EvalCase | EvalCaseInput): Scorer {
       });
     },
   };
+}
+
+/** How errors name a case given in code: `case "<id>"`. */
+function caseSource(input: EvalCase | EvalCaseInput): string {
+  return `case ${JSON.stringify((input as { id?: unknown })?.id ?? "?")}`;
 }

@@ -1,24 +1,26 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
-  allRules,
   BUILTIN_RULES,
   bashCommand,
   CaseFileError,
   caseJsonSchema,
+  caseSchemaFor,
+  defaultRuleRegistry,
   defineRule,
   evaluate,
   evaluatorsForCase,
   loadCases,
+  parseCase,
   pointerTo,
   RULE_IDS,
   RuleOptionsBaseSchema,
-  registerRule,
+  RuleRegistry,
   ruleScorer,
-  unregisterRule,
+  scorersForCase,
 } from "../src/index.js";
 import { fixtureRun } from "./helpers.js";
 
@@ -48,7 +50,8 @@ const bashAllowlist = defineRule({
 
 const folder = mkdtempSync(join(tmpdir(), "evals-define-rule-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
-afterEach(() => unregisterRule("bash-allowlist"));
+/** The built-in rules and the user's: what `evals --rules <module>` gives the commands. */
+const withAllowlist = defaultRuleRegistry.with(bashAllowlist);
 
 function caseFile(name: string, yaml: string): string {
   const file = join(folder, name);
@@ -80,11 +83,10 @@ describe("defineRule", () => {
   });
 
   it("runs a user-defined rule from a YAML case on a real run", async () => {
-    registerRule(bashAllowlist);
-    const [evalCase] = loadCases(caseFile("custom.yaml", customCase));
+    const [evalCase] = loadCases(caseFile("custom.yaml", customCase), { rules: withAllowlist });
     if (!evalCase) throw new Error("no case");
-    expect(evaluatorsForCase(evalCase)).toContain("bash-allowlist");
-    const evaluation = await evaluate(fixtureRun("multi-tool"), evalCase);
+    expect(evaluatorsForCase(evalCase, withAllowlist)).toContain("bash-allowlist");
+    const evaluation = await evaluate(fixtureRun("multi-tool"), evalCase, withAllowlist);
     const verdict = evaluation.verdicts.find((item) => item.evaluator === "bash-allowlist");
     // ls is allowed; `echo BLOCKME` (stopped by a hook, but still called) is not.
     expect(verdict?.result.violations.map((item) => item.message)).toEqual(["echo is not allowed"]);
@@ -94,11 +96,10 @@ describe("defineRule", () => {
   });
 
   it("validates the rule's options in the case file, with the file and line", () => {
-    registerRule(bashAllowlist);
     const file = caseFile("bad-options.yaml", customCase.replace("programs: [ls, cat]", "programs: ls"));
     let error: unknown;
     try {
-      loadCases(file);
+      loadCases(file, { rules: withAllowlist });
     } catch (caught) {
       error = caught;
     }
@@ -106,35 +107,91 @@ describe("defineRule", () => {
     expect((error as CaseFileError).issues[0]).toMatchObject({ file, line: 5 });
   });
 
-  it("is unknown to case files until it is registered", () => {
-    expect(() => loadCases(caseFile("unregistered.yaml", customCase))).toThrow(/bash-allowlist/);
-    registerRule(bashAllowlist);
-    expect(loadCases(caseFile("registered.yaml", customCase))).toHaveLength(1);
-    expect(allRules().at(-1)).toBe(bashAllowlist);
-  });
-
-  it("adds the rule to the case JSON Schema, with its summary", () => {
-    registerRule(bashAllowlist);
-    const rules = (caseJsonSchema().properties as Record<string, { properties: Record<string, unknown> }>)
-      .rules;
-    expect(rules?.properties["bash-allowlist"]).toMatchObject({
+  it("adds the rule to the case JSON Schema of its registry, with its summary", () => {
+    const rulesOf = (schema: Record<string, unknown>) =>
+      (schema.properties as Record<string, { properties: Record<string, unknown> }>).rules?.properties;
+    expect(rulesOf(caseJsonSchema(withAllowlist))?.["bash-allowlist"]).toMatchObject({
       description: "Every Bash command starts with an allowed program.",
     });
+    expect(rulesOf(caseJsonSchema())?.["bash-allowlist"]).toBeUndefined();
   });
 
-  it("refuses a second rule with a taken id", () => {
-    expect(() => registerRule({ ...bashAllowlist, id: "approval-gate" })).toThrow(/already registered/);
-    expect(() => registerRule({ ...bashAllowlist, id: "trajectory" })).toThrow(/already registered/);
+  it("refuses a second rule with a taken id, or an id that is no rule id", () => {
+    expect(() => defaultRuleRegistry.with({ ...bashAllowlist, id: "approval-gate" })).toThrow(
+      /already registered/,
+    );
+    expect(() => defaultRuleRegistry.with({ ...bashAllowlist, id: "trajectory" })).toThrow(
+      /already registered/,
+    );
+    expect(() => new RuleRegistry([{ ...bashAllowlist, id: "Bash Allowlist" }])).toThrow(/lowercase/);
+    // The same rule twice is one rule.
+    expect(withAllowlist.with(bashAllowlist).rules).toEqual(withAllowlist.rules);
   });
 
   it("makes a scorer that takes its options from the case", async () => {
-    registerRule(bashAllowlist);
-    const [evalCase] = loadCases(caseFile("scorer.yaml", customCase));
-    const scorer = ruleScorer(bashAllowlist);
+    const [evalCase] = loadCases(caseFile("scorer.yaml", customCase), { rules: withAllowlist });
+    const scorer = ruleScorer(bashAllowlist, undefined, withAllowlist);
     const run = fixtureRun("multi-tool");
     const fromCase = await scorer.score({ run, case: evalCase, input: "", output: "" } as never);
     expect(fromCase.violations).toHaveLength(1);
     const given = await ruleScorer(bashAllowlist, { programs: ["ls", "echo"] }).score({ run } as never);
     expect(given.violations).toHaveLength(0);
+  });
+});
+
+describe("RuleRegistry", () => {
+  it("keeps a user rule in the registry it was added to: another registry and the default never see it", async () => {
+    const other = defaultRuleRegistry.with(defineRule({ ...bashAllowlist, id: "other-rule" }));
+    expect(withAllowlist.get("bash-allowlist")).toBe(bashAllowlist);
+    expect(withAllowlist.rules.at(-1)).toBe(bashAllowlist);
+    expect(other.get("bash-allowlist")).toBeUndefined();
+    expect(defaultRuleRegistry.get("bash-allowlist")).toBeUndefined();
+    // `with` made new registries: the default still has exactly the built-in rules.
+    expect(defaultRuleRegistry.rules).toEqual([...BUILTIN_RULES]);
+    expect(defaultRuleRegistry.evaluatorIds()).not.toContain("bash-allowlist");
+    expect(withAllowlist.evaluatorIds()).toContain("bash-allowlist");
+
+    // What cases see: parsing, the evaluators a case runs, its scorers.
+    const value = { id: "c", prompt: "p", rules: { "bash-allowlist": { programs: ["ls"] } } };
+    expect(parseCase(value, "<case>", withAllowlist).rules).toHaveProperty("bash-allowlist");
+    expect(() => parseCase(value, "<case>", other)).toThrow(/unknown field "bash-allowlist"/);
+    expect(() => parseCase(value)).toThrow(/unknown field "bash-allowlist"/);
+    expect(scorersForCase(value, withAllowlist).map((scorer) => scorer.name)).toContain("bash-allowlist");
+    const plain = parseCase({ id: "plain", prompt: "p" });
+    expect(evaluatorsForCase(plain, withAllowlist)).toContain("bash-allowlist");
+    expect(evaluatorsForCase(plain)).not.toContain("bash-allowlist");
+    expect(evaluatorsForCase(plain, other)).not.toContain("bash-allowlist");
+  });
+
+  it("builds the case schema from its rules: the user rule's field is accepted there, refused by the default with file, line and field", () => {
+    expect(
+      caseSchemaFor(withAllowlist).safeParse({ id: "c", rules: { "bash-allowlist": true } }).success,
+    ).toBe(true);
+    expect(caseSchemaFor().safeParse({ id: "c", rules: { "bash-allowlist": true } }).success).toBe(false);
+    // A registry never changes, so its schema is made once.
+    expect(caseSchemaFor(withAllowlist)).toBe(caseSchemaFor(withAllowlist));
+
+    const file = caseFile("user-rule.yaml", customCase);
+    expect(loadCases(file, { rules: withAllowlist })[0]?.rules).toMatchObject({
+      "bash-allowlist": { programs: ["ls", "cat"] },
+    });
+    let error: unknown;
+    try {
+      loadCases(file);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(CaseFileError);
+    const issues = [...(error as CaseFileError).issues].sort((x, y) => (x.line ?? 0) - (y.line ?? 0));
+    // Named under `rules` (line 4) and in expectedViolations (line 7): both are unknown to the default.
+    expect(issues).toEqual([
+      expect.objectContaining({
+        file,
+        line: 4,
+        field: "rules.bash-allowlist",
+        message: expect.stringMatching(/unknown field "bash-allowlist".*evals --rules <module>/),
+      }),
+      expect.objectContaining({ file, line: 7, field: "expectedViolations.0.rule" }),
+    ]);
   });
 });

@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
-  approvalGateScorer,
   behaviorScorer,
   caseScorer,
   evaluate,
   evaluatorsForCase,
   parseCase,
-  readBeforeWriteScorer,
+  ruleScorer,
   scorersForCase,
   trajectoryScorer,
 } from "../src/index.js";
@@ -285,15 +284,19 @@ describe("scorers for describeEval", () => {
 
   it("single scorers take explicit options, else the case's", async () => {
     const run = script().call("Edit", { file_path: "a.ts" }).build();
-    expect((await approvalGateScorer().score({ run })).passed).toBe(false);
+    expect((await ruleScorer("approval-gate").score({ run })).passed).toBe(false);
     expect(
-      (await approvalGateScorer().score({ run, case: { id: "c", agent: { permissionMode: "acceptEdits" } } }))
-        .passed,
+      (
+        await ruleScorer("approval-gate").score({
+          run,
+          case: { id: "c", agent: { permissionMode: "acceptEdits" } },
+        })
+      ).passed,
     ).toBe(true);
-    expect((await approvalGateScorer({ permissionMode: "bypassPermissions" }).score({ run })).passed).toBe(
-      true,
-    );
-    expect(await readBeforeWriteScorer({ threshold: 0.5 }).threshold).toBe(0.5);
+    expect(
+      (await ruleScorer("approval-gate", { permissionMode: "bypassPermissions" }).score({ run })).passed,
+    ).toBe(true);
+    expect(await ruleScorer("read-before-write", { threshold: 0.5 }).threshold).toBe(0.5);
     expect(
       (await behaviorScorer().score({ run, case: { id: "c", behavior: { mustUseTools: ["Read"] } } })).passed,
     ).toBe(false);

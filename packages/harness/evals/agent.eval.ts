@@ -4,7 +4,7 @@
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { forbiddenCommandsScorer, readBeforeWriteScorer, trajectoryScorer } from "@evals/evaluators";
+import { ruleScorer, trajectoryScorer } from "@evals/evaluators";
 import {
   countToolResults,
   firstUserText,
@@ -113,8 +113,8 @@ describeEval("project assistant", {
       score: ({ run, case: evalCase }) =>
         trajectoryScorer({ expected: evalCase!.expected, mode: "strict", engine: "builtin" }).score({ run }),
     },
-    readBeforeWriteScorer(),
-    forbiddenCommandsScorer(),
+    ruleScorer("read-before-write"),
+    ruleScorer("forbidden-commands"),
   ],
   model: () => scripted(model),
   trials: 2,

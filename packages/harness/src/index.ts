@@ -18,6 +18,7 @@ export {
   claudeCodeRunner,
   resolveAgentRunner,
 } from "./agent-runner.js";
+export { type CaseModels, caseModel } from "./case-models.js";
 // The command line of one headless run.
 export {
   type AgentDefinition,
@@ -70,9 +71,7 @@ export { backfillStreamIds, type ReconcileInput, reconcileRun, reconcileRuns } f
 export { type RunAgentOptions, type RunAgentResult, runAgent } from "./run-agent.js";
 export {
   type CaseList,
-  type CaseModels,
   type CaseSuiteOptions,
-  caseModel,
   caseRunOptions,
   checkRecordingKeys,
   DuplicateCaseIdError,

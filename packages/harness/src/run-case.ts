@@ -6,13 +6,14 @@ import {
   type LoadedCase,
   loadCaseDir,
   loadCases,
+  type RuleRegistry,
   resolveAgentPaths,
   scorersForCase,
 } from "@evals/evaluators";
 import type { ResultsShard, Shard } from "@evals/logging";
-import type { ModelSource, ScriptFunction } from "@evals/vcr";
 import { type AgentChoice, type AgentRunnerOptions, resolveAgentRunner } from "./agent-runner.js";
 import { caseFixtureProblems, resolveCaseFixture } from "./case-fixture.js";
+import { type CaseModels, caseModel } from "./case-models.js";
 import type { CaseOutcome, CaseScorers, CaseSettings, EvalTask } from "./evaluate-case.js";
 import { evaluateCase } from "./evaluate-case.js";
 import { createLimiter } from "./limiter.js";
@@ -21,7 +22,7 @@ import type { PassRule } from "./pass-rule.js";
 import type { RunAgentOptions, RunAgentResult } from "./run-agent.js";
 import type { Threshold } from "./scoring.js";
 import { shardsOfCases } from "./shard.js";
-import type { CaseModel, CassetteOption, TrialContext, WorktreeOption } from "./trial.js";
+import type { CassetteOption, TrialContext, WorktreeOption } from "./trial.js";
 import {
   checkVariants,
   compareVariantOutcomes,
@@ -133,10 +134,11 @@ export type CaseList = string | string[] | EvalCase[];
 /**
  * Reads the cases of files and folders (relative to the current folder); a list of cases as it is.
  * A case whose fixture cannot be used makes its file invalid (CaseFileError), as `evals validate` says.
+ * The cases may name the rules of `rules` (default: the built-in ones).
  */
-export function loadCaseList(cases: CaseList): EvalCase[] {
+export function loadCaseList(cases: CaseList, rules?: RuleRegistry): EvalCase[] {
   const entries = Array.isArray(cases) ? cases : [cases];
-  const options = { check: caseFixtureProblems };
+  const options = { check: caseFixtureProblems, ...(rules ? { rules } : {}) };
   return entries.flatMap((entry): EvalCase[] => {
     if (typeof entry !== "string") return [entry];
     const path = resolve(entry);
@@ -146,21 +148,13 @@ export function loadCaseList(cases: CaseList): EvalCase[] {
   });
 }
 
-/**
- * A suite's scripted models: one per case id (cases without one have none), or a function of the
- * case. What it gives is a @evals/vcr ScriptFunction or ModelSource.
- */
-export type CaseModels =
-  | Record<string, ScriptFunction | undefined>
-  | ((evalCase: EvalCase) => ScriptFunction | ModelSource | undefined);
-
-/** The suite's models as the trial's `model`. */
-export function caseModel(models: CaseModels): CaseModel<EvalCase> {
-  return typeof models === "function" ? models : (evalCase) => models[evalCase.id];
-}
-
 /** What describeCases and runCases share. */
 export interface CaseSuiteOptions {
+  /**
+   * The rules the cases may name and that judge them (default: the built-in rules,
+   * `defaultRuleRegistry`; `defaultRuleRegistry.with(myRule)` adds your own).
+   */
+  rules?: RuleRegistry;
   /**
    * The scorers: a list, or a function of the case. Default: the case's own rules, behavior,
    * expectedTrajectory and expectedViolations (`scorersForCase`).
@@ -203,7 +197,7 @@ export function caseSettingsOf(
     task:
       options.task ??
       ((_input, trial) => runCase(trial, trial.case, options.runAgent ? { runAgent: options.runAgent } : {})),
-    scorers: options.scorers ?? ((value: EvalCase) => scorersForCase(value)),
+    scorers: options.scorers ?? ((value: EvalCase) => scorersForCase(value, options.rules)),
     trials: options.trials ?? evalCase.trials,
     ...(options.passRule !== undefined ? { passRule: options.passRule } : {}),
     ...(options.threshold !== undefined ? { threshold: options.threshold } : {}),
@@ -278,7 +272,7 @@ export interface RunCasesResult {
  * decided by the pass rule. Never throws for what an agent or a scorer did: that is in the outcomes.
  */
 export async function runCases(cases: CaseList, options: RunCasesOptions = {}): Promise<RunCasesResult> {
-  const list = loadCaseList(cases);
+  const list = loadCaseList(cases, options.rules);
   if (options.suite === undefined && options.cassette) checkRecordingKeys(list);
   const schedule = createLimiter(options.concurrency ?? 1);
   const suiteFor = (evalCase: EvalCase) => options.suite ?? suiteOf(evalCase);

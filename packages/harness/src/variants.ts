@@ -17,9 +17,9 @@ import {
 } from "@evals/logging";
 import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
+import type { CaseModels } from "./case-models.js";
 import type { CaseOutcome } from "./evaluate-case.js";
 import type { RunAgentOptions } from "./run-agent.js";
-import type { CaseModels } from "./run-case.js";
 import type { TrialVariant } from "./trial.js";
 
 /**

@@ -16,8 +16,10 @@ import { GRADE_EXIT, parseCase, RULE_IDS, rulesMarkdown, scorersForCase } from "
 import { readResults } from "@evals/logging";
 import { buildCassette, cassettePath, writeCassette } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { evals as evalsInProcess } from "../src/cli/evals.js";
 import { EXIT } from "../src/cli/exit-codes.js";
 import { type CaseOutcome, evaluateCase } from "../src/index.js";
+import { runInProcess } from "./command-io.js";
 import { fixtureStream } from "./fixtures.js";
 
 /** The built `evals` binary, as package.json's "bin" names it. */
@@ -174,6 +176,34 @@ describe("evals --rules <module>", () => {
     expect(verdict?.violations).toEqual([
       expect.objectContaining({ type: "program-not-allowed", message: "echo is not allowed" }),
     ]);
+  });
+
+  it("adds the module's rules for that command only: the next command in the same process does not see them", async () => {
+    const withModule = await runInProcess(
+      (args, io) => evalsInProcess(args, io),
+      ["--rules", fixture("bash-allowlist.mjs"), "validate", fixture("allowlist.yaml")],
+    );
+    expect(withModule.err).toBe("");
+    expect(withModule.code).toBe(EXIT.passed);
+    const listed = await runInProcess(
+      (args, io) => evalsInProcess(args, io),
+      ["rules", "--rules", fixture("bash-allowlist.mjs")],
+    );
+    expect(listed.out).toMatch(
+      /^bash-allowlist +\(opt-in\) Every Bash command starts with an allowed program\./m,
+    );
+
+    // Same process, no --rules: the built-in rules only (the registry of the call before is gone).
+    const without = await runInProcess(
+      (args, io) => evalsInProcess(args, io),
+      ["validate", fixture("allowlist.yaml")],
+    );
+    expect(without.code).toBe(EXIT.failed);
+    expect(without.err).toMatch(
+      /allowlist\.yaml:5:3 \(field rules\.bash-allowlist\): unknown field "bash-allowlist": a rule of your own must be loaded \(`evals --rules <module>`/,
+    );
+    const builtIn = await runInProcess((args, io) => evalsInProcess(args, io), ["rules"]);
+    expect(builtIn.out).not.toContain("bash-allowlist");
   });
 
   it("says which module could not be loaded", () => {

@@ -1,10 +1,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseCase, parseCaseText } from "@evals/evaluators";
+import { runFromStreamJson } from "@evals/core";
+import { type AnyRule, defaultRuleRegistry, parseCase, parseCaseText } from "@evals/evaluators";
 import { cassetteKey, reply, text } from "@evals/vcr";
 import { afterAll, describe, expect, it } from "vitest";
-import { caseModel, caseRunOptions, cassetteKeyOptions, loadCaseList } from "../src/index.js";
+import { caseModel, caseRunOptions, cassetteKeyOptions, loadCaseList, runCases } from "../src/index.js";
+import { fixtureStream } from "./fixtures.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "harness-run-case-unit-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -146,5 +148,25 @@ describe("loadCaseList and caseModel", () => {
     const model = caseModel({ a: script });
     expect(model(parseCase({ id: "a", prompt: "p" }))).toBe(script);
     expect(model(parseCase({ id: "b", prompt: "p" }))).toBeUndefined();
+  });
+});
+
+describe("runCases with a rule registry", () => {
+  const fixture = (name: string) => join(import.meta.dirname, "__fixtures__", "rules", name);
+  /** The real multi-tool run: its Bash calls are `ls` and `echo BLOCKME` (twice, one denied by a hook). */
+  const multiTool = () => runFromStreamJson(fixtureStream("multi-tool"), { prompts: ["do the steps"] });
+
+  it("loads and judges cases by the rules of `rules`; without them the case file is refused", async () => {
+    const { bashAllowlist } = (await import(fixture("bash-allowlist.mjs"))) as { bashAllowlist: AnyRule };
+    const rules = defaultRuleRegistry.with(bashAllowlist);
+    const result = await runCases(fixture("allowlist.yaml"), { rules, task: () => multiTool() });
+    const [outcome] = result.outcomes;
+    const scores = outcome?.result.trials[0]?.scores ?? [];
+    expect(scores.find((score) => score.scorer === "bash-allowlist")).toMatchObject({ passed: false });
+    expect(outcome?.passed).toBe(false);
+
+    await expect(runCases(fixture("allowlist.yaml"), { task: () => multiTool() })).rejects.toThrow(
+      /allowlist\.yaml:5:3 \(field rules\.bash-allowlist\): unknown field "bash-allowlist"/,
+    );
   });
 });

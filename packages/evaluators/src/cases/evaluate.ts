@@ -1,51 +1,45 @@
 import type { AgentRunResult, EvaluatorResult, Run, Violation } from "@evals/core";
 import { judgeOutcome, outcomeResult } from "../outcome.js";
 import { behavior } from "../rules/behavior.js";
-import {
-  allRules,
-  BUILTIN_RULES,
-  type EvaluatorId,
-  isOptInRule,
-  type RuleId,
-  ruleById,
-} from "../rules/registry.js";
+import { defaultRuleRegistry, type EvaluatorId, type RuleRegistry } from "../rules/registry.js";
 import { trajectoryMatch, trajectoryOptionsFrom } from "../trajectory/trajectory-match.js";
 import { parseCase } from "./load.js";
 import { type EvalCase, type EvalCaseInput, type ExpectedViolation, withArticle } from "./schema.js";
-
-/** The built-in rules' checks by id (each is `<rule>.check`). */
-export const RULES = Object.fromEntries(BUILTIN_RULES.map((rule) => [rule.id, rule.check])) as Record<
-  RuleId,
-  (run: Run, options?: Record<string, unknown>) => EvaluatorResult
->;
 
 /**
  * A rule's options for a case: its `rules` entry over what the case implies elsewhere (the rule's
  * `fromCase`: the permission mode and allowedTools pre-approve calls for approval-gate;
  * behavior.expectedContextFiles and requiresContext drive context-loading). Undefined when the case
- * turns the rule off.
+ * turns the rule off. `rules`: the registry the rule is in (default: the built-in rules).
  */
-export function ruleOptionsFromCase(id: string, evalCase: EvalCase): Record<string, unknown> | undefined {
+export function ruleOptionsFromCase(
+  id: string,
+  evalCase: EvalCase,
+  rules: RuleRegistry = defaultRuleRegistry,
+): Record<string, unknown> | undefined {
   const configured = (evalCase.rules as Record<string, unknown>)[id];
   if (configured === false) return undefined;
   const options = (typeof configured === "object" ? configured : {}) as Record<string, unknown>;
-  const implied = ruleById(id)?.fromCase?.(evalCase) as Record<string, unknown> | undefined;
+  const implied = rules.get(id)?.fromCase?.(evalCase) as Record<string, unknown> | undefined;
   return implied ? { ...implied, ...options } : options;
 }
 
 /**
  * The evaluators a case runs, in report order: outcome, behavior, trajectory (when expected), then
  * the rules (the opt-in ones, report-first and error-handling, only when the case names them in
- * `rules` or `expectedViolations`).
+ * `rules` or `expectedViolations`), of the registry `rules` (default: the built-in rules).
  */
-export function evaluatorsForCase(evalCase: EvalCase): EvaluatorId[] {
+export function evaluatorsForCase(
+  evalCase: EvalCase,
+  rules: RuleRegistry = defaultRuleRegistry,
+): EvaluatorId[] {
   const ids: EvaluatorId[] = ["outcome", "behavior"];
   if (evalCase.expectedTrajectory !== undefined) ids.push("trajectory");
-  for (const { id } of allRules()) {
+  for (const { id } of rules.rules) {
     const configured = (evalCase.rules as Record<string, unknown>)[id];
     if (configured === false) continue;
     if (
-      isOptInRule(id) &&
+      rules.isOptIn(id) &&
       configured === undefined &&
       !evalCase.expectedViolations.some((expected) => expected.rule === id)
     )
@@ -63,6 +57,7 @@ export async function runCaseEvaluator(
   id: EvaluatorId,
   input: Run | AgentRunResult,
   evalCase: EvalCase,
+  rules: RuleRegistry = defaultRuleRegistry,
 ): Promise<EvaluatorResult> {
   if (id === "outcome") return outcomeResult(judgeOutcome(input, evalCase.outcome ?? "success"));
   const run = runOf(input);
@@ -72,9 +67,9 @@ export async function runCaseEvaluator(
       throw new Error(`case ${evalCase.id} has no expectedTrajectory`);
     return trajectoryMatch(run, trajectoryOptionsFrom(evalCase.expectedTrajectory));
   }
-  const rule = ruleById(id);
-  if (!rule) throw new Error(`case ${evalCase.id}: no rule "${id}" is registered`);
-  return rule.check(run, ruleOptionsFromCase(id, evalCase) ?? {});
+  const rule = rules.get(id);
+  if (!rule) throw new Error(`case ${evalCase.id}: no rule "${id}" in the registry it is judged with`);
+  return rule.check(run, ruleOptionsFromCase(id, evalCase, rules) ?? {});
 }
 
 /** How an expected violation turned out. */
@@ -140,15 +135,16 @@ export function runOf(input: Run | AgentRunResult): Run {
  * and timeout, a Run alone tells only its result lines). Behavior must pass;
  * every expected violation (shouldViolate: true) must occur and no forbidden one (shouldViolate:
  * false) may; any other error-severity violation fails. With a `threshold`, an evaluator other than
- * behavior passes when its score reaches it.
+ * behavior passes when its score reaches it. The rules come from `rules` (default: the built-in ones).
  */
 export async function evaluate(
   run: Run | AgentRunResult,
   input: EvalCase | EvalCaseInput,
+  rules: RuleRegistry = defaultRuleRegistry,
 ): Promise<CaseEvaluation> {
-  const evalCase = parseCase(input, `case ${JSON.stringify((input as { id?: unknown })?.id ?? "?")}`);
-  const ids = evaluatorsForCase(evalCase);
-  const results = await Promise.all(ids.map((id) => runCaseEvaluator(id, run, evalCase)));
+  const evalCase = parseCase(input, `case ${JSON.stringify((input as { id?: unknown })?.id ?? "?")}`, rules);
+  const ids = evaluatorsForCase(evalCase, rules);
+  const results = await Promise.all(ids.map((id) => runCaseEvaluator(id, run, evalCase, rules)));
   const verdicts = ids.map((id, position) => judge(id, results[position] as EvaluatorResult, evalCase));
   const reasons = verdicts.flatMap((verdict) =>
     verdict.ok ? [] : verdict.reasons.map((reason) => `${verdict.evaluator}: ${reason}`),

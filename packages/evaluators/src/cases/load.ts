@@ -3,13 +3,9 @@ import { dirname, extname, isAbsolute, join, resolve } from "node:path";
 import { BUILTIN_TOOLS, isKnownToolName } from "@evals/core";
 import { type Document, isMap, isNode, isPair, isScalar, LineCounter, parseAllDocuments, visit } from "yaml";
 import type { z } from "zod";
-import {
-  type AgentOptions,
-  caseJsonSchema,
-  caseSchema,
-  type EvalCase,
-  type EvalCaseSchema,
-} from "./schema.js";
+import { defaultRuleRegistry, type RuleRegistry } from "../rules/registry.js";
+import { caseJsonSchema, caseSchemaFor, type EvalCaseSchema } from "./case-schema.js";
+import type { AgentOptions, EvalCase } from "./schema.js";
 import { canonicalizeCaseToolNames } from "./tool-names.js";
 
 /** One problem in a case file: where it is and what is wrong. */
@@ -59,6 +55,8 @@ export interface CaseReadOptions {
    * field. The harness checks fixtures this way, so `evals validate` and `evals run` agree.
    */
   check?: (evalCase: LoadedCase) => { path: (string | number)[]; message: string }[];
+  /** The rules the cases may name (default: the built-in ones, `defaultRuleRegistry`). */
+  rules?: RuleRegistry;
 }
 
 function emitCaseWarning(warning: CaseIssue): void {
@@ -70,21 +68,32 @@ export type LoadedCase = EvalCase & { file: string };
 
 const parsed = new WeakSet<object>();
 
-/** Validates a case given as an object. Errors name the field (no lines: there is no file). */
-export function parseCase(value: unknown, source = "<case>"): EvalCase {
+/**
+ * Validates a case given as an object, whose `rules` and `expectedViolations` may name the rules of
+ * `rules` (default: the built-in ones). Errors name the field (no lines: there is no file).
+ */
+export function parseCase(
+  value: unknown,
+  source = "<case>",
+  rules: RuleRegistry = defaultRuleRegistry,
+): EvalCase {
   if (value && typeof value === "object" && parsed.has(value)) return value as EvalCase;
   // A loaded case copied with changes ({ ...loaded, threshold }) still carries the file it came from.
   const { file, ...fields } = (value && typeof value === "object" ? value : {}) as { file?: unknown };
   if (typeof file === "string") {
-    const evalCase = { ...parseCase(fields, source), file } as LoadedCase;
+    const evalCase = { ...parseCase(fields, source, rules), file } as LoadedCase;
     parsed.add(evalCase);
     return evalCase;
   }
-  const result = caseSchema().safeParse(value);
+  const result = caseSchemaFor(rules).safeParse(value);
   if (!result.success) {
     throw new CaseFileError(
       source,
-      result.error.issues.map((issue) => ({ file: source, ...fieldOf(issue), message: messageOf(issue) })),
+      result.error.issues.map((issue) => ({
+        file: source,
+        ...fieldOf(issue),
+        message: messageOf(issue, rules),
+      })),
     );
   }
   canonicalizeCaseToolNames(result.data);
@@ -167,7 +176,7 @@ export function parseCaseText(text: string, file: string, options: CaseReadOptio
   const issues: CaseIssue[] = [];
   const cases: LoadedCase[] = [];
   for (const entry of entries) {
-    const result = caseSchema().safeParse(entry.value);
+    const result = caseSchemaFor(options.rules).safeParse(entry.value);
     if (!result.success) {
       for (const issue of result.error.issues) {
         const path = [
@@ -175,7 +184,12 @@ export function parseCaseText(text: string, file: string, options: CaseReadOptio
           ...issue.path.map((part) => (typeof part === "symbol" ? String(part) : part)),
         ];
         const position = locate(entry.document, lineCounter, path, issue);
-        issues.push({ file, ...position, ...fieldOf(issue), message: messageOf(issue) });
+        issues.push({
+          file,
+          ...position,
+          ...fieldOf(issue),
+          message: messageOf(issue, options.rules ?? defaultRuleRegistry),
+        });
       }
       continue;
     }
@@ -411,18 +425,23 @@ function closestToolName(name: string): string | undefined {
   return best?.name;
 }
 
-function messageOf(issue: z.core.$ZodIssue): string {
+function messageOf(issue: z.core.$ZodIssue, rules: RuleRegistry): string {
   if (issue.code === "unrecognized_keys") {
     const names = issue.keys.map((key) => {
-      const guess = closestFieldName(key, issue.path);
+      const guess = closestFieldName(key, issue.path, rules);
       return `${JSON.stringify(key)}${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ""}`;
     });
-    return `unknown field${issue.keys.length > 1 ? "s" : ""} ${names.join(", ")}`;
+    // An unknown entry of `rules` is most often a rule of the user's own that was not loaded.
+    const hint =
+      issue.path.at(-1) === "rules"
+        ? ": a rule of your own must be loaded (`evals --rules <module>`; in code, `defaultRuleRegistry.with(rule)`)"
+        : "";
+    return `unknown field${issue.keys.length > 1 ? "s" : ""} ${names.join(", ")}${hint}`;
   }
   if (issue.code === "invalid_union" && issue.errors.length > 0) {
     // Say what the closest alternative wanted rather than "invalid input".
     const closest = [...issue.errors].sort((a, b) => a.length - b.length)[0]?.[0];
-    if (closest) return messageOf(closest as z.core.$ZodIssue);
+    if (closest) return messageOf(closest as z.core.$ZodIssue, rules);
   }
   if (issue.code === "invalid_value" && issue.values.length > 1) {
     return `expected one of ${issue.values.map((value) => JSON.stringify(value)).join(", ")}`;
@@ -466,7 +485,6 @@ function locate(
 }
 
 type SchemaNode = Record<string, unknown>;
-let jsonSchema: SchemaNode | undefined;
 
 /** The node itself and the branches of its anyOf / oneOf / allOf, recursively. */
 function branches(node: unknown): SchemaNode[] {
@@ -479,9 +497,8 @@ function branches(node: unknown): SchemaNode[] {
 }
 
 /** The field names the case allows in the object at `path` (every branch of a union). */
-function fieldNamesAt(path: readonly PropertyKey[]): string[] {
-  jsonSchema ??= caseJsonSchema();
-  let nodes: SchemaNode[] = [jsonSchema];
+function fieldNamesAt(path: readonly PropertyKey[], rules: RuleRegistry): string[] {
+  let nodes: SchemaNode[] = [caseJsonSchema(rules)];
   for (const part of path) {
     nodes = nodes.flatMap(branches).flatMap((node) => {
       if (typeof part === "number")
@@ -503,9 +520,13 @@ function fieldNamesAt(path: readonly PropertyKey[]): string[] {
  * The field, among those allowed where the unknown one was written, closest to it (at most two
  * edits away). Never the name that was typed: a field of another object is not a suggestion here.
  */
-function closestFieldName(name: string, path: readonly PropertyKey[]): string | undefined {
+function closestFieldName(
+  name: string,
+  path: readonly PropertyKey[],
+  rules: RuleRegistry,
+): string | undefined {
   let best: { name: string; distance: number } | undefined;
-  for (const candidate of fieldNamesAt(path)) {
+  for (const candidate of fieldNamesAt(path, rules)) {
     if (candidate === name) continue;
     const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
     if (distance <= 2 && (!best || distance < best.distance)) best = { name: candidate, distance };

@@ -1,11 +1,12 @@
-import { jsonSchemaOf, SeveritySchema } from "@evals/core";
+import { SeveritySchema } from "@evals/core";
 import { z } from "zod";
-import type { AnyRule } from "../define-rule.js";
 import { ExpectedOutcomeSchema } from "../outcome.js";
 import { PermissionModeSchema } from "../permissions.js";
-import { BehaviorSchema } from "../rules/behavior.js";
-import { allRules, BUILTIN_RULES, CORE_EVALUATOR_IDS, rulesGeneration } from "../rules/registry.js";
 import { ExpectedTrajectorySchema } from "../trajectory/trajectory-match.js";
+import { BehaviorSchema } from "./behavior-schema.js";
+
+// The case schema as a function of the rules a case may name. It knows rules only by the shape below
+// (no rule module is imported here), so that rules may depend on the case's types.
 
 /** The case file format's version. A reader accepts the versions it knows. */
 export const CASE_VERSION = 1 as const;
@@ -123,6 +124,17 @@ export const AGENT_PATH_FIELDS = [
   "agents",
 ] as const;
 
+/** The evaluators that are not rules: how the run ended, the case's behavior, trajectory matching. */
+export const CORE_EVALUATOR_IDS = ["outcome", "behavior", "trajectory"] as const;
+
+/** What the case schema needs of a rule: its id, its options schema, its summary and whether it is opt-in. */
+export interface CaseSchemaRule {
+  readonly id: string;
+  readonly summary: string;
+  readonly optIn?: boolean;
+  readonly options: z.ZodType;
+}
+
 /** An evaluator that must (or must not) report a violation. Matched by rule id, never by substring. */
 function expectedViolationSchema(evaluatorIds: readonly [string, ...string[]]) {
   return z
@@ -141,7 +153,7 @@ function expectedViolationSchema(evaluatorIds: readonly [string, ...string[]]) {
     .strict();
 }
 
-type RulesShape<Rules extends readonly AnyRule[]> = {
+type RulesShape<Rules extends readonly CaseSchemaRule[]> = {
   [Rule in Rules[number] as Rule["id"]]: z.ZodOptional<z.ZodUnion<[z.ZodBoolean, Rule["options"]]>>;
 };
 
@@ -149,7 +161,7 @@ type RulesShape<Rules extends readonly AnyRule[]> = {
  * Which rule evaluators run, and their options: `false` turns one off, `true` turns an opt-in one on,
  * an object configures it. One entry per rule, from the rule's own options schema and summary.
  */
-function rulesSchema<const Rules extends readonly AnyRule[]>(rules: Rules) {
+function rulesSchema<const Rules extends readonly CaseSchemaRule[]>(rules: Rules) {
   const shape = Object.fromEntries(
     rules.map((rule) => [
       rule.id,
@@ -161,13 +173,6 @@ function rulesSchema<const Rules extends readonly AnyRule[]>(rules: Rules) {
   ) as RulesShape<Rules>;
   return z.object(shape).strict();
 }
-
-/** The built-in rules' entries of a case's `rules`. */
-export const RulesSchema = rulesSchema(BUILTIN_RULES);
-export const ExpectedViolationSchema = expectedViolationSchema([
-  ...CORE_EVALUATOR_IDS,
-  ...BUILTIN_RULES.map((rule) => rule.id),
-]);
 
 /**
  * What an LLM judge (@evals/judge) grades the run's final answer by: plain-language criteria. Read by
@@ -182,8 +187,12 @@ export const JudgeSectionSchema = z
   })
   .strict();
 
-/** A test case for an agent: what to run, and how to judge the run. */
-function evalCaseSchema<const Rules extends readonly AnyRule[]>(rules: Rules) {
+/**
+ * The schema of a test case for an agent (what to run, and how to judge the run) whose `rules` and
+ * `expectedViolations` may name exactly these rules. A pure function of the rules: a RuleRegistry's
+ * case schema is `caseSchemaOf(registry.rules)` (see caseSchemaFor).
+ */
+export function caseSchemaOf<const Rules extends readonly CaseSchemaRule[]>(rules: Rules) {
   return z
     .object({
       /** Lets editors validate the file (`$schema: ../node_modules/@evals/evaluators/schemas/case.json`). */
@@ -288,31 +297,16 @@ function evalCaseSchema<const Rules extends readonly AnyRule[]>(rules: Rules) {
     });
 }
 
-/** A test case for an agent, with the built-in rules. */
-export const EvalCaseSchema = evalCaseSchema(BUILTIN_RULES);
-
-let current: { generation: number; schema: typeof EvalCaseSchema } | undefined;
-
-/**
- * The case schema with every rule registered now (the built-in ones and those added with
- * `registerRule`): what `parseCase` and `loadCases` validate with.
- */
-export function caseSchema(): typeof EvalCaseSchema {
-  const generation = rulesGeneration();
-  if (generation === 0) return EvalCaseSchema;
-  if (current?.generation !== generation) {
-    current = { generation, schema: evalCaseSchema(allRules()) as unknown as typeof EvalCaseSchema };
-  }
-  return current.schema;
-}
-
-/** A parsed case (defaults filled in). */
-export type EvalCase = z.output<typeof EvalCaseSchema>;
+/** The case schema of any set of rules. */
+export type CaseSchema = ReturnType<typeof caseSchemaOf<readonly CaseSchemaRule[]>>;
+/** A parsed case (defaults filled in), whatever rules it was read with. */
+export type EvalCase = z.output<CaseSchema>;
 /** A case as written in a file or in code. */
-export type EvalCaseInput = z.input<typeof EvalCaseSchema>;
-export type ExpectedViolation = z.output<typeof ExpectedViolationSchema>;
+export type EvalCaseInput = z.input<CaseSchema>;
+export type ExpectedViolation = EvalCase["expectedViolations"][number];
 export type AgentOptions = z.output<typeof AgentOptionsSchema>;
-export type RulesConfig = z.output<typeof RulesSchema>;
+/** A case's `rules`: by rule id, false (off), true (on) or the rule's options. */
+export type RulesConfig = EvalCase["rules"];
 export type JudgeSection = z.output<typeof JudgeSectionSchema>;
 
 /** "an approval-gate", "a trajectory". */
@@ -323,9 +317,4 @@ export function withArticle(word: string): string {
 /** The prompts of a case, in order. */
 export function casePrompts(evalCase: Pick<EvalCase, "prompt" | "prompts">): string[] {
   return evalCase.prompts ?? (evalCase.prompt !== undefined ? [evalCase.prompt] : []);
-}
-
-/** The JSON Schema (draft 2020-12) of a case file, generated from the zod schema. */
-export function caseJsonSchema(): Record<string, unknown> {
-  return jsonSchemaOf(caseSchema(), { id: "urn:evals:evaluators:case", title: "Eval case" });
 }

@@ -3,6 +3,7 @@ import { RUN_FOLDER_FILES, type RunFolderCase } from "@evals/core";
 import { evaluate } from "../cases/evaluate.js";
 import { CaseFileError, loadCases, parseCase } from "../cases/load.js";
 import { casePrompts, type EvalCase } from "../cases/schema.js";
+import { defaultRuleRegistry, type RuleRegistry } from "../rules/registry.js";
 import { caseWithOutcome } from "../scorers.js";
 import { failOnHarnessError, judgeAsHarness } from "./harness-grading.js";
 import { writeJsonInPieces } from "./json-in-pieces.js";
@@ -92,13 +93,14 @@ export const GRADE_EXIT = {
 /**
  * `evals grade` (the `evals` binary of @evals/harness runs it): grades a stored run; `argv` are the
  * arguments after `grade`. Writes the verdict to `io.stdout`, problems to `io.stderr`, and returns
- * the exit code (see GRADE_EXIT). `io.usage` replaces GRADE_USAGE in the help and usage errors.
+ * the exit code (see GRADE_EXIT). `io.usage` replaces GRADE_USAGE in the help and usage errors;
+ * `io.rules` is the registry of the rules cases may name (default: the built-in rules).
  */
 export async function gradeCommand(
   argv: string[],
-  output: { stdout: Output; stderr: Output; usage?: string },
+  output: { stdout: Output; stderr: Output; usage?: string; rules?: RuleRegistry },
 ): Promise<number> {
-  const io = { ...output, usage: output.usage ?? GRADE_USAGE };
+  const io = { ...output, usage: output.usage ?? GRADE_USAGE, rules: output.rules ?? defaultRuleRegistry };
   const args = parseArguments(argv);
   if (typeof args === "string") {
     io.stderr.write(`evals grade: ${args}\n\n${io.usage}\n`);
@@ -122,7 +124,10 @@ export function internalErrorMessage(error: unknown, verbose: boolean, command =
   return `${command}: internal error: ${text.split("\n")[0]} (this is a bug in ${command}; --verbose shows the stack)`;
 }
 
-async function grade(args: GradeArguments, io: { stdout: Output; stderr: Output; usage: string }) {
+async function grade(
+  args: GradeArguments,
+  io: { stdout: Output; stderr: Output; usage: string; rules: RuleRegistry },
+) {
   if (args.help) {
     io.stdout.write(`${io.usage}\n`);
     return GRADE_EXIT.passed;
@@ -134,7 +139,7 @@ async function grade(args: GradeArguments, io: { stdout: Output; stderr: Output;
   let evalCase: EvalCase | undefined;
   if (args.caseFile) {
     try {
-      const cases = loadCases(args.caseFile);
+      const cases = loadCases(args.caseFile, { rules: io.rules });
       const chosen = args.caseId
         ? cases.find((item) => item.id === args.caseId)
         : cases.length === 1
@@ -184,7 +189,7 @@ async function grade(args: GradeArguments, io: { stdout: Output; stderr: Output;
     // The case is in the run folder's manifest, beside the file the run was read from.
     const manifestFile = join(dirname(stored.file), RUN_FOLDER_FILES.manifest);
     try {
-      evalCase = parseCase(recorded.value, `the case stored in ${manifestFile}`);
+      evalCase = parseCase(recorded.value, `the case stored in ${manifestFile}`, io.rules);
     } catch (error) {
       const verdict = recorded.grading?.verdict;
       io.stderr.write(
@@ -198,10 +203,11 @@ async function grade(args: GradeArguments, io: { stdout: Output; stderr: Output;
   const evaluated = await evaluate(
     stored.result ?? stored.run,
     caseWithOutcome(evalCase, recorded?.grading?.outcome),
+    io.rules,
   );
   // The stored case is judged as the harness judged it: with the thresholds it used.
   const judged =
-    !args.caseFile && recorded?.grading ? judgeAsHarness(evaluated, recorded.grading) : evaluated;
+    !args.caseFile && recorded?.grading ? judgeAsHarness(evaluated, recorded.grading, io.rules) : evaluated;
   const harness = recorded?.grading?.verdict;
   const evaluation = harness ? failOnHarnessError(judged, harness) : judged;
   if (args.json) {

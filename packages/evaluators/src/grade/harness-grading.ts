@@ -1,7 +1,7 @@
 import type { RunFolderCase } from "@evals/core";
 import { type CaseEvaluation, type EvaluatorVerdict, meanScore } from "../cases/evaluate.js";
 import { OUTCOME_EVALUATOR } from "../outcome.js";
-import { evaluatorIds } from "../rules/registry.js";
+import { defaultRuleRegistry, type RuleRegistry } from "../rules/registry.js";
 
 type Grading = NonNullable<RunFolderCase["grading"]>;
 
@@ -11,14 +11,19 @@ type Grading = NonNullable<RunFolderCase["grading"]>;
  * gives the harness's verdict: a scorer with a threshold passes when its score reaches it, one
  * without passes when the evaluator passed; `{ overall }` also needs the mean of the scores. Only
  * the scorers the harness ran count (when they are all evaluators: a suite may run a few of a case's),
- * and the score is the mean of theirs, the trial's score in the harness's results.
+ * and the score is the mean of theirs, the trial's score in the harness's results. `rules`: the
+ * registry the case was evaluated with (its evaluator ids tell evaluators from other scorers).
  */
-export function judgeAsHarness(evaluation: CaseEvaluation, grading: Grading): CaseEvaluation {
+export function judgeAsHarness(
+  evaluation: CaseEvaluation,
+  grading: Grading,
+  rules: RuleRegistry = defaultRuleRegistry,
+): CaseEvaluation {
   const stored = new Map(grading.scorers.map((scorer) => [scorer.name, scorer]));
   const ran = scorersTheHarnessRan(grading);
   // Scorers that are all evaluators: only theirs count, as only they did for the harness. Others
   // (caseScorer's "case:<id>", a suite's own) cannot be matched to verdicts: every verdict counts.
-  const known = evaluatorIds();
+  const known = rules.evaluatorIds();
   const judged = ran.every((name) => known.includes(name))
     ? evaluation.verdicts.filter((verdict) => ran.includes(verdict.evaluator))
     : evaluation.verdicts;

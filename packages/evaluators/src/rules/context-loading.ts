@@ -1,5 +1,6 @@
 import type { ToolCallView } from "@evals/core";
 import { z } from "zod";
+import { ExpectedContextFilesSchema } from "../cases/behavior-schema.js";
 import { defineRule } from "../define-rule.js";
 import { fraction, pointerTo, RuleOptionsBaseSchema, severityFor, violation } from "../evaluator.js";
 import { compilePathPattern, type PathForms, pathForms } from "../paths.js";
@@ -27,13 +28,6 @@ export const DEFAULT_CONTEXT_FILES = [
   "*convention*",
   "**/.cursorrules",
 ] as const;
-
-/** Context files a case expects: each of a list, or any one of `anyOf`. */
-export const ExpectedContextFilesSchema = z.union([
-  z.array(z.string()),
-  z.object({ anyOf: z.array(z.string()).min(1) }).strict(),
-]);
-export type ExpectedContextFiles = z.input<typeof ExpectedContextFilesSchema>;
 
 export const ContextLoadingOptionsSchema = RuleOptionsBaseSchema.extend({
   /** Paths or globs that count as context files (replaces the defaults). */

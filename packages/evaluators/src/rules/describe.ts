@@ -1,6 +1,5 @@
 import type { z } from "zod";
-import type { AnyRule } from "../define-rule.js";
-import { allRules } from "./registry.js";
+import { defaultRuleRegistry, type RuleRegistry } from "./registry.js";
 
 /** A rule as `evals rules` and the docs show it. */
 export interface RuleDescription {
@@ -12,9 +11,9 @@ export interface RuleDescription {
   options: string[];
 }
 
-/** The registered rules (built-in and user-defined), described from their own declarations. */
-export function describeRules(rules: readonly AnyRule[] = allRules()): RuleDescription[] {
-  return rules.map((rule) => ({
+/** The rules of a registry (default: the built-in ones), described from their own declarations. */
+export function describeRules(registry: RuleRegistry = defaultRuleRegistry): RuleDescription[] {
+  return registry.rules.map((rule) => ({
     id: rule.id,
     summary: rule.summary,
     optIn: rule.optIn === true,
@@ -28,8 +27,8 @@ function optionNames(schema: z.ZodType): string[] {
 }
 
 /** The rules as a Markdown table (the README's rule list is this table: a test keeps it current). */
-export function rulesMarkdown(rules: readonly AnyRule[] = allRules()): string {
-  const rows = describeRules(rules).map(
+export function rulesMarkdown(registry: RuleRegistry = defaultRuleRegistry): string {
+  const rows = describeRules(registry).map(
     (rule) =>
       `| \`${rule.id}\` | ${rule.optIn ? "opt-in" : "on"} | ${rule.summary.replaceAll("|", "\\|")} | ${rule.options.map((name) => `\`${name}\``).join(", ") || "—"} |`,
   );
@@ -39,8 +38,8 @@ export function rulesMarkdown(rules: readonly AnyRule[] = allRules()): string {
 }
 
 /** The rules as plain text: one line each, then its options (`evals rules`). */
-export function rulesText(rules: readonly AnyRule[] = allRules()): string {
-  const described = describeRules(rules);
+export function rulesText(registry: RuleRegistry = defaultRuleRegistry): string {
+  const described = describeRules(registry);
   const width = Math.max(...described.map((rule) => rule.id.length));
   return described
     .map((rule) => {

@@ -1,3 +1,4 @@
+import { CORE_EVALUATOR_IDS } from "../cases/schema.js";
 import type { AnyRule } from "../define-rule.js";
 import { approvalGateRule } from "./approval-gate.js";
 import { cleanupConfirmationRule } from "./cleanup-confirmation.js";
@@ -13,7 +14,7 @@ import { skillUsageRule } from "./skill-usage.js";
 import { stopOnFailureRule } from "./stop-on-failure.js";
 import { toolUsageRule } from "./tool-usage.js";
 
-/** The built-in rules, in report order. The case schema, its JSON Schema, `evals rules` and the docs come from here. */
+/** The built-in rules, in report order: the rules of `defaultRuleRegistry`. */
 export const BUILTIN_RULES = [
   approvalGateRule,
   contextLoadingRule,
@@ -32,6 +33,8 @@ export const BUILTIN_RULES = [
 
 /** The id of a built-in rule. */
 export type RuleId = (typeof BUILTIN_RULES)[number]["id"];
+/** The built-in rule with this id (its options typed). */
+export type BuiltinRule<Id extends RuleId = RuleId> = Extract<(typeof BUILTIN_RULES)[number], { id: Id }>;
 
 /** The built-in rules' ids. */
 export const RULE_IDS = BUILTIN_RULES.map((rule) => rule.id) as readonly RuleId[] as readonly [
@@ -44,60 +47,63 @@ export const OPT_IN_RULE_IDS = BUILTIN_RULES.filter((rule) => rule.optIn).map(
   (rule) => rule.id,
 ) as readonly RuleId[];
 
-/** The evaluators that are not rules: how the run ended, the case's behavior, trajectory matching. */
-export const CORE_EVALUATOR_IDS = ["outcome", "behavior", "trajectory"] as const;
-
 /** Every built-in evaluator: outcome, behavior, trajectory and the rules. */
 export const EVALUATOR_IDS = [...CORE_EVALUATOR_IDS, ...RULE_IDS] as const;
-/** A built-in evaluator's id, or a registered rule's. */
+/** A built-in evaluator's id, or a user rule's. */
 export type EvaluatorId = (typeof EVALUATOR_IDS)[number] | (string & {});
 
-const registered = new Map<string, AnyRule>(BUILTIN_RULES.map((rule) => [rule.id, rule]));
-let generation = 0;
-
 /**
- * Adds a rule made with `defineRule`, so that case files can name it (`rules:`, `expectedViolations`)
- * and every case runs it (unless it is `optIn` or the case turns it off). Registering the same rule
- * again does nothing; another rule with a taken id is an error.
+ * A set of rules, in report order: the rules case files may name (`rules:`, `expectedViolations`)
+ * and that every case runs (unless one is `optIn` or the case turns it off). A registry never
+ * changes: `with` gives a new one, so a rule added for one suite or command is seen nowhere else.
+ * The case schema of a registry is `caseSchemaFor(registry)`.
  */
-export function registerRule(rule: AnyRule): void {
-  const existing = registered.get(rule.id);
-  if (existing === rule) return;
-  if (existing || (CORE_EVALUATOR_IDS as readonly string[]).includes(rule.id))
-    throw new Error(`a rule with the id "${rule.id}" is already registered`);
-  if (!/^[a-z][a-z0-9-]*$/.test(rule.id))
-    throw new Error(`rule id "${rule.id}": use lowercase letters, digits and dashes`);
-  registered.set(rule.id, rule);
-  generation++;
+export class RuleRegistry {
+  readonly #byId: ReadonlyMap<string, AnyRule>;
+
+  /** A registry of these rules (ids unique, lowercase letters, digits and dashes). */
+  constructor(rules: readonly AnyRule[] = []) {
+    const byId = new Map<string, AnyRule>();
+    for (const rule of rules) {
+      const existing = byId.get(rule.id);
+      if (existing === rule) continue;
+      if (existing || (CORE_EVALUATOR_IDS as readonly string[]).includes(rule.id))
+        throw new Error(`a rule with the id "${rule.id}" is already registered`);
+      if (!/^[a-z][a-z0-9-]*$/.test(rule.id))
+        throw new Error(`rule id "${rule.id}": use lowercase letters, digits and dashes`);
+      byId.set(rule.id, rule);
+    }
+    this.#byId = byId;
+  }
+
+  /**
+   * A new registry with this one's rules and these (made with `defineRule`) after them. The same
+   * rule again is kept once; another rule with a taken id is an error.
+   */
+  with(...rules: AnyRule[]): RuleRegistry {
+    return new RuleRegistry([...this.rules, ...rules]);
+  }
+
+  /** Every rule, in report order. */
+  get rules(): readonly AnyRule[] {
+    return [...this.#byId.values()];
+  }
+
+  /** The rule with this id, if there is one. */
+  get(id: string): AnyRule | undefined {
+    return this.#byId.get(id);
+  }
+
+  /** Whether a rule runs only when a case asks for it. */
+  isOptIn(id: string): boolean {
+    return this.#byId.get(id)?.optIn === true;
+  }
+
+  /** Every evaluator id a case may name: outcome, behavior, trajectory and the rules. */
+  evaluatorIds(): string[] {
+    return [...CORE_EVALUATOR_IDS, ...this.#byId.keys()];
+  }
 }
 
-/** Removes a rule added with registerRule (built-in rules stay). */
-export function unregisterRule(id: string): void {
-  if ((RULE_IDS as readonly string[]).includes(id)) throw new Error(`"${id}" is a built-in rule`);
-  if (registered.delete(id)) generation++;
-}
-
-/** Every rule, built-in then registered, in report order. */
-export function allRules(): AnyRule[] {
-  return [...registered.values()];
-}
-
-/** The rule with this id, if there is one. */
-export function ruleById(id: string): AnyRule | undefined {
-  return registered.get(id);
-}
-
-/** Changes every time the set of rules does (caches built from it compare this). */
-export function rulesGeneration(): number {
-  return generation;
-}
-
-/** Whether a rule runs only when a case asks for it. */
-export function isOptInRule(id: string): boolean {
-  return registered.get(id)?.optIn === true;
-}
-
-/** Every evaluator id a case may name: the built-in ones and the registered rules. */
-export function evaluatorIds(): string[] {
-  return [...CORE_EVALUATOR_IDS, ...registered.keys()];
-}
+/** The built-in rules: what cases, `evals` and the scorers use unless given another registry. */
+export const defaultRuleRegistry = new RuleRegistry(BUILTIN_RULES);

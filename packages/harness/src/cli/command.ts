@@ -1,7 +1,11 @@
-/** Where a command writes: its output, and its problems. */
+import type { RuleRegistry } from "@evals/evaluators";
+
+/** Where a command writes (its output, and its problems), and the rules its case files may name. */
 export interface CommandIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
+  /** The built-in rules and those of the `--rules` modules (default: the built-in rules). */
+  rules?: RuleRegistry;
 }
 
 /**

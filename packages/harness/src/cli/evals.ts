@@ -69,6 +69,7 @@ export async function evals(
     io.stderr.write(`evals: ${loaded.error}\n`);
     return EXIT.badInput;
   }
+  io = { ...io, rules: loaded.rules };
   const [name, ...args] = loaded.args;
   if (name === undefined) {
     io.stderr.write(`${evalsUsage(commands)}\n`);

@@ -10,7 +10,7 @@ import {
   readRunFolder,
   runSummary,
 } from "@evals/core";
-import { caseWithOutcome, evaluate, parseCase } from "@evals/evaluators";
+import { caseWithOutcome, evaluate, parseCase, type RuleRegistry } from "@evals/evaluators";
 import {
   type CaseResult,
   type CaseViolation,
@@ -220,7 +220,7 @@ async function fromRunFolders(
     const newest = items.reduce((a, b) => (b.at > a.at ? b : a));
     const current = items.filter((item) => item.case.trial < newest.case.trials);
     current.sort((a, b) => a.case.trial - b.case.trial);
-    const trials = await Promise.all(current.map((item) => trialOf(item.folder)));
+    const trials = await Promise.all(current.map((item) => trialOf(item.folder, io.rules)));
     const { id, name, suite } = newest.case;
     results.push(caseResult({ id, name: name ?? id, suite, trials }));
   }
@@ -231,7 +231,7 @@ async function fromRunFolders(
 }
 
 /** One trial as the harness judged it: its stored verdict, its run, and the run's violations. */
-async function trialOf(folder: RunFolder): Promise<TrialResult> {
+async function trialOf(folder: RunFolder, rules: RuleRegistry | undefined): Promise<TrialResult> {
   const stored = folder.manifest?.case;
   const verdict = stored?.grading?.verdict;
   const trial = stored?.trial ?? 0;
@@ -240,7 +240,7 @@ async function trialOf(folder: RunFolder): Promise<TrialResult> {
     trial,
     status: verdict?.status ?? "error",
     scores: verdict?.scores ?? [],
-    violations: stored ? await violationsOf(folder, trial) : [],
+    violations: stored ? await violationsOf(folder, trial, rules) : [],
     ...(folder.result?.duration_ms !== undefined ? { duration_ms: folder.result.duration_ms } : {}),
     ...(cost !== undefined ? { cost_usd: cost } : {}),
     run_id: folder.runId,
@@ -255,18 +255,26 @@ async function trialOf(folder: RunFolder): Promise<TrialResult> {
  * The violations of the scorers the harness ran, for a case of @evals/evaluators (found again from
  * the stored run: evaluators are pure functions of it); none for other cases.
  */
-async function violationsOf(folder: RunFolder, trial: number): Promise<CaseViolation[]> {
+async function violationsOf(
+  folder: RunFolder,
+  trial: number,
+  rules: RuleRegistry | undefined,
+): Promise<CaseViolation[]> {
   const stored = folder.manifest?.case;
   const grading = stored?.grading;
   if (!stored || !grading) return [];
   let evalCase: ReturnType<typeof parseCase>;
   try {
-    evalCase = parseCase(stored.value);
+    evalCase = parseCase(stored.value, undefined, rules);
   } catch {
     return [];
   }
   const ran = new Set(grading.verdict.scores.map((score) => score.scorer));
-  const evaluation = await evaluate(folder.result ?? folder.run, caseWithOutcome(evalCase, grading.outcome));
+  const evaluation = await evaluate(
+    folder.result ?? folder.run,
+    caseWithOutcome(evalCase, grading.outcome),
+    rules,
+  );
   return evaluation.verdicts
     .filter((verdict) => ran.has(verdict.evaluator))
     .flatMap((verdict) =>

@@ -1,16 +1,16 @@
-import { type AnyRule, registerRule } from "@evals/evaluators";
+import { type AnyRule, defaultRuleRegistry, type RuleRegistry } from "@evals/evaluators";
 import { importUserModule } from "./user-module.js";
 
 /**
  * Takes every `--rules <module>` (or `--rules=<module>`) out of the command line and loads those
- * modules, so that case files may name the rules they define: each rule a module exports (made with
- * defineRule) is registered, and a module may also call registerRule itself. Returns the arguments
- * left, or why a module could not be used.
+ * modules: the registry it returns holds the built-in rules and every rule the modules export (made
+ * with defineRule, alone or in arrays), so that case files may name them. Returns the arguments left
+ * and that registry, or why a module could not be used.
  */
 export async function loadRuleModules(
   argv: string[],
   cwd = process.cwd(),
-): Promise<{ args: string[] } | { error: string }> {
+): Promise<{ args: string[]; rules: RuleRegistry } | { error: string }> {
   const args: string[] = [];
   const modules: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -23,19 +23,20 @@ export async function loadRuleModules(
     } else if (arg.startsWith("--rules=")) modules.push(arg.slice("--rules=".length));
     else args.push(arg);
   }
+  let rules = defaultRuleRegistry;
   for (const module of modules) {
     const imported = await importUserModule(module, "--rules", cwd);
     if ("error" in imported) return imported;
-    const rules = Object.values(imported.exports).flatMap((value) =>
+    const exported = Object.values(imported.exports).flatMap((value) =>
       Array.isArray(value) ? value : [value],
     );
     try {
-      for (const rule of rules.filter(isRule)) registerRule(rule);
+      rules = rules.with(...exported.filter(isRule));
     } catch (error) {
       return { error: `--rules ${module}: ${(error as Error).message}` };
     }
   }
-  return { args };
+  return { args, rules };
 }
 
 /** What defineRule makes: an id and a check. */

@@ -17,7 +17,7 @@ Options:
 ${EXIT_CODES_HELP}
 Here: 0 listed, 2 bad usage.`;
 
-/** `evals rules`: the registered rules, from their descriptors. */
+/** `evals rules`: the rules (built-in, and those of `--rules` modules), from their descriptors. */
 export const rules: Command = {
   name: "rules",
   summary: "list the rule evaluators, what each checks and its options",
@@ -27,7 +27,7 @@ export const rules: Command = {
     );
     if (!parsed) return EXIT.badInput;
     if (parsed.values.help) io.stdout.write(`${RULES_USAGE}\n`);
-    else io.stdout.write(`${parsed.values.markdown ? rulesMarkdown() : rulesText()}\n`);
+    else io.stdout.write(`${parsed.values.markdown ? rulesMarkdown(io.rules) : rulesText(io.rules)}\n`);
     return EXIT.passed;
   },
 };

@@ -13,15 +13,10 @@ import {
   writeReports,
 } from "@evals/logging";
 import { type ScriptFunction, VCR_MODES, type VcrMode } from "@evals/vcr";
+import type { CaseModels } from "../case-models.js";
 import { ClaudeNotFoundError, findClaude } from "../claude-bin.js";
 import type { CaseOutcome } from "../evaluate-case.js";
-import {
-  type CaseModels,
-  checkRecordingKeys,
-  DuplicateCaseIdError,
-  loadCaseList,
-  runCases,
-} from "../run-case.js";
+import { checkRecordingKeys, DuplicateCaseIdError, loadCaseList, runCases } from "../run-case.js";
 import { MAX_TRIALS, runnableCaseProblems } from "../runnable-case.js";
 import {
   formatVariantsReport,
@@ -220,6 +215,7 @@ export async function runCommand(
     ...(values.suite ? { suite: values.suite } : {}),
     ...(variants ? { variants } : {}),
     ...(shard ? { shard } : {}),
+    ...(io.rules ? { rules: io.rules } : {}),
   });
   // This command's own wall time (a resumed run's earlier part is not timed here).
   const wallTimeMs = Date.now() - ranFrom;
@@ -385,7 +381,7 @@ function loadRunnableCases(
 ): EvalCase[] | undefined {
   let cases: EvalCase[];
   try {
-    cases = loadCaseList(paths);
+    cases = loadCaseList(paths, options.io.rules);
   } catch (error) {
     options.io.stderr.write(`evals ${options.name}: ${(error as Error).message}\n`);
     return undefined;

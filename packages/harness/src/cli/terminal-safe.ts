@@ -19,7 +19,7 @@ export function terminalSafe(text: string): string {
  * case file (user text) never moves the cursor, clears the screen or renames the window.
  */
 export function terminalSafeIo(io: CommandIo): CommandIo {
-  return { stdout: safeStream(io.stdout), stderr: safeStream(io.stderr) };
+  return { ...io, stdout: safeStream(io.stdout), stderr: safeStream(io.stderr) };
 }
 
 function safeStream(stream: NodeJS.WritableStream): NodeJS.WritableStream {

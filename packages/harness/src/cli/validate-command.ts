@@ -76,6 +76,7 @@ function validateFiles(paths: string[], options: { quiet: boolean }, io: Command
       cases = loadCases(path, {
         onWarning: (warning) => warnings.push(warning),
         check: caseFixtureProblems,
+        ...(io.rules ? { rules: io.rules } : {}),
       });
     } catch (error) {
       if (!(error instanceof CaseFileError)) throw error;
