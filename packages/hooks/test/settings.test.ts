@@ -4,6 +4,7 @@ import { isAbsolute, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import {
+  type ClaudeHookCommand,
   type ClaudeSettings,
   DEFAULT_HOOK_EVENTS,
   findDash,
@@ -41,9 +42,9 @@ describe("hookSettings", () => {
       const matcher = (TOOL_HOOK_EVENTS as readonly string[]).includes(event) ? { matcher: "*" } : {};
       expect(groups).toEqual([{ ...matcher, hooks: [{ type: "command", command, timeout: 30 }] }]);
     }
-    expect(hookSettings({ entry: "node" }).hooks?.Stop?.[0]?.hooks[0]?.command).toBe(
-      `${process.execPath} ${hookBinPath()}`,
-    );
+    expect(
+      (hookSettings({ entry: "node" }).hooks?.Stop?.[0]?.hooks[0] as ClaudeHookCommand | undefined)?.command,
+    ).toBe(`${process.execPath} ${hookBinPath()}`);
     expect(hookShellPath()).toBe(join(packageRoot, "bin", "evals-hook.sh"));
     expect(isAbsolute(hookBinPath())).toBe(true);
     expect(hookBinPath()).toBe(join(packageRoot, "dist", "evals-hook.cjs"));
@@ -63,10 +64,17 @@ describe("hookSettings", () => {
       command: `'/opt/my node/bin/node' ${shellQuote(hookBinPath())}`,
       timeout: 5,
     });
-    expect(hookSettings({ node: "/opt/my node/bin/node" }).hooks?.Stop?.[0]?.hooks[0]?.command).toBe(
-      `${findDash()} ${shellQuote(hookShellPath())} '/opt/my node/bin/node'`,
-    );
-    expect(hookSettings({ command: "my-hook" }).hooks?.Stop?.[0]?.hooks[0]?.command).toBe("my-hook");
+    expect(
+      (
+        hookSettings({ node: "/opt/my node/bin/node" }).hooks?.Stop?.[0]?.hooks[0] as
+          | ClaudeHookCommand
+          | undefined
+      )?.command,
+    ).toBe(`${findDash()} ${shellQuote(hookShellPath())} '/opt/my node/bin/node'`);
+    expect(
+      (hookSettings({ command: "my-hook" }).hooks?.Stop?.[0]?.hooks[0] as ClaudeHookCommand | undefined)
+        ?.command,
+    ).toBe("my-hook");
   });
 
   it("merges into existing settings, keeping their keys and hooks", () => {
