@@ -23,7 +23,7 @@ afterEach(() => {
   delete process.env.EVALS_HOOK_COLLECTOR_DROP;
 });
 
-const run = (runId: string, capture?: "http" | "command") =>
+const run = (runId: string, capture?: "http" | "command", settings?: Record<string, unknown>) =>
   withModel(listThenRead(project), (server) =>
     runAgent({
       prompt: "list and read",
@@ -34,6 +34,7 @@ const run = (runId: string, capture?: "http" | "command") =>
       runId,
       timeoutMs: 90_000,
       ...(capture ? { capture } : {}),
+      ...(settings ? { settings } : {}),
     }),
   );
 
@@ -89,7 +90,18 @@ describe("runAgent's HTTP capture (the default) with the real claude CLI", () =>
     expect(result.error).toMatch(/^the capture lost 1 of 1 UserPromptSubmit hook event\(s\)/);
   });
 
-  it("captures with the command hook when asked (capture: \"command\")", async (ctx) => {
+  it("counts only its own hooks: the user's command hook on the same events is not a lost event", async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    const own = { hooks: [{ type: "command", command: "true" }] };
+    const settings = { hooks: { PreToolUse: [{ matcher: "*", ...own }], Stop: [own] } };
+    const clean = await run("http-user-hooks", undefined, settings);
+    expect(clean.error, clean.stderr).toBeUndefined();
+    process.env.EVALS_HOOK_COLLECTOR_DROP = "PreToolUse";
+    const dropped = await run("http-user-hooks-drop", undefined, settings);
+    expect(dropped.error).toMatch(/^the capture lost 1 of 2 PreToolUse hook event\(s\)/);
+  });
+
+  it('captures with the command hook when asked (capture: "command")', async (ctx) => {
     skipIfNoClaude(ctx, { claudeBin });
     process.env.EVALS_HOOK_COLLECTOR_DROP = "PostToolUse";
     const result = await run("command-capture", "command");
