@@ -107,6 +107,11 @@ export interface RunAgentResult extends AgentRunResult {
   /** One sentence on what went wrong (timeout, exit code, error result), when something did. */
   error?: string;
   /**
+   * Why the run's record is incomplete, when it is: its capture lost hook events the CLI fired. The
+   * engine does not grade such a run (its trial errors with this); `error` says it too.
+   */
+  incomplete?: string;
+  /**
    * Where the time went: preparing the run (sandbox, settings), the CLI from spawn to exit, and
    * afterwards (reading the capture, reconciling, cleaning up). setup + finish is what runAgent adds.
    */
@@ -293,6 +298,13 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
 
   const exitCode = typeof outcome.exitCode === "number" ? outcome.exitCode : null;
   const stderr = String(outcome.stderr ?? "").trim();
+  const incomplete = lostEventsFailure(capture, {
+    lines,
+    captured: captured.events,
+    base,
+    options,
+    outputDir,
+  });
   const error =
     describeFailure({
       run,
@@ -308,7 +320,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
           : undefined,
       stderr,
       ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-    }) ?? lostEventsFailure(capture, { lines, captured: captured.events, base, options, outputDir });
+    }) ?? incomplete;
   const keep = options.keepSandbox ?? "on-failure";
   const keepSandbox = keep === "always" || (keep === "on-failure" && error !== undefined);
   if (keepSandbox) redactTreeSync(sandbox.root, redactor);
@@ -327,6 +339,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
     ...(pid !== undefined ? { pid } : {}),
     ...(keepSandbox ? { sandbox_dir: sandbox.root } : {}),
     ...(error ? { error } : {}),
+    ...(incomplete ? { incomplete } : {}),
     timings: {
       setup_ms: round(started - entered),
       cli_ms: round(exited - started),

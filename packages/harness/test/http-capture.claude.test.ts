@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { listToolCalls } from "@evals/core";
 import { readEvents } from "@evals/hooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { runAgent, skipIfNoClaude } from "../src/index.js";
+import { runAgent, runCases, skipIfNoClaude } from "../src/index.js";
 import { listThenRead, withModel } from "./models.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330). */
@@ -99,6 +99,28 @@ describe("runAgent's HTTP capture (the default) with the real claude CLI", () =>
     process.env.EVALS_HOOK_COLLECTOR_DROP = "PreToolUse";
     const dropped = await run("http-user-hooks-drop", undefined, settings);
     expect(dropped.error).toMatch(/^the capture lost 1 of 2 PreToolUse hook event\(s\)/);
+  });
+
+  it("gives the case a failing verdict naming the lost event, not a grade of the partial run", async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    const caseFile = join(root, "lost.yaml");
+    writeFileSync(
+      caseFile,
+      "id: lists-and-reads\nprompt: list and read\nbehavior:\n  mustUseTools: [Bash, Read]\n",
+    );
+    process.env.EVALS_HOOK_COLLECTOR_DROP = "PostToolUse";
+    const result = await runCases(caseFile, {
+      model: { "lists-and-reads": listThenRead(project) },
+      trials: 1,
+      runAgent: { claudeBin, cwd: project, timeoutMs: 90_000 },
+      outputRoot: join(root, "out"),
+    });
+    expect(result.passed).toBe(false);
+    const trial = result.outcomes[0]!.result.trials[0]!;
+    expect(trial.status).toBe("error");
+    expect(trial.error).toMatch(/^the capture lost 1 of \d PostToolUse hook event\(s\)/);
+    // Not graded: no scorer ran on the partial run.
+    expect(trial.scores ?? []).toEqual([]);
   });
 
   it('captures with the command hook when asked (capture: "command")', async (ctx) => {
