@@ -176,7 +176,7 @@ async function claudeRun(variant) {
     // Version-2 lines are the shell entry's own; version 1, the Node entry's (also its fallback).
     raw = lines.filter((line) => line.version === 2).length;
   }
-  return { ms, cpu, fired: started_, captured, raw };
+  return { ms, cpu, ownCpu: (own.user + own.system) / 1000, fired: started_, captured, raw };
 }
 
 const names = Object.keys(runVariants);
@@ -207,7 +207,7 @@ try {
     const cpu = list.every((run) => run.cpu !== undefined)
       ? `   CPU ${median(list.map((run) => run.cpu))
           .toFixed(0)
-          .padStart(5)} ms`
+          .padStart(5)} ms (this process ${median(list.map((run) => run.ownCpu)).toFixed(0)} ms)`
       : "";
     const events =
       !runVariants[name] || runVariants[name].endsWith("true.settings.json")
