@@ -71,7 +71,7 @@ export interface RunAgentOptions extends ClaudeFlags {
    * reconciled. true (default) or "http": HTTP hooks posting to a collector in this process (the
    * command hook for a CLI older than 2.1.63, which has no HTTP hooks); "command": the `evals-hook`
    * command hook. false: none, the run comes from the stream alone. A capture that lost an event
-   * the CLI fired fails the run (its `error` names the events).
+   * the CLI fired leaves the run ungraded (`incomplete` and `error` name the events).
    */
   capture?: boolean | "http" | "command";
   /** Kill the run after this long (default 300000 ms). The result then says `timed_out`. */
