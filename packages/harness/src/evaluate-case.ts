@@ -259,6 +259,9 @@ export async function evaluateCase<Case>(
       }
       result = timedOutIfStopped(result);
       if (result.timed_out && !timeoutExpected) error = runErrorOf(result) ?? "the agent's run timed out";
+      // A runner that knows its record of the run is partial (a capture that lost events) says so:
+      // grading what is left could pass a run whose missing part broke a rule.
+      else error = incompleteRunOf(result);
     } catch (caught) {
       error = caught instanceof Error ? caught.message : String(caught);
       if (caught instanceof Error && SETUP_ERRORS.has(caught.name)) setupError = caught;
@@ -437,6 +440,12 @@ function recordCaseInRunFolder(dir: string, record: RunFolderCase): void {
       "EvalsRunFolder",
     );
   }
+}
+
+/** Why the runner says the run's record is incomplete (runAgent's `incomplete`), if it does. */
+function incompleteRunOf(result: AgentRunResult): string | undefined {
+  const said = (result as { incomplete?: unknown }).incomplete;
+  return typeof said === "string" && said !== "" ? said : undefined;
 }
 
 /** What went wrong with a run, as runAgent said, or as its outcome tells. */

@@ -20,17 +20,24 @@ import {
 import { runOutcome } from "@evals/evaluators";
 import {
   type ClaudeSettings,
+  DEFAULT_HOOK_EVENTS,
+  describeLostEvents,
   EVENTS_FILE,
+  type HookCollector,
   hookSettings,
+  httpHookSettings,
+  lostHookEvents,
   outputRoot,
   readEvents,
   readHookErrors,
   runDirFor,
   runIdProblem,
+  startHookCollector,
+  supportsHttpHooks,
 } from "@evals/hooks";
 import { execa } from "execa";
 import { type ClaudeFlags, claudeArgs, userMessageLine } from "./claude-args.js";
-import { findClaude } from "./claude-bin.js";
+import { claudeAvailable, findClaude } from "./claude-bin.js";
 import { killProcessTree, runProcesses } from "./process-tree.js";
 import { reconcileRun } from "./reconcile.js";
 import { cleanupLeftoverRunsOnce, type GuardedRun, guardRun } from "./run-guard.js";
@@ -60,10 +67,13 @@ export interface RunAgentOptions extends ClaudeFlags {
   /** Claude Code settings for the run: an object or a JSON file (hooks are merged with ours). */
   settings?: string | Record<string, unknown>;
   /**
-   * Register the @evals/hooks capture hook for every event (default true), so the run is built
-   * from the stream and the hooks, reconciled. Off, the run comes from the stream alone.
+   * Capture every hook event with @evals/hooks, so the run is built from the stream and the hooks,
+   * reconciled. true (default) or "http": HTTP hooks posting to a collector in this process (the
+   * command hook for a CLI older than 2.1.63, which has no HTTP hooks); "command": the `evals-hook`
+   * command hook. false: none, the run comes from the stream alone. A capture that lost an event
+   * the CLI fired leaves the run ungraded (`incomplete` and `error` name the events).
    */
-  capture?: boolean;
+  capture?: boolean | "http" | "command";
   /** Kill the run after this long (default 300000 ms). The result then says `timed_out`. */
   timeoutMs?: number;
   /** How long processes get between SIGTERM and SIGKILL when a run is stopped (default 2000 ms). */
@@ -97,6 +107,11 @@ export interface RunAgentResult extends AgentRunResult {
   /** One sentence on what went wrong (timeout, exit code, error result), when something did. */
   error?: string;
   /**
+   * Why the run's record is incomplete, when it is: its capture lost hook events the CLI fired. The
+   * engine does not grade such a run (its trial errors with this); `error` says it too.
+   */
+  incomplete?: string;
+  /**
    * Where the time went: preparing the run (sandbox, settings), the CLI from spawn to exit, and
    * afterwards (reading the capture, reconciling, cleaning up). setup + finish is what runAgent adds.
    */
@@ -125,15 +140,28 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   const outputRootDir = resolve(options.outputRoot ?? outputRoot());
   const outputDir = runDirFor(runId, { root: outputRootDir });
   mkdirSync(outputDir, { recursive: true });
-  const capture = options.capture ?? true;
+  const capture = captureModeOf(options.capture, bin);
   const cwd = resolve(options.cwd ?? process.cwd());
   // Leftovers of earlier runs whose process was killed go first (once per process).
   await cleanupLeftoverRunsOnce();
 
   const sandbox = createSandbox(runId);
   const marker = randomUUID();
-  const settingsFile = writeSettings(sandbox.root, options.settings, capture);
-  const args = claudeArgs({ ...options, prompts, ...(settingsFile ? { settingsFile } : {}) });
+  const base = baseSettings(options.settings);
+  const collector =
+    capture === "http" ? await startHookCollector({ runId, outputRoot: outputRootDir }) : undefined;
+  const settingsFile = writeSettings(
+    sandbox.root,
+    options.settings,
+    captureSettings(base, collector, capture),
+  );
+  const args = claudeArgs({
+    ...options,
+    prompts,
+    ...(settingsFile ? { settingsFile } : {}),
+    // The stream's hook_started lines tell how many events fired, so a lost one is seen.
+    ...(capture ? { includeHookEvents: true } : {}),
+  });
   const env = hermeticEnv({
     sandbox,
     runId,
@@ -237,6 +265,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
 
   const outcome = await child;
   const exited = performance.now();
+  // The CLI waited for every answer: nothing more comes once it has exited.
+  await collector?.close();
   clearTimeout(timer);
   options.signal?.removeEventListener("abort", onAbort);
   takeLine(pendingText);
@@ -250,7 +280,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   // The hook wrote what the agent printed, secrets included: redacted here, off the hook's hot path.
   redactTreeSync(outputDir, redactor);
 
-  const captured = await readCaptured(outputDir, capture);
+  const captured = await readCaptured(outputDir, capture !== undefined);
   const run: Run = reconcileRun({
     streamLines: lines,
     hookEvents: captured.events.map((line) => line.event),
@@ -268,21 +298,29 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
 
   const exitCode = typeof outcome.exitCode === "number" ? outcome.exitCode : null;
   const stderr = String(outcome.stderr ?? "").trim();
-  const error = describeFailure({
-    run,
-    timedOut,
-    aborted,
-    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    exitCode,
-    signal: outcome.signal,
-    // Killed by a signal is not "could not be started": only a failure without exit code or signal is.
-    spawnError:
-      outcome.failed && exitCode === null && !outcome.isTerminated && !timedOut && !aborted
-        ? spawnProblem(outcome)
-        : undefined,
-    stderr,
-    ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+  const incomplete = lostEventsFailure(capture, {
+    lines,
+    captured: captured.events,
+    base,
+    options,
+    outputDir,
   });
+  const error =
+    describeFailure({
+      run,
+      timedOut,
+      aborted,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      exitCode,
+      signal: outcome.signal,
+      // Killed by a signal is not "could not be started": only a failure without exit code or signal is.
+      spawnError:
+        outcome.failed && exitCode === null && !outcome.isTerminated && !timedOut && !aborted
+          ? spawnProblem(outcome)
+          : undefined,
+      stderr,
+      ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+    }) ?? incomplete;
   const keep = options.keepSandbox ?? "on-failure";
   const keepSandbox = keep === "always" || (keep === "on-failure" && error !== undefined);
   if (keepSandbox) redactTreeSync(sandbox.root, redactor);
@@ -301,6 +339,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
     ...(pid !== undefined ? { pid } : {}),
     ...(keepSandbox ? { sandbox_dir: sandbox.root } : {}),
     ...(error ? { error } : {}),
+    ...(incomplete ? { incomplete } : {}),
     timings: {
       setup_ms: round(started - entered),
       cli_ms: round(exited - started),
@@ -393,23 +432,69 @@ function needsIsSandbox(options: RunAgentOptions): boolean {
   return bypass && typeof process.getuid === "function" && process.getuid() === 0;
 }
 
+type CaptureMode = "http" | "command";
+
+/** How this run captures: HTTP hooks unless asked otherwise or the CLI is too old for them. */
+function captureModeOf(capture: RunAgentOptions["capture"], bin: string): CaptureMode | undefined {
+  if (capture === false) return undefined;
+  if (capture === "command" || capture === "http") return capture;
+  const probe = claudeAvailable({ claudeBin: bin });
+  return !probe.available || supportsHttpHooks(probe.version) ? "http" : "command";
+}
+
+/** The user's settings (an object or a JSON file), or an empty object. */
+function baseSettings(settings: RunAgentOptions["settings"]): ClaudeSettings {
+  return (typeof settings === "string" ? readSettingsFile(settings) : (settings ?? {})) as ClaudeSettings;
+}
+
 /**
- * Writes the run's settings file: the user's settings with the capture hook added to every event
- * (their own hooks are kept). Undefined when there is nothing to write.
+ * The run's settings: the user's, with the capture hooks added to every captured event (their own
+ * hooks are kept): HTTP hooks to the collector, else the command hook. `base` alone without capture.
  */
+function captureSettings(
+  base: ClaudeSettings,
+  collector: HookCollector | undefined,
+  capture?: CaptureMode,
+): ClaudeSettings {
+  if (collector) return httpHookSettings({ base, url: collector.url });
+  return capture === "command" ? hookSettings({ base }) : base;
+}
+
+/** Writes the run's settings file; undefined when there is nothing to write. */
 function writeSettings(
   dir: string,
-  settings: RunAgentOptions["settings"],
-  capture: boolean,
+  given: RunAgentOptions["settings"],
+  settings: ClaudeSettings,
 ): string | undefined {
-  if (settings === undefined && !capture) return undefined;
-  const base = (
-    typeof settings === "string" ? readSettingsFile(settings) : (settings ?? {})
-  ) as ClaudeSettings;
-  const merged = capture ? hookSettings({ base }) : base;
+  if (given === undefined && settings.hooks === undefined) return undefined;
   const file = join(dir, "settings.json");
-  writeFileSync(file, `${JSON.stringify(merged, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify(settings, null, 2)}\n`);
   return file;
+}
+
+/**
+ * The run's failure when its capture has fewer events than the CLI fired hooks for. A command hook's
+ * firings look like any other hook's: events the user's settings or plugins also hook are not counted.
+ */
+function lostEventsFailure(
+  capture: CaptureMode | undefined,
+  input: {
+    lines: unknown[];
+    captured: CapturedEvent[];
+    base: ClaudeSettings;
+    options: RunAgentOptions;
+    outputDir: string;
+  },
+): string | undefined {
+  if (!capture) return undefined;
+  const events =
+    capture === "http"
+      ? DEFAULT_HOOK_EVENTS
+      : input.options.pluginDirs?.length
+        ? []
+        : DEFAULT_HOOK_EVENTS.filter((event) => !input.base.hooks?.[event]?.length);
+  const lost = lostHookEvents({ streamLines: input.lines, captured: input.captured, events, capture });
+  return lost.length > 0 ? describeLostEvents(lost, input.outputDir) : undefined;
 }
 
 /** The capture hook's lines for this run (bad lines and the hook's own errors become notes). */

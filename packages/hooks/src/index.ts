@@ -12,6 +12,13 @@ export {
   captureHookInput,
   chooseRunId,
 } from "./capture.js";
+// The HTTP collector: Claude Code's HTTP hooks post each event to it, in this process.
+export {
+  COLLECTOR_STATUS,
+  type HookCollector,
+  type HookCollectorOptions,
+  startHookCollector,
+} from "./collector.js";
 export { DEFAULT_HOOK_LIMITS, type HookLimits, hookLimitsFromEnv } from "./config.js";
 // The Claude Code hook events the capture hook is registered for.
 export {
@@ -21,6 +28,13 @@ export {
   TOOL_HOOK_EVENTS,
 } from "./events.js";
 export { HOOK_ERROR_VERSION, type HookErrorEntry, type HookErrorKind } from "./hook-errors.js";
+// Whether a capture lost events the CLI fired.
+export {
+  describeLostEvents,
+  type LostHookEvent,
+  type LostHookEventsInput,
+  lostHookEvents,
+} from "./lost-events.js";
 export {
   EVENTS_FILE,
   isSafeRunId,
@@ -55,16 +69,22 @@ export {
 export { hookSeq } from "./seq.js";
 export {
   type ClaudeHookCommand,
+  type ClaudeHookHttp,
   type ClaudeHookMatcher,
   type ClaudeSettings,
+  DEFAULT_HTTP_HOOK_TIMEOUT_SECONDS,
   findDash,
   type HookSettingsOptions,
+  HTTP_HOOKS_MIN_VERSION,
+  type HttpHookSettingsOptions,
   hookBinPath,
   hookSettings,
   hookShellPath,
+  httpHookSettings,
   PLUGIN_HOOK_COMMAND,
   pluginHooksFile,
   shellQuote,
+  supportsHttpHooks,
   writeHookSettings,
 } from "./settings.js";
 // Keeps captured lines bounded.

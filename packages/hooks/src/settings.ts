@@ -17,10 +17,18 @@ export interface ClaudeHookCommand {
   timeout?: number;
 }
 
+/** One HTTP hook in Claude Code's settings: the event's JSON is POSTed to `url` (Claude Code 2.1.63+). */
+export interface ClaudeHookHttp {
+  type: "http";
+  url: string;
+  /** Seconds before Claude Code gives up on the answer. */
+  timeout?: number;
+}
+
 /** One matcher group of an event: `matcher` filters tool events by tool name ("*" = all). */
 export interface ClaudeHookMatcher {
   matcher?: string;
-  hooks: ClaudeHookCommand[];
+  hooks: (ClaudeHookCommand | ClaudeHookHttp)[];
 }
 
 /** The part of a Claude Code settings file this package writes; other keys pass through. */
@@ -74,13 +82,54 @@ export const PLUGIN_HOOK_COMMAND = `sh "\${CLAUDE_PLUGIN_ROOT}/bin/${HOOK_SHELL_
  */
 export function hookSettings(options: HookSettingsOptions = {}): ClaudeSettings {
   const command = options.command ?? defaultCommand(options.node, options.entry);
-  const base = options.base ?? {};
-  const hooks: Record<string, ClaudeHookMatcher[]> = { ...(base.hooks ?? {}) };
-  for (const [event, groups] of Object.entries(
-    hookRegistrations(command, options.events, options.timeoutSeconds),
-  )) {
-    hooks[event] = [...(hooks[event] ?? []), ...groups];
+  const timeout = options.timeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_SECONDS;
+  return mergeHooks(options.base, hookRegistrations({ type: "command", command, timeout }, options.events));
+}
+
+/** What httpHookSettings takes: the collector's url, and the events, timeout and base of hookSettings. */
+export interface HttpHookSettingsOptions extends Pick<HookSettingsOptions, "events" | "base"> {
+  /** The collector's url (HookCollector.url). */
+  url: string;
+  /**
+   * Seconds Claude Code waits for each answer. Default 5: the collector answers in milliseconds,
+   * and without a timeout a hung collector would hold a PreToolUse for 600 s.
+   */
+  timeoutSeconds?: number;
+}
+
+export const DEFAULT_HTTP_HOOK_TIMEOUT_SECONDS = 5;
+
+/** The first Claude Code version with HTTP hooks (`"type": "http"`). */
+export const HTTP_HOOKS_MIN_VERSION = "2.1.63";
+
+/**
+ * A Claude Code settings object that POSTs every event in `events` (tool events with matcher "*")
+ * to an HTTP collector (startHookCollector), in place of the capture command.
+ */
+export function httpHookSettings(options: HttpHookSettingsOptions): ClaudeSettings {
+  const timeout = options.timeoutSeconds ?? DEFAULT_HTTP_HOOK_TIMEOUT_SECONDS;
+  return mergeHooks(
+    options.base,
+    hookRegistrations({ type: "http", url: options.url, timeout }, options.events),
+  );
+}
+
+/** Whether a Claude Code version (`2.1.330`, or `claude --version`'s line) has HTTP hooks. */
+export function supportsHttpHooks(version: string): boolean {
+  const found = /(\d+)\.(\d+)\.(\d+)/.exec(version);
+  if (!found) return false;
+  const have = found.slice(1).map(Number);
+  const need = HTTP_HOOKS_MIN_VERSION.split(".").map(Number);
+  for (let i = 0; i < 3; i++) {
+    if (have[i]! !== need[i]!) return have[i]! > need[i]!;
   }
+  return true;
+}
+
+/** `base` with `ours` appended to each event's groups (its own hooks and keys kept). */
+function mergeHooks(base: ClaudeSettings = {}, ours: Record<string, ClaudeHookMatcher[]>): ClaudeSettings {
+  const hooks: Record<string, ClaudeHookMatcher[]> = { ...(base.hooks ?? {}) };
+  for (const [event, groups] of Object.entries(ours)) hooks[event] = [...(hooks[event] ?? []), ...groups];
   return { ...base, hooks };
 }
 
@@ -100,7 +149,14 @@ export function pluginHooksFile(options: Pick<HookSettingsOptions, "events" | "t
   return {
     description:
       "@evals/hooks: when TEST_MODE=true, capture every Claude Code event to test-output/<TEST_RUN_ID>/events.jsonl",
-    hooks: hookRegistrations(PLUGIN_HOOK_COMMAND, options.events, options.timeoutSeconds),
+    hooks: hookRegistrations(
+      {
+        type: "command",
+        command: PLUGIN_HOOK_COMMAND,
+        timeout: options.timeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_SECONDS,
+      },
+      options.events,
+    ),
   };
 }
 
@@ -143,13 +199,12 @@ function packageRoot(): string | undefined {
 }
 
 function hookRegistrations(
-  command: string,
+  hook: ClaudeHookCommand | ClaudeHookHttp,
   events: readonly string[] = DEFAULT_HOOK_EVENTS,
-  timeoutSeconds = DEFAULT_HOOK_TIMEOUT_SECONDS,
 ): Record<string, ClaudeHookMatcher[]> {
   const hooks: Record<string, ClaudeHookMatcher[]> = {};
   for (const event of new Set(events)) {
-    const group: ClaudeHookMatcher = { hooks: [{ type: "command", command, timeout: timeoutSeconds }] };
+    const group: ClaudeHookMatcher = { hooks: [{ ...hook }] };
     hooks[event] = [isToolHookEvent(event) ? { matcher: "*", ...group } : group];
   }
   return hooks;

@@ -113,7 +113,10 @@ function pollFd(fd: number, limits: StdinLimits): Promise<StdinRead> {
  * Reads a stream to its end, with the same bounds as readHookStdin (the fallback, and what tests
  * use for streams).
  */
-export function readStdin(stream: NodeJS.ReadStream, limits: StdinLimits): Promise<StdinRead> {
+export function readStdin(
+  stream: NodeJS.ReadableStream & { isTTY?: boolean },
+  limits: StdinLimits,
+): Promise<StdinRead> {
   return new Promise((resolve) => {
     const problems: StdinRead["problems"] = [];
     if (stream.isTTY) {

@@ -4,6 +4,7 @@ import { isAbsolute, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import {
+  type ClaudeHookCommand,
   type ClaudeSettings,
   DEFAULT_HOOK_EVENTS,
   findDash,
@@ -11,11 +12,13 @@ import {
   hookJsonSchemaFor,
   hookSettings,
   hookShellPath,
+  httpHookSettings,
   PLUGIN_HOOK_COMMAND,
   pluginHooksFile,
   readEvents,
   runDirFor,
   shellQuote,
+  supportsHttpHooks,
   TOOL_HOOK_EVENTS,
   writeHookSettings,
 } from "../src/index.js";
@@ -41,9 +44,9 @@ describe("hookSettings", () => {
       const matcher = (TOOL_HOOK_EVENTS as readonly string[]).includes(event) ? { matcher: "*" } : {};
       expect(groups).toEqual([{ ...matcher, hooks: [{ type: "command", command, timeout: 30 }] }]);
     }
-    expect(hookSettings({ entry: "node" }).hooks?.Stop?.[0]?.hooks[0]?.command).toBe(
-      `${process.execPath} ${hookBinPath()}`,
-    );
+    expect(
+      (hookSettings({ entry: "node" }).hooks?.Stop?.[0]?.hooks[0] as ClaudeHookCommand | undefined)?.command,
+    ).toBe(`${process.execPath} ${hookBinPath()}`);
     expect(hookShellPath()).toBe(join(packageRoot, "bin", "evals-hook.sh"));
     expect(isAbsolute(hookBinPath())).toBe(true);
     expect(hookBinPath()).toBe(join(packageRoot, "dist", "evals-hook.cjs"));
@@ -63,10 +66,17 @@ describe("hookSettings", () => {
       command: `'/opt/my node/bin/node' ${shellQuote(hookBinPath())}`,
       timeout: 5,
     });
-    expect(hookSettings({ node: "/opt/my node/bin/node" }).hooks?.Stop?.[0]?.hooks[0]?.command).toBe(
-      `${findDash()} ${shellQuote(hookShellPath())} '/opt/my node/bin/node'`,
-    );
-    expect(hookSettings({ command: "my-hook" }).hooks?.Stop?.[0]?.hooks[0]?.command).toBe("my-hook");
+    expect(
+      (
+        hookSettings({ node: "/opt/my node/bin/node" }).hooks?.Stop?.[0]?.hooks[0] as
+          | ClaudeHookCommand
+          | undefined
+      )?.command,
+    ).toBe(`${findDash()} ${shellQuote(hookShellPath())} '/opt/my node/bin/node'`);
+    expect(
+      (hookSettings({ command: "my-hook" }).hooks?.Stop?.[0]?.hooks[0] as ClaudeHookCommand | undefined)
+        ?.command,
+    ).toBe("my-hook");
   });
 
   it("merges into existing settings, keeping their keys and hooks", () => {
@@ -198,5 +208,30 @@ describe("the plugin layout", () => {
     expect(readJson(join(packageRoot, "schemas", "hook-error.json"))).toEqual(
       hookJsonSchemaFor("hook-error"),
     );
+  });
+});
+
+describe("httpHookSettings and supportsHttpHooks", () => {
+  it("registers the collector's url for every default event, with a short timeout, after the base's hooks", () => {
+    const base = {
+      env: { A: "1" },
+      hooks: { Stop: [{ hooks: [{ type: "command" as const, command: "mine" }] }] },
+    };
+    const settings = httpHookSettings({ url: "http://127.0.0.1:1234/runs/r", base });
+    expect(settings.env).toEqual({ A: "1" });
+    expect(Object.keys(settings.hooks ?? {})).toEqual(expect.arrayContaining([...DEFAULT_HOOK_EVENTS]));
+    expect(settings.hooks?.PreToolUse).toEqual([
+      { matcher: "*", hooks: [{ type: "http", url: "http://127.0.0.1:1234/runs/r", timeout: 5 }] },
+    ]);
+    expect(settings.hooks?.Stop?.map((group) => group.hooks[0]?.type)).toEqual(["command", "http"]);
+  });
+
+  it("knows which CLI versions have HTTP hooks (2.1.63 and later)", () => {
+    expect(supportsHttpHooks("2.1.330 (Claude Code)")).toBe(true);
+    expect(supportsHttpHooks("2.1.63")).toBe(true);
+    expect(supportsHttpHooks("2.2.0")).toBe(true);
+    expect(supportsHttpHooks("2.1.62")).toBe(false);
+    expect(supportsHttpHooks("1.0.99")).toBe(false);
+    expect(supportsHttpHooks("not a version")).toBe(false);
   });
 });

@@ -1,0 +1,135 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { listToolCalls } from "@evals/core";
+import { readEvents } from "@evals/hooks";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { runAgent, runCases, skipIfNoClaude } from "../src/index.js";
+import { listThenRead, withModel } from "./models.js";
+
+/** The real claude CLI installed at the workspace root (2.1.330). */
+const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");
+
+let root: string;
+let project: string;
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "harness-http-capture-"));
+  project = join(root, "project");
+  mkdirSync(project);
+  writeFileSync(join(project, "a.txt"), "hello from a\n");
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterEach(() => {
+  delete process.env.EVALS_HOOK_COLLECTOR_DROP;
+});
+
+const run = (runId: string, capture?: "http" | "command", settings?: Record<string, unknown>) =>
+  withModel(listThenRead(project), (server) =>
+    runAgent({
+      prompt: "list and read",
+      claudeBin,
+      baseUrl: server.url,
+      cwd: project,
+      outputRoot: join(root, "out"),
+      runId,
+      timeoutMs: 90_000,
+      ...(capture ? { capture } : {}),
+      ...(settings ? { settings } : {}),
+    }),
+  );
+
+describe("runAgent's HTTP capture (the default) with the real claude CLI", () => {
+  it("captures every event through the collector, with the hook events in the stream", async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    const result = await run("http-default");
+    expect(result.error, result.stderr).toBeUndefined();
+    const settings = result.command[result.command.indexOf("--settings") + 1]!;
+    expect(settings).toBeTruthy();
+    expect(result.command).toContain("--include-hook-events");
+    const events = await readEvents(result.output_dir!);
+    expect(events.map((line) => line.event.hook_event_name)).toEqual([
+      "UserPromptSubmit",
+      "MessageDisplay",
+      "PreToolUse",
+      "PostToolUse",
+      "PostToolBatch",
+      "PreToolUse",
+      "PostToolUse",
+      "PostToolBatch",
+      "MessageDisplay",
+      "Stop",
+    ]);
+    // Written by the collector, in this process: no process per event.
+    expect(new Set(events.map((line) => line.pid))).toEqual(new Set([process.pid]));
+    expect(result.run.sources).toEqual(["stream", "hooks"]);
+    expect(listToolCalls(result.run).map((call) => [call.name, call.status])).toEqual([
+      ["Bash", "ok"],
+      ["Read", "ok"],
+    ]);
+  });
+
+  for (const how of ["500", "close"] as const) {
+    it(`fails the run, naming the event, when the collector loses one (${how === "500" ? "answers 500" : "closes the connection"})`, async (ctx) => {
+      skipIfNoClaude(ctx, { claudeBin });
+      process.env.EVALS_HOOK_COLLECTOR_DROP = how === "500" ? "PostToolUse" : "PostToolUse:close";
+      const result = await run(`http-drop-${how}`);
+      // The CLI itself succeeded: only the capture is partial.
+      expect(result.exit_code).toBe(0);
+      expect(result.error).toMatch(
+        /^the capture lost 1 of 2 PostToolUse hook event\(s\): the CLI ran the capture hook for them but .*events\.jsonl does not have them, so the run is not graded from a partial capture/,
+      );
+      const events = await readEvents(result.output_dir!);
+      expect(events.filter((line) => line.event.hook_event_name === "PostToolUse")).toHaveLength(1);
+    });
+  }
+
+  it("fails the run when the first event (UserPromptSubmit) is lost", async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    process.env.EVALS_HOOK_COLLECTOR_DROP = "UserPromptSubmit";
+    const result = await run("http-drop-first");
+    expect(result.error).toMatch(/^the capture lost 1 of 1 UserPromptSubmit hook event\(s\)/);
+  });
+
+  it("counts only its own hooks: the user's command hook on the same events is not a lost event", async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    const own = { hooks: [{ type: "command", command: "true" }] };
+    const settings = { hooks: { PreToolUse: [{ matcher: "*", ...own }], Stop: [own] } };
+    const clean = await run("http-user-hooks", undefined, settings);
+    expect(clean.error, clean.stderr).toBeUndefined();
+    process.env.EVALS_HOOK_COLLECTOR_DROP = "PreToolUse";
+    const dropped = await run("http-user-hooks-drop", undefined, settings);
+    expect(dropped.error).toMatch(/^the capture lost 1 of 2 PreToolUse hook event\(s\)/);
+  });
+
+  it("gives the case a failing verdict naming the lost event, not a grade of the partial run", async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    const caseFile = join(root, "lost.yaml");
+    writeFileSync(
+      caseFile,
+      "id: lists-and-reads\nprompt: list and read\nbehavior:\n  mustUseTools: [Bash, Read]\n",
+    );
+    process.env.EVALS_HOOK_COLLECTOR_DROP = "PostToolUse";
+    const result = await runCases(caseFile, {
+      model: { "lists-and-reads": listThenRead(project) },
+      trials: 1,
+      runAgent: { claudeBin, cwd: project, timeoutMs: 90_000 },
+      outputRoot: join(root, "out"),
+    });
+    expect(result.passed).toBe(false);
+    const trial = result.outcomes[0]!.result.trials[0]!;
+    expect(trial.status).toBe("error");
+    expect(trial.error).toMatch(/^the capture lost 1 of \d PostToolUse hook event\(s\)/);
+    // Not graded: no scorer ran on the partial run.
+    expect(trial.scores ?? []).toEqual([]);
+  });
+
+  it('captures with the command hook when asked (capture: "command")', async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    process.env.EVALS_HOOK_COLLECTOR_DROP = "PostToolUse";
+    const result = await run("command-capture", "command");
+    expect(result.error, result.stderr).toBeUndefined();
+    const events = await readEvents(result.output_dir!);
+    expect(events).toHaveLength(10);
+    expect(events.every((line) => line.pid !== process.pid)).toBe(true);
+  });
+});
