@@ -7,7 +7,7 @@ import {
   type Run,
   RunBuilder,
 } from "@evals/core";
-import { costOf, type GeminiPricing } from "./pricing.js";
+import { costOf, type GeminiPricing, type GeminiStats } from "./pricing.js";
 import { geminiToolInput, geminiToolName } from "./vocabulary.js";
 
 /** One line of `gemini --output-format stream-json` (0.61.0: init, message, tool_use, tool_result, error, result). */
@@ -27,20 +27,6 @@ export interface GeminiStreamEvent {
   error?: { type?: string; message?: string };
   stats?: GeminiStats;
   [key: string]: unknown;
-}
-
-export interface GeminiStats {
-  total_tokens?: number;
-  input_tokens?: number;
-  output_tokens?: number;
-  cached?: number;
-  input?: number;
-  duration_ms?: number;
-  tool_calls?: number;
-  models?: Record<
-    string,
-    { input_tokens?: number; output_tokens?: number; cached?: number; total_tokens?: number }
-  >;
 }
 
 /** What an AfterTool hook was given: the tool, its input and what the model was told (`llmContent`). */

@@ -11,14 +11,19 @@ export {
   type GeminiAfterTool,
   type GeminiOutputOptions,
   type GeminiRunnerStop,
-  type GeminiStats,
   type GeminiStreamEvent,
   parseGeminiOutput,
   parseGeminiStream,
   runFromGeminiOutput,
   shellExitCode,
 } from "./gemini-run.js";
-export { costOf, GEMINI_PRICES, type GeminiModelPrice, type GeminiPricing } from "./pricing.js";
+export {
+  costOf,
+  GEMINI_PRICES,
+  type GeminiModelPrice,
+  type GeminiPricing,
+  type GeminiStats,
+} from "./pricing.js";
 export {
   DEFAULT_GEMINI_MODEL,
   GEMINI_HOOKS_FILE,

@@ -1,4 +1,17 @@
-import type { GeminiStats } from "./gemini-run.js";
+/** The usage figures of a Gemini run (the stream's `result.stats`, summed over the prompts). */
+export interface GeminiStats {
+  total_tokens?: number;
+  input_tokens?: number;
+  output_tokens?: number;
+  cached?: number;
+  input?: number;
+  duration_ms?: number;
+  tool_calls?: number;
+  models?: Record<
+    string,
+    { input_tokens?: number; output_tokens?: number; cached?: number; total_tokens?: number }
+  >;
+}
 
 /** USD per million tokens of a model: input (prompt), output (answer and thoughts), cached input. */
 export interface GeminiModelPrice {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { errorBodyFor } from "./error-bodies.js";
 import {
-  errorBodyFor,
   type Interaction,
   jsonResponse,
   type ModelApi,

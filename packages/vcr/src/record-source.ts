@@ -1,7 +1,8 @@
 import type { RedactOptions } from "@evals/core";
+import { errorBodyFor } from "./error-bodies.js";
 import { type Recording, recordingFromInteractions, writeRecording } from "./recording.js";
 import type { Interaction, ModelSource, SourceResponse, WireRequest } from "./wire.js";
-import { errorBodyFor, isModelPath, jsonResponse, type ModelApi } from "./wire.js";
+import { isModelPath, jsonResponse, type ModelApi } from "./wire.js";
 
 /** The Anthropic API, the upstream of a live recording when none is given. */
 export const ANTHROPIC_API_URL = "https://api.anthropic.com";

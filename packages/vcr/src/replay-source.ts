@@ -1,5 +1,6 @@
 import { createRedactor, type RedactOptions } from "@evals/core";
 import { type Difference, diffValues, formatDifferences } from "./diff.js";
+import { errorBodyFor } from "./error-bodies.js";
 import { geminiErrorBody } from "./gemini-api.js";
 import { recordingIntegrityProblem } from "./integrity.js";
 import {
@@ -15,7 +16,6 @@ import {
 import { type Recording, readRecording, recordedRequest, recordedResponse } from "./recording.js";
 import { estimateTokens } from "./scripted-source.js";
 import {
-  errorBodyFor,
   geminiCallOf,
   isCountTokensPath,
   isModelPath,

@@ -1,6 +1,5 @@
-import { geminiErrorBody } from "./gemini-api.js";
-import { errorBody, type MessagesRequest } from "./messages-api.js";
-import { isResponsesPath, responsesErrorBody } from "./responses-api.js";
+import type { MessagesRequest } from "./messages-api.js";
+import { isResponsesPath } from "./responses-api.js";
 
 /**
  * One HTTP exchange between the CLI and a model server, as sources see it and recordings store it.
@@ -110,14 +109,6 @@ export function modelApiOfPath(path: string): ModelApi | undefined {
 /** Whether a path asks a model for an answer, in any wire format served (what replays count and recordings keep). */
 export function isModelPath(path: string): boolean {
   return modelApiOfPath(path) !== undefined;
-}
-
-/** An API error body in the format of the API the path belongs to (Anthropic's by default). */
-export function errorBodyFor(path: string, status: number, message: string, errorType?: string): unknown {
-  if (geminiCallOf(path)) return geminiErrorBody(status, message);
-  return modelApiOfPath(path) === "openai-responses"
-    ? responsesErrorBody(status, message, errorType)
-    : errorBody(status, message, errorType);
 }
 
 export function isCountTokensPath(path: string): boolean {
