@@ -108,7 +108,7 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)("evals view, through 
     expect(await stopped).toBe(EXIT.passed);
     expect(out()).toContain("evals view: stopped (SIGINT)");
     await expect(fetch(url)).rejects.toThrow();
-  });
+  }, 600_000);
 
   it("exits 2 with a clear message when the port is taken or the database cannot be opened", async () => {
     const taken = createServer();
