@@ -18,7 +18,11 @@ export interface SqlClient {
 /** The embedded database: PGlite keeping its files in `dir` (created on first open). */
 export async function openPglite(dir: string): Promise<SqlClient> {
   compileWasmForShortUse();
-  const db = await PGlite.create(dir);
+  // PostgreSQL clears its shared buffers when it starts: 32 MB (not 128) holds what a run's recording
+  // and `evals history` over 100 runs x 1,000 cases read, and opens ~100 ms of CPU sooner.
+  const db = await PGlite.create(dir, {
+    startParams: [...PGlite.defaultStartParams, "-c", "shared_buffers=32MB"],
+  });
   const over = (q: Pick<PGlite, "query" | "exec">): Omit<SqlClient, "transaction" | "close"> => ({
     query: async <Row>(sql: string, params?: unknown[]) => (await q.query<Row>(sql, params)).rows,
     exec: async (sql) => {
