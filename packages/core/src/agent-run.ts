@@ -19,6 +19,8 @@ export const AgentRunResultSchema = z.object({
   stderr: z.string().optional(),
   /** Where the result came from. */
   origin: z.enum(["live", "replay", "cassette", "stored"]),
+  /** The recording a replayed run was answered from: its file, relative to the folder the run started in. */
+  recording: z.string().optional(),
 });
 export type AgentRunResult = z.infer<typeof AgentRunResultSchema>;
 

@@ -216,10 +216,11 @@ export function defineEvalSuite<Case>(
             ...(file ? { file: relative(process.cwd(), file) } : {}),
           });
           hooks.onOutcome?.(outcome, index);
-          if (hooks.gate === false) return;
+          // Every case goes to the reports (and the results database), a baseline's too.
           const result = hooks.metaSuite ? { ...outcome.result, suite: hooks.metaSuite } : outcome.result;
           const meta: EvalTestMeta = { evalCase: { ...result, meta_version: 1 } };
           Object.assign(context.task.meta, meta);
+          if (hooks.gate === false) return;
           if (!outcome.passed) throw new EvalCaseFailure(outcome.message ?? `Case "${testName}" failed`);
         },
         testTimeout,
@@ -232,7 +233,10 @@ export function defineEvalSuite<Case>(
 export interface SuiteHooks {
   /** Called with each case's outcome and index, before the test passes or fails. */
   onOutcome?: (outcome: CaseOutcome, index: number) => void;
-  /** false: the outcome fails no test and goes to no report (a compared baseline). Default true. */
+  /**
+   * false: the outcome fails no test (a compared baseline); it still goes to the reports, under
+   * `metaSuite`. Default true.
+   */
   gate?: boolean;
   /** The suite the reports show the case under (default: the suite's name). */
   metaSuite?: string;

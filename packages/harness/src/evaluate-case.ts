@@ -154,7 +154,15 @@ export async function evaluateCase<Case>(
   caseValue: Case,
   index: number,
   settings: CaseSettings<NoInfer<Case>>,
-  options: { signal?: AbortSignal; file?: string; name?: string } = {},
+  options: {
+    signal?: AbortSignal;
+    file?: string;
+    name?: string;
+    /** Trials decided before (a resumed run), by trial number: kept as they are, not run again. */
+    keptTrials?: ReadonlyMap<number, TrialResult>;
+    /** Called with each trial's result (secret-free) as soon as it has its verdict. */
+    onTrial?: (trial: TrialResult) => void;
+  } = {},
 ): Promise<CaseOutcome> {
   const trials = settings.trials ?? 1;
   if (!Number.isInteger(trials) || trials < 1)
@@ -320,7 +328,18 @@ export async function evaluateCase<Case>(
     };
   };
 
-  const done = await Promise.all(Array.from({ length: trials }, (_, trial) => schedule(() => runOne(trial))));
+  // Secret-free at its source: the reports, the OTel export and a vitest reporter (in another
+  // process, which never saw the run's env) all take it from here.
+  const redactor = createRedactor();
+  const done = await Promise.all(
+    Array.from({ length: trials }, async (_, trial): Promise<TrialRun> => {
+      const kept = options.keptTrials?.get(trial);
+      if (kept) return keptTrialRun(kept);
+      const ran = await schedule(() => runOne(trial));
+      options.onTrial?.(redactor.value(trialResultOf(ran)));
+      return ran;
+    }),
+  );
   const trialResults: TrialResult[] = done.map((trial) => trialResultOf(trial));
   const passedCount = trialResults.filter((trial) => trial.status === "passed").length;
   const passed = satisfiesPassRule(passRule, passedCount, trials);
@@ -330,9 +349,6 @@ export async function evaluateCase<Case>(
     ? undefined
     : caseFailureMessage({ caseName: name, passRule, stats, trials: reports });
   const everyTrialErrored = trialResults.every((trial) => trial.status === "error");
-  // Secret-free at its source: the reports, the OTel export and a vitest reporter (in another
-  // process, which never saw the run's env) all take it from here.
-  const redactor = createRedactor();
   const result = redactor.value(
     caseResult({
       id,
@@ -376,9 +392,27 @@ interface TrialRun {
   /** When the trial started (epoch ms). */
   startedAt: number;
   durationMs: number;
+  /** The result of a trial decided before (a resumed run): it was not run again. */
+  kept?: TrialResult;
+}
+
+/** A trial decided before, as a TrialRun: its result stands as it was. */
+function keptTrialRun(kept: TrialResult): TrialRun {
+  const durationMs = kept.duration_ms ?? 0;
+  return {
+    trial: kept.trial,
+    runId: kept.run_id ?? "",
+    result: undefined,
+    error: kept.error,
+    scores: undefined,
+    startedAt: Date.now() - durationMs,
+    durationMs,
+    kept,
+  };
 }
 
 function trialResultOf(trial: TrialRun): TrialResult {
+  if (trial.kept) return trial.kept;
   const status = trial.error || !trial.scores ? "error" : trial.scores.passed ? "passed" : "failed";
   const scores: Score[] = (trial.scores?.verdicts ?? []).map((verdict) => ({
     scorer: verdict.scorer,
@@ -404,11 +438,21 @@ function trialResultOf(trial: TrialRun): TrialResult {
     run_id: trial.result?.run_id ?? trial.runId,
     ...(trial.result?.output_dir ? { output_dir: trial.result.output_dir } : {}),
     ...(trial.result ? { origin: trial.result.origin, run: trial.result.run } : {}),
+    ...(trial.result?.recording ? { recording: trial.result.recording } : {}),
     ...(trial.error ? { error: trial.error } : {}),
   };
 }
 
 function reportOf(trial: TrialRun, status: TrialResult["status"]): TrialReport {
+  if (trial.kept) {
+    return {
+      trial: trial.trial,
+      runId: trial.runId,
+      status: status === "skipped" ? "error" : status,
+      ...(trial.kept.output_dir ? { outputDir: trial.kept.output_dir } : {}),
+      ...(trial.kept.error ? { error: trial.kept.error } : {}),
+    };
+  }
   const runError = trial.result ? runErrorOf(trial.result) : undefined;
   const sandbox = (trial.result as { sandbox_dir?: unknown } | undefined)?.sandbox_dir;
   return {

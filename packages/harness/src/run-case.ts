@@ -10,7 +10,7 @@ import {
   resolveAgentPaths,
   scorersForCase,
 } from "@evals/evaluators";
-import type { ResultsShard, Shard } from "@evals/logging";
+import type { ResultsShard, Shard, TrialResult } from "@evals/logging";
 import { type AgentChoice, type AgentRunnerOptions, resolveAgentRunner } from "./agent-runner.js";
 import { caseFixtureProblems, resolveCaseFixture } from "./case-fixture.js";
 import { type CaseModels, caseModel } from "./case-models.js";
@@ -237,6 +237,10 @@ export interface RunCasesOptions extends CaseSuiteOptions {
   signal?: AbortSignal;
   /** Called with each case's outcome as it is decided (under `variants`, the case has the variant's options). */
   onCase?: (outcome: CaseOutcome, evalCase: EvalCase) => void;
+  /** Called with each trial's result as soon as it has its verdict (a run journal keeps them). */
+  onTrial?: (trial: TrialResult, evalCase: EvalCase) => void;
+  /** A resumed run: each case's trials decided before, by trial number (kept, not run again). */
+  keptTrials?: (evalCase: EvalCase) => ReadonlyMap<number, TrialResult> | undefined;
   /**
    * Runs every case under two variants, A (the baseline) then B, with the same trials and fixtures,
    * and compares them (see Variant and the result's `variants`). Each variant has its own run ids
@@ -354,12 +358,23 @@ function evaluateCases(
           name: evalCase.name ?? evalCase.id,
           ...(options.signal ? { signal: options.signal } : {}),
           ...((evalCase as Partial<LoadedCase>).file ? { file: (evalCase as LoadedCase).file } : {}),
+          ...keptAndJournaled(options, evalCase),
         },
       );
       options.onCase?.(outcome, evalCase);
       return outcome;
     }),
   );
+}
+
+/** evaluateCase's options of a resumed or journaled run: the trials kept, and where each new one goes. */
+function keptAndJournaled(options: RunCasesOptions, evalCase: EvalCase) {
+  const kept = options.keptTrials?.(evalCase);
+  const onTrial = options.onTrial;
+  return {
+    ...(kept ? { keptTrials: kept } : {}),
+    ...(onTrial ? { onTrial: (trial: TrialResult) => onTrial(trial, evalCase) } : {}),
+  };
 }
 
 /**

@@ -333,7 +333,9 @@ async function runWithModel<Case>(
   if (source.name === "replay") markReplayedInRunFolder(result);
   await failOnDivergence(source, result, served?.wire, setup.cassette?.failOnDivergence);
   if (served?.wire.action === "record") await finishRecording(served.wire, served.upstream);
-  return source.name === "replay" ? { ...result, origin: "replay" } : result;
+  return source.name === "replay" && served
+    ? { ...result, origin: "replay", recording: nearPath(served.wire.file) }
+    : result;
 }
 
 /** The case's name in its recording's file: `<case id>.<variant>` under a variant, so each variant has its own. */
@@ -630,4 +632,10 @@ function describeValue(value: unknown): string {
   if (value === null || value === undefined) return String(value);
   if (typeof value !== "object") return `a ${typeof value}`;
   return `an object with keys ${Object.keys(value).slice(0, 8).join(", ") || "(none)"}`;
+}
+
+/** A file as the results name it: relative to the current folder when inside it, with `/` separators. */
+function nearPath(file: string): string {
+  const near = relative(process.cwd(), resolve(file));
+  return near.startsWith("..") || isAbsolute(near) ? resolve(file) : near.split(sep).join("/");
 }

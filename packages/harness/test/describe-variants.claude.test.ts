@@ -3,7 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ResultsComparisonSchema } from "@evals/logging";
+import { Store } from "@evals/store";
+import { RecordingReporter } from "@evals/store/reporter";
 import { afterAll, describe, expect, it } from "vitest";
+import type { Reporter } from "vitest/node";
 import { runFixtureSuites } from "./vitest-fixture.js";
 
 const fixtureDir = fileURLToPath(new URL("./__fixtures__/variants/", import.meta.url));
@@ -16,7 +19,11 @@ async function runSuite(mode: "record" | "strict") {
   const tests = await runFixtureSuites({
     root: fixtureDir,
     include: ["describe.fixture.ts"],
-    reporters: [{ onUserConsoleLog: (log: { content: string }) => void logs.push(log.content) }],
+    reporters: [
+      { onUserConsoleLog: (log: { content: string }) => void logs.push(log.content) },
+      // The eval reports and the results database, as `npm run eval` writes them.
+      new RecordingReporter({ outputDir: join(scratch, "results"), db: join(scratch, "db") }) as Reporter,
+    ],
     // The mode is given: with CI=true (as on CI) auto would be strict and refuse to record.
     env: { EVALS_TEST_OUTPUT_ROOT: scratch, VCR_MODE: mode },
     testTimeout: 120_000,
@@ -39,9 +46,11 @@ describe("describeCases with variants", () => {
       expect(rule.errors, pass).toEqual([]);
       expect(rule.state).toBe("passed");
       expect(rule.meta.evalCase).toMatchObject({ suite: "notes variants › house-rule", status: "passed" });
-      // The baseline failed its case, which fails no test and goes to no report.
+      // The baseline did not pass its case, which fails no test but goes to the reports under its variant.
       expect(plain.state).toBe("passed");
-      expect(plain.meta.evalCase).toBeUndefined();
+      const baseline = plain.meta.evalCase as { suite: string; status: string; trials: { error?: string }[] };
+      expect(baseline.suite).toBe("notes variants › plain");
+      expect(baseline.status, JSON.stringify(baseline.trials.map((t) => t.error))).not.toBe("passed");
 
       expect(logs).toContain("notes variants: plain vs house-rule");
       expect(logs).toMatch(
@@ -60,6 +69,21 @@ describe("describeCases with variants", () => {
       );
       expect(comparison.cases.map((c) => [c.suite, c.id])).toEqual([["notes variants", "lists-the-notes"]]);
       expect(comparison.overall.b.trials).toBe(2);
+    }
+    // Both runs are in the results database, each with the baseline's case (and its variant) too.
+    const store = await Store.open({ kind: "embedded", dir: join(scratch, "db") });
+    try {
+      expect(
+        await store.sql.query(
+          `SELECT suite, case_id, count(*)::int AS runs, count(*) FILTER (WHERE status = 'passed')::int AS passed
+           FROM cases GROUP BY 1, 2 ORDER BY 1`,
+        ),
+      ).toEqual([
+        { suite: "notes variants › house-rule", case_id: "lists-the-notes", runs: 2, passed: 2 },
+        { suite: "notes variants › plain", case_id: "lists-the-notes", runs: 2, passed: 0 },
+      ]);
+    } finally {
+      await store.close();
     }
     const recordings = readdirSync(join(scratch, "cassettes", "notes-variants")).sort();
     expect(recordings).toHaveLength(2);

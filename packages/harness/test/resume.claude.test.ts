@@ -44,79 +44,118 @@ const latest = () =>
     cases: { id: string; status: string; trials: { run_id: string; status: string }[] }[];
   };
 
+interface TrialLine {
+  position: number;
+  trial: { trial: number; run_id: string; status: string };
+}
+interface CaseLine {
+  position: number;
+  passed: boolean;
+  result: {
+    id: string;
+    status: string;
+    error?: string;
+    trials: { trial: number; run_id: string; status: string; error?: string }[];
+  };
+}
+const parsed = () => journalLines().map((line) => JSON.parse(line) as Partial<TrialLine & CaseLine>);
+const trialLines = () => parsed().filter((line): line is TrialLine => line.trial !== undefined);
+const caseLines = () => parsed().filter((line): line is CaseLine => line.result !== undefined);
+
 describe.skipIf(!claudeAvailable({ claudeBin }).available)("evals run --resume on the real CLI", () => {
-  it("a run SIGKILLed after its first case: --resume runs only the second, no case twice, none lost; --retry-errors re-runs errored cases only", async () => {
-    // The whole process group (evals and the claude it started) is killed once the first case's
-    // verdict is in the journal, while the second case runs.
-    const child = spawn(process.execPath, RUN, { cwd: project, env, detached: true, stdio: "ignore" });
+  it("a 3-trial run SIGKILLed once the second case's first trial has its verdict: --resume runs only the trials without one (none twice, none lost); --retry-errors re-runs errored trials only", async () => {
+    // The whole process group (evals and the claude it started) is killed once the journal holds
+    // the second case's first trial: its other trials are running or still to run.
+    const child = spawn(process.execPath, [...RUN, "--trials", "3"], {
+      cwd: project,
+      env,
+      detached: true,
+      stdio: "ignore",
+    });
     const exited = new Promise<NodeJS.Signals | null>((done) =>
       child.on("exit", (_code, signal) => done(signal)),
     );
-    const deadline = Date.now() + 300_000;
-    // Polled often: the second case's replay (a claude process) takes far longer than a poll.
-    while (journalLines().length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const deadline = Date.now() + 600_000;
+    while (!trialLines().some((line) => line.position === 1) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     process.kill(-child.pid!, "SIGKILL");
     expect(await exited).toBe("SIGKILL");
-    const beforeResume = journalLines();
-    expect(beforeResume).toHaveLength(2);
-    const header = JSON.parse(beforeResume[0]!) as { started_at: string; cases: string[] };
+    // What the journal held at the kill, whatever else had finished by then.
+    const header = JSON.parse(journalLines()[0]!) as { started_at: string; cases: string[] };
     expect(header.cases.map((key) => key.split("#")[1])).toEqual(["skill-then-grep", "grep-in-bash"]);
-    const first = JSON.parse(beforeResume[1]!) as {
-      position: number;
-      result: { id: string; trials: { run_id: string }[] };
-    };
-    expect(first.position).toBe(0);
+    expect(caseLines().map((line) => line.position)).toEqual([0]);
+    const first = caseLines()[0]!.result.trials.map((t) => t.run_id);
+    expect(first).toHaveLength(3);
+    const keptOfSecond = new Map(
+      trialLines()
+        .filter((line) => line.position === 1)
+        .map((line) => [line.trial.trial, line.trial.run_id]),
+    );
+    expect(keptOfSecond.size).toBeGreaterThanOrEqual(1);
+    expect(keptOfSecond.size).toBeLessThan(3);
     expect(existsSync(join(project, "results", "latest.json"))).toBe(false);
 
-    const resumed = evals([...RUN, "--resume"]);
+    const resumed = evals([...RUN, "--trials", "3", "--resume"]);
     expect(resumed.err).toBe("");
     expect(resumed.code, resumed.out).toBe(EXIT.passed);
-    expect(resumed.out).toContain(`Resuming the run of ${header.started_at}: 1 case(s) kept, 1 to run`);
+    expect(resumed.out).toContain(
+      `Resuming the run of ${header.started_at}: 1 case(s) kept, 1 to run (${keptOfSecond.size} of their trials kept)`,
+    );
     const results = latest();
     expect(results.meta.started_at).toBe(header.started_at);
     expect(results.cases.map((c) => [c.id, c.status, c.trials.length])).toEqual([
-      ["skill-then-grep", "passed", 1],
-      ["grep-in-bash", "passed", 1],
+      ["skill-then-grep", "passed", 3],
+      ["grep-in-bash", "passed", 3],
     ]);
-    // The first case's trial is the one that ran before the kill: it was not run again.
-    expect(results.cases[0]!.trials[0]!.run_id).toBe(first.result.trials[0]!.run_id);
+    // The first case's trials and the second's journaled ones are those that ran before the kill;
+    // the second's others ran once each, afterwards.
+    expect(results.cases[0]!.trials.map((t) => t.run_id)).toEqual(first);
+    const second = results.cases[1]!.trials;
+    for (const [trial, runId] of keptOfSecond) expect(second[trial]!.run_id).toBe(runId);
+    const rerun = second.filter((t) => !keptOfSecond.has(second.indexOf(t))).map((t) => t.run_id);
+    expect(rerun).toHaveLength(3 - keptOfSecond.size);
+    const allRunIds = results.cases.flatMap((c) => c.trials.map((t) => t.run_id));
+    expect(new Set(allRunIds).size).toBe(6);
     expect(journalLines().at(-1)).toBe('{"complete":true}');
     // One run in the database, each case once.
     const history = JSON.parse(evals([cliJs, "history", "--db", "db", "--json"]).out) as {
-      cases: { case_id: string; runs: unknown[] }[];
+      cases: { case_id: string; runs: { trial_count: number }[] }[];
     };
-    expect(history.cases.map((c) => [c.case_id, c.runs.length])).toEqual([
-      ["grep-in-bash", 1],
-      ["skill-then-grep", 1],
+    expect(history.cases.map((c) => [c.case_id, c.runs.map((run) => run.trial_count)])).toEqual([
+      ["grep-in-bash", [3]],
+      ["skill-then-grep", [3]],
     ]);
-    const again = evals([...RUN, "--resume"]);
+    const again = evals([...RUN, "--trials", "3", "--resume"]);
     expect(again.code).toBe(EXIT.badInput);
     expect(again.err).toContain("nothing to resume: the run in");
 
-    // Planted in the journal: the first case failed a rule, the second could not be judged (an
-    // API error). --retry-errors runs the second again and keeps the first's verdict.
-    const lines = journalLines()
-      .slice(0, 3)
-      .map((line) => JSON.parse(line));
-    lines[1].result.status = "failed";
-    lines[1].passed = false;
-    const errored = lines.findIndex((line) => line.position === 1);
-    lines[errored].result.status = "error";
-    lines[errored].result.error = "API Error: 529 overloaded";
-    const erroredRun = lines[errored].result.trials[0].run_id;
+    // Planted in the journal: the first case failed a rule in trial 0, the second's trial 1 could
+    // not be judged (an API error). --retry-errors runs that one trial again and keeps the rest.
+    const lines = caseLines();
+    const [failedCase, erroredCase] = [lines[0]!, lines.find((line) => line.position === 1)!];
+    failedCase.passed = false;
+    failedCase.result.status = "failed";
+    failedCase.result.trials[0]!.status = "failed";
+    erroredCase.result.trials[1]!.status = "error";
+    erroredCase.result.trials[1]!.error = "API Error: 529 overloaded";
+    const erroredRun = erroredCase.result.trials[1]!.run_id;
     writeFileSync(
       journalFile,
-      `${lines.map((line) => JSON.stringify(line)).join("\n")}\n{"complete":true}\n`,
+      `${[journalLines()[0], ...[failedCase, erroredCase].map((line) => JSON.stringify(line))].join("\n")}\n{"complete":true}\n`,
     );
-    const retried = evals([...RUN, "--retry-errors"]);
+    const retried = evals([...RUN, "--trials", "3", "--retry-errors"]);
     expect(retried.code, retried.out).toBe(EXIT.failed);
-    expect(retried.out).toContain("1 case(s) kept, 1 to run");
+    expect(retried.out).toContain("1 case(s) kept, 1 to run (2 of their trials kept)");
     const after = latest();
     expect(after.cases.map((c) => [c.id, c.status])).toEqual([
       ["skill-then-grep", "failed"],
       ["grep-in-bash", "passed"],
     ]);
-    expect(after.cases[1]!.trials[0]!.run_id).not.toBe(erroredRun);
+    expect(after.cases[0]!.trials.map((t) => t.run_id)).toEqual(first);
+    const retriedTrials = after.cases[1]!.trials.map((t) => t.run_id);
+    expect(retriedTrials[0]).toBe(erroredCase.result.trials[0]!.run_id);
+    expect(retriedTrials[2]).toBe(erroredCase.result.trials[2]!.run_id);
+    expect(retriedTrials[1]).not.toBe(erroredRun);
 
     const other = evals([
       cliJs,
@@ -131,6 +170,6 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)("evals run --resume o
       "2",
     ]);
     expect(other.code).toBe(EXIT.badInput);
-    expect(other.err).toContain("the journaled run ran with --trials (each case's), now 2");
-  }, 900_000);
+    expect(other.err).toContain("the journaled run ran with --trials 3, now 2");
+  }, 1_200_000);
 });

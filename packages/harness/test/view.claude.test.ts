@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { get } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -38,14 +39,27 @@ function startView(args: string[]): Promise<{ child: ChildProcess; url: string; 
   });
 }
 
+/** A page over a connection of its own. */
+const freshGet = (url: string) =>
+  new Promise<string>((done, fail) => {
+    get(url, { agent: false }, (response) => {
+      let body = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk) => {
+        body += chunk;
+      });
+      response.on("end", () => done(body));
+    }).on("error", fail);
+  });
+
 const exited = (child: ChildProcess) =>
   new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
 
 describe.skipIf(!claudeAvailable({ claudeBin }).available)("evals view, through the binary", () => {
   const db = join(scratch, "db");
 
-  it("serves a real replayed run (its cases, a trial's transcript from its run folder), then stops on SIGINT", async () => {
-    const run = spawnSync(
+  const replay = () =>
+    spawnSync(
       process.execPath,
       [
         cliJs,
@@ -55,6 +69,9 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)("evals view, through 
       ],
       { cwd: scratch, encoding: "utf8", timeout: 300_000, env },
     );
+
+  it("serves a real replayed run (its cases, each trial's recording, a trial's transcript from its run folder), records a run made while it is up, then stops on SIGINT", async () => {
+    const run = replay();
     expect(run.status, run.stdout + run.stderr).toBe(EXIT.passed);
 
     const { child, url, out } = await startView(["--db", db, "--port", "0"]);
@@ -71,13 +88,27 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)("evals view, through 
     // The transcript of the real run, read from the trial's run folder.
     expect(trialPage).toContain("From the run folder");
     expect(trialPage).toMatch(/tool_call <code>(Grep|Glob|Read|Bash)<\/code>/);
+    // Which recording each trial replayed.
+    const recording = `${findTodos("cassettes")}/find-todos/`;
+    expect(casePage).toContain(`replayed <code>${recording}`);
+    expect(trialPage).toMatch(
+      /from <code class="recording">[^<]+\/find-todos\/[^<]+\.recording\.json<\/code>/,
+    );
+
+    // A run while the viewer is up is recorded (the viewer holds the database only per request)...
+    const second = replay();
+    expect(second.status, second.stdout + second.stderr).toBe(EXIT.passed);
+    expect(second.stderr).not.toContain("was not recorded");
+    // ...and the viewer shows it (on a fresh connection: fetch's kept-alive one timed out meanwhile).
+    const both = await freshGet(url);
+    expect(new Set([...both.matchAll(/href="\/run\?id=([^"&]+)"/g)].map((m) => m[1])).size).toBe(2);
 
     const stopped = exited(child);
     child.kill("SIGINT");
     expect(await stopped).toBe(EXIT.passed);
     expect(out()).toContain("evals view: stopped (SIGINT)");
     await expect(fetch(url)).rejects.toThrow();
-  });
+  }, 600_000);
 
   it("exits 2 with a clear message when the port is taken or the database cannot be opened", async () => {
     const taken = createServer();

@@ -53,6 +53,8 @@ export const TrialResultSchema = z.object({
    * disk). Reports label the last three "replayed" or "stored" and show no cost for them.
    */
   origin: AgentRunResultSchema.shape.origin.optional(),
+  /** The recording the trial's run replayed (origin replay): its file, relative to where the run started. */
+  recording: AgentRunResultSchema.shape.recording,
   /** Why the trial errored or failed, in one readable message. */
   error: z.string().optional(),
   /** The agent's run: the HTML report draws its timeline from it. */

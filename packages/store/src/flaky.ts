@@ -22,7 +22,7 @@ export interface FlakyRun {
 /**
  * A case whose verdict differs across runs (or trials) that ran the same thing: the same case file
  * (`code_hash`), the same agent CLI and version, the same model (the recorded one when replayed) and
- * the same origin (live, or replayed from a recording).
+ * the same origin (live, or replayed from a recording: the same recording, when the results name it).
  */
 export interface FlakyCase {
   suite: string | null;
@@ -33,6 +33,8 @@ export interface FlakyCase {
   model: string | null;
   /** live, or replayed (replay, cassette or stored: the model's side came from a recording). */
   origin: "live" | "replayed";
+  /** The recording the replayed runs replayed (relative to where they ran), when the results named it. */
+  recording: string | null;
   passed: number;
   failed: number;
   /** The runs, oldest first. */
@@ -53,6 +55,7 @@ interface TrialRow {
   agent_version: string | null;
   model: string | null;
   origin: "live" | "replayed";
+  recording: string | null;
   run_id: string;
   finished_at: string | Date;
   git_commit: string | null;
@@ -91,6 +94,7 @@ export async function findFlakyCases(store: Store, query: FlakyQuery = {}): Prom
             coalesce(t.agent_version, c.run_agent_version) AS agent_version,
             coalesce(t.model, c.run_model) AS model,
             CASE WHEN t.origin = 'live' THEN 'live' ELSE 'replayed' END AS origin,
+            CASE WHEN t.origin = 'live' THEN NULL ELSE t.recording END AS recording,
             c.run_id, c.finished_at, c.git_commit, c.position, t.trial, t.status
      FROM recent c JOIN trials t ON t.run_id = c.run_id AND t.position = c.position
      WHERE c.n <= $1 AND t.status IN ('passed', 'failed')
@@ -107,6 +111,7 @@ export async function findFlakyCases(store: Store, query: FlakyQuery = {}): Prom
       row.agent_version,
       row.model,
       row.origin,
+      row.recording,
     ]);
     groups.set(key, [...(groups.get(key) ?? []), row]);
   }
@@ -153,6 +158,7 @@ async function flakyCase(
     agent_version: first.agent_version,
     model: first.model,
     origin: first.origin,
+    recording: first.recording,
     passed: trials.filter((t) => t.status === "passed").length,
     failed: trials.filter((t) => t.status === "failed").length,
     runs: [...runs.values()],
@@ -172,7 +178,7 @@ export function formatFlaky(flaky: FlakyCase[]): string {
   for (const c of flaky) {
     const name = c.suite ? `${c.suite} › ${c.case_id}` : c.case_id;
     lines.push(
-      `${name}: flaky, ${c.passed} trial(s) passed and ${c.failed} failed over ${c.runs.length} run(s) of the same case file (${c.code_hash}), ${c.origin}, ${c.agent_cli ?? "agent ?"} ${c.agent_version ?? ""} ${c.model ?? ""}`.replace(
+      `${name}: flaky, ${c.passed} trial(s) passed and ${c.failed} failed over ${c.runs.length} run(s) of the same case file (${c.code_hash}), ${c.origin}${c.recording ? ` from ${c.recording}` : ""}, ${c.agent_cli ?? "agent ?"} ${c.agent_version ?? ""} ${c.model ?? ""}`.replace(
         /\s+$/,
         "",
       ),

@@ -49,32 +49,36 @@ export async function caseHistory(store: Store, query: HistoryQuery = {}): Promi
     params.push(query.cases);
     keysWhere.push(`k.case_id = ANY($${params.length})`);
   }
-  const rows = await store.sql.query<{ suite: string; case_id: string; runs: string | null }>(
+  // Each run as "<run id> <status> <passed trials> <trials> <finish, epoch ms>", oldest first: text
+  // is what PostgreSQL builds and hands over fastest (JSON took twice as long, cold).
+  const rows = await store.sql.query<{ suite: string; case_id: string; runs: string }>(
     `SELECT k.suite, k.case_id, recent.runs FROM case_keys k
      CROSS JOIN LATERAL (
-       SELECT json_agg(json_build_array(last.run_id, last.finished_at, r.git_commit, last.status,
-                                        last.passed_trials, last.trial_count)
-                       ORDER BY last.finished_at, last.run_id)::text AS runs
+       SELECT string_agg(concat_ws(' ', last.run_id, last.status, last.passed_trials, last.trial_count,
+                                   (extract(epoch FROM last.finished_at) * 1000)::bigint), ','
+                         ORDER BY last.finished_at, last.run_id) AS runs
        FROM (SELECT c.run_id, c.finished_at, c.status, c.passed_trials, c.trial_count FROM cases c
              WHERE ${runsWhere.join(" AND ")}
              ORDER BY c.finished_at DESC LIMIT $1) last
-       JOIN runs r ON r.id = last.run_id
      ) recent
      WHERE recent.runs IS NOT NULL${keysWhere.map((w) => ` AND ${w}`).join("")}
      ORDER BY k.suite, k.case_id`,
     params,
   );
-  return rows.map((row) => {
-    const runs = (
-      JSON.parse(row.runs ?? "[]") as [string, string, string | null, string, number, number][]
-    ).map(
-      ([run_id, finished_at, git_commit, status, passed_trials, trial_count]): CaseRun => ({
+  const parsed = rows.map((row) => ({
+    row,
+    runs: row.runs.split(",").map((run) => run.split(" ") as [string, string, string, string, string]),
+  }));
+  const commits = await runCommits(store, new Set(parsed.flatMap(({ runs }) => runs.map(([id]) => id))));
+  return parsed.map(({ row, runs: fields }) => {
+    const runs = fields.map(
+      ([run_id, status, passed_trials, trial_count, finished]): CaseRun => ({
         run_id,
-        finished_at: new Date(finished_at).toISOString(),
-        git_commit,
+        finished_at: new Date(Number(finished)).toISOString(),
+        git_commit: commits.get(run_id) ?? null,
         status,
-        passed_trials,
-        trial_count,
+        passed_trials: Number(passed_trials),
+        trial_count: Number(trial_count),
       }),
     );
     const passed = runs.filter((run) => run.status === "passed").length;
@@ -89,6 +93,16 @@ export async function caseHistory(store: Store, query: HistoryQuery = {}): Promi
       ci_high,
     };
   });
+}
+
+/** The commit of each of these runs (one query for all of them, not a join per case's run). */
+async function runCommits(store: Store, ids: Set<string>): Promise<Map<string, string | null>> {
+  if (ids.size === 0) return new Map();
+  const rows = await store.sql.query<{ id: string; git_commit: string | null }>(
+    "SELECT id, git_commit FROM runs WHERE id = ANY($1)",
+    [[...ids]],
+  );
+  return new Map(rows.map((row) => [row.id, row.git_commit]));
 }
 
 const BARS = "▁▂▃▄▅▆▇█";

@@ -47,3 +47,4 @@ export {
   trialSteps,
 } from "./step-divergence.js";
 export { type OpenStoreOptions, type RecordedRun, Store } from "./store.js";
+export { StoreOnDemand, type StoreOnDemandOptions } from "./store-on-demand.js";

@@ -96,7 +96,8 @@ export function runRows(
   const copied = { finished_at: meta.finished_at, whole_run: meta.shard === undefined };
   // A case file is relative to the project: where the command ran, or above the results folder.
   const roots = [process.cwd(), ...(files.dir ? [`${files.dir}/..`] : [])];
-  for (const [position, c] of results.cases.entries()) addCase(rows, id, position, c, copied, roots);
+  const read = new Map<string, Buffer | undefined>();
+  for (const [position, c] of results.cases.entries()) addCase(rows, id, position, c, copied, roots, read);
   return rows;
 }
 
@@ -107,6 +108,7 @@ function addCase(
   c: CaseResult,
   copied: { finished_at: string; whole_run: boolean },
   roots: string[],
+  read: Map<string, Buffer | undefined>,
 ): void {
   const key = { run_id: runId, position };
   rows.cases.push({
@@ -123,7 +125,7 @@ function addCase(
     duration_ms: c.duration_ms,
     cost_usd: c.cost_usd ?? null,
     error: c.error ?? null,
-    code_hash: caseCodeHash(c, roots) ?? null,
+    code_hash: caseCodeHash(c, roots, read) ?? null,
   });
   for (const trial of c.trials) addTrial(rows, key, trial);
   c.violations.forEach((v, seq) => {
@@ -156,7 +158,8 @@ function addTrial(rows: RunRows, caseKey: { run_id: string; position: number }, 
     outcome: final ? (final.terminal_reason ?? final.subtype) : null,
     error: t.error ?? null,
     origin: t.origin ?? null,
-    recording: null,
+    // The recording it replayed, or "live" when the model was called.
+    recording: t.recording ?? (t.origin === "live" ? "live" : null),
     agent_run_id: t.run_id ?? null,
     run_folder: t.output_dir ?? null,
     agent_cli: run ? agentCli(run) : null,

@@ -77,7 +77,11 @@ export class Store {
         runId,
       ]);
       if (found?.complete) return false;
-      if (found) await tx.query("DELETE FROM runs WHERE id = $1", [runId]);
+      if (found) {
+        for (const table of [...TABLES, "runs"]) {
+          await tx.query(`DELETE FROM ${table} WHERE ${table === "runs" ? "id" : "run_id"} = $1`, [runId]);
+        }
+      }
       await tx.query("INSERT INTO runs SELECT * FROM jsonb_populate_record(null::runs, $1::jsonb)", [
         JSON.stringify({ ...rows.run, recorded_at: new Date().toISOString() }),
       ]);

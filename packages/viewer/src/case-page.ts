@@ -39,7 +39,7 @@ export async function casePage(store: Store, suite: string, caseId: string): Pro
     sections.push(
       html`<tr><td><a href="${href("/run", { id: run.run_id })}">${when(run.finished_at)}</a><br><small>${run.git_branch ?? ""} <code>${run.git_commit?.slice(0, 10) ?? ""}</code></small></td><td class="${run.status}">${run.status}</td><td>${trialRows.map(
         (t) =>
-          html`<div><a href="${href("/trial", { run: t.run_id, pos: t.position, trial: t.trial })}">trial ${t.trial}</a> <span class="${t.status}">${t.status}</span>${t.outcome ? ` (${t.outcome})` : ""} ${usd(t.cost_usd)}${violations
+          html`<div><a href="${href("/trial", { run: t.run_id, pos: t.position, trial: t.trial })}">trial ${t.trial}</a> <span class="${t.status}">${t.status}</span>${t.outcome ? ` (${t.outcome})` : ""} ${usd(t.cost_usd)}${t.recording ? html` <small class="recording">${t.recording === "live" ? "live" : html`replayed <code>${t.recording}</code>`}</small>` : ""}${violations
             .filter((v) => v.trial === t.trial)
             .map(
               (v) => html`<div class="failed">${v.severity} <code>${v.rule}</code>: ${v.message}</div>`,

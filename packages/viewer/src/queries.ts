@@ -161,6 +161,8 @@ export interface TrialRow {
   outcome: string | null;
   error: string | null;
   origin: string | null;
+  /** The recording the trial replayed (relative to where it ran), or "live". */
+  recording: string | null;
   run_folder: string | null;
   cost_usd: number | null;
   input_tokens: number | string | null;
@@ -170,7 +172,7 @@ export interface TrialRow {
   duration_ms: number | null;
 }
 
-const TRIAL_COLUMNS = `run_id, position, trial, status, outcome, error, origin, run_folder, cost_usd, input_tokens,
+const TRIAL_COLUMNS = `run_id, position, trial, status, outcome, error, origin, recording, run_folder, cost_usd, input_tokens,
   output_tokens, turns, tool_calls, duration_ms`;
 
 export async function findTrial(
@@ -180,7 +182,7 @@ export async function findTrial(
   trial: number,
 ): Promise<(TrialRow & { case_id: string; name: string; suite: string }) | undefined> {
   const [row] = await store.sql.query<TrialRow & { case_id: string; name: string; suite: string }>(
-    `SELECT t.run_id, t.position, t.trial, t.status, t.outcome, t.error, t.origin, t.run_folder, t.cost_usd,
+    `SELECT t.run_id, t.position, t.trial, t.status, t.outcome, t.error, t.origin, t.recording, t.run_folder, t.cost_usd,
             t.input_tokens, t.output_tokens, t.turns, t.tool_calls, t.duration_ms, c.case_id, c.name, c.suite
      FROM trials t JOIN cases c ON c.run_id = t.run_id AND c.position = t.position
      WHERE t.run_id = $1 AND t.position = $2 AND t.trial = $3`,

@@ -1,7 +1,7 @@
 import { createReadStream, existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Store } from "@evals/store";
+import type { Store, StoreOnDemand } from "@evals/store";
 import { casePage } from "./case-page.js";
 import { comparePage } from "./compare-page.js";
 import { flakyPage } from "./flaky-page.js";
@@ -12,8 +12,12 @@ import { runsPage } from "./runs-page.js";
 import { trialPage } from "./trial-page.js";
 
 export interface ViewerOptions {
-  /** The open results database the pages read. */
-  store: Store;
+  /**
+   * The results database the pages read: a StoreOnDemand, opened for the requests and closed between
+   * them (so `evals run` records into the embedded database while the viewer is up), or an open
+   * Store the caller keeps.
+   */
+  store: Store | StoreOnDemand;
   /** The port on 127.0.0.1 (default 0: any free port). */
   port?: number;
 }
@@ -21,7 +25,7 @@ export interface ViewerOptions {
 export interface Viewer {
   /** Where it serves, e.g. http://127.0.0.1:4173/ */
   url: string;
-  /** Stops serving (open connections are closed); the store stays open. */
+  /** Stops serving (open connections are closed); the store is the caller's to close. */
   close(): Promise<void>;
 }
 
@@ -41,9 +45,10 @@ export class PortUnavailableError extends Error {
 /** Serves the viewer's pages over `store` on 127.0.0.1 until `close()`. */
 export async function startViewer(options: ViewerOptions): Promise<Viewer> {
   const { store } = options;
+  const use = <T>(work: (open: Store) => Promise<T>) => ("use" in store ? store.use(work) : work(store));
   const port = options.port ?? 0;
   const server = createServer((request, response) => {
-    handle(store, request, response).catch((error: Error) => {
+    use((open) => handle(open, request, response)).catch((error: Error) => {
       if (!response.headersSent)
         send(response, 500, page("Error", html`<pre class="error">${error.stack ?? error.message}</pre>`));
       else response.end();

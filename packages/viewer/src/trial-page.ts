@@ -22,7 +22,7 @@ export async function trialPage(
   if (!row) return undefined;
   const violations = await trialViolations(store, runId, position, trial);
   const transcript = await transcriptOf(store, row.run_folder, { run_id: runId, position, trial });
-  const facts = html`<p><a href="${href("/case", { suite: row.suite, id: row.case_id })}">${row.name}</a> in <a href="${href("/run", { id: runId })}">run ${runId.slice(0, 12)}</a>: trial ${trial} <span class="${row.status}">${row.status}</span>${row.outcome ? ` (${row.outcome})` : ""}, ${row.turns ?? "?"} turn(s), ${row.tool_calls ?? "?"} tool call(s), ${usd(row.cost_usd)}${row.origin ? `, ${row.origin}` : ""}</p>${
+  const facts = html`<p><a href="${href("/case", { suite: row.suite, id: row.case_id })}">${row.name}</a> in <a href="${href("/run", { id: runId })}">run ${runId.slice(0, 12)}</a>: trial ${trial} <span class="${row.status}">${row.status}</span>${row.outcome ? ` (${row.outcome})` : ""}, ${row.turns ?? "?"} turn(s), ${row.tool_calls ?? "?"} tool call(s), ${usd(row.cost_usd)}${row.origin ? `, ${row.origin}` : ""}${row.recording && row.recording !== "live" ? html` from <code class="recording">${row.recording}</code>` : ""}</p>${
     row.error ? html`<pre class="error">${row.error}</pre>` : ""
   }`;
   const list =

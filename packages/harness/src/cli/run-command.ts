@@ -2,7 +2,6 @@ import { relative } from "node:path";
 import { parseArgs } from "node:util";
 import { type EvalCase, formatIssue } from "@evals/evaluators";
 import {
-  type CaseResult,
   formatCasesTable,
   formatDuration,
   parseShard,
@@ -55,10 +54,10 @@ ${DB_OPTION_HELP}
   -h, --help          this help`;
 
 const RESUME_HELP = `  --resume            go on with the run in --out that was killed or crashed: its journal
-                      (<out>/run-journal.jsonl, written as each case finishes) keeps every finished
-                      case's verdict; only the cases without one run (same case files and --trials)
-  --retry-errors      like --resume, and also re-run the cases whose verdict was an error (an API
-                      error, a timeout: the case could not be judged), not those that failed a rule;
+                      (<out>/run-journal.jsonl, written as each trial finishes) keeps every finished
+                      trial's verdict; only the trials without one run (same case files and --trials)
+  --retry-errors      like --resume, and also re-run the trials whose verdict was an error (an API
+                      error, a timeout: the trial could not be judged), not those that failed a rule;
                       works on a finished run too`;
 
 export const RUN_USAGE = `Usage: evals run <cases...> [options]
@@ -200,14 +199,16 @@ export async function runCommand(
     }
     journal = opened;
     startedAt = journal.startedAt;
-    if (resuming)
+    if (resuming) {
+      const keptTrials = journal.pending.reduce((sum, pending) => sum + pending.keptTrials.size, 0);
       io.stdout.write(
-        `Resuming the run of ${startedAt.toISOString()}: ${journal.kept.length} case(s) kept, ${journal.pending.length} to run\n`,
+        `Resuming the run of ${startedAt.toISOString()}: ${journal.kept.length} case(s) kept, ${journal.pending.length} to run${keptTrials > 0 ? ` (${keptTrials} of their trials kept)` : ""}\n`,
       );
+    }
   }
   const ranFrom = Date.now();
   const result = await runCases(journal ? journal.pending.map((pending) => pending.evalCase) : cases, {
-    ...(journal ? { onCase: journal.add } : {}),
+    ...(journal ? { onCase: journal.add, onTrial: journal.addTrial, keptTrials: keptTrialsOf(journal) } : {}),
     cassette: { dir: values.cassettes ?? "cassettes", ...(mode ? { mode: mode as VcrMode } : {}) },
     ...(model ? { model: model.models } : {}),
     ...(trials.value !== undefined ? { trials: trials.value } : {}),
@@ -256,6 +257,12 @@ export async function runCommand(
   await recordWritten(reports, recording.source, recording.db, io);
   journal?.complete();
   return reportSetupProblems(setup, name, io) ?? (passed === outcomes.length ? EXIT.passed : EXIT.failed);
+}
+
+/** Each pending case's trials decided before the run was stopped. */
+function keptTrialsOf(journal: RunJournal) {
+  const byCase = new Map(journal.pending.map((pending) => [pending.evalCase, pending.keptTrials]));
+  return (evalCase: EvalCase) => byCase.get(evalCase);
 }
 
 /** The run's outcomes in case order: those the journal kept from before, and those just run. */

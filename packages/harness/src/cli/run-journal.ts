@@ -1,18 +1,20 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { EvalCase, LoadedCase } from "@evals/evaluators";
-import { type CaseResult, CaseResultSchema } from "@evals/logging";
+import { type CaseResult, CaseResultSchema, type TrialResult } from "@evals/logging";
 import type { CaseOutcome } from "../evaluate-case.js";
 
 /**
  * The journal of an `evals run`, in its results folder: a header line (when the run started, its
- * cases in order, its trials setting), then one line per case as its last trial finishes (its
- * verdict and result), then `{"complete":true}` once the reports are written. Each line is appended
- * as it happens, so a run killed at any point leaves every finished case's verdict behind, and
- * `--resume` runs only the cases that have none (a line cut short by the kill is ignored).
+ * cases in order, its trials setting), then one line per trial as it gets its verdict, one per case
+ * as its last trial finishes (its verdict and result), then `{"complete":true}` once the reports are
+ * written. Each line is appended as it happens, so a run killed at any point leaves every decided
+ * trial behind, and `--resume` runs only the trials that have no verdict (a line cut short by the
+ * kill is ignored).
  */
 export const JOURNAL_FILE = "run-journal.jsonl";
-const JOURNAL_VERSION = 1;
+const JOURNAL_VERSION = 2;
+const TrialResultSchema = CaseResultSchema.shape.trials.element;
 
 interface JournalHeader {
   journal: typeof JOURNAL_VERSION;
@@ -30,15 +32,30 @@ export interface JournaledOutcome {
   result: CaseResult;
 }
 
+/** A trial's verdict, journaled as soon as it has one. */
+interface JournaledTrial {
+  position: number;
+  trial: TrialResult;
+}
+
+/** A case still to run: its place in the run, and its trials decided before (kept as they are). */
+export interface PendingCase {
+  position: number;
+  evalCase: EvalCase;
+  keptTrials: Map<number, TrialResult>;
+}
+
 export interface RunJournal {
   file: string;
   startedAt: Date;
   /** The cases still to run, with their places in the run. */
-  pending: { position: number; evalCase: EvalCase }[];
+  pending: PendingCase[];
   /** The outcomes kept from before (resumed), by position. */
   kept: JournaledOutcome[];
   /** Appends a finished case's outcome. */
   add(outcome: CaseOutcome, evalCase: EvalCase): void;
+  /** Appends a trial's verdict. */
+  addTrial(trial: TrialResult, evalCase: EvalCase): void;
   /** Marks the run finished: its reports are written. */
   complete(): void;
 }
@@ -64,13 +81,13 @@ export function startJournal(
   return journal(
     file,
     startedAt,
-    cases.map((evalCase, position) => ({ position, evalCase })),
+    cases.map((evalCase, position) => ({ position, evalCase, keptTrials: new Map() })),
     [],
   );
 }
 
 /**
- * The unfinished run of the journal in `dir`, to go on with: the cases with no verdict yet (with
+ * The unfinished run of the journal in `dir`, to go on with: the trials with no verdict yet (with
  * `retryErrors`, also those whose verdict was an error: an API error, a timeout). A string says why
  * it cannot be resumed.
  */
@@ -92,32 +109,63 @@ export function resumeJournal(
     return `${file}: the journaled run ran other cases (${header.cases.length}, now ${keys.length}${firstDifference(header.cases, keys)}): resume it with the same case files, or run without --resume`;
   if ((trials ?? null) !== header.trials)
     return `${file}: the journaled run ran with --trials ${header.trials ?? "(each case's)"}, now ${trials ?? "(each case's)"}: resume it with the same --trials`;
-  const finished = lines.slice(1).map(parseLine);
-  if (finished.some((line) => (line as { complete?: boolean })?.complete) && !retryErrors)
-    return `nothing to resume: the run in ${file} finished (every case has a verdict); --retry-errors re-runs its errored cases`;
-  const kept = new Map<number, JournaledOutcome>();
-  finished.forEach((line, i) => {
-    const entry = line as JournaledOutcome | undefined;
+  const entries = lines.slice(1).map(parseLine);
+  if (entries.some((line) => (line as { complete?: boolean })?.complete) && !retryErrors)
+    return `nothing to resume: the run in ${file} finished (every case has a verdict); --retry-errors re-runs its errored trials`;
+  const decided = new Map<number, JournaledOutcome>();
+  const trialsOf = new Map<number, Map<number, TrialResult>>();
+  entries.forEach((line, i) => {
+    const entry = line as Partial<JournaledOutcome & JournaledTrial> | undefined;
     if (!entry || typeof entry.position !== "number") return;
+    const where = `${file}:${i + 2}`;
+    if (entry.trial !== undefined) {
+      const trial = TrialResultSchema.safeParse(entry.trial);
+      if (!trial.success)
+        throw new Error(`${where}: not a journaled trial (${trial.error.issues[0]?.message})`);
+      const kept = trialsOf.get(entry.position) ?? new Map<number, TrialResult>();
+      kept.set(trial.data.trial, trial.data);
+      trialsOf.set(entry.position, kept);
+      return;
+    }
     const result = CaseResultSchema.safeParse(entry.result);
     if (!result.success)
-      throw new Error(`${file}:${i + 2}: not a journaled case (${result.error.issues[0]?.message})`);
-    if (retryErrors && result.data.status === "error") kept.delete(entry.position);
-    else kept.set(entry.position, { ...entry, result: result.data });
+      throw new Error(`${where}: not a journaled case (${result.error.issues[0]?.message})`);
+    decided.set(entry.position, { ...(entry as JournaledOutcome), result: result.data });
   });
-  const pending = cases.flatMap((evalCase, position) => (kept.has(position) ? [] : [{ position, evalCase }]));
-  // The journal goes on with the kept outcomes only: a retried case's old line must not come back.
+  // --retry-errors: a case with an errored trial runs again, its other trials kept.
+  const kept = new Map(
+    [...decided].filter(([, entry]) => !(retryErrors && entry.result.trials.some(isError))),
+  );
+  const pending = cases.flatMap((evalCase, position): PendingCase[] => {
+    if (kept.has(position)) return [];
+    const before = decided.get(position)?.result.trials ?? [...(trialsOf.get(position)?.values() ?? [])];
+    const keptTrials = new Map(
+      before.filter((trial) => !(retryErrors && isError(trial))).map((trial) => [trial.trial, trial]),
+    );
+    return [{ position, evalCase, keptTrials }];
+  });
+  // The journal goes on with what is kept only: a retried trial's old line must not come back.
   writeFileSync(
     file,
-    [lines[0], ...[...kept.values()].map((entry) => JSON.stringify(entry))].join("\n").concat("\n"),
+    [
+      lines[0],
+      ...[...kept.values()].map((entry) => JSON.stringify(entry)),
+      ...pending.flatMap(({ position, keptTrials }) =>
+        [...keptTrials.values()].map((trial) => JSON.stringify({ position, trial } satisfies JournaledTrial)),
+      ),
+    ]
+      .join("\n")
+      .concat("\n"),
   );
   return journal(file, new Date(header.started_at), pending, [...kept.values()]);
 }
 
+const isError = (trial: TrialResult) => trial.status === "error";
+
 function journal(
   file: string,
   startedAt: Date,
-  pending: RunJournal["pending"],
+  pending: PendingCase[],
   kept: JournaledOutcome[],
 ): RunJournal {
   const positions = new Map(pending.map(({ position, evalCase }) => [evalCase, position]));
@@ -133,6 +181,10 @@ function journal(
         ...(outcome.message ? { message: outcome.message } : {}),
         result: outcome.result,
       };
+      appendFileSync(file, `${JSON.stringify(entry)}\n`);
+    },
+    addTrial(trial, evalCase) {
+      const entry: JournaledTrial = { position: positions.get(evalCase) ?? -1, trial };
       appendFileSync(file, `${JSON.stringify(entry)}\n`);
     },
     complete() {

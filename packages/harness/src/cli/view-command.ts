@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { describeLocation, locateStore, Store } from "@evals/store";
+import { describeLocation, locateStore, StoreOnDemand } from "@evals/store";
 import { PortUnavailableError, startViewer } from "@evals/viewer";
 import type { Command, CommandIo } from "./command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
@@ -62,9 +62,10 @@ export const view: Command = {
       );
       return EXIT.badInput;
     }
-    let store: Store;
+    // Opened for the requests only: `evals run` records into the embedded database between them.
+    const store = new StoreOnDemand(location);
     try {
-      store = await Store.open(location);
+      await store.use(async () => {});
     } catch (error) {
       io.stderr.write(
         `evals view: the results database ${describeLocation(location)} cannot be opened: ${(error as Error).message}\n`,
@@ -79,7 +80,12 @@ export const view: Command = {
   },
 };
 
-async function serveUntilStopped(store: Store, port: number, where: string, io: CommandIo): Promise<number> {
+async function serveUntilStopped(
+  store: StoreOnDemand,
+  port: number,
+  where: string,
+  io: CommandIo,
+): Promise<number> {
   let viewer: Awaited<ReturnType<typeof startViewer>>;
   try {
     viewer = await startViewer({ store, port });
