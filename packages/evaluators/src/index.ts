@@ -31,27 +31,6 @@ export {
   resolveAgentPaths,
 } from "./cases/load.js";
 export {
-  formatMigrationReport,
-  MIGRATE_EXIT,
-  MIGRATE_USAGE,
-  migrateCommand,
-} from "./cases/migrate-command.js";
-export {
-  anyOfToAllOf,
-  type ConvertedCase,
-  convertOacCase,
-  type FieldReport,
-  type FieldStatus,
-  type FileReport,
-  type FileStatus,
-  MIGRATION_REPORT_VERSION,
-  type MigratedFile,
-  type MigrateOptions,
-  type MigrationReport,
-  type MigrationTotals,
-  migrateOacCases,
-} from "./cases/migrate-oac.js";
-export {
   type AgentOptions,
   AgentOptionsSchema,
   caseJsonSchema,
@@ -81,8 +60,8 @@ export {
   RuleOptionsBaseSchema,
   scorerFrom,
 } from "./evaluator.js";
-export { GRADE_EXIT, GRADE_USAGE, gradeCommand, internalErrorMessage } from "./grade/grade-command.js";
 // Re-grading stored runs.
+export { type GradedRun, gradeStoredRun, type HarnessVerdict, NoGradableCaseError } from "./grade/grade-run.js";
 export {
   type LoadStoredRunOptions,
   loadStoredRun,
@@ -105,7 +84,7 @@ export {
   type RunOutcomeKind,
   runOutcome,
 } from "./outcome.js";
-export { normalizePath, pathMatches } from "./paths.js";
+export { hasGlobChars, normalizePath, pathMatches } from "./paths.js";
 export { type PermissionMode, PermissionModeSchema, preApprovedBySettings } from "./permissions.js";
 export { ApprovalGateOptionsSchema, approvalGate, approvalGateRule } from "./rules/approval-gate.js";
 export { type BehaviorExpectations, BehaviorSchema, behavior } from "./rules/behavior.js";

@@ -39,6 +39,7 @@ export {
   type SkippableContext,
   skipIfNoClaude,
 } from "./claude-bin.js";
+export { caseFixtureProblems } from "./case-fixture.js";
 export { type DescribeCasesOptions, describeCases } from "./describe-cases.js";
 export { type DescribeEvalOptions, describeEval } from "./describe-eval.js";
 export {
@@ -84,6 +85,8 @@ export {
   runCases,
 } from "./run-case.js";
 export { cleanupLeftoverRuns, type LeftoverReport } from "./run-guard.js";
+// What a case needs to run: at most MAX_TRIALS trials, a prompt, a fixture that exists.
+export { MAX_TRIALS, runnableCaseProblems } from "./runnable-case.js";
 export { INHERITED_ENV, NETWORK_ENV, newRunId, stableEnv, stableLocale } from "./sandbox.js";
 export { type ScorerVerdict, scoreTrial, type Threshold, type TrialScores, thresholdFor } from "./scoring.js";
 export { casesInShard, shardsOfCases } from "./shard.js";
@@ -108,7 +111,10 @@ export {
   type VariantReport,
   type VariantReportFiles,
   type VariantRuns,
+  VariantsFileError,
   VariantsFileSchema,
   type VariantsResult,
+  variantReportsDir,
+  variantSuite,
   writeVariantReports,
 } from "./variants.js";

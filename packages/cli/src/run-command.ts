@@ -1,8 +1,24 @@
 import { relative } from "node:path";
-import { parseArgs } from "node:util";
 import { type EvalCase, formatIssue } from "@evals/evaluators";
 import {
-  type CaseResult,
+  type CaseModels,
+  type CaseOutcome,
+  checkRecordingKeys,
+  DuplicateCaseIdError,
+  formatVariantsReport,
+  loadCaseList,
+  loadVariants,
+  MAX_TRIALS,
+  runCases,
+  runnableCaseProblems,
+  type Variant,
+  VariantsFileError,
+  type VariantsResult,
+  variantReportsDir,
+  variantSuite,
+  writeVariantReports,
+} from "@evals/harness";
+import {
   formatCasesTable,
   formatDuration,
   parseShard,
@@ -13,32 +29,14 @@ import {
   writeReports,
 } from "@evals/logging";
 import { type ScriptFunction, VCR_MODES, type VcrMode } from "@evals/vcr";
-import { ClaudeNotFoundError, findClaude } from "../claude-bin.js";
-import type { CaseOutcome } from "../evaluate-case.js";
-import {
-  type CaseModels,
-  checkRecordingKeys,
-  DuplicateCaseIdError,
-  loadCaseList,
-  runCases,
-} from "../run-case.js";
-import { MAX_TRIALS, runnableCaseProblems } from "../runnable-case.js";
-import {
-  formatVariantsReport,
-  loadVariants,
-  type Variant,
-  VariantsFileError,
-  type VariantsResult,
-  variantReportsDir,
-  variantSuite,
-  writeVariantReports,
-} from "../variants.js";
+import { parseCommandArgs } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
+import { BadInputError, UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { outputDirProblem } from "./output-dir.js";
 import { DB_OPTION_HELP, recordWritten } from "./record-in-store.js";
 import { type RunJournal, resumeJournal, startJournal } from "./run-journal.js";
-import { parseCommandArgs, usageError } from "./usage.js";
+import { agentSetupProblem } from "./runners.js";
 import { importUserModule } from "./user-module.js";
 
 const OPTIONS_HELP = `  --trials <n>        runs per case, at most ${MAX_TRIALS} (default: each case's trials, else 1)
@@ -107,6 +105,7 @@ a case and no ANTHROPIC_API_KEY).`;
 export const runSubcommand: Command = {
   name: "run",
   summary: "run case files with the real claude CLI (replayed from recordings), with trials and reports",
+  usage: RUN_USAGE,
   run: (args, io) => runCommand(args, io),
 };
 
@@ -114,6 +113,7 @@ export const runSubcommand: Command = {
 export const recordSubcommand: Command = {
   name: "record",
   summary: "record case files' model side (from --model's scripted model, or live with ANTHROPIC_API_KEY)",
+  usage: RECORD_USAGE,
   run: (args, io) => runCommand(args, io, { record: true }),
 };
 
@@ -127,31 +127,25 @@ export async function runCommand(
   options: { record?: boolean } = {},
 ): Promise<number> {
   const name = options.record ? "record" : "run";
-  const usage = options.record ? RECORD_USAGE : RUN_USAGE;
-  const parsed = parseCommandArgs(name, usage, io, () => parse(args));
-  if (!parsed) return EXIT.badInput;
+  const parsed = parse(name, args);
   const { values, positionals } = parsed;
-  if (values.help) {
-    io.stdout.write(`${usage}\n`);
-    return EXIT.passed;
-  }
-  if (positionals.length === 0) return usageError(name, usage, "name at least one case file or folder", io);
+  if (positionals.length === 0) throw new UsageError("name at least one case file or folder");
   const trials = count(values.trials, "--trials", MAX_TRIALS);
   const concurrency = count(values.concurrency, "--concurrency");
   const problem = trials.problem ?? concurrency.problem;
-  if (problem) return usageError(name, usage, problem, io);
+  if (problem) throw new UsageError(problem);
   if (options.record && values.mode !== undefined) {
-    return usageError(name, usage, "evals record always records: --mode is for evals run", io);
+    throw new UsageError("evals record always records: --mode is for evals run");
   }
   let shard: Shard | undefined;
   try {
     shard = values.shard !== undefined ? parseShard(values.shard, "--shard") : shardFromEnv();
   } catch (error) {
-    return usageError(name, usage, (error as Error).message, io);
+    throw new UsageError((error as Error).message);
   }
   const mode = options.record ? "record" : values.mode;
   if (mode !== undefined && !(VCR_MODES as readonly string[]).includes(mode)) {
-    return usageError(name, usage, `--mode must be one of ${VCR_MODES.join(", ")}, got ${mode}`, io);
+    throw new UsageError(`--mode must be one of ${VCR_MODES.join(", ")}, got ${mode}`);
   }
   let variants: [Variant, Variant] | undefined;
   if (values.variants !== undefined) {
@@ -159,16 +153,14 @@ export async function runCommand(
       variants = loadVariants(values.variants);
     } catch (error) {
       if (!(error instanceof VariantsFileError)) throw error;
-      io.stderr.write(`evals ${name}: ${error.message}\n`);
-      return EXIT.badInput;
+      throw new BadInputError(error.message);
     }
   }
   let model: LoadedModel | undefined;
   if (values.model !== undefined) {
     const loaded = await loadModel(values.model);
     if (typeof loaded === "string") {
-      io.stderr.write(`evals ${name}: ${loaded}\n`);
-      return EXIT.badInput;
+      throw new BadInputError(loaded);
     }
     model = loaded;
   }
@@ -177,21 +169,17 @@ export async function runCommand(
   if (!cases) return EXIT.badInput;
   const setupProblem =
     outputDirProblem(out) ??
-    claudeProblem(cases) ??
+    agentSetupProblem(cases) ??
     missingModelProblem(cases, model, options.record) ??
     (values.suite ? undefined : recordingKeysProblem(cases));
   if (setupProblem) {
-    io.stderr.write(`evals ${name}: ${setupProblem}\n`);
-    return EXIT.badInput;
+    throw new BadInputError(setupProblem);
   }
 
   const resuming = values.resume === true || values["retry-errors"] === true;
   if (resuming && (options.record || variants || shard))
-    return usageError(
-      name,
-      usage,
+    throw new UsageError(
       "--resume and --retry-errors go on with a plain evals run (not record, --variants or --shard)",
-      io,
     );
   let startedAt = new Date();
   let journal: RunJournal | undefined;
@@ -200,8 +188,7 @@ export async function runCommand(
       ? resumeJournal(out, cases, trials.value, values["retry-errors"] === true)
       : startJournal(out, cases, trials.value, startedAt);
     if (typeof opened === "string") {
-      io.stderr.write(`evals ${name}: ${opened}\n`);
-      return EXIT.badInput;
+      throw new BadInputError(opened);
     }
     journal = opened;
     startedAt = journal.startedAt;
@@ -326,25 +313,20 @@ async function reportVariants(
   return passed ? EXIT.passed : EXIT.failed;
 }
 
-function parse(args: string[]) {
-  return parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      trials: { type: "string" },
-      model: { type: "string" },
-      mode: { type: "string" },
-      cassettes: { type: "string" },
-      suite: { type: "string" },
-      out: { type: "string" },
-      concurrency: { type: "string" },
-      variants: { type: "string" },
-      shard: { type: "string" },
-      db: { type: "string" },
-      resume: { type: "boolean" },
-      "retry-errors": { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
+function parse(name: string, args: string[]) {
+  return parseCommandArgs(name, args, {
+    trials: { type: "string" },
+    model: { type: "string" },
+    mode: { type: "string" },
+    cassettes: { type: "string" },
+    suite: { type: "string" },
+    out: { type: "string" },
+    concurrency: { type: "string" },
+    variants: { type: "string" },
+    shard: { type: "string" },
+    db: { type: "string" },
+    resume: { type: "boolean" },
+    "retry-errors": { type: "boolean" },
   });
 }
 
@@ -399,18 +381,6 @@ function loadRunnableCases(
     `evals ${options.name}: ${problems.length} problem${problems.length === 1 ? "" : "s"} in the case files; nothing ran (\`npx evals validate ${paths.join(" ")}\` checks them)\n`,
   );
   return undefined;
-}
-
-/** Why the cases run by Claude Code cannot run: no claude executable. */
-function claudeProblem(cases: EvalCase[]): string | undefined {
-  if (!cases.some((evalCase) => (evalCase.agent.cli ?? "claude-code") === "claude-code")) return undefined;
-  try {
-    findClaude();
-    return undefined;
-  } catch (error) {
-    if (error instanceof ClaudeNotFoundError) return error.message;
-    throw error;
-  }
 }
 
 /** `evals record --model <object>` without an entry for a case: nothing to record that case from. */

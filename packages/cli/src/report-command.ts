@@ -1,7 +1,6 @@
 import { spawn } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import {
   createRedactor,
   isRunFolder,
@@ -24,11 +23,12 @@ import {
   writeFileAtomic,
   writeReports,
 } from "@evals/logging";
+import { parseCommandArgs } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
+import { BadInputError, UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { resultsFileProblem } from "./input-file.js";
 import { outputDirProblem } from "./output-dir.js";
-import { parseCommandArgs, usageError } from "./usage.js";
 
 export const REPORT_USAGE = `Usage: evals report <results.json | test-output folder | run folder> [options]
 
@@ -54,42 +54,24 @@ MiB, or no run the harness graded) or the output folder cannot be written (check
 export const report: Command = {
   name: "report",
   summary: "write (and --open) the JSON, JUnit and HTML reports from results.json or test-output/",
+  usage: REPORT_USAGE,
   run: async (args, io) => {
-    const parsed = parseCommandArgs("report", REPORT_USAGE, io, () =>
-      parseArgs({
-        args,
-        options: {
-          out: { type: "string" },
-          suite: { type: "string" },
-          open: { type: "boolean" },
-          help: { type: "boolean", short: "h" },
-        },
-        allowPositionals: true,
-      }),
-    );
-    if (!parsed) return EXIT.badInput;
+    const parsed = parseCommandArgs("report", args, {
+      out: { type: "string" },
+      suite: { type: "string" },
+      open: { type: "boolean" },
+    });
     const { values, positionals } = parsed;
-    if (values.help) {
-      io.stdout.write(`${REPORT_USAGE}\n`);
-      return EXIT.passed;
-    }
     const [target, ...extra] = positionals;
     if (target === undefined)
-      return usageError(
-        "report",
-        REPORT_USAGE,
-        "which results? give a results.json or a test-output folder",
-        io,
-      );
-    if (extra.length > 0)
-      return usageError("report", REPORT_USAGE, `unexpected argument ${JSON.stringify(extra[0])}`, io);
+      throw new UsageError("which results? give a results.json or a test-output folder");
+    if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
     const isFolder = statSync(target, { throwIfNoEntry: false })?.isDirectory() === true;
     const problem =
       (isFolder ? undefined : resultsFileProblem(target)) ??
       (values.out !== undefined || isFolder ? outputDirProblem(values.out ?? "results") : undefined);
     if (problem) {
-      io.stderr.write(`evals report: ${problem}\n`);
-      return EXIT.badInput;
+      throw new BadInputError(problem);
     }
     const written = isFolder
       ? await fromRunFolders(target, { out: values.out ?? "results", suite: values.suite }, io)
@@ -196,10 +178,9 @@ async function fromRunFolders(
     if (!seen || seen.at < at) latest.set(key, { folder, case: stored, at });
   }
   if (latest.size === 0) {
-    io.stderr.write(
-      `evals report: ${dir} holds no run folder with a case and a verdict (${folders.length} run folder${folders.length === 1 ? "" : "s"}; describeEval stores them in test-output/<run id>/run-folder.json)\n`,
+    throw new BadInputError(
+      `${dir} holds no run folder with a case and a verdict (${folders.length} run folder${folders.length === 1 ? "" : "s"}; describeEval stores them in test-output/<run id>/run-folder.json)`,
     );
-    return EXIT.badInput;
   }
   if (skipped > 0)
     io.stderr.write(

@@ -1,5 +1,4 @@
 import { existsSync, statSync } from "node:fs";
-import { parseArgs } from "node:util";
 import {
   CaseFileError,
   type CaseIssue,
@@ -8,11 +7,11 @@ import {
   type LoadedCase,
   loadCases,
 } from "@evals/evaluators";
-import { caseFixtureProblems } from "../case-fixture.js";
-import { MAX_TRIALS, runnableCaseProblems } from "../runnable-case.js";
+import { caseFixtureProblems, MAX_TRIALS, runnableCaseProblems } from "@evals/harness";
+import { parseCommandArgs } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
+import { BadInputError, UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
-import { parseCommandArgs, usageError } from "./usage.js";
 
 export const VALIDATE_USAGE = `Usage: evals validate <case file or folder>... [options]
 
@@ -37,21 +36,10 @@ Here: 0 every case is valid, 1 a case file has problems, 2 a file or folder cann
 export const validate: Command = {
   name: "validate",
   summary: "check case files: every problem with its file, line and field",
+  usage: VALIDATE_USAGE,
   run: async (args, io) => {
-    const parsed = parseCommandArgs("validate", VALIDATE_USAGE, io, () =>
-      parseArgs({
-        args,
-        options: { quiet: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-        allowPositionals: true,
-      }),
-    );
-    if (!parsed) return EXIT.badInput;
-    if (parsed.values.help) {
-      io.stdout.write(`${VALIDATE_USAGE}\n`);
-      return EXIT.passed;
-    }
-    if (parsed.positionals.length === 0)
-      return usageError("validate", VALIDATE_USAGE, "which case files?", io);
+    const parsed = parseCommandArgs("validate", args, { quiet: { type: "boolean" } });
+    if (parsed.positionals.length === 0) throw new UsageError("which case files?");
     return validateFiles(parsed.positionals, { quiet: parsed.values.quiet === true }, io);
   },
 };
@@ -59,8 +47,7 @@ export const validate: Command = {
 function validateFiles(paths: string[], options: { quiet: boolean }, io: CommandIo): number {
   const missing = paths.filter((path) => !existsSync(path));
   if (missing.length > 0) {
-    for (const path of missing) io.stderr.write(`evals validate: ${path}: no such file or folder\n`);
-    return EXIT.badInput;
+    for (const path of missing) throw new BadInputError(`${path}: no such file or folder`);
   }
   const problems: CaseIssue[] = [];
   /** Where each case id was first seen, across every file given. */

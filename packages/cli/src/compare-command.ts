@@ -1,5 +1,4 @@
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import {
   compareResults,
   formatComparisonTable,
@@ -10,11 +9,12 @@ import {
   shouldUseColor,
   writeFileAtomic,
 } from "@evals/logging";
+import { parseCommandArgs } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
 import { compareWithBaseline } from "./compare-baseline.js";
+import { UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { resultsFileProblem } from "./input-file.js";
-import { parseCommandArgs, usageError } from "./usage.js";
 
 export const COMPARE_USAGE = `Usage: evals compare <results A> <results B> [options]
        evals compare --baseline <branch|commit|run id> [<results file> | --run <id>] [options]
@@ -67,53 +67,33 @@ recorded, or the runs are not comparable (without --force).`;
 export const compare: Command = {
   name: "compare",
   summary: "compare two results files (with/without a change): pass rates, B − A with its interval, deltas",
+  usage: COMPARE_USAGE,
   run: async (args, io) => {
-    const parsed = parseCommandArgs("compare", COMPARE_USAGE, io, () =>
-      parseArgs({
-        args,
-        options: {
-          json: { type: "boolean" },
-          html: { type: "string" },
-          "label-a": { type: "string" },
-          "label-b": { type: "string" },
-          baseline: { type: "string" },
-          run: { type: "string" },
-          db: { type: "string" },
-          force: { type: "boolean" },
-          format: { type: "string" },
-          "summary-file": { type: "string" },
-          "comment-file": { type: "string" },
-          "fail-on": { type: "string" },
-          help: { type: "boolean", short: "h" },
-        },
-        allowPositionals: true,
-      }),
-    );
-    if (!parsed) return EXIT.badInput;
+    const parsed = parseCommandArgs("compare", args, {
+      json: { type: "boolean" },
+      html: { type: "string" },
+      "label-a": { type: "string" },
+      "label-b": { type: "string" },
+      baseline: { type: "string" },
+      run: { type: "string" },
+      db: { type: "string" },
+      force: { type: "boolean" },
+      format: { type: "string" },
+      "summary-file": { type: "string" },
+      "comment-file": { type: "string" },
+      "fail-on": { type: "string" },
+    });
     const { values, positionals } = parsed;
-    if (values.help) {
-      io.stdout.write(`${COMPARE_USAGE}\n`);
-      return EXIT.passed;
-    }
     if (values.baseline !== undefined) return baselineMode(values, positionals, io);
     const baselineOnly = (
       ["run", "force", "format", "summary-file", "comment-file", "fail-on"] as const
     ).find((option) => values[option] !== undefined);
-    if (baselineOnly)
-      return usageError(
-        "compare",
-        COMPARE_USAGE,
-        `--${baselineOnly} goes with --baseline <branch|commit|run id>`,
-        io,
-      );
+    if (baselineOnly) throw new UsageError(`--${baselineOnly} goes with --baseline <branch|commit|run id>`);
     if (positionals.length !== 2)
-      return usageError(
-        "compare",
-        COMPARE_USAGE,
+      throw new UsageError(
         positionals.length < 2
           ? "which results? give two results files, A then B"
           : `unexpected argument ${JSON.stringify(positionals[2])}`,
-        io,
       );
     const a = read(positionals[0]!, io);
     const b = read(positionals[1]!, io);
@@ -146,16 +126,13 @@ function baselineMode(
 ): Promise<number> | number {
   const format = (values.format as string | undefined) ?? (values.json ? "json" : "text");
   if (format !== "text" && format !== "json" && format !== "github")
-    return usageError("compare", COMPARE_USAGE, `--format must be text, json or github, got ${format}`, io);
+    throw new UsageError(`--format must be text, json or github, got ${format}`);
   const failOn = (values["fail-on"] as string | undefined) ?? "regression";
   if (failOn !== "regression" && failOn !== "none")
-    return usageError("compare", COMPARE_USAGE, `--fail-on must be regression or none, got ${failOn}`, io);
+    throw new UsageError(`--fail-on must be regression or none, got ${failOn}`);
   if (positionals.length > 1 || (positionals.length === 1 && values.run !== undefined))
-    return usageError(
-      "compare",
-      COMPARE_USAGE,
+    throw new UsageError(
       "--baseline compares one run with its baseline: give one results file or --run <id>, not both",
-      io,
     );
   const text = (name: string) => values[name] as string | undefined;
   return compareWithBaseline(

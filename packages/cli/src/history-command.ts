@@ -1,6 +1,5 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { ResultsFileError } from "@evals/logging";
 import {
   caseHistory,
@@ -11,10 +10,11 @@ import {
   Store,
   type StoreLocation,
 } from "@evals/store";
+import { parseCommandArgs } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
+import { UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { showFlaky } from "./history-flaky.js";
-import { parseCommandArgs, usageError } from "./usage.js";
 
 export const HISTORY_USAGE = `Usage: evals history [case ids...] [options]
        evals history --flaky [case ids...] [options]
@@ -54,49 +54,29 @@ export const history: Command = {
   name: "history",
   summary:
     "each case's pass rate over its recorded runs (95% band, one mark per run); import adds results files",
+  usage: HISTORY_USAGE,
   run: async (args, io) => {
-    const parsed = parseCommandArgs("history", HISTORY_USAGE, io, () =>
-      parseArgs({
-        args,
-        allowPositionals: true,
-        options: {
-          last: { type: "string" },
-          since: { type: "string" },
-          db: { type: "string" },
-          json: { type: "boolean" },
-          flaky: { type: "boolean" },
-          help: { type: "boolean", short: "h" },
-        },
-      }),
-    );
-    if (!parsed) return EXIT.badInput;
+    const parsed = parseCommandArgs("history", args, {
+      last: { type: "string" },
+      since: { type: "string" },
+      db: { type: "string" },
+      json: { type: "boolean" },
+      flaky: { type: "boolean" },
+    });
     const { values, positionals } = parsed;
-    if (values.help) {
-      io.stdout.write(`${HISTORY_USAGE}\n`);
-      return EXIT.passed;
-    }
     const location = locateStore(values.db !== undefined ? { db: values.db } : {});
-    if (location.kind === "off")
-      return usageError("history", HISTORY_USAGE, "--db off: no database to read", io);
+    if (location.kind === "off") throw new UsageError("--db off: no database to read");
     if (positionals[0] === "import") return importFiles(positionals.slice(1), location, io);
 
     const last = values.last === undefined ? 20 : Number(values.last);
     if (!Number.isInteger(last) || last < 1)
-      return usageError(
-        "history",
-        HISTORY_USAGE,
-        `--last must be a whole number from 1, got ${values.last}`,
-        io,
-      );
+      throw new UsageError(`--last must be a whole number from 1, got ${values.last}`);
     let since: Date | undefined;
     if (values.since !== undefined) {
       since = sinceTime(values.since);
       if (!since)
-        return usageError(
-          "history",
-          HISTORY_USAGE,
+        throw new UsageError(
           `--since ${values.since}: neither a date (2026-11-01) nor a git commit, branch or tag of this checkout`,
-          io,
         );
     }
     if (location.kind === "embedded" && !existsSync(location.dir)) {
@@ -133,8 +113,7 @@ async function importFiles(
   location: Exclude<StoreLocation, { kind: "off" }>,
   io: CommandIo,
 ): Promise<number> {
-  if (files.length === 0)
-    return usageError("history", HISTORY_USAGE, "import: name the results files to add", io);
+  if (files.length === 0) throw new UsageError("import: name the results files to add");
   const store = await openOrSay(location, io);
   if (!store) return EXIT.badInput;
   try {

@@ -1,6 +1,11 @@
 import { existsSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import {
+  type MergedComparison,
+  mergeShardComparisons,
+  variantSuite,
+  writeVariantReports,
+} from "@evals/harness";
 import {
   mergeShardResults,
   ResultsFileError,
@@ -10,12 +15,11 @@ import {
   VARIANTS_FOLDER,
   writeReports,
 } from "@evals/logging";
-import { type MergedComparison, mergeShardComparisons } from "../shard-variants.js";
-import { variantSuite, writeVariantReports } from "../variants.js";
+import { parseCommandArgs } from "./args.js";
 import type { Command } from "./command.js";
+import { BadInputError, UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { recordWritten } from "./record-in-store.js";
-import { parseCommandArgs, usageError } from "./usage.js";
 
 export const MERGE_USAGE = `Usage: evals merge <shard results...> [options]
 
@@ -44,40 +48,26 @@ failed, 2 a file cannot be read or the shards do not make one run (or compare di
 export const merge: Command = {
   name: "merge",
   summary: "join the results of `evals run --shard i/n` (or EVALS_SHARD) into one run's JSON, JUnit and HTML",
+  usage: MERGE_USAGE,
   run: async (args, io) => {
-    const parsed = parseCommandArgs("merge", MERGE_USAGE, io, () =>
-      parseArgs({
-        args,
-        allowPositionals: true,
-        options: {
-          out: { type: "string" },
-          suite: { type: "string" },
-          db: { type: "string" },
-          help: { type: "boolean", short: "h" },
-        },
-      }),
-    );
-    if (!parsed) return EXIT.badInput;
+    const parsed = parseCommandArgs("merge", args, {
+      out: { type: "string" },
+      suite: { type: "string" },
+      db: { type: "string" },
+    });
     const { values, positionals } = parsed;
-    if (values.help) {
-      io.stdout.write(`${MERGE_USAGE}\n`);
-      return EXIT.passed;
-    }
-    if (positionals.length === 0)
-      return usageError("merge", MERGE_USAGE, "name the shards' results files (or folders of them)", io);
+    if (positionals.length === 0) throw new UsageError("name the shards' results files (or folders of them)");
     const shards: ShardResults[] = [];
     for (const target of positionals) {
       if (!existsSync(target)) {
-        io.stderr.write(`evals merge: ${target}: no such file or folder\n`);
-        return EXIT.badInput;
+        throw new BadInputError(`${target}: no such file or folder`);
       }
       const file = statSync(target).isDirectory() ? join(target, "latest.json") : target;
       try {
         shards.push({ results: readResults(file), source: file });
       } catch (error) {
         if (!(error instanceof ResultsFileError)) throw error;
-        io.stderr.write(`evals merge: ${error.message}\n`);
-        return EXIT.badInput;
+        throw new BadInputError(error.message);
       }
     }
     let merged: ReturnType<typeof mergeShardResults>;
@@ -87,8 +77,7 @@ export const merge: Command = {
       comparisons = mergeShardComparisons(shards);
     } catch (error) {
       if (!(error instanceof ShardMergeError) && !(error instanceof ResultsFileError)) throw error;
-      io.stderr.write(`evals merge: ${error.message}\n`);
-      return EXIT.badInput;
+      throw new BadInputError(error.message);
     }
     const out = values.out ?? "results";
     // Each compared suite's variants folder, then the report with the comparisons one machine shows.

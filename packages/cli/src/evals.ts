@@ -1,12 +1,13 @@
 import { createRequire } from "node:module";
-import { internalErrorMessage } from "@evals/evaluators";
+import { wantsHelp } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
 import { compare } from "./compare-command.js";
+import { BadInputError, internalErrorMessage, UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { grade } from "./grade-command.js";
 import { history } from "./history-command.js";
 import { merge } from "./merge-command.js";
-import { migrate } from "./migrate-command.js";
+import { migrate } from "./oac/migrate-command.js";
 import { report } from "./report-command.js";
 import { loadRuleModules } from "./rule-modules.js";
 import { rules } from "./rules-command.js";
@@ -18,6 +19,7 @@ import { view } from "./view-command.js";
 /**
  * The `evals` subcommands, in help order. A command is one entry: its name, one line of help, and
  * `run(args, io) => exit code`.
+ * Bad input, usage or setup is a BadInputError, printed here with the command's name (exit 2).
  */
 export const COMMANDS: readonly Command[] = [
   runSubcommand,
@@ -95,9 +97,18 @@ export async function evals(
 }
 
 async function run(command: Command, args: string[], io: CommandIo): Promise<number> {
+  if (wantsHelp(args)) {
+    io.stdout.write(`${command.usage}\n`);
+    return EXIT.passed;
+  }
   try {
     return await command.run(args, io);
   } catch (error) {
+    if (error instanceof BadInputError) {
+      const usage = error instanceof UsageError ? `\n${command.usage}\n` : "";
+      io.stderr.write(`evals ${command.name}: ${error.message}\n${usage}`);
+      return EXIT.badInput;
+    }
     io.stderr.write(`${internalErrorMessage(error, args.includes("--verbose"), `evals ${command.name}`)}\n`);
     return EXIT.internalError;
   }

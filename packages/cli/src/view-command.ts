@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { describeLocation, locateStore, Store } from "@evals/store";
 import { PortUnavailableError, startViewer } from "@evals/viewer";
+import { parseCommandArgs } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
+import { BadInputError, UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
-import { parseCommandArgs, usageError } from "./usage.js";
 
 export const VIEW_USAGE = `Usage: evals view [--db <url|dir>] [--port <n>]
 
@@ -29,47 +29,30 @@ Here: 0 stopped by Ctrl-C, 2 bad usage, a database that cannot be opened or a po
 export const view: Command = {
   name: "view",
   summary: "a local web app over the results database: runs, cases, trials, flaky cases, comparisons",
+  usage: VIEW_USAGE,
   run: async (args, io) => {
-    const parsed = parseCommandArgs("view", VIEW_USAGE, io, () =>
-      parseArgs({
-        args,
-        options: {
-          db: { type: "string" },
-          port: { type: "string" },
-          help: { type: "boolean", short: "h" },
-        },
-      }),
-    );
-    if (!parsed) return EXIT.badInput;
+    const parsed = parseCommandArgs("view", args, {
+      db: { type: "string" },
+      port: { type: "string" },
+    });
     const { values } = parsed;
-    if (values.help) {
-      io.stdout.write(`${VIEW_USAGE}\n`);
-      return EXIT.passed;
-    }
     const port = values.port === undefined ? 0 : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535)
-      return usageError(
-        "view",
-        VIEW_USAGE,
-        `--port must be a whole number from 0 to 65535, got ${values.port}`,
-        io,
-      );
+      throw new UsageError(`--port must be a whole number from 0 to 65535, got ${values.port}`);
     const location = locateStore(values.db !== undefined ? { db: values.db } : {});
-    if (location.kind === "off") return usageError("view", VIEW_USAGE, "--db off: no database to view", io);
+    if (location.kind === "off") throw new UsageError("--db off: no database to view");
     if (location.kind === "embedded" && !existsSync(location.dir)) {
-      io.stderr.write(
-        `evals view: no results database in ${location.dir}: evals run records every run there, or name one with --db <url|dir>\n`,
+      throw new BadInputError(
+        `no results database in ${location.dir}: evals run records every run there, or name one with --db <url|dir>`,
       );
-      return EXIT.badInput;
     }
     let store: Store;
     try {
       store = await Store.open(location);
     } catch (error) {
-      io.stderr.write(
-        `evals view: the results database ${describeLocation(location)} cannot be opened: ${(error as Error).message}\n`,
+      throw new BadInputError(
+        `the results database ${describeLocation(location)} cannot be opened: ${(error as Error).message}`,
       );
-      return EXIT.badInput;
     }
     try {
       return await serveUntilStopped(store, port, describeLocation(location), io);
@@ -85,10 +68,7 @@ async function serveUntilStopped(store: Store, port: number, where: string, io: 
     viewer = await startViewer({ store, port });
   } catch (error) {
     if (!(error instanceof PortUnavailableError)) throw error;
-    io.stderr.write(
-      `evals view: ${error.message}: pick another with --port <n>, or --port 0 for any free one\n`,
-    );
-    return EXIT.badInput;
+    throw new BadInputError(`${error.message}: pick another with --port <n>, or --port 0 for any free one`);
   }
   io.stdout.write(`evals view: serving ${where} at ${viewer.url} (Ctrl-C stops)\n`);
   let stop: (signal: NodeJS.Signals) => void = () => {};

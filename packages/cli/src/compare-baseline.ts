@@ -14,6 +14,7 @@ import {
   storedRun,
 } from "@evals/store";
 import type { CommandIo } from "./command.js";
+import { BadInputError } from "./errors.js";
 import { EXIT } from "./exit-codes.js";
 
 export interface BaselineArgs {
@@ -36,8 +37,7 @@ export interface BaselineArgs {
  */
 export async function compareWithBaseline(args: BaselineArgs, io: CommandIo): Promise<number> {
   const say = (message: string) => {
-    io.stderr.write(`evals compare: ${message}\n`);
-    return EXIT.badInput;
+    throw new BadInputError(message);
   };
   const location = locateStore(args.db !== undefined ? { db: args.db } : {});
   if (location.kind === "off") return say("--db off: --baseline needs the results database");

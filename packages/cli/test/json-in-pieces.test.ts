@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { writeJsonInPieces } from "../src/grade/json-in-pieces.js";
+import { writeJsonInPieces } from "../src/json-in-pieces.js";
 
 const pieces = (value: unknown, chunkSize?: number) => {
   const written: string[] = [];

@@ -1,8 +1,8 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { EvalCase, LoadedCase } from "@evals/evaluators";
+import type { CaseOutcome } from "@evals/harness";
 import { type CaseResult, CaseResultSchema } from "@evals/logging";
-import type { CaseOutcome } from "../evaluate-case.js";
 
 /**
  * The journal of an `evals run`, in its results folder: a header line (when the run started, its

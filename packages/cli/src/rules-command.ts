@@ -1,8 +1,7 @@
-import { parseArgs } from "node:util";
 import { rulesMarkdown, rulesText } from "@evals/evaluators";
+import { noMoreArguments, parseCommandArgs } from "./args.js";
 import type { Command } from "./command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
-import { parseCommandArgs } from "./usage.js";
 
 export const RULES_USAGE = `Usage: evals rules [--markdown]
 
@@ -21,13 +20,11 @@ Here: 0 listed, 2 bad usage.`;
 export const rules: Command = {
   name: "rules",
   summary: "list the rule evaluators, what each checks and its options",
+  usage: RULES_USAGE,
   run: async (args, io) => {
-    const parsed = parseCommandArgs("rules", RULES_USAGE, io, () =>
-      parseArgs({ args, options: { markdown: { type: "boolean" }, help: { type: "boolean", short: "h" } } }),
-    );
-    if (!parsed) return EXIT.badInput;
-    if (parsed.values.help) io.stdout.write(`${RULES_USAGE}\n`);
-    else io.stdout.write(`${parsed.values.markdown ? rulesMarkdown() : rulesText()}\n`);
+    const parsed = parseCommandArgs("rules", args, { markdown: { type: "boolean" } });
+    noMoreArguments("rules", parsed.positionals, 0);
+    io.stdout.write(`${parsed.values.markdown ? rulesMarkdown() : rulesText()}\n`);
     return EXIT.passed;
   },
 };

@@ -2,11 +2,15 @@ import { createHash } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, readlinkSync, type Stats, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { BUILTIN_TOOLS, toolNameFromOpenCode } from "@evals/core";
+import {
+  CaseFileError,
+  type EvalCaseInput,
+  formatIssue,
+  hasGlobChars,
+  parseCaseText,
+  type RuleId,
+} from "@evals/evaluators";
 import { type Document, isNode, LineCounter, parseDocument, stringify } from "yaml";
-import { hasGlobChars } from "../paths.js";
-import type { RuleId } from "../rules/registry.js";
-import { CaseFileError, formatIssue, parseCaseText } from "./load.js";
-import type { EvalCaseInput } from "./schema.js";
 
 /**
  * Converts OpenAgentsControl (OAC) test cases — its YAML format for OpenCode agents — into this

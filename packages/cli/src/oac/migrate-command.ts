@@ -9,7 +9,10 @@ import {
   writeFileSync,
 } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { noMoreArguments, parseCommandArgs } from "../args.js";
+import type { Command, CommandIo } from "../command.js";
+import { BadInputError, UnreadableFileError, UsageError } from "../errors.js";
+import { EXIT, EXIT_CODES_HELP } from "../exit-codes.js";
 import {
   type FileReport,
   type MigratedFile,
@@ -17,20 +20,6 @@ import {
   migrateOacCases,
   migrationTotals,
 } from "./migrate-oac.js";
-
-interface Output {
-  write(text: string): unknown;
-}
-
-/** The exit codes of `evals migrate`. */
-export const MIGRATE_EXIT = {
-  /** Every case found was converted (fields it could not keep are reported) or skipped on purpose. */
-  ok: 0,
-  /** Some case files could not be converted, or a case file is in the way in --out (nothing is written then). */
-  incomplete: 1,
-  /** Bad arguments, no case in the folder, --out not a folder, or the files cannot be written (nothing is). */
-  usage: 2,
-} as const;
 
 export const MIGRATE_USAGE = `Usage: evals migrate <OpenAgentsControl folder> --out <folder> [--json] [--force] [--include-archive]
 
@@ -48,91 +37,56 @@ Options:
   --include-archive    convert the _archive/ copies too
   -h, --help           this help
 
-Exit codes: 0 every case file was converted (what is not a case is skipped), 1 some case files could not
-be converted or are in the way in --out, 2 bad arguments, no case found, --out not a folder or a write
-failed (nothing written), 3 internal error (a bug in evals: one line).`;
-
-interface MigrateArguments {
-  source?: string;
-  out?: string;
-  json: boolean;
-  force: boolean;
-  includeArchive: boolean;
-  help: boolean;
-}
-
-function parseArguments(argv: string[]): MigrateArguments | string {
-  try {
-    const { values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        out: { type: "string" },
-        json: { type: "boolean" },
-        force: { type: "boolean" },
-        "include-archive": { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-    if (positionals.length > 1) return `unexpected argument ${JSON.stringify(positionals[1])}`;
-    if (values.out === "") return "--out needs a folder";
-    return {
-      ...(positionals[0] !== undefined ? { source: positionals[0] } : {}),
-      ...(values.out !== undefined ? { out: values.out } : {}),
-      json: values.json ?? false,
-      force: values.force ?? false,
-      includeArchive: values["include-archive"] ?? false,
-      help: values.help ?? false,
-    };
-  } catch (error) {
-    // node's parseArgs: "Unknown option '--x'. To specify a positional argument ...": its first sentence.
-    return (error as Error).message.split(". ")[0] as string;
-  }
-}
+${EXIT_CODES_HELP}
+Here: 0 every case file was converted (what is not a case is skipped), 1 some case files could not be
+converted or are in the way in --out, 2 bad arguments, no case found, --out not a folder or a write
+failed (nothing written).`;
 
 /**
  * `evals migrate <dir> --out <dir> [--json] [--force] [--include-archive]`: converts OpenAgentsControl
- * cases and writes them (each file atomically; an existing file only with --force). Returns the exit
- * code (MIGRATE_EXIT).
+ * cases and writes them (each file atomically; an existing file only with --force).
  */
-export async function migrateCommand(
-  args: string[],
-  io: { stdout: NodeJS.WritableStream | Output; stderr: NodeJS.WritableStream | Output },
-): Promise<number> {
-  const parsed = parseArguments(args);
-  if (typeof parsed === "string") {
-    io.stderr.write(`evals migrate: ${parsed}\n\n${MIGRATE_USAGE}\n`);
-    return MIGRATE_EXIT.usage;
-  }
-  if (parsed.help) {
-    io.stdout.write(`${MIGRATE_USAGE}\n`);
-    return MIGRATE_EXIT.ok;
-  }
-  if (!parsed.source || !parsed.out) {
-    io.stderr.write(
-      `evals migrate: ${parsed.source ? "--out <folder> is required" : "which folder? give the OpenAgentsControl folder (or its evals/)"}\n\n${MIGRATE_USAGE}\n`,
-    );
-    return MIGRATE_EXIT.usage;
-  }
+export const migrate: Command = {
+  name: "migrate",
+  summary: "convert OpenAgentsControl YAML cases into case files, reporting every field it could not keep",
+  usage: MIGRATE_USAGE,
+  run: (args, io) => migrateCommand(args, io),
+};
+
+async function migrateCommand(args: string[], io: CommandIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs("migrate", args, {
+    out: { type: "string" },
+    json: { type: "boolean" },
+    force: { type: "boolean" },
+    "include-archive": { type: "boolean" },
+  });
+  noMoreArguments("migrate", positionals, 1);
+  const parsed = {
+    source: positionals[0],
+    out: values.out,
+    json: values.json === true,
+    force: values.force === true,
+    includeArchive: values["include-archive"] === true,
+  };
+  if (!parsed.source) throw new UsageError("which folder? give the OpenAgentsControl folder (or its evals/)");
+  if (!parsed.out) throw new UsageError("--out <folder> is required");
   const source = resolve(parsed.source);
   const sourceKind = kindOf(source);
   if (sourceKind !== "folder") {
-    io.stderr.write(
-      `evals migrate: ${parsed.source} is not a folder${sourceKind === "missing" ? " (it does not exist)" : ""}: give the OpenAgentsControl folder (or its evals/)\n`,
+    throw new UnreadableFileError(
+      parsed.source,
+      `${parsed.source} is not a folder${sourceKind === "missing" ? " (it does not exist)" : ""}: give the OpenAgentsControl folder (or its evals/)`,
     );
-    return MIGRATE_EXIT.usage;
   }
   const out = resolve(parsed.out);
   if (out === source || out.startsWith(`${source}/`)) {
-    io.stderr.write("evals migrate: --out must not be inside the folder migrated\n");
-    return MIGRATE_EXIT.usage;
+    throw new UsageError("--out must not be inside the folder migrated");
   }
   const outKind = kindOf(out);
   if (outKind !== "folder" && outKind !== "missing") {
-    io.stderr.write(
-      `evals migrate: --out ${parsed.out} is ${outKind}, not a folder: name a folder (it is created when missing)\n`,
+    throw new BadInputError(
+      `--out ${parsed.out} is ${outKind}, not a folder: name a folder (it is created when missing)`,
     );
-    return MIGRATE_EXIT.usage;
   }
   const { report, outputs } = migrateOacCases(source, { includeArchive: parsed.includeArchive });
   if (report.totals.converted + report.totals.failed === 0) {
@@ -144,7 +98,7 @@ export async function migrateCommand(
       }): give the OAC repository, its evals/ or an agent's tests/ folder\n`,
     );
     if (report.files.length > 0) io.stderr.write(formatMigrationReport(report));
-    return MIGRATE_EXIT.usage;
+    return EXIT.badInput;
   }
   const byFile = new Map(report.files.map((file) => [file.file, file]));
   // All or nothing: a case file in the way (without --force) writes none of them.
@@ -165,17 +119,16 @@ export async function migrateCommand(
     io.stderr.write(
       `evals migrate: nothing written: ${blocked.length} case file${blocked.length === 1 ? "" : "s"} already in ${parsed.out}${parsed.force ? "" : " (--force overwrites them)"}\n`,
     );
-    return MIGRATE_EXIT.incomplete;
+    return EXIT.failed;
   }
   try {
     writeAllOrNothing(out, outputs);
   } catch (error) {
     io.stdout.write(parsed.json ? `${JSON.stringify(report, null, 2)}\n` : formatMigrationReport(report));
-    io.stderr.write(`evals migrate: nothing written to ${parsed.out}: ${(error as Error).message}\n`);
-    return MIGRATE_EXIT.usage;
+    throw new BadInputError(`nothing written to ${parsed.out}: ${(error as Error).message}`);
   }
   io.stdout.write(parsed.json ? `${JSON.stringify(report, null, 2)}\n` : formatMigrationReport(report, out));
-  return report.totals.failed > 0 ? MIGRATE_EXIT.incomplete : MIGRATE_EXIT.ok;
+  return report.totals.failed > 0 ? EXIT.failed : EXIT.passed;
 }
 
 /** What is at a path: "folder", "file", "missing", or what else it is. */
