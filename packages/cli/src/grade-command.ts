@@ -114,7 +114,10 @@ async function readRun(target: string, options: Parameters<typeof loadStoredRun>
     return await loadStoredRun(target, options);
   } catch (error) {
     if (error instanceof StoredRunError || (error as Error).name === "JsonlLineError")
-      throw new UnreadableFileError(target, `cannot read the run: ${(error as Error).message}`);
+      throw new UnreadableFileError(
+        target,
+        `cannot read the run: ${(error as Error).message} (evals grade takes a run folder, test-output/<run id>, or its run.json, stream.jsonl or events.jsonl)`,
+      );
     throw error;
   }
 }

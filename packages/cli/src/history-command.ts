@@ -125,7 +125,9 @@ async function importFiles(
     return EXIT.passed;
   } catch (error) {
     if (!(error instanceof ResultsFileError)) throw error;
-    io.stderr.write(`evals history import: ${error.message} (nothing was added)\n`);
+    io.stderr.write(
+      `evals history import: ${error.message} (nothing was added; evals run writes a results file: results/latest.json)\n`,
+    );
     return EXIT.badInput;
   } finally {
     await store.close();

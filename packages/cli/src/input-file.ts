@@ -13,7 +13,9 @@ export function resultsFileProblem(path: string): string | undefined {
     stat = statSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return code === "ENOENT" ? `${path}: no such file or folder` : `${path}: cannot be read (${code})`;
+    return code === "ENOENT"
+      ? `${path}: no such file or folder (evals run writes one: <out>/latest.json, results/latest.json by default)`
+      : `${path}: cannot be read (${code})`;
   }
   if (!stat.isFile()) return `${path}: not a regular file (a results file such as results/latest.json)`;
   if (stat.size > MAX_RESULTS_BYTES) {

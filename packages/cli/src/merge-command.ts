@@ -17,7 +17,7 @@ import {
 } from "@evals/logging";
 import { parseCommandArgs } from "./args.js";
 import type { Command } from "./command.js";
-import { BadInputError, UsageError } from "./errors.js";
+import { BadInputError, UnreadableFileError, UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { recordWritten } from "./record-in-store.js";
 
@@ -60,7 +60,10 @@ export const merge: Command = {
     const shards: ShardResults[] = [];
     for (const target of positionals) {
       if (!existsSync(target)) {
-        throw new BadInputError(`${target}: no such file or folder`);
+        throw new UnreadableFileError(
+          target,
+          `${target}: no such file or folder (evals run --shard i/n writes each shard's results in <out>/shard-<i>-of-<n>)`,
+        );
       }
       const file = statSync(target).isDirectory() ? join(target, "latest.json") : target;
       try {

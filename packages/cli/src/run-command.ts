@@ -369,8 +369,10 @@ function loadRunnableCases(
   try {
     cases = loadCaseList(paths);
   } catch (error) {
-    options.io.stderr.write(`evals ${options.name}: ${(error as Error).message}\n`);
-    return undefined;
+    // A case file that cannot be read or is invalid, two cases with one id: what validate reports.
+    throw new BadInputError(
+      `${(error as Error).message}\n(\`npx evals validate ${paths.join(" ")}\` checks the case files)`,
+    );
   }
   const problems = cases
     .flatMap((evalCase) => runnableCaseProblems(evalCase))

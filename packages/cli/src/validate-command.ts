@@ -10,7 +10,7 @@ import {
 import { caseFixtureProblems, MAX_TRIALS, runnableCaseProblems } from "@evals/harness";
 import { parseCommandArgs } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
-import { BadInputError, UsageError } from "./errors.js";
+import { UnreadableFileError, UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 
 export const VALIDATE_USAGE = `Usage: evals validate <case file or folder>... [options]
@@ -46,9 +46,11 @@ export const validate: Command = {
 
 function validateFiles(paths: string[], options: { quiet: boolean }, io: CommandIo): number {
   const missing = paths.filter((path) => !existsSync(path));
-  if (missing.length > 0) {
-    for (const path of missing) throw new BadInputError(`${path}: no such file or folder`);
-  }
+  if (missing.length > 0)
+    throw new UnreadableFileError(
+      missing[0] as string,
+      `${missing.join(", ")}: no such file or folder (evals validate takes case files, YAML or JSON, and folders of them)`,
+    );
   const problems: CaseIssue[] = [];
   /** Where each case id was first seen, across every file given. */
   const ids = new Map<string, string>();
