@@ -1,5 +1,6 @@
 import { PassThrough } from "node:stream";
 import type { CommandIo } from "../src/command.js";
+import { evals } from "../src/evals.js";
 
 /** What an `evals` command run in this process did: its exit code and what it printed. */
 export interface CommandRun {
@@ -21,4 +22,9 @@ export async function runInProcess(
   stderr.on("data", (chunk) => (err += chunk));
   const code = await command(args, { stdout, stderr });
   return { code, out, err };
+}
+
+/** `evals <name> <args>` as a function for runInProcess: the command as `evals` runs it (help, bad input, exit code). */
+export function evalsCommand(name: string): (args: string[], io: CommandIo) => Promise<number> {
+  return (args, io) => evals([name, ...args], io);
 }

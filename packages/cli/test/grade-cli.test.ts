@@ -272,7 +272,7 @@ describe("evals grade", () => {
     const help = grade("grade", "--help");
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("Usage: evals grade");
-    expect(help.stdout).toContain("3 on an internal error");
+    expect(help.stdout).toContain("3 internal error");
     const noCase = grade("grade", `${fixturesDir}multi-tool/stream.jsonl`);
     expect(noCase.code).toBe(2);
     expect(noCase.stderr).toContain("--case <file> is required");

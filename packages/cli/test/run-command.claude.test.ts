@@ -5,8 +5,7 @@ import { fileURLToPath } from "node:url";
 import { claudeAvailable } from "@evals/harness";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/exit-codes.js";
-import { runCommand } from "../src/run-command.js";
-import { runInProcess } from "./command-io.js";
+import { evalsCommand, runInProcess } from "./command-io.js";
 
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");
 const findTodos = (path: string) =>
@@ -16,7 +15,11 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** Runs `evals run <args>` and returns its exit code and what it printed. */
 const evalsRun = (args: string[], options: { record?: boolean } = {}) =>
-  runInProcess((argv, io) => runCommand([...argv, "--out", join(scratch, "results")], io, options), args);
+  runInProcess(
+    (argv, io) =>
+      evalsCommand(options.record ? "record" : "run")([...argv, "--out", join(scratch, "results")], io),
+    args,
+  );
 
 describe("evals run", () => {
   it("prints its help, and refuses bad usage with exit code 2", async () => {

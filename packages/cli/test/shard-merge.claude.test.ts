@@ -6,9 +6,7 @@ import { claudeAvailable } from "@evals/harness";
 import { readResults } from "@evals/logging";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/exit-codes.js";
-import { merge } from "../src/merge-command.js";
-import { runCommand } from "../src/run-command.js";
-import { type CommandRun, runInProcess } from "./command-io.js";
+import { type CommandRun, evalsCommand, runInProcess } from "./command-io.js";
 import { comparableHtml, comparableJson, comparableJunit } from "./comparable-reports.js";
 
 /*
@@ -24,7 +22,7 @@ const scratch = mkdtempSync(join(tmpdir(), "harness-shard-merge-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const run = (out: string, ...more: string[]) =>
-  runInProcess(runCommand, [
+  runInProcess(evalsCommand("run"), [
     example("cases/build-failure.yaml"),
     "--cassettes",
     example("cassettes"),
@@ -54,7 +52,7 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)("one machine against 
       single = await run("single", "--concurrency", "3");
       // All three write under one --out: each into its own shard-<i>-of-3 folder.
       shards = await Promise.all([1, 2, 3].map((index) => run("sharded", "--shard", `${index}/3`)));
-      merged = await runInProcess(merge.run, [
+      merged = await runInProcess(evalsCommand("merge"), [
         // Out of order, and as folders and files: the merge finds the order itself.
         join(scratch, "sharded", "shard-3-of-3"),
         join(scratch, "sharded", "shard-1-of-3", "latest.json"),

@@ -19,8 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startVitest } from "vitest/node";
 import { runFixtureSuites } from "../../harness/test/vitest-fixture.js";
 import { EXIT } from "../src/exit-codes.js";
-import { merge } from "../src/merge-command.js";
-import { runInProcess } from "./command-io.js";
+import { evalsCommand, runInProcess } from "./command-io.js";
 import { comparableHtml, comparableJson, comparableJunit } from "./comparable-reports.js";
 
 describe("shardsOfCases", () => {
@@ -192,7 +191,8 @@ describe("EVALS_SHARD with describeCases under variants", () => {
   }
 
   /** `evals merge` run from `cwd`, as the runs were (the same checkout, or here none: no git info). */
-  const mergeIn = (cwd: string, args: string[]) => inFolder(cwd, () => runInProcess(merge.run, args));
+  const mergeIn = (cwd: string, args: string[]) =>
+    inFolder(cwd, () => runInProcess(evalsCommand("merge"), args));
 
   beforeAll(async () => {
     wholeStates = await runVariants(whole);

@@ -5,8 +5,7 @@ import { claudeAvailable } from "@evals/harness";
 import { ResultsFileSchema } from "@evals/logging";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/exit-codes.js";
-import { runCommand } from "../src/run-command.js";
-import { runInProcess } from "./command-io.js";
+import { evalsCommand, runInProcess } from "./command-io.js";
 
 /*
  * behavior.mustUseSkills / mustNotUseSkills (the skill-usage rule) and agent.tools (`--tools`), on
@@ -79,10 +78,15 @@ async function evalsRun(file: string, out: string) {
   process.env.EVALS_CLAUDE_BIN = claudeBin;
   process.env.EVALS_OUTPUT_DIR ??= scratch;
   try {
-    const run = await runInProcess(
-      (argv, io) => runCommand(argv, io),
-      [file, "--model", join(scratch, "models.mjs"), "--mode", "off", "--out", out],
-    );
+    const run = await runInProcess(evalsCommand("run"), [
+      file,
+      "--model",
+      join(scratch, "models.mjs"),
+      "--mode",
+      "off",
+      "--out",
+      out,
+    ]);
     const latest = ResultsFileSchema.parse(JSON.parse(readFileSync(join(out, "latest.json"), "utf8")));
     return { ...run, cases: new Map(latest.cases.map((item) => [item.id, item])) };
   } finally {

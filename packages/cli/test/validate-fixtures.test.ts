@@ -4,9 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/exit-codes.js";
-import { runCommand } from "../src/run-command.js";
-import { validate } from "../src/validate-command.js";
-import { runInProcess } from "./command-io.js";
+import { evalsCommand, runInProcess } from "./command-io.js";
 
 /**
  * `evals validate` and `evals run` share one fixture check: every fixture `run` refuses as bad input
@@ -29,12 +27,17 @@ function suite(name: string, fixture: string, more: string[] = []): { dir: strin
   return { dir, caseFile };
 }
 
-const evalsValidate = (file: string) => runInProcess((args, io) => validate.run(args, io), [file]);
+const evalsValidate = (file: string) => runInProcess(evalsCommand("validate"), [file]);
 const evalsRun = (file: string, dir: string) =>
-  runInProcess(
-    (args, io) => runCommand(args, io),
-    [file, "--cassettes", join(dir, "cassettes"), "--mode", "strict", "--out", join(dir, "results")],
-  );
+  runInProcess(evalsCommand("run"), [
+    file,
+    "--cassettes",
+    join(dir, "cassettes"),
+    "--mode",
+    "strict",
+    "--out",
+    join(dir, "results"),
+  ]);
 
 /** Each bad fixture: how to make it, and what the message says. */
 const BAD: { name: string; make: (dir: string) => string; says: string }[] = [

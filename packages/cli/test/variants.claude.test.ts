@@ -8,8 +8,7 @@ import { ResultsComparisonSchema, ResultsFileSchema } from "@evals/logging";
 import { canRefuseNetwork, networkRefused } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/exit-codes.js";
-import { runCommand } from "../src/run-command.js";
-import { runInProcess } from "./command-io.js";
+import { evalsCommand, runInProcess } from "./command-io.js";
 import { comparableHtml, comparableJson } from "./comparable-reports.js";
 
 /**
@@ -43,7 +42,7 @@ afterAll(() => {
 
 /** `evals run|record <args>` in this process. */
 const evals = (args: string[], options: { record?: boolean } = {}) =>
-  runInProcess((argv, io) => runCommand(argv, io, options), args);
+  runInProcess(evalsCommand(options.record ? "record" : "run"), args);
 
 /** The built `evals` binary, with the network refused (only loopback) where unshare allows it. */
 function evalsBinary(args: string[]) {
