@@ -61,7 +61,12 @@ export {
   scorerFrom,
 } from "./evaluator.js";
 // Re-grading stored runs.
-export { type GradedRun, gradeStoredRun, type HarnessVerdict, NoGradableCaseError } from "./grade/grade-run.js";
+export {
+  type GradedRun,
+  gradeStoredRun,
+  type HarnessVerdict,
+  NoGradableCaseError,
+} from "./grade/grade-run.js";
 export {
   type LoadStoredRunOptions,
   loadStoredRun,

@@ -18,6 +18,7 @@ export {
   claudeCodeRunner,
   resolveAgentRunner,
 } from "./agent-runner.js";
+export { caseFixtureProblems } from "./case-fixture.js";
 // The command line of one headless run.
 export {
   type AgentDefinition,
@@ -39,7 +40,6 @@ export {
   type SkippableContext,
   skipIfNoClaude,
 } from "./claude-bin.js";
-export { caseFixtureProblems } from "./case-fixture.js";
 export { type DescribeCasesOptions, describeCases } from "./describe-cases.js";
 export { type DescribeEvalOptions, describeEval } from "./describe-eval.js";
 export {

@@ -42,7 +42,10 @@ export async function gradeStoredRun(stored: StoredRun, evalCase?: EvalCase): Pr
   const chosen = evalCase ?? storedCase(stored);
   // The run must end as the harness expected it to (the suite's outcome option) unless the case says.
   // The whole stored result when there is one: its exit code and timeout are part of the outcome.
-  const evaluated = await evaluate(stored.result ?? stored.run, caseWithOutcome(chosen, recorded?.grading?.outcome));
+  const evaluated = await evaluate(
+    stored.result ?? stored.run,
+    caseWithOutcome(chosen, recorded?.grading?.outcome),
+  );
   // The stored case is judged as the harness judged it: with the thresholds it used.
   const judged = !evalCase && recorded?.grading ? judgeAsHarness(evaluated, recorded.grading) : evaluated;
   const harnessVerdict = recorded?.grading?.verdict;
