@@ -31,7 +31,7 @@ import {
 import { type ScriptFunction, VCR_MODES, type VcrMode } from "@evals/vcr";
 import { parseCommandArgs } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
-import { BadInputError, UsageError } from "./errors.js";
+import { BadInputError, SetupError, UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { outputDirProblem } from "./output-dir.js";
 import { DB_OPTION_HELP, recordWritten } from "./record-in-store.js";
@@ -173,7 +173,7 @@ export async function runCommand(
     missingModelProblem(cases, model, options.record) ??
     (values.suite ? undefined : recordingKeysProblem(cases));
   if (setupProblem) {
-    throw new BadInputError(setupProblem);
+    throw new SetupError(setupProblem);
   }
 
   const resuming = values.resume === true || values["retry-errors"] === true;

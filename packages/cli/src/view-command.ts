@@ -3,7 +3,7 @@ import { describeLocation, locateStore, Store } from "@evals/store";
 import { PortUnavailableError, startViewer } from "@evals/viewer";
 import { parseCommandArgs } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
-import { BadInputError, UsageError } from "./errors.js";
+import { BadInputError, SetupError, UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 
 export const VIEW_USAGE = `Usage: evals view [--db <url|dir>] [--port <n>]
@@ -68,7 +68,7 @@ async function serveUntilStopped(store: Store, port: number, where: string, io: 
     viewer = await startViewer({ store, port });
   } catch (error) {
     if (!(error instanceof PortUnavailableError)) throw error;
-    throw new BadInputError(`${error.message}: pick another with --port <n>, or --port 0 for any free one`);
+    throw new SetupError(`${error.message}: pick another with --port <n>, or --port 0 for any free one`);
   }
   io.stdout.write(`evals view: serving ${where} at ${viewer.url} (Ctrl-C stops)\n`);
   let stop: (signal: NodeJS.Signals) => void = () => {};
