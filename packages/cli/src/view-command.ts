@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { describeLocation, locateStore, Store } from "@evals/store";
 import { PortUnavailableError, startViewer } from "@evals/viewer";
-import { parseCommandArgs } from "./args.js";
+import { noMoreArguments, parseCommandArgs } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
 import { BadInputError, SetupError, UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
@@ -35,7 +35,8 @@ export const view: Command = {
       db: { type: "string" },
       port: { type: "string" },
     });
-    const { values } = parsed;
+    const { values, positionals } = parsed;
+    noMoreArguments("view", positionals, 0);
     const port = values.port === undefined ? 0 : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new UsageError(`--port must be a whole number from 0 to 65535, got ${values.port}`);
