@@ -54,6 +54,7 @@ const installed = (name: string, ...path: string[]) =>
 describe("the packed packages", () => {
   it("are every publishable package of the workspace", () => {
     expect(publishable.map((pkg) => pkg.name).sort()).toEqual([
+      "@evals/cli",
       "@evals/core",
       "@evals/evaluators",
       "@evals/harness",

@@ -60,7 +60,7 @@ const run = (file: string, flag: string) =>
 describe("published bins", () => {
   it("are the ones the packages declare", () => {
     expect(bins.map(({ pkg, name }) => `${pkg.name} ${name}`).sort()).toEqual([
-      "@evals/harness evals",
+      "@evals/cli evals",
       "@evals/hooks evals-hook",
     ]);
   });

@@ -32,27 +32,6 @@ export {
   resolveAgentPaths,
 } from "./cases/load.js";
 export {
-  formatMigrationReport,
-  MIGRATE_EXIT,
-  MIGRATE_USAGE,
-  migrateCommand,
-} from "./cases/migrate-command.js";
-export {
-  anyOfToAllOf,
-  type ConvertedCase,
-  convertOacCase,
-  type FieldReport,
-  type FieldStatus,
-  type FileReport,
-  type FileStatus,
-  MIGRATION_REPORT_VERSION,
-  type MigratedFile,
-  type MigrateOptions,
-  type MigrationReport,
-  type MigrationTotals,
-  migrateOacCases,
-} from "./cases/migrate-oac.js";
-export {
   type AgentOptions,
   AgentOptionsSchema,
   type CaseSchema,
@@ -83,8 +62,13 @@ export {
   RuleOptionsBaseSchema,
   scorerFrom,
 } from "./evaluator.js";
-export { GRADE_EXIT, GRADE_USAGE, gradeCommand, internalErrorMessage } from "./grade/grade-command.js";
 // Re-grading stored runs.
+export {
+  type GradedRun,
+  gradeStoredRun,
+  type HarnessVerdict,
+  NoGradableCaseError,
+} from "./grade/grade-run.js";
 export {
   type LoadStoredRunOptions,
   loadStoredRun,
@@ -107,7 +91,7 @@ export {
   type RunOutcomeKind,
   runOutcome,
 } from "./outcome.js";
-export { normalizePath, pathMatches } from "./paths.js";
+export { hasGlobChars, normalizePath, pathMatches } from "./paths.js";
 export { type PermissionMode, PermissionModeSchema, preApprovedBySettings } from "./permissions.js";
 export { ApprovalGateOptionsSchema, approvalGate, approvalGateRule } from "./rules/approval-gate.js";
 export { behavior } from "./rules/behavior.js";

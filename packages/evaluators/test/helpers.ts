@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
@@ -183,21 +182,4 @@ export function script(cwd?: string): RunScript {
 /** The violation types of a result, in order. */
 export function types(result: { violations: { type: string }[] }): string[] {
   return result.violations.map((item) => item.type);
-}
-
-export const builtIndex = new URL("../dist/index.js", import.meta.url).href;
-
-/**
- * `evals grade <args>` as the `evals` binary of @evals/harness runs it: the built `gradeCommand` in a
- * process of its own, with the real stdout, stderr and exit code.
- */
-export function runGradeCommand(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const script = `const { gradeCommand } = await import(${JSON.stringify(builtIndex)});
-process.exitCode = await gradeCommand(process.argv.slice(1), { stdout: process.stdout, stderr: process.stderr });`;
-  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script, "--", ...args], {
-    encoding: "utf8",
-    timeout: 60_000,
-    env: { ...process.env, FORCE_COLOR: "0" },
-  });
-  return { code: child.status, stdout: child.stdout, stderr: child.stderr };
 }

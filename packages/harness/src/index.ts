@@ -18,6 +18,7 @@ export {
   claudeCodeRunner,
   resolveAgentRunner,
 } from "./agent-runner.js";
+export { caseFixtureProblems } from "./case-fixture.js";
 export { type CaseModels, caseModel } from "./case-models.js";
 // The command line of one headless run.
 export {
@@ -83,6 +84,8 @@ export {
   runCases,
 } from "./run-case.js";
 export { cleanupLeftoverRuns, type LeftoverReport } from "./run-guard.js";
+// What a case needs to run: at most MAX_TRIALS trials, a prompt, a fixture that exists.
+export { MAX_TRIALS, runnableCaseProblems } from "./runnable-case.js";
 export { INHERITED_ENV, NETWORK_ENV, newRunId, stableEnv, stableLocale } from "./sandbox.js";
 export { type ScorerVerdict, scoreTrial, type Threshold, type TrialScores, thresholdFor } from "./scoring.js";
 export { casesInShard, shardsOfCases } from "./shard.js";
@@ -107,7 +110,10 @@ export {
   type VariantReport,
   type VariantReportFiles,
   type VariantRuns,
+  VariantsFileError,
   VariantsFileSchema,
   type VariantsResult,
+  variantReportsDir,
+  variantSuite,
   writeVariantReports,
 } from "./variants.js";

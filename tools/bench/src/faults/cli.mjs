@@ -1,4 +1,4 @@
-// Faults of the `evals` binary (@evals/harness's dist/cli.js): bad input given on the command line.
+// Faults of the `evals` binary (@evals/cli's dist/cli.js): bad input given on the command line.
 // Each input runs the binary with a time limit (SIGKILL: a hang may ignore SIGTERM) and counts as bad:
 //   - a hang: killed by the time limit;
 //   - an exit code that contradicts --help (2 = bad input or setup, 1 = an agent failed a case,
@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const evalsBin = fileURLToPath(new URL("../../../../packages/harness/dist/cli.js", import.meta.url));
+const evalsBin = fileURLToPath(new URL("../../../../packages/cli/dist/cli.js", import.meta.url));
 const claudeBin = fileURLToPath(new URL("../../../../node_modules/.bin/claude", import.meta.url));
 const TIME_LIMIT_MS = 60_000;
 

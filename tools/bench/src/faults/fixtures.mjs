@@ -28,7 +28,7 @@ import { pathToFileURL } from "node:url";
 import { copyFixture } from "@evals/worktree";
 import { CLAUDE_BIN, WORKSPACE } from "../bench-kit.mjs";
 
-const EVALS_CLI = join(WORKSPACE, "packages/harness/dist/cli.js");
+const EVALS_CLI = join(WORKSPACE, "packages/cli/dist/cli.js");
 const VCR = pathToFileURL(join(WORKSPACE, "packages/vcr/dist/index.js")).href;
 const OLD = new Date(Date.UTC(2020, 5, 1));
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -26,7 +26,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLAUDE_BIN, WORKSPACE } from "../bench-kit.mjs";
 
-const EVALS = join(WORKSPACE, "packages/harness/dist/cli.js");
+const EVALS = join(WORKSPACE, "packages/cli/dist/cli.js");
 
 /** Scripted models without imports (the scratch folder has no node_modules): raw replies. */
 const MODELS = `

@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { CLAUDE_BIN, WORKSPACE } from "../bench-kit.mjs";
 
-const evalsBin = join(WORKSPACE, "packages/harness/dist/cli.js");
+const evalsBin = join(WORKSPACE, "packages/cli/dist/cli.js");
 const vcrModule = pathToFileURL(join(WORKSPACE, "packages/vcr/dist/index.js")).href;
 
 /** Every regular file under `dir`, recursively (links are not followed). */

@@ -70,7 +70,7 @@ const measurements = {
 
   /** `evals grade <file> --case <a case with every default rule> --json`. */
   async grade(file) {
-    const { gradeCommand } = await import("@evals/evaluators");
+    const { evals } = await import("@evals/cli");
     const caseFile = `${file}.case.yaml`;
     // acceptEdits, as an editing task runs: otherwise approval-gate flags every Edit (a quarter of the
     // calls), and the --json report of a 1M-line run outgrows the longest string V8 can make.
@@ -86,7 +86,7 @@ const measurements = {
       },
     };
     const { value, ms } = await timed(() =>
-      gradeCommand([file, "--case", caseFile, "--json", "--verbose"], { stdout: sink, stderr }),
+      evals(["grade", file, "--case", caseFile, "--json", "--verbose"], { stdout: sink, stderr }),
     );
     // Exit 1 is a failed case (the generated run breaks rules); 2 and 3 say why in stderr.
     return { ms, exit: value, ...(value > 1 ? { stderr: problems.slice(0, 2000) } : {}) };

@@ -1,0 +1,171 @@
+import {
+  CaseFileError,
+  casePrompts,
+  type EvalCase,
+  formatEvaluation,
+  gradeStoredRun,
+  type HarnessVerdict,
+  loadCases,
+  loadStoredRun,
+  NoGradableCaseError,
+  type RuleRegistry,
+  type StoredRun,
+  StoredRunError,
+} from "@evals/evaluators";
+import { parseCommandArgs } from "./args.js";
+import type { Command, CommandIo } from "./command.js";
+import { BadInputError, UnreadableFileError, UsageError } from "./errors.js";
+import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
+import { writeJsonInPieces } from "./json-in-pieces.js";
+import { gradeAgent } from "./runners.js";
+
+/** `evals grade --help`. */
+export const GRADE_USAGE = `Usage: evals grade <run folder | cassette.json | run.json | stream.jsonl | events.jsonl> [--case <case file>] [options]
+
+Grades a stored run against a case without running the agent again (a Claude Code or an OpenCode run). A run folder the harness wrote
+(test-output/<run id>/) holds the case it ran: without --case, that case is graded again, and a
+trial the harness marked error (a replay that diverged from its recording) fails with its reason.
+A wire recording (*.recording.json of @evals/vcr) holds model traffic, not a run: grade the run
+folder of the trial that replayed it instead.
+
+Options:
+  --case <file>     the case file (YAML or JSON); optional for a harness run folder
+  --case-id <id>    which case, when the file holds several
+  --agent <name>    whose output a bare .jsonl is: claude-code (stream-json) or opencode
+                    (\`opencode run --format json\`); detected from the first line when not given
+  --json            print the evaluation as JSON
+  --verbose         show every violation and the evidence (and the stack of an internal error)
+  -h, --help        this help
+
+${EXIT_CODES_HELP}
+Here: 0 the case passes, 1 it fails, 2 the run or the case file cannot be read (or the run holds no
+case and --case is not given).`;
+
+/** `evals grade`: grades a stored run (a run folder, cassette, stream.jsonl ...) without running the agent. */
+export const grade: Command = {
+  name: "grade",
+  summary: "grade a stored run (a run folder under test-output/) against its case, without running the agent",
+  usage: GRADE_USAGE,
+  run: async (args, io) => {
+    const { values, positionals } = parseCommandArgs("grade", args, {
+      case: { type: "string" },
+      "case-id": { type: "string" },
+      agent: { type: "string" },
+      json: { type: "boolean" },
+      verbose: { type: "boolean" },
+    });
+    const [target, extra] = positionals;
+    if (extra !== undefined) throw new UsageError(`unexpected argument ${JSON.stringify(extra)}`);
+    if (target === undefined)
+      throw new UsageError(
+        "which run? give a run folder, cassette or stream.jsonl (evals grade test-output/<run id>)",
+      );
+    const agent = gradeAgent(values.agent);
+    const evalCase =
+      values.case === undefined ? undefined : chooseCase(values.case, values["case-id"], io.rules);
+    const stored = await readRun(target, {
+      ...(evalCase ? { prompts: casePrompts(evalCase) } : {}),
+      ...(agent ? { agent } : {}),
+    });
+    for (const warning of stored.warnings) io.stderr.write(`evals grade: warning: ${warning}\n`);
+    let graded: Awaited<ReturnType<typeof gradeStoredRun>>;
+    try {
+      graded = await gradeStoredRun(stored, evalCase, io.rules);
+    } catch (error) {
+      if (!(error instanceof NoGradableCaseError)) throw error;
+      if (error.reason === "no-case") throw new UsageError(`--case <file> is required (${error.message})`);
+      throw new BadInputError(
+        `${error.message.replace("\n", "; give --case <file>\n")}${error.harnessVerdict ? `\n${harnessVerdictLine(error.harnessVerdict)}` : ""}`,
+      );
+    }
+    print(
+      graded.evaluation,
+      graded.harnessVerdict,
+      stored,
+      { json: values.json === true, verbose: values.verbose === true },
+      io,
+    );
+    return graded.evaluation.passed ? EXIT.passed : EXIT.failed;
+  },
+};
+
+/** The case of --case (and --case-id, when the file holds several). */
+function chooseCase(file: string, id: string | undefined, rules: RuleRegistry | undefined): EvalCase {
+  let cases: EvalCase[];
+  try {
+    cases = loadCases(file, rules ? { rules } : {});
+  } catch (error) {
+    if (error instanceof CaseFileError)
+      throw new BadInputError(
+        `invalid case file (evals validate ${file} lists its problems)\n${error.message}`,
+      );
+    throw error;
+  }
+  const chosen = id ? cases.find((item) => item.id === id) : cases.length === 1 ? cases[0] : undefined;
+  if (chosen) return chosen;
+  const ids = cases.map((item) => item.id).join(", ");
+  throw new BadInputError(
+    id
+      ? `${file} has no case ${JSON.stringify(id)} (cases: ${ids})`
+      : `${file} holds ${cases.length} cases; pick one with --case-id (${ids})`,
+  );
+}
+
+async function readRun(target: string, options: Parameters<typeof loadStoredRun>[1]): Promise<StoredRun> {
+  try {
+    return await loadStoredRun(target, options);
+  } catch (error) {
+    if (error instanceof StoredRunError || (error as Error).name === "JsonlLineError")
+      throw new UnreadableFileError(
+        target,
+        `cannot read the run: ${(error as Error).message} (evals grade takes a run folder, test-output/<run id>, or its run.json, stream.jsonl or events.jsonl)`,
+      );
+    throw error;
+  }
+}
+
+function print(
+  evaluation: Awaited<ReturnType<typeof gradeStoredRun>>["evaluation"],
+  harness: HarnessVerdict | undefined,
+  stored: StoredRun,
+  options: { json: boolean; verbose: boolean },
+  io: CommandIo,
+): void {
+  if (options.json) {
+    // In pieces: the report of a very long run outgrows the longest string V8 can make.
+    writeJsonInPieces(
+      {
+        source: stored.file,
+        format: stored.format,
+        ...evaluation,
+        ...(stored.warnings.length > 0 ? { warnings: stored.warnings } : {}),
+        ...(harness ? { harnessVerdict: harness } : {}),
+      },
+      (piece) => io.stdout.write(piece),
+    );
+    io.stdout.write("\n");
+    return;
+  }
+  const replayed = stored.result?.origin === "replay" ? ", replayed: its cost was the recording's" : "";
+  io.stdout.write(
+    `${formatEvaluation(evaluation, stored.run, { source: `${stored.file} (${stored.format}${replayed})`, verbose: options.verbose })}\n`,
+  );
+  if (harness) {
+    const same =
+      harness.status === "error"
+        ? !evaluation.passed
+        : harness.status === (evaluation.passed ? "passed" : "failed");
+    io.stdout.write(
+      `The harness's verdict on this run: ${harness.status.toUpperCase()}${same ? "" : " (not this one: the harness ran other scorers or options)"}\n`,
+    );
+  }
+}
+
+/** The verdict the harness stored, in one line: "FAILED (outcome 0.00 failed, my-scorer 1.00 passed)". */
+function harnessVerdictLine(verdict: HarnessVerdict): string {
+  const scores = verdict.scores.map(
+    (score) => `${score.scorer} ${score.score.toFixed(2)} ${score.passed ? "passed" : "failed"}`,
+  );
+  const why = verdict.error?.split("\n")[0] ?? scores.join(", ");
+  return `The harness's verdict on this run: ${verdict.status.toUpperCase()}${why ? ` (${why})` : ""}`;
+}

@@ -1,0 +1,90 @@
+import { existsSync } from "node:fs";
+import { describeLocation, locateStore, StoreOnDemand } from "@evals/store";
+import { PortUnavailableError, startViewer } from "@evals/viewer";
+import { noMoreArguments, parseCommandArgs } from "./args.js";
+import type { Command, CommandIo } from "./command.js";
+import { BadInputError, SetupError, UsageError } from "./errors.js";
+import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
+
+export const VIEW_USAGE = `Usage: evals view [--db <url|dir>] [--port <n>]
+
+Serves a local web app over the results database on 127.0.0.1 and prints its URL: the runs over
+time (pass rate, cost, branch, commit), a run's cases with their verdicts and violations, a case's
+pass rate over its runs with the 95% Wilson band and every trial's transcript, the flaky cases, and
+any two runs side by side. The pages need no JavaScript. Ctrl-C stops it.
+
+The embedded database is this process's while it serves: an evals run that records meanwhile waits
+for it (up to a minute). A PostgreSQL server (--db postgres://…) has no such wait.
+
+Options:
+  --db <url|dir>   the results database: a postgres:// URL or a folder for the embedded one
+                   (default: EVALS_DB_URL, else .evals/db in the workspace)
+  --port <n>       the port on 127.0.0.1 (default 0: any free port)
+  -h, --help       this help
+
+${EXIT_CODES_HELP}
+Here: 0 stopped by Ctrl-C, 2 bad usage, a database that cannot be opened or a port that is taken.`;
+
+/** `evals view`: the results database as a local web app, until SIGINT or SIGTERM. */
+export const view: Command = {
+  name: "view",
+  summary: "a local web app over the results database: runs, cases, trials, flaky cases, comparisons",
+  usage: VIEW_USAGE,
+  run: async (args, io) => {
+    const parsed = parseCommandArgs("view", args, {
+      db: { type: "string" },
+      port: { type: "string" },
+    });
+    const { values, positionals } = parsed;
+    noMoreArguments("view", positionals, 0);
+    const port = values.port === undefined ? 0 : Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new UsageError(`--port must be a whole number from 0 to 65535, got ${values.port}`);
+    const location = locateStore(values.db !== undefined ? { db: values.db } : {});
+    if (location.kind === "off") throw new UsageError("--db off: no database to view");
+    if (location.kind === "embedded" && !existsSync(location.dir)) {
+      throw new BadInputError(
+        `no results database in ${location.dir}: evals run records every run there, or name one with --db <url|dir>`,
+      );
+    }
+    // Opened for the requests only: `evals run` records into the embedded database between them.
+    const store = new StoreOnDemand(location);
+    try {
+      await store.use(async () => {});
+    } catch (error) {
+      throw new BadInputError(
+        `the results database ${describeLocation(location)} cannot be opened: ${(error as Error).message}`,
+      );
+    }
+    try {
+      return await serveUntilStopped(store, port, describeLocation(location), io);
+    } finally {
+      await store.close();
+    }
+  },
+};
+
+async function serveUntilStopped(
+  store: StoreOnDemand,
+  port: number,
+  where: string,
+  io: CommandIo,
+): Promise<number> {
+  let viewer: Awaited<ReturnType<typeof startViewer>>;
+  try {
+    viewer = await startViewer({ store, port });
+  } catch (error) {
+    if (!(error instanceof PortUnavailableError)) throw error;
+    throw new SetupError(`${error.message}: pick another with --port <n>, or --port 0 for any free one`);
+  }
+  io.stdout.write(`evals view: serving ${where} at ${viewer.url} (Ctrl-C stops)\n`);
+  let stop: (signal: NodeJS.Signals) => void = () => {};
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    stop = resolve;
+    process.on("SIGINT", stop).on("SIGTERM", stop);
+  });
+  process.off("SIGINT", stop).off("SIGTERM", stop);
+  await viewer.close();
+  io.stdout.write(`evals view: stopped (${signal})\n`);
+  return EXIT.passed;
+}

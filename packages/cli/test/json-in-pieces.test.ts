@@ -1,0 +1,47 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { writeJsonInPieces } from "../src/json-in-pieces.js";
+
+const pieces = (value: unknown, chunkSize?: number) => {
+  const written: string[] = [];
+  writeJsonInPieces(value, (piece) => written.push(piece), chunkSize);
+  return written;
+};
+
+describe("writeJsonInPieces", () => {
+  const tricky = {
+    a: [1, "two", null, undefined, () => 1, { nested: [[], {}, [{ deep: true }]] }],
+    skipped: undefined,
+    fn: () => 1,
+    text: 'line one\nline "two"\t\u2028',
+    numbers: [0, -1.5, 1e21, Number.NaN, Number.POSITIVE_INFINITY],
+    date: new Date("2026-11-23T18:00:00.000Z"),
+    withToJSON: { toJSON: () => ({ shown: ["as", { json: 1 }] }) },
+    empty: { list: [], object: {} },
+  };
+
+  it("writes what JSON.stringify(value, null, 2) writes", () => {
+    for (const value of [tricky, [], {}, "text", 3, null, [tricky, [tricky]]]) {
+      expect(pieces(value).join("")).toBe(JSON.stringify(value, null, 2));
+    }
+  });
+
+  it("writes a real run's evaluation the same, in pieces no longer than the chunk and a leaf", () => {
+    const stream = readFileSync(
+      new URL("../../../fixtures/claude-code-2.1.330/multi-tool/stream.jsonl", import.meta.url),
+      "utf8",
+    )
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as unknown);
+    const written = pieces(stream, 1024);
+    expect(written.join("")).toBe(JSON.stringify(stream, null, 2));
+    expect(written.length).toBeGreaterThan(3);
+    const longestLeaf = Math.max(
+      ...JSON.stringify(stream)
+        .match(/"(?:[^"\\]|\\.)*"/g)!
+        .map((leaf) => leaf.length),
+    );
+    for (const piece of written) expect(piece.length).toBeLessThan(1024 + longestLeaf + 64);
+  });
+});

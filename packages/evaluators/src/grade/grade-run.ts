@@ -1,0 +1,84 @@
+import { dirname, join } from "node:path";
+import { RUN_FOLDER_FILES, type RunFolderCase } from "@evals/core";
+import { type CaseEvaluation, evaluate } from "../cases/evaluate.js";
+import { parseCase } from "../cases/load.js";
+import type { EvalCase } from "../cases/schema.js";
+import { defaultRuleRegistry, type RuleRegistry } from "../rules/registry.js";
+import { caseWithOutcome } from "../scorers.js";
+import { failOnHarnessError, judgeAsHarness } from "./harness-grading.js";
+import type { StoredRun } from "./load-run.js";
+
+/** The verdict the harness stored in a run folder's manifest. */
+export type HarnessVerdict = NonNullable<RunFolderCase["grading"]>["verdict"];
+
+/** A stored run graded again: the evaluation, and the verdict the harness stored (a run folder's). */
+export interface GradedRun {
+  evaluation: CaseEvaluation;
+  harnessVerdict?: HarnessVerdict;
+}
+
+/**
+ * Why a stored run cannot be graded without a case given: it holds none (only a run folder the
+ * harness wrote does), or the one it holds is not an @evals/evaluators case (describeEval's own data).
+ */
+export class NoGradableCaseError extends Error {
+  override readonly name = "NoGradableCaseError";
+  constructor(
+    readonly reason: "no-case" | "not-a-case",
+    message: string,
+    readonly harnessVerdict?: HarnessVerdict,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Grades a stored run (see loadStoredRun) against `evalCase`, or, without one, against the case the
+ * harness stored in its run folder, judged as the harness judged it (its thresholds and outcome); a
+ * trial the harness marked error (a replay that diverged) fails with its reason. Throws
+ * NoGradableCaseError when no case is given and the run holds none that can be graded. `rules` is the
+ * registry of the rules the case may name (default: the built-in rules).
+ */
+export async function gradeStoredRun(
+  stored: StoredRun,
+  evalCase?: EvalCase,
+  rules: RuleRegistry = defaultRuleRegistry,
+): Promise<GradedRun> {
+  const recorded = stored.manifest?.case;
+  const chosen = evalCase ?? storedCase(stored, rules);
+  // The run must end as the harness expected it to (the suite's outcome option) unless the case says.
+  // The whole stored result when there is one: its exit code and timeout are part of the outcome.
+  const evaluated = await evaluate(
+    stored.result ?? stored.run,
+    caseWithOutcome(chosen, recorded?.grading?.outcome),
+    rules,
+  );
+  // The stored case is judged as the harness judged it: with the thresholds it used.
+  const judged =
+    !evalCase && recorded?.grading ? judgeAsHarness(evaluated, recorded.grading, rules) : evaluated;
+  const harnessVerdict = recorded?.grading?.verdict;
+  return harnessVerdict
+    ? { evaluation: failOnHarnessError(judged, harnessVerdict), harnessVerdict }
+    : { evaluation: judged };
+}
+
+/** The case the harness stored in the run folder's manifest. */
+function storedCase(stored: StoredRun, rules: RuleRegistry): EvalCase {
+  const recorded = stored.manifest?.case;
+  if (!recorded)
+    throw new NoGradableCaseError(
+      "no-case",
+      `${stored.file} holds no case: only a run folder written by the harness does`,
+    );
+  // The case is in the run folder's manifest, beside the file the run was read from.
+  const manifestFile = join(dirname(stored.file), RUN_FOLDER_FILES.manifest);
+  try {
+    return parseCase(recorded.value, `the case stored in ${manifestFile}`, rules);
+  } catch (error) {
+    throw new NoGradableCaseError(
+      "not-a-case",
+      `the run folder's case ${JSON.stringify(recorded.id)} is not an @evals/evaluators case, so it cannot be graded without one\n${(error as Error).message}`,
+      recorded.grading?.verdict,
+    );
+  }
+}
