@@ -214,6 +214,16 @@ export {
 } from "./run-folder.js";
 // The run folder's file names, apart from its schemas:
 export { RUN_FOLDER_FILES, RUNS_FOLDER } from "./run-folder-files.js";
+export { type OutputEnv, outputRoot, runFolderPath } from "./run-folder-path.js";
+// The one run-id rule and generator:
+export {
+  assertRunId,
+  isSafeRunId,
+  MAX_RUN_ID_LENGTH,
+  newRunId,
+  RunIdError,
+  runIdProblem,
+} from "./run-id.js";
 export { type RunSummary, runSummary, type TokenTotals } from "./run-summary.js";
 export {
   eventsOfType,

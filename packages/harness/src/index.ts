@@ -84,11 +84,10 @@ export {
   runCases,
 } from "./run-case.js";
 export { cleanupLeftoverRuns, type LeftoverReport } from "./run-guard.js";
-export { INHERITED_ENV, NETWORK_ENV, newRunId, stableEnv, stableLocale } from "./sandbox.js";
+export { INHERITED_ENV, NETWORK_ENV, stableEnv, stableLocale } from "./sandbox.js";
 export { type ScorerVerdict, scoreTrial, type Threshold, type TrialScores, thresholdFor } from "./scoring.js";
 export { casesInShard, shardsOfCases } from "./shard.js";
 export { type MergedComparison, mergeShardComparisons } from "./shard-variants.js";
-export { getToolCalls, getToolSequence, readRunResult, readStoredRun } from "./stored-runs.js";
 export {
   type CaseModel,
   type CassetteOption,

@@ -21,17 +21,7 @@ export {
   TOOL_HOOK_EVENTS,
 } from "./events.js";
 export { HOOK_ERROR_VERSION, type HookErrorEntry, type HookErrorKind } from "./hook-errors.js";
-export {
-  EVENTS_FILE,
-  isSafeRunId,
-  MAX_RUN_ID_LENGTH,
-  type OutputEnv,
-  outputRoot,
-  RESERVE_BYTES,
-  RESERVE_FILE,
-  runDirFor,
-  runIdProblem,
-} from "./paths.js";
+export { EVENTS_FILE, RESERVE_BYTES, RESERVE_FILE } from "./paths.js";
 export {
   CaptureNotFoundError,
   getToolCalls,
@@ -43,6 +33,7 @@ export {
   readEvents,
   readHookErrors,
   readRun,
+  readStoredRun,
   readToolCallEntries,
 } from "./read.js";
 export {

@@ -29,7 +29,6 @@ export {
   readOutcomePatch,
 } from "./outcome.js";
 export { type RunTrialsOptions, runTrials, runWithConcurrency, type TrialReport } from "./pool.js";
-export { assertSafeRunId, generateTestId, isSafeRunId, MAX_RUN_ID_LENGTH } from "./run-id.js";
 export {
   type CleanupReport,
   type CleanupStaleOptions,

@@ -8,11 +8,13 @@
 //    entry) <= 1.15x an uncaptured one (median of the ratios within each round), with no event lost: every hook the CLI reports starting
 //    (--include-hook-events) is in events.jsonl. BENCH_ASYNC=1 adds the shell entry registered with
 //    Claude Code's `async: true` (measured: no faster here, and it lost a run's last event).
+
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { findDash, hookBinPath, hookSettings, hookShellPath, readEvents, runDirFor } from "@evals/hooks";
+import { runFolderPath } from "@evals/core";
+import { findDash, hookBinPath, hookSettings, hookShellPath, readEvents } from "@evals/hooks";
 import { startModelServer } from "@evals/vcr";
 import { bareClaude, childCpuMs, LIST_THEN_READ, listThenRead } from "./bench-kit.mjs";
 
@@ -74,7 +76,7 @@ function oneCall() {
 
 const single = oneCall();
 for (const runId of ["node-entry", ...(dash ? ["shell-entry"] : [])]) {
-  const captured = await readEvents(runDirFor(runId, { root: single.root }));
+  const captured = await readEvents(runFolderPath(runId, single.root));
   if (captured.length !== warmup + calls)
     throw new Error(`${runId}: expected ${warmup + calls} captured events, got ${captured.length}`);
 }
@@ -146,7 +148,7 @@ async function claudeRun(settings) {
   let captured = 0;
   let raw = 0;
   if (settings && !settings.endsWith("true.settings.json")) {
-    const lines = await readEvents(runDirFor(runId, { root: outputRoot }));
+    const lines = await readEvents(runFolderPath(runId, outputRoot));
     captured = lines.length;
     // Version-2 lines are the shell entry's own; version 1, the Node entry's (also its fallback).
     raw = lines.filter((line) => line.version === 2).length;
