@@ -1,6 +1,6 @@
 // The public API of @evals/harness: each statement names what one module publishes, and nothing else of
 // the package is public. The whole surface as published (declarations and types) is checked in as
-// api-report.md beside package.json; `npm run api` writes it again after a change.
+// api/<name>.api.md (API Extractor); `npm run api` writes it again after a change.
 // @evals/harness: run the real Claude Code CLI headless and hermetic, normalize what it did into
 // one @evals/core Run, and turn scorers into vitest tests with trial statistics.
 export {

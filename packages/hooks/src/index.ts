@@ -1,6 +1,6 @@
 // The public API of @evals/hooks: each statement names what one module publishes, and nothing else of
 // the package is public. The whole surface as published (declarations and types) is checked in as
-// api-report.md beside package.json; `npm run api` writes it again after a change.
+// api/<name>.api.md (API Extractor); `npm run api` writes it again after a change.
 // @evals/hooks: capture every Claude Code hook event to JSONL, register the capture, read it back.
 
 // Kept for users of @evals/hooks: the inference lives in @evals/core (runFromHookEvents applies it).

@@ -426,7 +426,7 @@ describe("TEST_RUN_ID confinement", () => {
     // Said once per fallback folder; every crafted id had its own.
     expect(reasons).toHaveLength(crafted.length);
     expect(reasons.some((reason) => reason.includes("is empty"))).toBe(true);
-    expect(reasons.some((reason) => reason.includes("longer than 128"))).toBe(true);
+    expect(reasons.some((reason) => reason.includes("characters (at most 128)"))).toBe(true);
     expect(relative(root, join(root, "test-output"))).toBe("test-output");
   });
 

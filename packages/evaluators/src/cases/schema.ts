@@ -113,16 +113,6 @@ export const AgentOptionsSchema = z
   })
   .strict();
 
-/** The agent options that name files or folders: loadCases resolves them against the case file. */
-export const AGENT_PATH_FIELDS = [
-  "fixture",
-  "settings",
-  "mcpConfig",
-  "addDirs",
-  "pluginDirs",
-  "agents",
-] as const;
-
 /** An evaluator that must (or must not) report a violation. Matched by rule id, never by substring. */
 function expectedViolationSchema(evaluatorIds: readonly [string, ...string[]]) {
   return z
@@ -162,8 +152,6 @@ function rulesSchema<const Rules extends readonly AnyRule[]>(rules: Rules) {
   return z.object(shape).strict();
 }
 
-/** The built-in rules' entries of a case's `rules`. */
-export const RulesSchema = rulesSchema(BUILTIN_RULES);
 export const ExpectedViolationSchema = expectedViolationSchema([
   ...CORE_EVALUATOR_IDS,
   ...BUILTIN_RULES.map((rule) => rule.id),
@@ -312,8 +300,6 @@ export type EvalCase = z.output<typeof EvalCaseSchema>;
 export type EvalCaseInput = z.input<typeof EvalCaseSchema>;
 export type ExpectedViolation = z.output<typeof ExpectedViolationSchema>;
 export type AgentOptions = z.output<typeof AgentOptionsSchema>;
-export type RulesConfig = z.output<typeof RulesSchema>;
-export type JudgeSection = z.output<typeof JudgeSectionSchema>;
 
 /** "an approval-gate", "a trajectory". */
 export function withArticle(word: string): string {

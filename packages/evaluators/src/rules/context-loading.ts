@@ -33,7 +33,6 @@ export const ExpectedContextFilesSchema = z.union([
   z.array(z.string()),
   z.object({ anyOf: z.array(z.string()).min(1) }).strict(),
 ]);
-export type ExpectedContextFiles = z.input<typeof ExpectedContextFilesSchema>;
 
 export const ContextLoadingOptionsSchema = RuleOptionsBaseSchema.extend({
   /** Paths or globs that count as context files (replaces the defaults). */
@@ -55,7 +54,6 @@ export const ContextLoadingOptionsSchema = RuleOptionsBaseSchema.extend({
   /** A Skill call counts as loading context (default true). */
   countSkills: z.boolean().optional(),
 }).strict();
-export type ContextLoadingOptions = z.input<typeof ContextLoadingOptionsSchema>;
 
 interface ContextRead {
   call: ToolCallView;
