@@ -83,7 +83,12 @@ function knip(args: string[]) {
 
 describe("knip", () => {
   it("reports an export nobody imports", () => {
-    const result = knip(["--no-progress", "--no-config-hints", "--directory", fileURLToPath(new URL("./__fixtures__/knip-project", import.meta.url))]);
+    const result = knip([
+      "--no-progress",
+      "--no-config-hints",
+      "--directory",
+      fileURLToPath(new URL("./__fixtures__/knip-project", import.meta.url)),
+    ]);
     expect(result.stdout).toMatch(/Unused exports \(1\)\s+unused\s+function\s+src\/helpers\.ts:6:17/);
     expect(result.status).toBe(1);
   });
