@@ -65,7 +65,8 @@ export function extractPackage(packageDir, { check = false, log = () => {} } = {
       messageCallback: (message) => {
         // Only problems reach the console; what goes into the report is seen in review.
         if (message.logLevel === "error") errors.push(message.formatMessageWithLocation(packageDir));
-        else if (message.logLevel === "warning")
+        // console-* messages say what was (not) written, which this script reports itself.
+        else if (message.logLevel === "warning" && !message.messageId.startsWith("console-"))
           log(`${name}: ${message.formatMessageWithLocation(packageDir)}`);
         message.handled = true;
       },
