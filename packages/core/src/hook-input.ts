@@ -187,11 +187,3 @@ export type KnownHookInput =
   | NotificationInput
   | MessageDisplayInput;
 export type HookInput = KnownHookInput | GenericHookInput;
-
-/** Narrows a hook input to one known event. */
-export function isHookEvent<Name extends KnownHookEventName>(
-  input: HookInput,
-  name: Name,
-): input is Extract<KnownHookInput, { hook_event_name: Name }> {
-  return input.hook_event_name === name;
-}

@@ -1,6 +1,6 @@
 // The public API of @evals/core: each statement names what one module publishes, and nothing else of
 // the package is public. The whole surface as published (declarations and types) is checked in as
-// api-report.md beside package.json; `npm run api` writes it again after a change.
+// api/<name>.api.md (API Extractor); `npm run api` writes it again after a change.
 export { type AgentRunResult, AgentRunResultSchema, type Scorer, type ScorerInput } from "./agent-run.js";
 export { type WriteFileAtomicOptions, writeFileAtomic } from "./atomic-write.js";
 export {
@@ -56,9 +56,7 @@ export {
   type EvaluatorResult,
   EvaluatorResultSchema,
   type EventPointer,
-  EventPointerSchema,
   type Evidence,
-  EvidenceSchema,
   evaluatorResult,
   type Severity,
   SeveritySchema,
@@ -73,36 +71,22 @@ export { type CleanupPhase, pendingExitCleanups, registerExitCleanup } from "./e
 export { CAPTURED_EVENT_VERSION, RAW_CAPTURED_EVENT_VERSION } from "./format-version.js";
 export {
   type GenericHookInput,
-  GenericHookInputSchema,
   type HookInput,
   type KnownHookInput,
   type MessageDisplayInput,
-  MessageDisplayInputSchema,
   type NotificationInput,
-  NotificationInputSchema,
   type PermissionRequestInput,
-  PermissionRequestInputSchema,
   type PostToolBatchInput,
-  PostToolBatchInputSchema,
   type PostToolUseFailureInput,
-  PostToolUseFailureInputSchema,
   type PostToolUseInput,
-  PostToolUseInputSchema,
   type PreToolUseInput,
-  PreToolUseInputSchema,
   parseHookInput,
   type SessionEndInput,
-  SessionEndInputSchema,
   type SessionStartInput,
-  SessionStartInputSchema,
   type StopInput,
-  StopInputSchema,
   type SubagentStartInput,
-  SubagentStartInputSchema,
   type SubagentStopInput,
-  SubagentStopInputSchema,
   type UserPromptSubmitInput,
-  UserPromptSubmitInputSchema,
 } from "./hook-input.js";
 export {
   formatJsonSchema,
@@ -161,7 +145,6 @@ export {
   redactFileSync,
   redactTreeSync,
   rememberSecrets,
-  SECRET_ENV_NAME,
   SECRET_HEADERS,
   SECRET_PATTERNS,
   secretsFromEnv,
@@ -169,29 +152,19 @@ export {
 } from "./redact.js";
 export {
   type AgentInfo,
-  AgentInfoSchema,
   type AssistantTextEvent,
-  AssistantTextEventSchema,
   type FinalResultEvent,
-  FinalResultEventSchema,
   MAIN_AGENT,
   type Run,
   type RunEvent,
   type RunEventInput,
-  RunEventSchema,
   type RunNote,
-  RunNoteSchema,
   RunSchema,
   type RunSource,
-  RunSourceSchema,
   type ToolCallEvent,
-  ToolCallEventSchema,
   type ToolResultEvent,
-  ToolResultEventSchema,
   type Usage,
-  UsageSchema,
   type UserMessageEvent,
-  UserMessageEventSchema,
 } from "./run.js";
 export { RunBuilder } from "./run-builder.js";
 export {
@@ -202,7 +175,6 @@ export {
   type RunFolderAgent,
   RunFolderAgentSchema,
   type RunFolderCase,
-  RunFolderCaseSchema,
   RunFolderError,
   type RunFolderManifest,
   RunFolderManifestSchema,
@@ -214,6 +186,16 @@ export {
 } from "./run-folder.js";
 // The run folder's file names, apart from its schemas:
 export { RUN_FOLDER_FILES, RUNS_FOLDER } from "./run-folder-files.js";
+export { type OutputEnv, outputRoot, runFolderPath } from "./run-folder-path.js";
+// The one run-id rule and generator:
+export {
+  assertRunId,
+  isSafeRunId,
+  MAX_RUN_ID_LENGTH,
+  newRunId,
+  RunIdError,
+  runIdProblem,
+} from "./run-id.js";
 export { type RunSummary, runSummary, type TokenTotals } from "./run-summary.js";
 export {
   eventsOfType,

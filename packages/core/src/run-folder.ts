@@ -14,6 +14,7 @@ import { isOpenCodeOutputLine, runFromOpenCodeOutput } from "./opencode/run.js";
 import { createRedactor } from "./redact.js";
 import { type Run, type RunNote, RunSchema } from "./run.js";
 import { RUN_FOLDER_FILES } from "./run-folder-files.js";
+import { assertRunId } from "./run-id.js";
 
 /** The files a run can be read from (the hook's own logs alone do not make a run). */
 const RUN_FILES = [
@@ -114,8 +115,10 @@ export interface WriteRunFolderInput {
  * Writes (or adds to) a run folder: result.json when a result is given, and the manifest, merged
  * with what it already held (runAgent writes the result and agent options, the harness then adds
  * the case and its verdict). Every file is written atomically, its secrets redacted (createRedactor).
+ * Throws a RunIdError before writing anything when `runId` is not a safe run id.
  */
 export function writeRunFolder(dir: string, runId: string, input: WriteRunFolderInput): RunFolderManifest {
+  assertRunId(runId);
   // Secret-free whoever wrote it: the case record holds the case's agent.env, the result what the agent printed.
   const redacted = createRedactor().value(input);
   if (redacted.result) {

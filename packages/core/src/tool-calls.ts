@@ -1,4 +1,4 @@
-import type { PermissionRequestEvent, Run, RunEvent, ToolCallEvent, ToolResultEvent } from "./run.js";
+import type { Run, RunEvent, ToolResultEvent } from "./run.js";
 
 /**
  * A tool call joined with what became of it. `status`:
@@ -85,4 +85,4 @@ export function finalResponse(run: Pick<Run, "events">, agent = "main"): string 
   return texts[texts.length - 1]?.text;
 }
 
-export type { PermissionRequestEvent, ToolCallEvent, ToolResultEvent };
+export type { ToolResultEvent };

@@ -1,6 +1,6 @@
 // The public API of @evals/evaluators: each statement names what one module publishes, and nothing else of
 // the package is public. The whole surface as published (declarations and types) is checked in as
-// api-report.md beside package.json; `npm run api` writes it again after a change.
+// api/<name>.api.md (API Extractor); `npm run api` writes it again after a change.
 // Rule evaluators: pure functions over a Run, each with its options schema.
 
 export { type BehaviorExpectations, BehaviorSchema } from "./cases/behavior-schema.js";

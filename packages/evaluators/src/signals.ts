@@ -143,18 +143,6 @@ export function approvingPhrase(text: string, patterns: readonly RegExp[]): stri
   return undefined;
 }
 
-/** The first phrase in the user's prompts that approves in advance. */
-export function preApprovalInPrompts(
-  index: RunIndex,
-  patterns: readonly RegExp[] = DEFAULT_PRE_APPROVAL_PATTERNS,
-): { phrase: string; event_index: number } | undefined {
-  for (const prompt of index.prompts) {
-    const phrase = approvingPhrase(prompt.text, patterns);
-    if (phrase) return { phrase, event_index: prompt.index };
-  }
-  return undefined;
-}
-
 /**
  * Every time the agent asked for approval, in order: approval phrases in any agent's text,
  * AskUserQuestion calls and Claude Code's permission requests.

@@ -3,11 +3,14 @@ import { join } from "node:path";
 import {
   type AgentRunResult,
   createRedactor,
+  outputRoot as defaultOutputRoot,
+  newRunId,
   RUN_FOLDER_FILES,
   type Run,
   type RunFolderCase,
   type RunFolderManifest,
   readManifest,
+  runFolderPath,
   runSummary,
   type Scorer,
   writeRunFolder,
@@ -20,7 +23,6 @@ import {
   outcomeMatches,
   outcomeScorer,
 } from "@evals/evaluators";
-import { outputRoot as defaultOutputRoot, runDirFor } from "@evals/hooks";
 import {
   type CaseResult,
   type CaseViolation,
@@ -34,7 +36,7 @@ import type { AgentChoice } from "./agent-runner.js";
 import { caseFailureMessage, type TrialReport } from "./failure-message.js";
 import { exportCaseToOtel, type OtelOption, otelExportOn } from "./otel-export.js";
 import { checkPassRule, type PassRule, satisfiesPassRule } from "./pass-rule.js";
-import { newRunId, safeName } from "./sandbox.js";
+import { safeName } from "./sandbox.js";
 import { scoreTrial, type Threshold, type TrialScores, thresholdFor } from "./scoring.js";
 import {
   type CaseModel,
@@ -289,7 +291,7 @@ export async function evaluateCase<Case>(
       await runCleanups(cleanups);
     }
     // A task that threw after its agent ran leaves the agent's folder: the error goes there too.
-    const folder = result?.output_dir ?? runDirFor(runId, { root: outputRoot });
+    const folder = result?.output_dir ?? runFolderPath(runId, outputRoot);
     recordCaseInRunFolder(folder, {
       suite: settings.suite,
       id,

@@ -1,6 +1,6 @@
 // The public API of @evals/harness: each statement names what one module publishes, and nothing else of
 // the package is public. The whole surface as published (declarations and types) is checked in as
-// api-report.md beside package.json; `npm run api` writes it again after a change.
+// api/<name>.api.md (API Extractor); `npm run api` writes it again after a change.
 // @evals/harness: run the real Claude Code CLI headless and hermetic, normalize what it did into
 // one @evals/core Run, and turn scorers into vitest tests with trial statistics.
 export {
@@ -86,11 +86,10 @@ export {
 export { cleanupLeftoverRuns, type LeftoverReport } from "./run-guard.js";
 // What a case needs to run: at most MAX_TRIALS trials, a prompt, a fixture that exists.
 export { MAX_TRIALS, runnableCaseProblems } from "./runnable-case.js";
-export { INHERITED_ENV, NETWORK_ENV, newRunId, stableEnv, stableLocale } from "./sandbox.js";
+export { INHERITED_ENV, NETWORK_ENV, stableEnv, stableLocale } from "./sandbox.js";
 export { type ScorerVerdict, scoreTrial, type Threshold, type TrialScores, thresholdFor } from "./scoring.js";
 export { casesInShard, shardsOfCases } from "./shard.js";
 export { type MergedComparison, mergeShardComparisons } from "./shard-variants.js";
-export { getToolCalls, getToolSequence, readRunResult, readStoredRun } from "./stored-runs.js";
 export {
   type CaseModel,
   type CassetteOption,

@@ -3,9 +3,12 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFi
 import { isAbsolute, join, resolve } from "node:path";
 import {
   type AgentRunResult,
+  assertRunId,
   type CapturedEvent,
   createRedactor,
   finalResult,
+  newRunId,
+  outputRoot,
   type RedactOptions,
   type Redactor,
   RUN_FOLDER_FILES,
@@ -15,6 +18,7 @@ import {
   redactTreeSync,
   registerExitCleanup,
   rememberSecrets,
+  runFolderPath,
   writeRunFolder,
 } from "@evals/core";
 import { runOutcome } from "@evals/evaluators";
@@ -27,11 +31,8 @@ import {
   hookSettings,
   httpHookSettings,
   lostHookEvents,
-  outputRoot,
   readEvents,
   readHookErrors,
-  runDirFor,
-  runIdProblem,
   startHookCollector,
   supportsHttpHooks,
 } from "@evals/hooks";
@@ -41,7 +42,7 @@ import { claudeAvailable, findClaude } from "./claude-bin.js";
 import { killProcessTree, runProcesses } from "./process-tree.js";
 import { reconcileRun } from "./reconcile.js";
 import { cleanupLeftoverRunsOnce, type GuardedRun, guardRun } from "./run-guard.js";
-import { createSandbox, hermeticEnv, isLoopbackUrl, newRunId } from "./sandbox.js";
+import { createSandbox, hermeticEnv, isLoopbackUrl } from "./sandbox.js";
 
 /** Everything runAgent accepts: what to ask, how to run the CLI, and where things go. */
 export interface RunAgentOptions extends ClaudeFlags {
@@ -134,11 +135,10 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   const entered = performance.now();
   const prompts = Array.isArray(options.prompt) ? options.prompt : [options.prompt];
   const runId = options.runId ?? newRunId("run");
-  const problem = runIdProblem(runId);
-  if (problem) throw new Error(`runAgent: the runId ${JSON.stringify(runId)} ${problem}`);
+  assertRunId(runId, "runAgent runId");
   const bin = findClaude({ ...(options.claudeBin ? { claudeBin: options.claudeBin } : {}) });
   const outputRootDir = resolve(options.outputRoot ?? outputRoot());
-  const outputDir = runDirFor(runId, { root: outputRootDir });
+  const outputDir = runFolderPath(runId, outputRootDir);
   mkdirSync(outputDir, { recursive: true });
   const capture = captureModeOf(options.capture, bin);
   const cwd = resolve(options.cwd ?? process.cwd());

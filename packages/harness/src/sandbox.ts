@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -177,12 +176,6 @@ export function isLoopbackUrl(url: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** A run id that is unique, readable and safe as a directory name. */
-export function newRunId(label = "run"): string {
-  const stamp = Date.now().toString(36);
-  return `${safeName(label).slice(0, 80) || "run"}-${stamp}-${randomBytes(3).toString("hex")}`;
 }
 
 /** Lower-case letters, digits, dashes and underscores only. */

@@ -7,11 +7,11 @@ import {
   type Run,
   readManifest,
   readRunFolderResult,
+  runFolderPath,
   secretsFromEnv,
   secretsFromEnvValues,
   writeRunFolder,
 } from "@evals/core";
-import { runDirFor } from "@evals/hooks";
 import type {
   ModelServer,
   ModelSource,
@@ -552,7 +552,7 @@ function recordingRedaction(options: RunAgentOptions): RedactOptions {
  */
 function withRunFolder(result: AgentRunResult, options: RunAgentOptions): AgentRunResult {
   if (result.output_dir !== undefined || options.runId === undefined) return result;
-  const dir = runDirFor(options.runId, options.outputRoot ? { root: options.outputRoot } : {});
+  const dir = runFolderPath(options.runId, options.outputRoot);
   mkdirSync(dir, { recursive: true });
   const stored = { ...result, output_dir: dir };
   writeRunFolder(dir, options.runId, { result: stored });

@@ -85,7 +85,6 @@ export const VariantsFileSchema = z
       .refine((variants) => variants[0]?.name !== variants[1]?.name, "the two variants need different names"),
   })
   .strict();
-export type VariantsFile = z.output<typeof VariantsFileSchema>;
 
 /** The JSON Schema (draft 2020-12) of the variants file, from its zod schema. */
 export function variantsJsonSchema(): Record<string, unknown> {

@@ -11,11 +11,11 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { finalResult, listToolCalls, toolSequence } from "@evals/core";
+import { getToolSequence } from "@evals/hooks";
 import { countToolResults, reply, text, toolUse } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ClaudeNotFoundError,
-  getToolSequence,
   isAlive,
   listProcesses,
   runAgent,

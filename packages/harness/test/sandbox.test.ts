@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { newRunId, RUN_MARKER_ENV } from "../src/index.js";
+import { RUN_MARKER_ENV } from "../src/index.js";
 import { createSandbox, hermeticEnv, safeName, stableEnv, stableLocale } from "../src/sandbox.js";
 
 describe("hermeticEnv", () => {
@@ -109,11 +109,8 @@ describe("stableEnv", () => {
   });
 });
 
-describe("run ids", () => {
-  it("are unique, readable and safe as folder names", () => {
-    const ids = new Set(Array.from({ length: 50 }, () => newRunId("Lists Files / case #1")));
-    expect(ids.size).toBe(50);
-    for (const id of ids) expect(id).toMatch(/^lists-files-case-1-[a-z0-9]+-[0-9a-f]{6}$/);
+describe("safe names", () => {
+  it("keep letters, digits, dashes and underscores", () => {
     expect(safeName("../../etc")).toBe("etc");
   });
 });

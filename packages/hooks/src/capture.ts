@@ -1,17 +1,17 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { CAPTURED_EVENT_VERSION, type CapturedEvent, limitDepth, MAX_EVENT_DEPTH } from "@evals/core";
-import { type HookLimits, hookLimitsFromEnv } from "./config.js";
-import { type HookErrorEntry, logHookError } from "./hook-errors.js";
 import {
-  EVENTS_FILE,
-  HOOK_ERRORS_FILE,
+  CAPTURED_EVENT_VERSION,
+  type CapturedEvent,
   isSafeRunId,
-  OUTPUT_FOLDER,
+  limitDepth,
+  MAX_EVENT_DEPTH,
   outputRoot,
   runIdProblem,
-  TOOL_CALLS_FILE,
-} from "./paths.js";
+} from "@evals/core";
+import { type HookLimits, hookLimitsFromEnv } from "./config.js";
+import { type HookErrorEntry, logHookError } from "./hook-errors.js";
+import { EVENTS_FILE, HOOK_ERRORS_FILE, OUTPUT_FOLDER, TOOL_CALLS_FILE } from "./paths.js";
 import { hookSeq } from "./seq.js";
 import { toolCallEntry } from "./tool-call-entry.js";
 import { truncateLargeFields } from "./truncate.js";

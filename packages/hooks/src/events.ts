@@ -37,8 +37,6 @@ export const OPTIONAL_HOOK_EVENTS = ["SessionStart", "Notification", "SessionEnd
 /** Every event the hook knows how to capture. */
 export const CAPTURABLE_HOOK_EVENTS = [...DEFAULT_HOOK_EVENTS, ...OPTIONAL_HOOK_EVENTS] as const;
 
-export type HookEventName = (typeof CAPTURABLE_HOOK_EVENTS)[number];
-
 export function isToolHookEvent(name: string): boolean {
   return (TOOL_HOOK_EVENTS as readonly string[]).includes(name);
 }

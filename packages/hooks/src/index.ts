@@ -1,6 +1,6 @@
 // The public API of @evals/hooks: each statement names what one module publishes, and nothing else of
 // the package is public. The whole surface as published (declarations and types) is checked in as
-// api-report.md beside package.json; `npm run api` writes it again after a change.
+// api/<name>.api.md (API Extractor); `npm run api` writes it again after a change.
 // @evals/hooks: capture every Claude Code hook event to JSONL, register the capture, read it back.
 
 // Kept for users of @evals/hooks: the inference lives in @evals/core (runFromHookEvents applies it).
@@ -35,17 +35,7 @@ export {
   type LostHookEventsInput,
   lostHookEvents,
 } from "./lost-events.js";
-export {
-  EVENTS_FILE,
-  isSafeRunId,
-  MAX_RUN_ID_LENGTH,
-  type OutputEnv,
-  outputRoot,
-  RESERVE_BYTES,
-  RESERVE_FILE,
-  runDirFor,
-  runIdProblem,
-} from "./paths.js";
+export { EVENTS_FILE, RESERVE_BYTES, RESERVE_FILE } from "./paths.js";
 export {
   CaptureNotFoundError,
   getToolCalls,
@@ -57,6 +47,7 @@ export {
   readEvents,
   readHookErrors,
   readRun,
+  readStoredRun,
   readToolCallEntries,
 } from "./read.js";
 export {

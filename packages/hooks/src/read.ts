@@ -5,12 +5,15 @@ import {
   type BadCapturedInput,
   type CapturedEvent,
   hookErrorNotes,
+  isRunFolder,
   type JsonlLineError,
   listToolCalls,
   type Run,
   type RunNote,
   readCapturedEvents,
   readJsonlFile,
+  readRunFolder,
+  runFolderPath,
   runFromHookEvents,
   type ToolCallEntry,
   ToolCallEntrySchema,
@@ -18,7 +21,7 @@ import {
   toolSequence,
 } from "@evals/core";
 import type { HookErrorEntry } from "./hook-errors.js";
-import { EVENTS_FILE, HOOK_ERRORS_FILE, runDirFor, TOOL_CALLS_FILE } from "./paths.js";
+import { EVENTS_FILE, HOOK_ERRORS_FILE, TOOL_CALLS_FILE } from "./paths.js";
 import { HookErrorEntrySchema } from "./schemas.js";
 import { toolCallEntry } from "./tool-call-entry.js";
 
@@ -162,17 +165,34 @@ export interface RunLookupOptions extends ReadRunOptions {
 }
 
 /**
- * The tool calls of run `testId` (its TEST_RUN_ID), in order, each joined with its result and a
- * status: ok, error, denied (asked for permission and never ran) or incomplete (started and never
- * finished). `testId` must be a safe run id; it never names a path outside the root.
+ * The run of `testId` (its TEST_RUN_ID), read from its run folder by @evals/core's readRunFolder:
+ * the reconciled run the harness stored (result.json) when there is one, else the CLI's stream, else
+ * the capture hook's events alone (with the hook's own problems as notes). `testId` must be a safe
+ * run id (a RunIdError says why not); it never names a path outside the root.
+ */
+export async function readStoredRun(testId: string, options: RunLookupOptions = {}): Promise<Run> {
+  const dir = runFolderPath(testId, options.root);
+  if (!isRunFolder(dir)) throw new CaptureNotFoundError(join(dir, EVENTS_FILE));
+  const folder = await readRunFolder(dir, {
+    ...(options.inferDenials === undefined ? {} : { inferDenials: options.inferDenials }),
+    ...(options.onError === undefined ? {} : { onError: options.onError }),
+    ...(options.onBadLine === undefined ? {} : { onBadLine: options.onBadLine }),
+  });
+  return folder.run;
+}
+
+/**
+ * The tool calls of run `testId`, in order, each joined with its result and a status: ok, error,
+ * denied (asked for permission and never ran) or incomplete (started and never finished).
+ * `agent` keeps one agent's calls ("main" or a subagent id).
  */
 export async function getToolCalls(testId: string, options: RunLookupOptions = {}): Promise<ToolCallView[]> {
-  const run = await readRun(runDirFor(testId, options), options);
+  const run = await readStoredRun(testId, options);
   return listToolCalls(run, options.agent === undefined ? {} : { agent: options.agent });
 }
 
 /** The tool names of run `testId` in call order (`["Bash", "Read", ...]`). */
 export async function getToolSequence(testId: string, options: RunLookupOptions = {}): Promise<string[]> {
-  const run = await readRun(runDirFor(testId, options), options);
+  const run = await readStoredRun(testId, options);
   return toolSequence(run, options.agent === undefined ? {} : { agent: options.agent });
 }

@@ -1,8 +1,9 @@
 import { copyFileSync, readFileSync, statSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { join } from "node:path";
+import { runFolderPath } from "@evals/core";
 import { afterAll, describe, expect, it } from "vitest";
-import { readEvents, runDirFor } from "../src/index.js";
+import { readEvents } from "../src/index.js";
 import { fixtureHookInputs } from "./fixtures.js";
 import { hookBin, runHook, tempDir } from "./spawn-hook.js";
 
@@ -45,7 +46,7 @@ describe("the hook executable bundle", () => {
     });
     expect(result.status).toBe(0);
     expect(result.stdout.toString()).toBe("");
-    expect((await readEvents(runDirFor("lone", { root }))).map((line) => line.event)).toEqual([
+    expect((await readEvents(runFolderPath("lone", root))).map((line) => line.event)).toEqual([
       JSON.parse(input),
     ]);
   });

@@ -1,6 +1,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CapturedEventSchema, runFromHookEvents, ToolCallEntrySchema, toolSequence } from "@evals/core";
+import {
+  CapturedEventSchema,
+  runFolderPath,
+  runFromHookEvents,
+  ToolCallEntrySchema,
+  toolSequence,
+} from "@evals/core";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   getToolCalls,
@@ -9,7 +15,6 @@ import {
   readHookErrors,
   readRun,
   readToolCallEntries,
-  runDirFor,
 } from "../src/index.js";
 import { fixtureHookInputs } from "./fixtures.js";
 import { runHook, tempDir } from "./spawn-hook.js";
@@ -32,7 +37,7 @@ describe("the built hook fed real Claude Code 2.1.330 payloads", () => {
 
   it("writes every event of the multi-tool run to events.jsonl, unchanged and in order", async () => {
     const inputs = await captureFixture("multi-tool", temp.dir, "multi-tool");
-    const runDir = runDirFor("multi-tool", { root: temp.dir });
+    const runDir = runFolderPath("multi-tool", temp.dir);
     const lines = readFileSync(join(runDir, "events.jsonl"), "utf8").trimEnd().split("\n");
     expect(lines).toHaveLength(inputs.length);
     const events = lines.map((line) => CapturedEventSchema.parse(JSON.parse(line)));
@@ -52,7 +57,7 @@ describe("the built hook fed real Claude Code 2.1.330 payloads", () => {
   });
 
   it("writes the seeds' ToolCallEntry lines for Pre/Post/PostFailure only", async () => {
-    const runDir = runDirFor("multi-tool", { root: temp.dir });
+    const runDir = runFolderPath("multi-tool", temp.dir);
     const entries = await readToolCallEntries(runDir);
     for (const entry of entries) ToolCallEntrySchema.parse(entry);
     expect(entries.map((entry) => `${entry.phase} ${entry.tool_name} ${entry.tool_use_id}`)).toEqual([
@@ -76,7 +81,7 @@ describe("the built hook fed real Claude Code 2.1.330 payloads", () => {
   });
 
   it("reads the run back as @evals/core types: statuses, the blocked call, the denied Write", async () => {
-    const run = await readRun(runDirFor("multi-tool", { root: temp.dir }));
+    const run = await readRun(runFolderPath("multi-tool", temp.dir));
     expect(run.id).toBe("multi-tool");
     expect(run.session_id).toBe("a3e834f3-3b74-4b22-8ceb-500603eb7434");
     expect(toolSequence(run)).toEqual(
@@ -113,7 +118,7 @@ describe("the built hook fed real Claude Code 2.1.330 payloads", () => {
 
   it("attributes a subagent's tool calls to its agent id", async () => {
     await captureFixture("subagent", temp.dir, "subagent");
-    const run = await readRun(runDirFor("subagent", { root: temp.dir }));
+    const run = await readRun(runFolderPath("subagent", temp.dir));
     const child = "a03261a2b1bf87fc6";
     expect(run.agents).toContainEqual({
       id: child,
@@ -127,7 +132,7 @@ describe("the built hook fed real Claude Code 2.1.330 payloads", () => {
       [child, "Bash", "ok"],
     ]);
     expect(await getToolSequence("subagent", { root: temp.dir, agent: child })).toEqual(["Bash"]);
-    const entries = await readToolCallEntries(runDirFor("subagent", { root: temp.dir }));
+    const entries = await readToolCallEntries(runFolderPath("subagent", temp.dir));
     expect(entries.filter((entry) => entry.agent_id === child).map((entry) => entry.phase)).toEqual([
       "pre",
       "post",

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { listToolCalls, runFromStreamJson } from "@evals/core";
+import { listToolCalls, runFolderPath, runFromStreamJson } from "@evals/core";
 import {
   countToolResults,
   firstUserText,
@@ -13,14 +13,7 @@ import {
   toolUse,
 } from "@evals/vcr";
 import { describe, expect, it } from "vitest";
-import {
-  readEvents,
-  readHookErrors,
-  readRun,
-  readToolCallEntries,
-  runDirFor,
-  writeHookSettings,
-} from "../src/index.js";
+import { readEvents, readHookErrors, readRun, readToolCallEntries, writeHookSettings } from "../src/index.js";
 import { runClaude, sandbox } from "./claude.js";
 
 const packageRoot = fileURLToPath(new URL("..", import.meta.url));
@@ -77,7 +70,7 @@ describe("the real claude CLI (2.1.330) with the capture hook registered by --se
       expect(final).toMatchObject({ is_error: false, result: "All steps done." });
       expect(existsSync(denied)).toBe(false);
 
-      const runDir = runDirFor("real-cli", { root });
+      const runDir = runFolderPath("real-cli", root);
       expect(await readHookErrors(runDir)).toEqual([]);
       const events = await readEvents(runDir);
       const names = new Set(events.map((line) => line.event.hook_event_name));
@@ -189,11 +182,11 @@ describe("the real claude CLI with the package loaded as a plugin (--plugin-dir)
         env: { ...server.env(), TEST_MODE: "true", TEST_RUN_ID: "plugin", EVALS_OUTPUT_DIR: root },
       });
       expect(result.exitCode, result.stderr).toBe(0);
-      const run = await readRun(runDirFor("plugin", { root }));
+      const run = await readRun(runFolderPath("plugin", root));
       expect(listToolCalls(run).map((call) => [call.name, call.input, call.status])).toEqual([
         ["Bash", { command: "echo via-plugin" }, "ok"],
       ]);
-      expect(await readHookErrors(runDirFor("plugin", { root }))).toEqual([]);
+      expect(await readHookErrors(runFolderPath("plugin", root))).toEqual([]);
     } finally {
       await server.close();
       box.cleanup();

@@ -1,6 +1,6 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { CapturedEvent } from "@evals/core";
+import { type CapturedEvent, runFolderPath } from "@evals/core";
 import {
   countToolResults,
   firstUserText,
@@ -19,7 +19,6 @@ import {
   readEvents,
   readHookErrors,
   readToolCallEntries,
-  runDirFor,
   startHookCollector,
   writeHookSettings,
 } from "../src/index.js";
@@ -128,8 +127,8 @@ describe("the HTTP collector with the real claude CLI (2.1.330)", () => {
       const http = await runSteps(box, root, "http", httpSettings);
       expect(existsSync(join(box.project, "out.txt"))).toBe(false);
 
-      const byCommand = await readEvents(runDirFor("command", { root }));
-      const byHttp = await readEvents(runDirFor("http", { root }));
+      const byCommand = await readEvents(runFolderPath("command", root));
+      const byHttp = await readEvents(runFolderPath("http", root));
       expect(byHttp.length).toBe(collector.captured);
       expect(byHttp.every((line) => line.pid === process.pid && line.run_id === "http")).toBe(true);
       const names = byHttp.map((line) => line.event.hook_event_name);
@@ -138,13 +137,13 @@ describe("the HTTP collector with the real claude CLI (2.1.330)", () => {
       expect(normalized(byHttp)).toEqual(normalized(byCommand));
       // The tool-call view is written by the same code: equal too, but for the ids and times.
       const entries = async (runId: string) =>
-        (await readToolCallEntries(runDirFor(runId, { root }))).map((entry) => [
+        (await readToolCallEntries(runFolderPath(runId, root))).map((entry) => [
           entry.tool_name,
           entry.phase,
           entry.tool_input,
         ]);
       expect(await entries("http")).toEqual(await entries("command"));
-      expect(await readHookErrors(runDirFor("http", { root }))).toEqual([]);
+      expect(await readHookErrors(runFolderPath("http", root))).toEqual([]);
 
       // Nothing lost by either, by the stream's count of the hooks the CLI ran.
       expect(lostHookEvents({ streamLines: http.lines, captured: byHttp, capture: "http" })).toEqual([]);

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { JsonlLineError, listToolCalls } from "@evals/core";
+import { JsonlLineError, listToolCalls, runFolderPath } from "@evals/core";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import {
   CaptureNotFoundError,
@@ -11,7 +11,6 @@ import {
   readHookErrors,
   readRun,
   readToolCallEntries,
-  runDirFor,
 } from "../src/index.js";
 import { tempDir } from "./spawn-hook.js";
 
@@ -194,14 +193,14 @@ describe("getToolCalls / getToolSequence / readToolCallEntries", () => {
     } finally {
       vi.unstubAllEnvs();
     }
-    const entries = await readToolCallEntries(runDirFor("by-id", { root }));
+    const entries = await readToolCallEntries(runFolderPath("by-id", root));
     expect(entries.map((entry) => [entry.phase, entry.tool_name, entry.error])).toEqual([
       ["pre", "Bash", undefined],
       ["post", "Bash", undefined],
       ["pre", "Read", undefined],
       ["post", "Read", "nope"],
     ]);
-    expect(await readHookErrors(runDirFor("by-id", { root }))).toEqual([]);
+    expect(await readHookErrors(runFolderPath("by-id", root))).toEqual([]);
   });
 
   it("refuse a test id that could escape the root", async () => {
@@ -224,7 +223,7 @@ describe("events named like JavaScript prototype keys", () => {
       const input = JSON.parse(`{"session_id":"s1","cwd":"/p","hook_event_name":${JSON.stringify(name)}}`);
       expect(captureHookEvent(input, { env })).toMatchObject({ captured: true, toolCallWritten: false });
     }
-    const runDir = runDirFor("proto", { root });
+    const runDir = runFolderPath("proto", root);
     expect(await readHookErrors(runDir)).toEqual([]);
     expect((await readEvents(runDir)).map((line) => line.event.hook_event_name)).toEqual([
       "PreToolUse",

@@ -10,7 +10,7 @@ import {
 } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CapturedEventSchema, ToolCallEntrySchema } from "@evals/core";
+import { CapturedEventSchema, runFolderPath, ToolCallEntrySchema } from "@evals/core";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   HookErrorEntrySchema,
@@ -18,7 +18,6 @@ import {
   readEvents,
   readHookErrors,
   readToolCallEntries,
-  runDirFor,
   shellQuote,
 } from "../src/index.js";
 import { fixtureHookInputs } from "./fixtures.js";
@@ -68,7 +67,7 @@ describe("never interferes with the agent", () => {
     expect(wrong).toEqual([]);
 
     // What could be captured was, as valid JSON lines; everything else is explained in hook-errors.log.
-    const runDir = runDirFor("fuzz", { root });
+    const runDir = runFolderPath("fuzz", root);
     const lines = readFileSync(join(runDir, "events.jsonl"), "utf8").trimEnd().split("\n");
     expect(lines).toHaveLength(inputs.filter((input) => input.capturable).length);
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ version: 1, run_id: "fuzz" });
@@ -150,7 +149,7 @@ describe("never interferes with the agent", () => {
     expect(Date.now() - started).toBeLessThan(9_000);
     expect(whole).toEqual({ code: 0, signal: null, stdout: "", stderr: "" });
     expect(half).toEqual({ code: 0, signal: null, stdout: "", stderr: "" });
-    const runDir = runDirFor("open", { root });
+    const runDir = runFolderPath("open", root);
     expect((await readEvents(runDir)).map((line) => line.event)).toEqual([JSON.parse(preToolUse)]);
     expect((await readHookErrors(runDir)).map((error) => error.kind)).toEqual([
       "stdin_timeout",
@@ -174,7 +173,7 @@ describe("never interferes with the agent", () => {
       },
     });
     expect(result).toEqual({ code: 0, signal: null, stdout: "", stderr: "" });
-    const runDir = runDirFor("big", { root });
+    const runDir = runFolderPath("big", root);
     expect(existsSync(join(runDir, "events.jsonl"))).toBe(false);
     expect((await readHookErrors(runDir)).map((error) => error.kind)).toEqual([
       "input_too_large",
@@ -206,7 +205,7 @@ describe("every kind of stdin", () => {
       const result = shell(script, env);
       expect([result.status, result.stdout, result.stderr]).toEqual([0, "", ""]);
     }
-    const runDir = runDirFor("kinds", { root });
+    const runDir = runFolderPath("kinds", root);
     expect((await readEvents(runDir)).map((line) => line.event)).toEqual([
       JSON.parse(preToolUse),
       JSON.parse(preToolUse),
@@ -226,7 +225,7 @@ describe("every kind of stdin", () => {
       },
     );
     expect([result.status, result.stdout, result.stderr]).toEqual([0, "", ""]);
-    const runDir = runDirFor("open-fifo", { root });
+    const runDir = runFolderPath("open-fifo", root);
     const [event] = await readEvents(runDir);
     const [error] = await readHookErrors(runDir);
     expect(error?.kind).toBe("stdin_timeout");
@@ -254,7 +253,7 @@ describe("huge payloads", () => {
       env: { TEST_MODE: "true", TEST_RUN_ID: "huge", EVALS_OUTPUT_DIR: root },
     });
     expect(result).toEqual({ code: 0, signal: null, stdout: "", stderr: "" });
-    const runDir = runDirFor("huge", { root });
+    const runDir = runFolderPath("huge", root);
     const text = readFileSync(join(runDir, "events.jsonl"), "utf8");
     // Two cut fields of 256 KiB and the small rest.
     expect(Buffer.byteLength(text)).toBeLessThan(2 * 256 * 1024 + 8 * 1024);
@@ -281,7 +280,7 @@ describe("huge payloads", () => {
         EVALS_HOOK_MAX_FIELD_BYTES: "1024",
       },
     });
-    const [line] = await readEvents(runDirFor("small", { root }));
+    const [line] = await readEvents(runFolderPath("small", root));
     expect(line?.truncated).toEqual(["event.tool_input.command"]);
     expect((line!.event as unknown as { tool_input: { command: string } }).tool_input.command).toMatch(
       /^a{1024}…\[truncated by evals-hook: kept 1024 of 5000 bytes\]$/,
@@ -317,7 +316,7 @@ describe("concurrent writers", () => {
       ),
     );
     expect(exits).toEqual(Array(16).fill("0"));
-    const runDir = runDirFor("concurrent", { root });
+    const runDir = runFolderPath("concurrent", root);
     for (const [file, schema] of [
       ["events.jsonl", CapturedEventSchema],
       ["tool-calls.jsonl", ToolCallEntrySchema],
@@ -368,7 +367,7 @@ describe("concurrent writers", () => {
       ),
     );
     expect(results.every((result) => result.code === 0 && result.stdout === "")).toBe(true);
-    const events = await readEvents(runDirFor("parallel", { root }));
+    const events = await readEvents(runFolderPath("parallel", root));
     expect(new Set(events.map((line) => (line.event as { tool_use_id: string }).tool_use_id)).size).toBe(96);
   });
 });
@@ -427,7 +426,7 @@ describe("TEST_RUN_ID confinement", () => {
     // Said once per fallback folder; every crafted id had its own.
     expect(reasons).toHaveLength(crafted.length);
     expect(reasons.some((reason) => reason.includes("is empty"))).toBe(true);
-    expect(reasons.some((reason) => reason.includes("longer than 128"))).toBe(true);
+    expect(reasons.some((reason) => reason.includes("characters (at most 128)"))).toBe(true);
     expect(relative(root, join(root, "test-output"))).toBe("test-output");
   });
 

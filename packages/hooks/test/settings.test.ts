@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runFolderPath } from "@evals/core";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   type ClaudeHookCommand,
@@ -16,7 +17,6 @@ import {
   PLUGIN_HOOK_COMMAND,
   pluginHooksFile,
   readEvents,
-  runDirFor,
   shellQuote,
   supportsHttpHooks,
   TOOL_HOOK_EVENTS,
@@ -121,7 +121,7 @@ describe("writeHookSettings", () => {
     });
     expect(result.status).toBe(0);
     expect(result.stdout.toString()).toBe("");
-    return readEvents(runDirFor("sh", { root })).then((events) => expect(events).toHaveLength(1));
+    return readEvents(runFolderPath("sh", root)).then((events) => expect(events).toHaveLength(1));
   });
 });
 

@@ -1,6 +1,6 @@
 // The public API of @evals/judge: each statement names what one module publishes, and nothing else of
 // the package is public. The whole surface as published (declarations and types) is checked in as
-// api-report.md beside package.json; `npm run api` writes it again after a change.
+// api/<name>.api.md (API Extractor); `npm run api` writes it again after a change.
 // Combining several judge samples into one verdict, and saying how much they disagree.
 export {
   COMBINE_MODES,

@@ -57,11 +57,6 @@ export interface JudgeOptions<Case = unknown> {
   caseId?: (input: ScorerInput<Case>) => string | undefined;
 }
 
-/** One sample's graded outcome. */
-export interface GradedSample {
-  score: number;
-}
-
 /** What a judge is: its verdict tool and prompt, and how to read a verdict. */
 export interface JudgeSpec<Case, Verdict, Inputs extends Record<string, unknown>> {
   name: string;

@@ -1,6 +1,6 @@
 // The public API of @evals/logging: each statement names what one module publishes, and nothing else of
 // the package is public. The whole surface as published (declarations and types) is checked in as
-// api-report.md beside package.json; `npm run api` writes it again after a change.
+// api/<name>.api.md (API Extractor); `npm run api` writes it again after a change.
 export { writeFileAtomic } from "./atomic-write.js";
 export { buildResults, withRunsIncluded } from "./build-results.js";
 export { aggregateScores, type CaseResultInput, caseResult } from "./case-builder.js";

@@ -1,6 +1,6 @@
 // The public API of @evals/opencode: each statement names what one module publishes, and nothing else of
 // the package is public. The whole surface as published (declarations and types) is checked in as
-// api-report.md beside package.json; `npm run api` writes it again after a change.
+// api/<name>.api.md (API Extractor); `npm run api` writes it again after a change.
 // @evals/opencode: run the real OpenCode CLI headless and hermetic, and turn what it did into the
 // same @evals/core Run as a Claude Code run.
 

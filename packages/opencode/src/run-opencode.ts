@@ -15,18 +15,19 @@ import {
   buildOpenCodeRun,
   createRedactor,
   guardUntilExit,
+  newRunId,
   type OpenCodeChildSession,
   type OpenCodePart,
   type OpenCodeStreamLine,
   RUN_FOLDER_FILES,
-  RUNS_FOLDER,
   type Run,
   type RunnerStop,
   redactTreeSync,
   rememberSecrets,
+  runFolderPath,
   writeRunFolder,
 } from "@evals/core";
-import { INHERITED_ENV, killProcessTree, newRunId, RUN_MARKER_ENV, runProcesses } from "@evals/harness";
+import { INHERITED_ENV, killProcessTree, RUN_MARKER_ENV, runProcesses } from "@evals/harness";
 import { execa } from "execa";
 import { findOpenCode, findRipgrepDir, SUPPORTED_OPENCODE_VERSION } from "./bin.js";
 import { CAPTURE_ENV, CAPTURE_PLUGIN_FILE, capturePluginSource } from "./capture-plugin.js";
@@ -156,11 +157,8 @@ export async function runOpenCode(options: RunOpenCodeOptions): Promise<RunOpenC
   const bin = findOpenCode({ ...(options.opencodeBin ? { opencodeBin: options.opencodeBin } : {}) });
   checkAgent(options, cwd);
   const runId = options.runId ?? newRunId("opencode");
-  const outputDir = join(
-    resolve(options.outputRoot ?? process.env.EVALS_OUTPUT_DIR ?? process.cwd()),
-    RUNS_FOLDER,
-    runId,
-  );
+  // Refuses a runId that is not one safe path segment, before anything is written.
+  const outputDir = runFolderPath(runId, options.outputRoot ?? process.env.EVALS_OUTPUT_DIR ?? process.cwd());
   mkdirSync(outputDir, { recursive: true });
 
   const sandbox = mkdtempSync(join(tmpdir(), `evals-opencode-${runId.slice(0, 40)}-`));

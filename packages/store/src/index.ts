@@ -1,5 +1,5 @@
 // The public API of @evals/store: each statement names what one module publishes, and nothing else of
-// the package is public. The whole surface as published is checked in as api-report.md.
+// the package is public. The whole surface as published is checked in as api/store.api.md.
 export {
   type BaselineOptions,
   type CaseChange,

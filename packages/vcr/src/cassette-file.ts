@@ -63,7 +63,6 @@ export const CassetteSchema = z.object({
 });
 
 export type CassetteToolCall = z.infer<typeof CassetteToolCallSchema>;
-export type CassetteMetadata = z.infer<typeof CassetteMetadataSchema>;
 export type Cassette = z.infer<typeof CassetteSchema>;
 
 export interface CassetteIdentity {

@@ -1,6 +1,6 @@
 // The public API of @evals/vcr: each statement names what one module publishes, and nothing else of
 // the package is public. The whole surface as published (declarations and types) is checked in as
-// api-report.md beside package.json; `npm run api` writes it again after a change.
+// api/<name>.api.md (API Extractor); `npm run api` writes it again after a change.
 
 // Redaction lives in @evals/core (one redactor for every file the framework writes); re-exported here so that...
 export { createRedactor, REDACTED, type RedactOptions, type Redactor, SECRET_HEADERS } from "@evals/core";

@@ -3,7 +3,6 @@ export type WorktreeErrorCode =
   | "NOT_A_GIT_REPO"
   | "UNKNOWN_REF"
   | "DIRTY_WORKTREE"
-  | "UNSAFE_ID"
   | "INVALID_PATH"
   | "INVALID_FILE"
   | "INVALID_FIXTURE"

@@ -1,2 +1,2 @@
 // The exit-cleanup helper lives in @evals/core (one for every package); re-exported for compatibility.
-export { type CleanupPhase, pendingExitCleanups, registerExitCleanup } from "@evals/core";
+export { pendingExitCleanups, registerExitCleanup } from "@evals/core";

@@ -1,6 +1,6 @@
 // The public API of @evals/worktree: each statement names what one module publishes, and nothing else of
 // the package is public. The whole surface as published (declarations and types) is checked in as
-// api-report.md beside package.json; `npm run api` writes it again after a change.
+// api/<name>.api.md (API Extractor); `npm run api` writes it again after a change.
 export {
   type CommandGraderOptions,
   type CommandScorerOptions,
@@ -29,7 +29,6 @@ export {
   readOutcomePatch,
 } from "./outcome.js";
 export { type RunTrialsOptions, runTrials, runWithConcurrency, type TrialReport } from "./pool.js";
-export { assertSafeRunId, generateTestId, isSafeRunId, MAX_RUN_ID_LENGTH } from "./run-id.js";
 export {
   type CleanupReport,
   type CleanupStaleOptions,

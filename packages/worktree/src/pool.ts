@@ -1,10 +1,9 @@
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
+import { assertRunId, newRunId, runFolderPath } from "@evals/core";
 import { OUTCOME_FILE, type Outcome, readOutcome } from "./outcome.js";
 import { resolveRepo } from "./repo.js";
-import { assertSafeRunId, generateTestId } from "./run-id.js";
-import { runOutputDir } from "./test-env.js";
 import { type Trial, type TrialOptions, withTrialWorktree } from "./trial.js";
 
 /**
@@ -66,11 +65,9 @@ export async function runTrials<T>(
   const { trials = 1, concurrency, ...trialOptions } = options;
   const testIds =
     typeof trials === "number"
-      ? Array.from({ length: trials }, (_, index) =>
-          generateTestId(`${options.name ?? "trial"}-${index + 1}`),
-        )
+      ? Array.from({ length: trials }, (_, index) => newRunId(`${options.name ?? "trial"}-${index + 1}`))
       : [...trials];
-  for (const id of testIds) assertSafeRunId(id, "test id");
+  for (const id of testIds) assertRunId(id, "test id");
   const { root } = await resolveRepo(repo);
   const outputRoot = resolve(options.outputRoot ?? root);
   const limit = concurrency ?? Math.max(1, Math.min(availableParallelism(), testIds.length));
@@ -89,7 +86,7 @@ export async function runTrials<T>(
 
   return settled.map((result, index): TrialReport<T> => {
     const testId = testIds[index]!;
-    const outputDir = runOutputDir(outputRoot, testId);
+    const outputDir = runFolderPath(testId, outputRoot);
     const outcome = existsSync(join(outputDir, OUTCOME_FILE)) ? safeReadOutcome(outputDir) : undefined;
     // The worker never throws (it reports errors as values), so every result is fulfilled.
     const report =

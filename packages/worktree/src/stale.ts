@@ -2,9 +2,8 @@ import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
+import { isSafeRunId, RUNS_FOLDER } from "@evals/core";
 import { resolveRepo } from "./repo.js";
-import { isSafeRunId } from "./run-id.js";
-import { TEST_OUTPUT_FOLDER } from "./test-env.js";
 import { readTrialMetadata, type TrialMetadata, trialMetadataPath } from "./trial-metadata.js";
 import { gitWorktreeAdmin } from "./worktree-admin.js";
 import { defaultTreesDir, isLiveWorktree, listWorktrees, removeWorktree } from "./worktrees.js";
@@ -75,7 +74,7 @@ export async function cleanupStale(repo: string, options: CleanupStaleOptions): 
   }
 
   if (options.outputs !== false) {
-    const outputs = join(resolve(options.outputRoot ?? root), TEST_OUTPUT_FOLDER);
+    const outputs = join(resolve(options.outputRoot ?? root), RUNS_FOLDER);
     for (const entry of listFolder(outputs)) {
       const path = join(outputs, entry);
       if (!isSafeRunId(entry) || !statSync(path).isDirectory()) continue;

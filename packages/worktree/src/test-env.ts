@@ -1,15 +1,11 @@
 import { existsSync, statSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { RUNS_FOLDER } from "@evals/core";
+import { assertRunId, RUNS_FOLDER, runFolderPath } from "@evals/core";
 import { WorktreeError } from "./errors.js";
-import { assertSafeRunId } from "./run-id.js";
 import { ensureSelfIgnoredFolder } from "./self-ignore.js";
 
 export { ensureSelfIgnoredFolder };
-
-/** The folder, under an output root, that holds one folder per run (@evals/core's RUNS_FOLDER). */
-export const TEST_OUTPUT_FOLDER = RUNS_FOLDER;
 
 /** The default cassette folder, relative to a project root. */
 export const CASSETTE_FOLDER = "cassettes";
@@ -40,12 +36,6 @@ export interface SetupWorktreeTestEnvOptions {
   cassetteDir?: string;
 }
 
-/** `<outputRoot>/test-output/<testId>`: where a run's captured files live. */
-export function runOutputDir(outputRoot: string, testId: string): string {
-  assertSafeRunId(testId, "test id");
-  return join(resolve(outputRoot), TEST_OUTPUT_FOLDER, testId);
-}
-
 /**
  * Creates the run's output folder (`<outputRoot>/test-output/<testId>/`, outputRoot defaulting to the
  * worktree) and returns the environment to give the agent. The test-output folder gets a `.gitignore`
@@ -56,7 +46,7 @@ export async function setupWorktreeTestEnv(
   testId: string,
   options: SetupWorktreeTestEnvOptions = {},
 ): Promise<WorktreeTestEnv> {
-  assertSafeRunId(testId, "test id");
+  assertRunId(testId, "test id");
   const project = resolve(worktreePath);
   if (!existsSync(project) || !statSync(project).isDirectory()) {
     throw new WorktreeError("INVALID_PATH", `Worktree ${project} does not exist or is not a folder.`, {
@@ -64,8 +54,8 @@ export async function setupWorktreeTestEnv(
     });
   }
   const outputRoot = resolve(options.outputRoot ?? project);
-  await ensureSelfIgnoredFolder(join(outputRoot, TEST_OUTPUT_FOLDER));
-  await mkdir(runOutputDir(outputRoot, testId), { recursive: true });
+  await ensureSelfIgnoredFolder(join(outputRoot, RUNS_FOLDER));
+  await mkdir(runFolderPath(testId, outputRoot), { recursive: true });
   return {
     TEST_MODE: "true",
     TEST_RUN_ID: testId,

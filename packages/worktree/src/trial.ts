@@ -1,14 +1,14 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { EvaluatorResult, Redactor } from "@evals/core";
+import { assertRunId, newRunId, runFolderPath } from "@evals/core";
 import { type CommandGraderOptions, runCommandGrader } from "./command-grader.js";
 import { WorktreeError } from "./errors.js";
 import { registerExitCleanup } from "./exit-cleanup.js";
 import { captureOutcome, captureOutcomeSync, type Outcome } from "./outcome.js";
 import { resolveRepo } from "./repo.js";
-import { assertSafeRunId, generateTestId } from "./run-id.js";
 import { cleanupDeadTrialsOnce } from "./stale.js";
-import { CASSETTE_FOLDER, runOutputDir, setupWorktreeTestEnv, type WorktreeTestEnv } from "./test-env.js";
+import { CASSETTE_FOLDER, setupWorktreeTestEnv, type WorktreeTestEnv } from "./test-env.js";
 import { type CreateWorktreeOptions, createWorktree } from "./worktrees.js";
 
 export interface TrialOptions extends CreateWorktreeOptions {
@@ -71,11 +71,11 @@ export async function withTrialWorktree<T>(
   options: TrialOptions,
   fn: (trial: Trial) => T | Promise<T>,
 ): Promise<T> {
-  const testId = options.testId ?? generateTestId(options.name ?? "trial");
-  assertSafeRunId(testId, "test id");
+  const testId = options.testId ?? newRunId(options.name ?? "trial");
+  assertRunId(testId, "test id");
   const { root } = await resolveRepo(repo);
   const outputRoot = resolve(options.outputRoot ?? root);
-  const outputDir = runOutputDir(outputRoot, testId);
+  const outputDir = runFolderPath(testId, outputRoot);
   if (existsSync(outputDir) && readdirSync(outputDir).length > 0) {
     throw new WorktreeError(
       "ID_IN_USE",

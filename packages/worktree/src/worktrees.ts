@@ -3,11 +3,11 @@ import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from "node
 import { readdir, rm } from "node:fs/promises";
 import { hostname, tmpdir, userInfo } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
+import { assertRunId, newRunId } from "@evals/core";
 import { WorktreeError } from "./errors.js";
 import { registerExitCleanup } from "./exit-cleanup.js";
 import { git, gitSync } from "./git.js";
 import { type DirtyFile, listDirtyFiles, resolveCommit, resolveRepo, snapshotWorkingTree } from "./repo.js";
-import { assertSafeRunId, generateTestId } from "./run-id.js";
 import { ensureSelfIgnoredFolder, isSelfIgnoreFile } from "./self-ignore.js";
 import {
   readTrialMetadata,
@@ -27,7 +27,7 @@ export type DirtyPolicy = "error" | "ignore" | "include";
 export interface CreateWorktreeOptions {
   /** The commit to check out: a branch, tag or sha (default `HEAD`). */
   ref?: string;
-  /** The worktree's folder name and run id (default `generateTestId(name)`). */
+  /** The worktree's folder name and run id (default `newRunId(name)`). */
   testId?: string;
   /** Name used in a generated test id (default "trial"). */
   name?: string;
@@ -105,13 +105,13 @@ function safeUid(): string {
 
 /**
  * Creates a detached worktree of `repo` at `ref` in `<treesDir>/<testId>`. Fails with a clear
- * WorktreeError (NOT_A_GIT_REPO, UNKNOWN_REF, DIRTY_WORKTREE, UNSAFE_ID, ID_IN_USE, GIT_FAILED) and
+ * WorktreeError (NOT_A_GIT_REPO, UNKNOWN_REF, DIRTY_WORKTREE, ID_IN_USE, GIT_FAILED) and
  * leaves nothing behind; the user's checkout, index and refs are never changed. Until `remove()` is
  * called, an interrupt (SIGINT, SIGTERM, SIGHUP) or exit of the process removes the worktree.
  */
 export async function createWorktree(repo: string, options: CreateWorktreeOptions = {}): Promise<Worktree> {
-  const testId = options.testId ?? generateTestId(options.name ?? "trial");
-  assertSafeRunId(testId, "test id");
+  const testId = options.testId ?? newRunId(options.name ?? "trial");
+  assertRunId(testId, "test id");
   const { root, commonDir } = await resolveRepo(repo);
   const ref = options.ref ?? "HEAD";
   let base = await resolveCommit(root, ref);
@@ -227,7 +227,7 @@ function claimFolder(path: string, testId: string): void {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") {
       throw new WorktreeError(
         "ID_IN_USE",
-        `Test id ${JSON.stringify(testId)} is already in use: ${path} exists. Use a new id (generateTestId).`,
+        `Test id ${JSON.stringify(testId)} is already in use: ${path} exists. Use a new id (newRunId from @evals/core).`,
         { path, testId },
       );
     }

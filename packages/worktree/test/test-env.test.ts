@@ -1,9 +1,9 @@
 import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runFolderPath } from "@evals/core";
 import { describe, expect, it } from "vitest";
 import { setupWorktreeTestEnv } from "../src/index.js";
-import { runOutputDir } from "../src/test-env.js";
 import { testRepos } from "./git-repo.js";
 
 const repo = testRepos();
@@ -21,7 +21,7 @@ describe("setupWorktreeTestEnv", () => {
     });
     const runDir = join(r.root, "test-output", "run-1");
     expect(statSync(runDir).isDirectory()).toBe(true);
-    expect(runOutputDir(env.EVALS_OUTPUT_DIR, env.TEST_RUN_ID)).toBe(runDir);
+    expect(runFolderPath(env.TEST_RUN_ID, env.EVALS_OUTPUT_DIR)).toBe(runDir);
     // The capture hook writes $EVALS_OUTPUT_DIR/test-output/$TEST_RUN_ID/events.jsonl: that folder.
     expect(join(env.EVALS_OUTPUT_DIR, "test-output", env.TEST_RUN_ID)).toBe(runDir);
   });
@@ -52,12 +52,12 @@ describe("setupWorktreeTestEnv", () => {
   it("refuses unsafe ids and missing worktrees, creating nothing", async () => {
     const folder = realpathSync(mkdtempSync(join(tmpdir(), "evals-wt-env-")));
     try {
-      await expect(setupWorktreeTestEnv(folder, "../escape")).rejects.toMatchObject({ code: "UNSAFE_ID" });
+      await expect(setupWorktreeTestEnv(folder, "../escape")).rejects.toThrow(/Invalid test id "..\/escape"/);
       await expect(setupWorktreeTestEnv(join(folder, "missing"), "ok")).rejects.toMatchObject({
         code: "INVALID_PATH",
       });
       expect(readdirSync(folder)).toEqual([]);
-      expect(() => runOutputDir(folder, "a/b")).toThrow(/Unsafe test id/);
+      expect(() => runFolderPath("a/b", folder)).toThrow(/Invalid run id "a\/b"/);
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

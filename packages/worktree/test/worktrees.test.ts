@@ -13,6 +13,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { RunIdError } from "@evals/core";
 import { describe, expect, it } from "vitest";
 import { createWorktree, listWorktrees, removeWorktree, type WorktreeError } from "../src/index.js";
 import { ensureSelfIgnoredFolder } from "../src/test-env.js";
@@ -210,7 +211,8 @@ describe("bad input: a clear error and nothing left behind", () => {
     const r = repo();
     for (const testId of ["../escape", "/abs", "a/b", "", "..", "a\0b", "x".repeat(200)]) {
       const error = await rejection(createWorktree(r.root, { testId, treesDir: r.treesDir }));
-      expect(error.code).toBe("UNSAFE_ID");
+      expect(error).toBeInstanceOf(RunIdError);
+      expect(error.message).toMatch(/^Invalid test id /);
     }
     expect(existsSync(r.treesDir)).toBe(false);
     expect(existsSync(join(r.treesDir, "..", "escape"))).toBe(false);

@@ -15,6 +15,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { runFolderPath } from "@evals/core";
 import {
   findDash,
   hookBinPath,
@@ -22,7 +23,6 @@ import {
   hookShellPath,
   httpHookSettings,
   readEvents,
-  runDirFor,
   startHookCollector,
 } from "@evals/hooks";
 import { startModelServer } from "@evals/vcr";
@@ -86,7 +86,7 @@ function oneCall() {
 
 const single = oneCall();
 for (const runId of ["node-entry", ...(dash ? ["shell-entry"] : [])]) {
-  const captured = await readEvents(runDirFor(runId, { root: single.root }));
+  const captured = await readEvents(runFolderPath(runId, single.root));
   if (captured.length !== warmup + calls)
     throw new Error(`${runId}: expected ${warmup + calls} captured events, got ${captured.length}`);
 }
@@ -171,7 +171,7 @@ async function claudeRun(variant) {
   let captured = 0;
   let raw = 0;
   if (settings && !settings.endsWith("true.settings.json")) {
-    const lines = await readEvents(runDirFor(runId, { root: outputRoot }));
+    const lines = await readEvents(runFolderPath(runId, outputRoot));
     captured = lines.length;
     // Version-2 lines are the shell entry's own; version 1, the Node entry's (also its fallback).
     raw = lines.filter((line) => line.version === 2).length;

@@ -10,6 +10,7 @@ import {
   parseJsonl,
   parseOpenCodeOutput,
   RESULT_ONLY_NOTE,
+  RUNS_FOLDER,
   type Run,
   RunFolderError,
   type RunFolderManifest,
@@ -299,7 +300,7 @@ function runFoldersNear(file: string, prefix: string): string[] {
   const roots = [process.cwd()];
   for (let dir = dirname(resolve(file)), up = 0; up < 4; up++, dir = dirname(dir)) roots.push(dir);
   for (const root of roots) {
-    const outputs = join(root, "test-output");
+    const outputs = join(root, RUNS_FOLDER);
     if (!existsSync(outputs)) continue;
     const names = readdirSync(outputs)
       .filter((name) => name.startsWith(prefix))

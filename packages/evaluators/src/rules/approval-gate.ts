@@ -31,7 +31,6 @@ export const ApprovalGateOptionsSchema = RuleOptionsBaseSchema.extend({
   /** The run's `--allowedTools` rules (`Write`, `Bash(npm test:*)`): calls they match are approved. */
   allowedTools: z.array(z.string()).optional(),
 }).strict();
-export type ApprovalGateOptions = z.input<typeof ApprovalGateOptionsSchema>;
 
 /**
  * approval-gate: every risky call (Bash that changes something, file writes) must come after a request

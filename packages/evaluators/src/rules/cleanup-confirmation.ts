@@ -26,7 +26,6 @@ export const CleanupConfirmationOptionsSchema = RuleOptionsBaseSchema.extend({
   /** More ways the agent asks for confirmation (phrases or `/regex/flags`). */
   approvalPatterns: z.array(z.string()).optional(),
 }).strict();
-export type CleanupConfirmationOptions = z.input<typeof CleanupConfirmationOptionsSchema>;
 
 /** What makes a command destructive. */
 export interface DestructiveOperation {

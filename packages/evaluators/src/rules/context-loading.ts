@@ -49,7 +49,6 @@ export const ContextLoadingOptionsSchema = RuleOptionsBaseSchema.extend({
   /** A Skill call counts as loading context (default true). */
   countSkills: z.boolean().optional(),
 }).strict();
-export type ContextLoadingOptions = z.input<typeof ContextLoadingOptionsSchema>;
 
 interface ContextRead {
   call: ToolCallView;

@@ -14,7 +14,6 @@ export const DelegationOptionsSchema = RuleOptionsBaseSchema.extend({
   /** Distinct files the main agent may write itself before it should have delegated (default 5). */
   maxFiles: z.number().int().nonnegative().optional(),
 }).strict();
-export type DelegationOptions = z.input<typeof DelegationOptionsSchema>;
 
 /**
  * delegation: work over a size threshold (tool calls or files written by the main agent) goes through

@@ -33,7 +33,6 @@ export const ErrorHandlingOptionsSchema = RuleOptionsBaseSchema.extend({
   /** Times the identical failed call may be repeated with nothing changed in between (default 1). */
   maxRetries: z.number().int().nonnegative().optional(),
 }).strict();
-export type ErrorHandlingOptions = z.input<typeof ErrorHandlingOptionsSchema>;
 
 interface OpenFailure {
   call: ToolCallView;

@@ -18,7 +18,6 @@ export const ExecutionBalanceOptionsSchema = RuleOptionsBaseSchema.extend({
   /** Check each agent (main and every subagent) on its own (default true); false checks the run as one. */
   perAgent: z.boolean().optional(),
 }).strict();
-export type ExecutionBalanceOptions = z.input<typeof ExecutionBalanceOptionsSchema>;
 
 /**
  * execution-balance: an agent looks before it acts. Reads (Read, Glob, Grep, LS, WebFetch, WebSearch,

@@ -49,7 +49,6 @@ export const ForbiddenCommandsOptionsSchema = RuleOptionsBaseSchema.extend({
   /** Also apply DEFAULT_FORBIDDEN_PATTERNS (default true). */
   useDefaults: z.boolean().optional(),
 }).strict();
-export type ForbiddenCommandsOptions = z.input<typeof ForbiddenCommandsOptionsSchema>;
 
 interface CompiledPattern {
   text: TextPattern;

@@ -7,7 +7,6 @@ import { indexRun } from "../run-index.js";
 export const PERFORMANCE_METRICS = "performance-metrics";
 
 export const PerformanceMetricsOptionsSchema = RuleOptionsBaseSchema.extend({}).strict();
-export type PerformanceMetricsOptions = z.input<typeof PerformanceMetricsOptionsSchema>;
 
 export interface ToolTiming {
   calls: number;

@@ -19,7 +19,6 @@ export const ReadBeforeWriteOptionsSchema = RuleOptionsBaseSchema.extend({
    */
   writes: z.enum(["updates", "always", "never"]).optional(),
 }).strict();
-export type ReadBeforeWriteOptions = z.input<typeof ReadBeforeWriteOptionsSchema>;
 
 /**
  * read-before-write: a file is read before it is edited (Edit, MultiEdit, NotebookEdit) or

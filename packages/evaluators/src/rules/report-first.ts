@@ -65,7 +65,6 @@ export const ReportFirstOptionsSchema = RuleOptionsBaseSchema.extend({
   /** More ways the agent announces a plan (for planFirst). */
   planPatterns: z.array(z.string()).optional(),
 }).strict();
-export type ReportFirstOptions = z.input<typeof ReportFirstOptionsSchema>;
 
 type Step = "report" | "proposal" | "request";
 

@@ -13,7 +13,6 @@ export const SkillUsageOptionsSchema = RuleOptionsBaseSchema.extend({
   /** Skills the agent must not load. */
   mustNotUse: z.array(z.string().min(1)).optional(),
 }).strict();
-export type SkillUsageOptions = z.input<typeof SkillUsageOptionsSchema>;
 
 /** A Skill call, and the skill it names. */
 interface SkillCall {

@@ -11,7 +11,6 @@ export const ToolUsageOptionsSchema = RuleOptionsBaseSchema.extend({
   /** Programs never to flag (e.g. ["find"]). */
   allow: z.array(z.string()).optional(),
 }).strict();
-export type ToolUsageOptions = z.input<typeof ToolUsageOptionsSchema>;
 
 /** The dedicated call an agent should have made instead of a Bash command. */
 export interface ToolSuggestion {

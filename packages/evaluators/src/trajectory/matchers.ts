@@ -174,9 +174,6 @@ function fuzzyFields(cwd: string | undefined): Record<string, Record<string, Fie
   };
 }
 
-/** Tools the recommended preset compares fuzzily. */
-export const FUZZY_TOOLS = Object.keys(fuzzyFields(undefined));
-
 /**
  * The recommended fuzzy matchers, as agentevals `toolArgsMatchOverrides`: Grep patterns by
  * case-insensitive containment, Glob patterns wildcard-aware, file paths of Read/Write/Edit resolved

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   type AgentRunResult,
@@ -62,11 +62,6 @@ export function readOutcome(workspace: Workspace): OffloaderOutcome {
 
 function readJson(file: string): unknown {
   return JSON.parse(readFileSync(file, "utf8"));
-}
-
-/** Whether a folder exists and holds files (for "nothing was written" checks). */
-export function hasFiles(folder: string): boolean {
-  return existsSync(folder) && readdirSync(folder).length > 0;
 }
 
 /** A run's result with its outcome, as the workflow task returns it. */

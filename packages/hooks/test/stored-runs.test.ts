@@ -1,14 +1,27 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CAPTURED_EVENT_VERSION, listToolCalls, readRunFolder, runFromStreamJson } from "@evals/core";
+import {
+  CAPTURED_EVENT_VERSION,
+  listToolCalls,
+  parseJsonl,
+  readRunFolder,
+  readRunFolderResult,
+  runFolderPath,
+  runFromStreamJson,
+} from "@evals/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { getToolCalls, getToolSequence, readRunResult, readStoredRun } from "../src/index.js";
-import { fixtureHookInputs, fixtureStream, fixturesDir } from "./fixtures.js";
+import { getToolCalls, getToolSequence, readStoredRun } from "../src/index.js";
+import { fixtureHookInputs, fixturesDir } from "./fixtures.js";
+
+function fixtureStream(name: "subagent"): Record<string, unknown>[] {
+  const file = `${fixturesDir}${name}/stream.jsonl`;
+  return parseJsonl(readFileSync(file, "utf8"), file);
+}
 
 let root: string;
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), "harness-stored-"));
+  root = mkdtempSync(join(tmpdir(), "hooks-stored-"));
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
@@ -34,7 +47,7 @@ describe("getToolCalls / getToolSequence by run id", () => {
     expect(await getToolSequence("stored-1", { root })).toEqual(["Agent", "Bash"]);
     expect(await getToolCalls("stored-1", { root })).toEqual(listToolCalls(run));
     expect(await getToolSequence("stored-1", { root, agent: "main" })).toEqual(["Agent"]);
-    expect(readRunResult("stored-1", { root })).toMatchObject({ run_id: "stored-1", origin: "stored" });
+    expect(readRunFolderResult(runFolderPath("stored-1", root))).toMatchObject({ run_id: "stored-1" });
   });
 
   it("fall back to the capture hook's events for a run the harness did not start", async () => {
@@ -95,8 +108,9 @@ describe("getToolCalls / getToolSequence by run id", () => {
 
   it("say what is wrong with a broken result file, and refuse ids that are paths", async () => {
     writeFileSync(join(runDir("broken"), "result.json"), JSON.stringify({ run_id: "broken", run: {} }));
-    expect(() => readRunResult("broken", { root })).toThrow(/result\.json \(field run\.version\)/);
-    await expect(getToolCalls("../etc", { root })).rejects.toThrow(/Invalid run id/);
-    expect(() => readRunResult("missing", { root })).toThrow(/No stored result for run "missing"/);
+    await expect(getToolCalls("broken", { root })).rejects.toThrow(/result\.json \(field run\.version\)/);
+    await expect(getToolCalls("../etc", { root })).rejects.toThrow(
+      /Invalid run id "..\/etc": it contains "\/"/,
+    );
   });
 });
