@@ -155,18 +155,18 @@ describe("evaluate(run, case)", () => {
     const base = { id: "edit", rules: { "context-loading": false, "execution-balance": false } } as const;
     const unapproved = await evaluate(run, base);
     expect(unapproved.reasons).toEqual([expect.stringMatching(/^approval-gate: missing-approval/)]);
-    const acceptEdits = await evaluate(run, { ...base, agent: { permissionMode: "acceptEdits" } });
+    const acceptEdits = await evaluate(run, { ...base, agent: { options: { permissionMode: "acceptEdits" } } });
     expect(acceptEdits.passed).toBe(true);
     const badBehavior = await evaluate(run, {
       ...base,
-      agent: { permissionMode: "acceptEdits" },
+      agent: { options: { permissionMode: "acceptEdits" } },
       behavior: { mustUseTools: ["Grep"], expectedResponse: { contains: "edited" } },
     });
     expect(badBehavior.passed).toBe(false);
     expect(badBehavior.reasons).toEqual(["behavior: missing-required-tool: Grep was never called"]);
     const context = await evaluate(run, {
       id: "ctx",
-      agent: { permissionMode: "acceptEdits" },
+      agent: { options: { permissionMode: "acceptEdits" } },
       behavior: { expectedContextFiles: ["CLAUDE.md"] },
     });
     expect(context.verdicts.find((verdict) => verdict.evaluator === "context-loading")?.reasons).toEqual([
@@ -287,7 +287,7 @@ describe("scorers for describeEval", () => {
     const run = script().call("Edit", { file_path: "a.ts" }).build();
     expect((await approvalGateScorer().score({ run })).passed).toBe(false);
     expect(
-      (await approvalGateScorer().score({ run, case: { id: "c", agent: { permissionMode: "acceptEdits" } } }))
+      (await approvalGateScorer().score({ run, case: { id: "c", agent: { options: { permissionMode: "acceptEdits" } } } }))
         .passed,
     ).toBe(true);
     expect((await approvalGateScorer({ permissionMode: "bypassPermissions" }).score({ run })).passed).toBe(

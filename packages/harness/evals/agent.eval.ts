@@ -17,7 +17,7 @@ import {
   toolUse,
 } from "@evals/vcr";
 import { afterAll } from "vitest";
-import { describeEval } from "../src/index.js";
+import { describeEval } from "../src/vitest.js";
 
 const fixtureProject = join(__dirname, "project");
 const projects = mkdtempSync(join(tmpdir(), "harness-eval-"));

@@ -147,7 +147,7 @@ function suiteOptions(
 /** The cases, each named (the test's name: the case's name, else its id). */
 async function loadNamedCases(options: DescribeCasesOptions): Promise<EvalCase[]> {
   const { cases } = options;
-  return loadCaseList(typeof cases === "function" ? await cases() : cases).map((evalCase) =>
+  return loadCaseList(typeof cases === "function" ? await cases() : cases, options.runners).map((evalCase) =>
     evalCase.name ? evalCase : { ...evalCase, name: evalCase.id },
   );
 }

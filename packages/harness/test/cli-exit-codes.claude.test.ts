@@ -2,10 +2,10 @@ import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { claudeAvailable } from "@evals/claude-code";
 import { readResults } from "@evals/logging";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/cli/exit-codes.js";
-import { claudeAvailable } from "../src/index.js";
 
 // Every exit code every `evals` command documents in its --help, through the binary, with the real
 // claude CLI against the scripted models of __fixtures__/cli-exit-codes/models.mjs (recorded by

@@ -14,9 +14,9 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { claudeAvailable } from "@evals/claude-code";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/cli/exit-codes.js";
-import { claudeAvailable } from "../src/index.js";
 
 /**
  * Fixture copies on real runs of the built `evals` binary with the real claude CLI, its model a

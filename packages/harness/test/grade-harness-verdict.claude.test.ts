@@ -2,11 +2,12 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { skipIfNoClaude } from "@evals/claude-code";
 import { readRunFolder } from "@evals/core";
 import { type EvalCase, parseCase, scorersForCase, trajectoryScorer } from "@evals/evaluators";
 import { scripted, startModelServer } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CaseSettings, evaluateCase, skipIfNoClaude } from "../src/index.js";
+import { type CaseSettings, evaluateCase } from "../src/index.js";
 import { listThenRead, neverDone } from "./models.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330), and the built `evals` CLI. */

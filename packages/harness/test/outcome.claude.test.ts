@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { type RunAgentOptions, skipIfNoClaude } from "@evals/claude-code";
 import { toolSequence } from "@evals/core";
 import { trajectoryScorer } from "@evals/evaluators";
 import {
@@ -15,7 +16,7 @@ import {
   toolUse,
 } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CaseSettings, evaluateCase, type RunAgentOptions, skipIfNoClaude } from "../src/index.js";
+import { type CaseSettings, evaluateCase } from "../src/index.js";
 import { listThenRead, neverDone } from "./models.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330). */

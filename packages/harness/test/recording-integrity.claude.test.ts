@@ -11,11 +11,11 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { claudeAvailable } from "@evals/claude-code";
 import { responsesDigest } from "@evals/vcr";
 import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/cli/exit-codes.js";
-import { claudeAvailable } from "../src/index.js";
 
 // Nothing is replayed that was not recorded for the case: each fault goes through the `evals`
 // binary with the real claude CLI against the scripted models of __fixtures__/recordings.

@@ -2,12 +2,13 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { skipIfNoClaude } from "@evals/claude-code";
 import { readRunFolder } from "@evals/core";
 import { type EvalCase, parseCase, scorersForCase } from "@evals/evaluators";
 import type { CaseResult } from "@evals/logging";
 import { countToolResults, reply, scripted, startModelServer, text, toolUse } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CaseSettings, evaluateCase, scoreTrial, skipIfNoClaude } from "../src/index.js";
+import { type CaseSettings, evaluateCase, scoreTrial } from "../src/index.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330), and the built `evals` CLI. */
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");

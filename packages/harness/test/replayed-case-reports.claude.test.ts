@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { claudeAvailable } from "@evals/claude-code";
 import { readRunFolder } from "@evals/core";
 import { loadCases, scorersForCase } from "@evals/evaluators";
 import {
@@ -14,7 +15,7 @@ import {
   reportIndex,
 } from "@evals/logging";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CaseOutcome, claudeAvailable, evaluateCase, runCase } from "../src/index.js";
+import { type CaseOutcome, evaluateCase, runCase } from "../src/index.js";
 
 /*
  * What the user sees for a real replay: the find-todos example's "grep-in-bash" case, replayed from

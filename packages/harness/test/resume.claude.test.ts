@@ -2,9 +2,9 @@ import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { claudeAvailable } from "@evals/claude-code";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/cli/exit-codes.js";
-import { claudeAvailable } from "../src/index.js";
 
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");
 const cliJs = resolve(__dirname, "../dist/cli.js");

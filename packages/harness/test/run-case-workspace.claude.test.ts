@@ -1,11 +1,12 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { claudeAvailable } from "@evals/claude-code";
 import { listToolCalls } from "@evals/core";
 import { type EvalCase, loadCases } from "@evals/evaluators";
 import { countToolResults, reply, responsesDigest, type ScriptFunction, text, toolUse } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claudeAvailable, runCase, runCases } from "../src/index.js";
+import { runCase, runCases } from "../src/index.js";
 
 /*
  * What a suite with its own per-trial workspace needs from runCase and the cassette: run the case

@@ -10,6 +10,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { claudeAvailable } from "@evals/claude-code";
 import { evaluatorResult, finalResult, listToolCalls, type Scorer, toolSequence } from "@evals/core";
 import { type EvalCase, loadCases, scorersForCase } from "@evals/evaluators";
 import {
@@ -23,7 +24,7 @@ import {
   toolUse,
 } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claudeAvailable, type RunCasesResult, runCases } from "../src/index.js";
+import { type RunCasesResult, runCases } from "../src/index.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330). */
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");

@@ -6,8 +6,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { claudeAvailable } from "@evals/claude-code";
 import { afterAll, describe, expect, it } from "vitest";
-import { claudeAvailable } from "../src/index.js";
 
 /*
  * Issue #26, from the outside: a YAML case whose agent.env holds secrets, and whose tool prints a

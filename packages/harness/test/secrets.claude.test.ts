@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { skipIfNoClaude } from "@evals/claude-code";
 import { toolSequence } from "@evals/core";
 import {
   countToolResults,
@@ -14,7 +15,7 @@ import {
   toolUse,
 } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runTrial, skipIfNoClaude } from "../src/index.js";
+import { runTrial } from "../src/index.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330). */
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");

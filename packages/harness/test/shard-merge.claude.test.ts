@@ -2,12 +2,12 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { claudeAvailable } from "@evals/claude-code";
 import { readResults } from "@evals/logging";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/cli/exit-codes.js";
 import { merge } from "../src/cli/merge-command.js";
 import { runCommand } from "../src/cli/run-command.js";
-import { claudeAvailable } from "../src/index.js";
 import { type CommandRun, runInProcess } from "./command-io.js";
 import { comparableHtml, comparableJson, comparableJunit } from "./comparable-reports.js";
 

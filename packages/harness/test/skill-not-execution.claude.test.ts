@@ -1,9 +1,10 @@
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { skipIfNoClaude } from "@evals/claude-code";
 import { toolSequence } from "@evals/core";
 import { executionBalance, loadCases, scorersForCase } from "@evals/evaluators";
 import { describe, expect, it } from "vitest";
-import { evaluateCase, runCase, skipIfNoClaude } from "../src/index.js";
+import { evaluateCase, runCase } from "../src/index.js";
 
 /*
  * execution-balance counted Skill (and Agent) calls as execution. A real run that loads a skill

@@ -2,12 +2,13 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { skipIfNoClaude } from "@evals/claude-code";
 import { listToolCalls, toolSequence } from "@evals/core";
 import { trajectoryScorer } from "@evals/evaluators";
 import { countToolResults, reply, scripted, startModelServer, text, toolUse } from "@evals/vcr";
 import { commandScorer } from "@evals/worktree";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CaseSettings, evaluateCase, skipIfNoClaude } from "../src/index.js";
+import { type CaseSettings, evaluateCase } from "../src/index.js";
 import { listThenRead } from "./models.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330). */

@@ -3,12 +3,13 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } fr
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { claudeAvailable } from "@evals/claude-code";
 import { ResultsComparisonSchema, ResultsFileSchema } from "@evals/logging";
 import { canRefuseNetwork, networkRefused } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/cli/exit-codes.js";
 import { runCommand } from "../src/cli/run-command.js";
-import { claudeAvailable, loadVariants, runCases } from "../src/index.js";
+import { loadVariants, runCases } from "../src/index.js";
 import { runInProcess } from "./command-io.js";
 import { comparableHtml, comparableJson } from "./comparable-reports.js";
 

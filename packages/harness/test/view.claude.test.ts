@@ -4,9 +4,9 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { claudeAvailable } from "@evals/claude-code";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/cli/exit-codes.js";
-import { claudeAvailable } from "../src/index.js";
 
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");
 const cliJs = resolve(__dirname, "../dist/cli.js");

@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { claudeCodeRunner } from "@evals/claude-code";
 import { type EvalCase, loadCase, migrateCommand } from "@evals/evaluators";
-import { type CaseOutcome, runCases } from "@evals/harness";
+import { type CaseOutcome, RunnerRegistry, runCases } from "@evals/harness";
 import {
   firstUserText,
   type MessagesRequest,
@@ -14,7 +15,7 @@ import {
   toolUse,
 } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OPENCODE_CASSETTE_REPLAY } from "../src/index.js";
+import { OPENCODE_CASSETTE_REPLAY, openCodeRunner } from "../src/index.js";
 
 // OpenAgentsControl's own cases, migrated by `evals migrate`, run on the real `opencode` CLI against
 // scripted models that behave well or badly. Each verdict is the one OAC's evaluators
@@ -595,6 +596,7 @@ describe("OpenAgentsControl cases migrated by evals migrate, run on the real ope
     const suite = chosen.map((scenario) => cases.get(idOf(scenario)) as EvalCase);
     const result = await runCases(suite, {
       suite: "oac-migrated",
+      runners: new RunnerRegistry([claudeCodeRunner, openCodeRunner]),
       // Three at a time keeps the file near 10 minutes on a loaded 2-core machine.
       concurrency: 3,
       outputRoot: temp("oac-migrated-out-"),
@@ -610,9 +612,11 @@ describe("OpenAgentsControl cases migrated by evals migrate, run on the real ope
     expect(new Set(scenarios.map((scenario) => scenario.file)).size).toBeGreaterThanOrEqual(20);
     const migrated = [...cases.values()];
     expect(
-      migrated.every((evalCase) => evalCase.agent.cli === "opencode" && evalCase.agent.name === "OpenAgent"),
+      migrated.every(
+        (evalCase) => evalCase.agent.cli === "opencode" && evalCase.agent.options?.agentName === "OpenAgent",
+      ),
     ).toBe(true);
-    expect(migrated.every((evalCase) => evalCase.agent.autoApprove === true)).toBe(true);
+    expect(migrated.every((evalCase) => evalCase.agent.options?.autoApprove === true)).toBe(true);
     expect(migrated.filter((evalCase) => (evalCase.prompts?.length ?? 1) > 1).length).toBeGreaterThan(5);
     expect(
       migrated.filter((evalCase) => evalCase.expectedViolations.some((item) => item.shouldViolate)).length,

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { ModelApi } from "@evals/core";
 import { errorBody } from "./messages-api.js";
 import {
   type Interaction,
@@ -17,6 +18,11 @@ export interface ModelServerOptions {
   host?: "127.0.0.1";
   /** 0 (the default) picks a free port. */
   port?: number;
+  /**
+   * The wire format the CLI talks (an agent runner's `modelApi`): "anthropic-messages" (the default) is
+   * served; another is refused with a clear error until this package serves it.
+   */
+  api?: ModelApi;
 }
 
 /** A loopback Anthropic Messages API, for `ANTHROPIC_BASE_URL`. */
@@ -81,6 +87,12 @@ function pad(value: number): string {
 export async function startModelServer(options: ModelServerOptions): Promise<ModelServer> {
   const host = options.host ?? "127.0.0.1";
   if (host !== "127.0.0.1") throw new Error(`startModelServer: host must be 127.0.0.1, got ${String(host)}`);
+  const api = options.api ?? "anthropic-messages";
+  if (api !== "anthropic-messages") {
+    throw new Error(
+      `startModelServer: the ${api} API is not served yet (only anthropic-messages): a runner whose modelApi is ${api} cannot have its model scripted, recorded or replayed`,
+    );
+  }
   const { source } = options;
   const interactions: Interaction[] = [];
   let toolUseCounter = 0;

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
+import { isAlive } from "@evals/core/process";
 import { resolveRepo } from "./repo.js";
 import { isSafeRunId } from "./run-id.js";
 import { TEST_OUTPUT_FOLDER } from "./test-env.js";
@@ -98,15 +99,6 @@ function inUse(path: string, trial: TrialMetadata): string | undefined {
   if (isLiveWorktree(path)) return "in use by this process";
   if (trial.hostname !== hostname() || trial.pid === process.pid) return undefined;
   return isAlive(trial.pid) ? `in use by process ${trial.pid}` : undefined;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 function listFolder(folder: string): string[] {

@@ -13,7 +13,6 @@ import {
   writeReports,
 } from "@evals/logging";
 import { type ScriptFunction, VCR_MODES, type VcrMode } from "@evals/vcr";
-import { ClaudeNotFoundError, findClaude } from "../claude-bin.js";
 import type { CaseOutcome } from "../evaluate-case.js";
 import {
   type CaseModels,
@@ -23,6 +22,7 @@ import {
   runCases,
 } from "../run-case.js";
 import { MAX_TRIALS, runnableCaseProblems } from "../runnable-case.js";
+import type { RunnerRegistry } from "../runner-registry.js";
 import {
   formatVariantsReport,
   loadVariants,
@@ -38,6 +38,7 @@ import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { outputDirProblem } from "./output-dir.js";
 import { DB_OPTION_HELP, recordWritten } from "./record-in-store.js";
 import { type RunJournal, resumeJournal, startJournal } from "./run-journal.js";
+import { cliRunners, unavailableAgentProblem } from "./runners.js";
 import { parseCommandArgs, usageError } from "./usage.js";
 import { importUserModule } from "./user-module.js";
 
@@ -153,10 +154,11 @@ export async function runCommand(
   if (mode !== undefined && !(VCR_MODES as readonly string[]).includes(mode)) {
     return usageError(name, usage, `--mode must be one of ${VCR_MODES.join(", ")}, got ${mode}`, io);
   }
+  const runners = await cliRunners();
   let variants: [Variant, Variant] | undefined;
   if (values.variants !== undefined) {
     try {
-      variants = loadVariants(values.variants);
+      variants = loadVariants(values.variants, runners);
     } catch (error) {
       if (!(error instanceof VariantsFileError)) throw error;
       io.stderr.write(`evals ${name}: ${error.message}\n`);
@@ -173,11 +175,11 @@ export async function runCommand(
     model = loaded;
   }
   const out = values.out ?? "results";
-  const cases = loadRunnableCases(positionals, { trials: trials.value, name, io });
+  const cases = loadRunnableCases(positionals, { trials: trials.value, name, io, runners });
   if (!cases) return EXIT.badInput;
   const setupProblem =
     outputDirProblem(out) ??
-    claudeProblem(cases) ??
+    unavailableAgentProblem(cases, runners) ??
     missingModelProblem(cases, model, options.record) ??
     (values.suite ? undefined : recordingKeysProblem(cases));
   if (setupProblem) {
@@ -218,6 +220,7 @@ export async function runCommand(
     ...(trials.value !== undefined ? { trials: trials.value } : {}),
     ...(concurrency.value !== undefined ? { concurrency: concurrency.value } : {}),
     ...(values.suite ? { suite: values.suite } : {}),
+    runners,
     ...(variants ? { variants } : {}),
     ...(shard ? { shard } : {}),
   });
@@ -381,11 +384,11 @@ async function loadModel(path: string): Promise<LoadedModel | string> {
  */
 function loadRunnableCases(
   paths: string[],
-  options: { trials: number | undefined; name: string; io: CommandIo },
+  options: { trials: number | undefined; name: string; io: CommandIo; runners: RunnerRegistry },
 ): EvalCase[] | undefined {
   let cases: EvalCase[];
   try {
-    cases = loadCaseList(paths);
+    cases = loadCaseList(paths, options.runners);
   } catch (error) {
     options.io.stderr.write(`evals ${options.name}: ${(error as Error).message}\n`);
     return undefined;
@@ -399,18 +402,6 @@ function loadRunnableCases(
     `evals ${options.name}: ${problems.length} problem${problems.length === 1 ? "" : "s"} in the case files; nothing ran (\`npx evals validate ${paths.join(" ")}\` checks them)\n`,
   );
   return undefined;
-}
-
-/** Why the cases run by Claude Code cannot run: no claude executable. */
-function claudeProblem(cases: EvalCase[]): string | undefined {
-  if (!cases.some((evalCase) => (evalCase.agent.cli ?? "claude-code") === "claude-code")) return undefined;
-  try {
-    findClaude();
-    return undefined;
-  } catch (error) {
-    if (error instanceof ClaudeNotFoundError) return error.message;
-    throw error;
-  }
 }
 
 /** `evals record --model <object>` without an entry for a case: nothing to record that case from. */

@@ -9,9 +9,12 @@ import {
   loadCases,
 } from "@evals/evaluators";
 import { caseFixtureProblems } from "../case-fixture.js";
+import { runnerOptionProblems } from "../run-case.js";
 import { MAX_TRIALS, runnableCaseProblems } from "../runnable-case.js";
+import type { RunnerRegistry } from "../runner-registry.js";
 import type { Command, CommandIo } from "./command.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
+import { cliRunners } from "./runners.js";
 import { parseCommandArgs, usageError } from "./usage.js";
 
 export const VALIDATE_USAGE = `Usage: evals validate <case file or folder>... [options]
@@ -52,11 +55,19 @@ export const validate: Command = {
     }
     if (parsed.positionals.length === 0)
       return usageError("validate", VALIDATE_USAGE, "which case files?", io);
-    return validateFiles(parsed.positionals, { quiet: parsed.values.quiet === true }, io);
+    return validateFiles(
+      parsed.positionals,
+      { quiet: parsed.values.quiet === true, runners: await cliRunners() },
+      io,
+    );
   },
 };
 
-function validateFiles(paths: string[], options: { quiet: boolean }, io: CommandIo): number {
+function validateFiles(
+  paths: string[],
+  options: { quiet: boolean; runners: RunnerRegistry },
+  io: CommandIo,
+): number {
   const missing = paths.filter((path) => !existsSync(path));
   if (missing.length > 0) {
     for (const path of missing) io.stderr.write(`evals validate: ${path}: no such file or folder\n`);
@@ -72,10 +83,13 @@ function validateFiles(paths: string[], options: { quiet: boolean }, io: Command
     const warnings: CaseIssue[] = [];
     let cases: LoadedCase[];
     try {
-      // The fixture check `evals run` makes too (loadCaseList), so what passes here runs.
+      // The checks `evals run` makes too (loadCaseList: the fixture, the runner's options), so what passes here runs.
       cases = loadCases(path, {
         onWarning: (warning) => warnings.push(warning),
-        check: caseFixtureProblems,
+        check: (evalCase) => [
+          ...caseFixtureProblems(evalCase),
+          ...runnerOptionProblems(evalCase, options.runners),
+        ],
       });
     } catch (error) {
       if (!(error instanceof CaseFileError)) throw error;

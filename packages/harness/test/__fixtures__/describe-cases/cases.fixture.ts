@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { evaluatorResult, type Scorer } from "@evals/core";
 import { scorersForCase } from "@evals/evaluators";
 import { reply, text } from "@evals/vcr";
-import { describeCases } from "../../../src/index.js";
+import { describeCases } from "../../../src/vitest.js";
 
 const claudeBin = resolve(__dirname, "../../../../../node_modules/.bin/claude");
 

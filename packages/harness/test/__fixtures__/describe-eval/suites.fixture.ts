@@ -2,7 +2,7 @@
 // registers, attaches and reports. Not run directly (the package's tests match *.test.ts only).
 import { evaluatorResult, runFromStreamJson, type Scorer } from "@evals/core";
 import { expect, test } from "vitest";
-import { describeEval } from "../../../src/index.js";
+import { describeEval } from "../../../src/vitest.js";
 
 const run = runFromStreamJson(
   [

@@ -1,4 +1,4 @@
-import { describeEval } from "../../../src/index.js";
+import { describeEval } from "../../../src/vitest.js";
 import { calls, run, toolCases } from "./shared.js";
 
 describeEval("alpha", {

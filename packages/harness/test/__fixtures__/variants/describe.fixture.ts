@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { describeCases } from "../../../src/index.js";
+import { describeCases } from "../../../src/vitest.js";
 // @ts-expect-error: a plain ES module of the fixture, without types
 import houseRuleModel from "./models.mjs";
 

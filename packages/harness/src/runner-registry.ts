@@ -1,0 +1,90 @@
+import type { AgentRunner } from "@evals/core";
+
+/** A runner of any options: what the registry holds (each runner validates its own options). */
+// biome-ignore lint/suspicious/noExplicitAny: a registry holds runners of every options type.
+export type AnyAgentRunner = AgentRunner<any>;
+
+/** Thrown when a case or suite names an agent CLI no registered runner runs. */
+export class UnknownRunnerError extends Error {
+  override readonly name = "UnknownRunnerError";
+  constructor(
+    readonly cli: string,
+    readonly registered: readonly string[],
+  ) {
+    super(
+      registered.length === 0
+        ? `agent ${JSON.stringify(cli)}: no agent runner is registered (give the suite \`runners: new RunnerRegistry([claudeCodeRunner])\` from @evals/claude-code, or \`agent: aRunner\`)`
+        : `agent ${JSON.stringify(cli)}: no runner for it is registered; the registered ones are ${registered.map((name) => JSON.stringify(name)).join(", ")} (add its runner package's runner to the RunnerRegistry)`,
+    );
+  }
+}
+
+/**
+ * The agent runners the engine may use, by their `cli` (a case's `agent.cli`). The first one is the
+ * default, for cases and suites that name none. The `evals` CLI composes it from the runner packages:
+ *
+ * ```ts
+ * const runners = new RunnerRegistry([claudeCodeRunner, openCodeRunner]);
+ * runCases("cases/", { runners });
+ * ```
+ */
+export class RunnerRegistry {
+  readonly #runners = new Map<string, AnyAgentRunner>();
+
+  constructor(runners: readonly AnyAgentRunner[]) {
+    for (const runner of runners) {
+      if (this.#runners.has(runner.cli)) {
+        throw new Error(`RunnerRegistry: two runners for the agent CLI ${JSON.stringify(runner.cli)}`);
+      }
+      this.#runners.set(runner.cli, runner);
+    }
+  }
+
+  /** The runner of `cli`; an UnknownRunnerError listing the registered ones when there is none. */
+  get(cli: string): AnyAgentRunner {
+    const runner = this.#runners.get(cli);
+    if (!runner) throw new UnknownRunnerError(cli, this.names());
+    return runner;
+  }
+
+  has(cli: string): boolean {
+    return this.#runners.has(cli);
+  }
+
+  /** The registered CLIs' names, the default first. */
+  names(): string[] {
+    return [...this.#runners.keys()];
+  }
+
+  /** Every registered runner, the default first. */
+  list(): AnyAgentRunner[] {
+    return [...this.#runners.values()];
+  }
+
+  /** The runner of cases and suites that name none: the first registered; undefined when none is. */
+  get default(): AnyAgentRunner | undefined {
+    return this.#runners.values().next().value;
+  }
+}
+
+/** Which agent runs: a runner itself, or the name (`cli`) of one in the suite's RunnerRegistry. */
+export type AgentChoice = AnyAgentRunner | string;
+
+/**
+ * The runner of a choice: a runner as it is; a name from `runners`; nothing chosen, the registry's
+ * default. Throws a clear error when there is no runner to take.
+ */
+export function resolveRunner(
+  choice: AgentChoice | undefined,
+  runners: RunnerRegistry | undefined,
+): AnyAgentRunner {
+  if (typeof choice === "object") return choice;
+  if (choice !== undefined) return (runners ?? new RunnerRegistry([])).get(choice);
+  const fallback = runners?.default;
+  if (!fallback) {
+    throw new Error(
+      "no agent runner: give the suite `agent: claudeCodeRunner` (from @evals/claude-code) or `runners: new RunnerRegistry([...])`",
+    );
+  }
+  return fallback;
+}
