@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { skipIfNoClaude } from "@evals/claude-code";
+import { claudeCodeRunner, skipIfNoClaude } from "@evals/claude-code";
 import { readRunFolder } from "@evals/core";
 import { type EvalCase, parseCaseText, scorersForCase } from "@evals/evaluators";
 import { trialScore } from "@evals/logging";
@@ -77,14 +77,16 @@ describe("evals grade on a harness run folder", () => {
       outputRoot: join(root, "out"),
       model: () => script(project),
       task: (_case, context) =>
-        context.runAgent({
-          prompt: evalCase.prompt as string,
-          claudeBin,
-          cwd: project,
-          permissionMode: evalCase.agent.permissionMode as "acceptEdits",
-          allowedTools: evalCase.agent.allowedTools as string[],
-          timeoutMs: 120_000,
-        }),
+        context.runAgent(
+          {
+            prompt: evalCase.prompt as string,
+            options: { claudeBin, permissionMode: evalCase.agent.options?.permissionMode },
+            cwd: project,
+            allowedTools: evalCase.agent.allowedTools as string[],
+            timeoutMs: 120_000,
+          },
+          claudeCodeRunner,
+        ),
     });
     const trial = outcome.result.trials[0]!;
     expect(trial.error).toBeUndefined();

@@ -43,7 +43,7 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)(
         scorers: scorersForCase(evalCase),
         cassette: { dir: findTodos("cassettes"), mode: "strict" },
         outputRoot,
-        task: (_input, trial) => runCase(trial, evalCase, { runAgent: { claudeBin } }),
+        task: (_input, trial) => runCase(trial, evalCase, { runAgent: { options: { claudeBin } } }),
       });
     }, 180_000);
 

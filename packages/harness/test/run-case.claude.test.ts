@@ -10,7 +10,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { claudeAvailable } from "@evals/claude-code";
+import { claudeAvailable, claudeCodeRunner } from "@evals/claude-code";
 import { evaluatorResult, finalResult, listToolCalls, type Scorer, toolSequence } from "@evals/core";
 import { type EvalCase, loadCases, scorersForCase } from "@evals/evaluators";
 import {
@@ -204,6 +204,7 @@ describe.skipIf(!haveClaude)("runCases and runCase with the real claude CLI", ()
   it("fails a replay whose case changed since the recording, naming the missing file", async () => {
     const changed = { ...evalCase, prompt: "List the project, then leave two notes." };
     const result = await runCases([changed], {
+      agent: claudeCodeRunner,
       suite: "notes",
       model: { "leaves-a-note": leavesANote },
       cassette: { dir: cassettes, mode: "strict" },
@@ -224,6 +225,7 @@ describe.skipIf(!haveClaude)("runCases and runCase with the real claude CLI", ()
     writeFileSync(join(other, "b.txt"), "new since the recording\n");
     const moved = { ...evalCase, agent: { ...evalCase.agent, fixture: other } };
     const result = await runCases([moved], {
+      agent: claudeCodeRunner,
       suite: "notes",
       cassette: { dir: cassettes, mode: "strict" },
       runAgent: common,
@@ -245,6 +247,7 @@ describe.skipIf(!haveClaude)("runCase in git worktree mode", () => {
     git("add", ".");
     git("-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q", "-m", "init");
     const result = await runCases([evalCase], {
+      agent: claudeCodeRunner,
       suite: "notes",
       model: { "leaves-a-note": leavesANote },
       worktree: { repo },
@@ -270,6 +273,7 @@ describe.skipIf(!haveClaude)("runCase in git worktree mode", () => {
 describe("a model option that is not a function of the case", () => {
   it("says how to give one script to every case", async () => {
     const result = await runCases([evalCase], {
+      agent: claudeCodeRunner,
       suite: "notes",
       // A ScriptFunction given where a function of the case is expected: it answers the case.
       model: leavesANote as never,

@@ -23,7 +23,7 @@ describe("execution-balance on a real run that loads a skill before it reads (re
       suite: "find-todos",
       scorers: scorersForCase(evalCase),
       cassette: { dir: findTodos("cassettes"), mode: "strict" },
-      task: (_input, trial) => runCase(trial, evalCase, { runAgent: { claudeBin } }),
+      task: (_input, trial) => runCase(trial, evalCase, { runAgent: { options: { claudeBin } } }),
     });
     const run = outcome.runs[0]!.run;
     expect(toolSequence(run)).toEqual(["Skill", "Grep"]);

@@ -234,7 +234,9 @@ describe.skipIf(!haveClaude)("evals run --variants, on the real CLI", () => {
         { name: "plain", mustPass: false },
         {
           name: "rule-in-code",
-          runAgent: { appendSystemPrompt: "House rule: look at the files with Bash before you answer." },
+          runAgent: {
+            options: { appendSystemPrompt: "House rule: look at the files with Bash before you answer." },
+          },
         },
       ],
       cassette: { dir: cassettes, mode: "strict" },
