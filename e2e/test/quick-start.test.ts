@@ -82,7 +82,7 @@ afterAll(() => {
 });
 
 describe("the README's quick start", () => {
-  it("has every step as a block, and installs the harness and the scripted-model helpers", () => {
+  it("has every step as a block, and installs the harness, the Claude Code runner and the scripted-model helpers", () => {
     expect([...blocks.keys()]).toEqual([
       "install",
       "fixture",
@@ -92,7 +92,7 @@ describe("the README's quick start", () => {
       "replay",
       "summary",
     ]);
-    expect(installed).toEqual(["@evals/harness", "@evals/vcr"]);
+    expect(installed).toEqual(["@evals/harness", "@evals/claude-code", "@evals/vcr"]);
     expect(block("install")).toContain("@anthropic-ai/claude-code@2.1.330");
   });
 

@@ -11,6 +11,7 @@ import {
   loadCaseList,
   variantSettingsOf,
 } from "./run-case.js";
+import { suiteRegistry } from "./runner-registry.js";
 import {
   checkVariants,
   compareVariantOutcomes,
@@ -147,7 +148,7 @@ function suiteOptions(
 /** The cases, each named (the test's name: the case's name, else its id). */
 async function loadNamedCases(options: DescribeCasesOptions): Promise<EvalCase[]> {
   const { cases } = options;
-  return loadCaseList(typeof cases === "function" ? await cases() : cases, options.runners).map((evalCase) =>
-    evalCase.name ? evalCase : { ...evalCase, name: evalCase.id },
+  return loadCaseList(typeof cases === "function" ? await cases() : cases, suiteRegistry(options)).map(
+    (evalCase) => (evalCase.name ? evalCase : { ...evalCase, name: evalCase.id }),
   );
 }

@@ -189,8 +189,7 @@ export function defineEvalSuite<Case>(
       define(
         testName,
         async (context) => {
-          if (options.requiresAgent)
-            skipIfUnavailable(context, resolveRunner(options.agent, options.runners));
+          if (options.requiresAgent) skipIfUnavailable(context, resolveRunner(undefined, options));
           const settings: CaseSettings<Case> = {
             suite: name,
             task: options.task,

@@ -49,6 +49,8 @@ export {
   type AnyAgentRunner,
   RunnerRegistry,
   resolveRunner,
+  type SuiteAgents,
+  suiteRegistry,
   UnknownRunnerError,
 } from "./runner-registry.js";
 export { type ScorerVerdict, scoreTrial, type Threshold, type TrialScores, thresholdFor } from "./scoring.js";

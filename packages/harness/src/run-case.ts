@@ -17,7 +17,12 @@ import { evaluateCase } from "./evaluate-case.js";
 import { createLimiter } from "./limiter.js";
 import type { OtelOption } from "./otel-export.js";
 import type { PassRule } from "./pass-rule.js";
-import type { AgentChoice, AnyAgentRunner, RunnerRegistry } from "./runner-registry.js";
+import {
+  type AgentChoice,
+  type AnyAgentRunner,
+  type RunnerRegistry,
+  suiteRegistry,
+} from "./runner-registry.js";
 import type { Threshold } from "./scoring.js";
 import { shardsOfCases } from "./shard.js";
 import type {
@@ -175,7 +180,10 @@ export function runnerOptionProblems(
     return [
       {
         path: ["agent", "cli"],
-        message: `no runner for ${JSON.stringify(cli)} is registered; the registered ones are ${runners.names().join(", ")}`,
+        message:
+          runners.names().length === 0
+            ? `no runner for ${JSON.stringify(cli)} is registered: no agent runner is`
+            : `no runner for ${JSON.stringify(cli)} is registered; the registered ones are ${runners.names().join(", ")}`,
       },
     ];
   }
@@ -328,7 +336,7 @@ export interface RunCasesResult {
  * decided by the pass rule. Never throws for what an agent or a scorer did: that is in the outcomes.
  */
 export async function runCases(cases: CaseList, options: RunCasesOptions = {}): Promise<RunCasesResult> {
-  const list = loadCaseList(cases, options.runners);
+  const list = loadCaseList(cases, suiteRegistry(options));
   if (options.suite === undefined && options.cassette) checkRecordingKeys(list);
   const schedule = createLimiter(options.concurrency ?? 1);
   const suiteFor = (evalCase: EvalCase) => options.suite ?? suiteOf(evalCase);

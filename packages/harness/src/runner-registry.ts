@@ -70,16 +70,27 @@ export class RunnerRegistry {
 /** Which agent runs: a runner itself, or the name (`cli`) of one in the suite's RunnerRegistry. */
 export type AgentChoice = AnyAgentRunner | string;
 
+/** What a suite says about its agent: the runner it runs (or its name), and the registry of runners. */
+export interface SuiteAgents {
+  agent?: AgentChoice | undefined;
+  runners?: RunnerRegistry | undefined;
+}
+
 /**
- * The runner of a choice: a runner as it is; a name from `runners`; nothing chosen, the registry's
- * default. Throws a clear error when there is no runner to take.
+ * The runner of a choice (a case's `agent.cli`, a task's runner): a runner as it is; a name from the
+ * suite's `runners`, else the suite's own `agent` runner when it has that name; nothing chosen, the
+ * suite's `agent`, else the registry's default. Throws a clear error when there is no runner to take.
  */
-export function resolveRunner(
-  choice: AgentChoice | undefined,
-  runners: RunnerRegistry | undefined,
-): AnyAgentRunner {
+export function resolveRunner(choice: AgentChoice | undefined, suite: SuiteAgents = {}): AnyAgentRunner {
   if (typeof choice === "object") return choice;
-  if (choice !== undefined) return (runners ?? new RunnerRegistry([])).get(choice);
+  const { agent, runners } = suite;
+  if (choice !== undefined) {
+    if (runners?.has(choice)) return runners.get(choice);
+    if (typeof agent === "object" && agent.cli === choice) return agent;
+    const registered = [...(runners?.names() ?? []), ...(typeof agent === "object" ? [agent.cli] : [])];
+    throw new UnknownRunnerError(choice, registered);
+  }
+  if (agent !== undefined) return resolveRunner(agent, { runners });
   const fallback = runners?.default;
   if (!fallback) {
     throw new Error(
@@ -87,4 +98,11 @@ export function resolveRunner(
     );
   }
   return fallback;
+}
+
+/** The suite's runners as one registry: `runners`, with the suite's own `agent` runner when it is not in it. */
+export function suiteRegistry(suite: SuiteAgents): RunnerRegistry | undefined {
+  const { agent, runners } = suite;
+  if (typeof agent !== "object" || runners?.has(agent.cli)) return runners;
+  return new RunnerRegistry([agent, ...(runners?.list() ?? [])]);
 }

@@ -203,7 +203,7 @@ export async function runTrial<Case>(
       ...(setup.variant ? { variant: setup.variant } : {}),
       agentOptions,
       afterScoring,
-      runnerFor: (choice) => resolveRunner(choice ?? setup.agent, setup.runners),
+      runnerFor: (choice) => resolveRunner(choice, setup),
       runAgent: (options, runner) => {
         // A second agent run in the same trial gets its own folder: <runId>-2, ...
         const runId = calls++ === 0 ? setup.runId : `${setup.runId}-${calls}`;
@@ -288,7 +288,7 @@ async function runWithModel<Case>(
   options: TrialRunOptions,
   chosen?: AgentChoice,
 ): Promise<TrialRunResult> {
-  const runner = resolveRunner(chosen ?? setup.agent, setup.runners);
+  const runner = resolveRunner(chosen, setup);
   const own = parseRunnerOptions(runner, options.options);
   // Every runner gives an AgentRunResult; extras such as the command may be missing.
   const runAgent = async ({ options: _own, ...shared }: TrialRunOptions): Promise<TrialRunResult> => ({

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { claudeAvailable } from "@evals/claude-code";
+import { claudeAvailable, claudeCodeRunner } from "@evals/claude-code";
 import { readRunFolder } from "@evals/core";
 import { loadCases, scorersForCase } from "@evals/evaluators";
 import {
@@ -43,6 +43,7 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)(
         scorers: scorersForCase(evalCase),
         cassette: { dir: findTodos("cassettes"), mode: "strict" },
         outputRoot,
+        agent: claudeCodeRunner,
         task: (_input, trial) => runCase(trial, evalCase, { runAgent: { options: { claudeBin } } }),
       });
     }, 180_000);

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { skipIfNoClaude } from "@evals/claude-code";
+import { claudeCodeRunner, skipIfNoClaude } from "@evals/claude-code";
 import { toolSequence } from "@evals/core";
 import { executionBalance, loadCases, scorersForCase } from "@evals/evaluators";
 import { describe, expect, it } from "vitest";
@@ -23,6 +23,7 @@ describe("execution-balance on a real run that loads a skill before it reads (re
       suite: "find-todos",
       scorers: scorersForCase(evalCase),
       cassette: { dir: findTodos("cassettes"), mode: "strict" },
+      agent: claudeCodeRunner,
       task: (_input, trial) => runCase(trial, evalCase, { runAgent: { options: { claudeBin } } }),
     });
     const run = outcome.runs[0]!.run;

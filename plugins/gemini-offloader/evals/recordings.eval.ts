@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { casePrompts, loadCases } from "@evals/evaluators";
+import { claudeCodeRunner } from "@evals/claude-code";
 import { runCases } from "@evals/harness";
 import { canonicalKey, normalizeRequest, readRecording, recordedRequest, type WireRequest } from "@evals/vcr";
 import { describe, expect, test } from "vitest";
@@ -182,6 +183,7 @@ describe("a changed SKILL.md", () => {
     try {
       const { outcomes } = await runCases([evalCase], {
         suite: "gemini-offloader-skill",
+        agent: claudeCodeRunner,
         // Replay only, with no model, whatever VCR_MODE says: this run must never become the recording.
         cassette: { ...OFFLOADER_CASSETTE, mode: "strict" },
         scorers: [],

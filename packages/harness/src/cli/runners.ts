@@ -1,33 +1,44 @@
-import { claudeCodeRunner } from "@evals/claude-code";
 import type { EvalCase } from "@evals/evaluators";
-import { RunnerRegistry } from "../runner-registry.js";
+import { type AnyAgentRunner, RunnerRegistry } from "../runner-registry.js";
+
+/** The runner packages the `evals` command uses when they are installed: the first found is the default. */
+const RUNNER_PACKAGES = [
+  { name: "@evals/claude-code", runner: "claudeCodeRunner" },
+  { name: "@evals/opencode", runner: "openCodeRunner" },
+] as const;
 
 let registry: Promise<RunnerRegistry> | undefined;
 
 /**
  * The agent runners of the `evals` command, the one place they are composed: Claude Code's (the
- * default), and OpenCode's when @evals/opencode is installed.
+ * default) and OpenCode's, each when its package is installed next to @evals/harness. Loaded by names
+ * the package graph does not follow: the runner packages' own tests depend on @evals/harness.
  */
 export function cliRunners(): Promise<RunnerRegistry> {
-  registry ??= (async () => {
-    // Imported by a name the package graph does not follow: @evals/opencode's tests depend on this
-    // package, so a static import would be a dependency cycle.
-    const openCodePackage = "@evals/opencode";
-    const openCode = await import(openCodePackage).then(
-      (module: { openCodeRunner?: ConstructorParameters<typeof RunnerRegistry>[0][number] }) =>
-        module.openCodeRunner,
-      () => undefined,
-    );
-    return new RunnerRegistry([claudeCodeRunner, ...(openCode ? [openCode] : [])]);
-  })();
+  registry ??= Promise.all(
+    RUNNER_PACKAGES.map(async ({ name, runner }) => {
+      try {
+        const module = (await import(name)) as Record<string, AnyAgentRunner | undefined>;
+        return module[runner];
+      } catch {
+        return undefined;
+      }
+    }),
+  ).then((runners) => new RunnerRegistry(runners.filter((runner) => runner !== undefined)));
   return registry;
 }
 
-/** Why the cases cannot run here: the first agent CLI they use that its runner says is unavailable. */
+/**
+ * Why the cases cannot run here: no runner package installed, or the first agent CLI they use that
+ * its runner says is unavailable.
+ */
 export function unavailableAgentProblem(cases: EvalCase[], runners: RunnerRegistry): string | undefined {
-  const clis = new Set(cases.map((evalCase) => evalCase.agent.cli ?? runners.names()[0]));
+  if (runners.names().length === 0) {
+    return `no agent runner is installed: install one next to @evals/harness, e.g. \`npm install -D ${RUNNER_PACKAGES[0].name}\``;
+  }
+  const clis = new Set(cases.map((evalCase) => evalCase.agent.cli ?? runners.names()[0]!));
   for (const cli of clis) {
-    if (cli === undefined || !runners.has(cli)) continue;
+    if (!runners.has(cli)) continue;
     const reason = runners.get(cli).unavailable?.();
     if (reason !== undefined) return reason;
   }
