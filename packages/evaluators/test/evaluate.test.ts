@@ -155,7 +155,10 @@ describe("evaluate(run, case)", () => {
     const base = { id: "edit", rules: { "context-loading": false, "execution-balance": false } } as const;
     const unapproved = await evaluate(run, base);
     expect(unapproved.reasons).toEqual([expect.stringMatching(/^approval-gate: missing-approval/)]);
-    const acceptEdits = await evaluate(run, { ...base, agent: { options: { permissionMode: "acceptEdits" } } });
+    const acceptEdits = await evaluate(run, {
+      ...base,
+      agent: { options: { permissionMode: "acceptEdits" } },
+    });
     expect(acceptEdits.passed).toBe(true);
     const badBehavior = await evaluate(run, {
       ...base,
@@ -287,8 +290,12 @@ describe("scorers for describeEval", () => {
     const run = script().call("Edit", { file_path: "a.ts" }).build();
     expect((await approvalGateScorer().score({ run })).passed).toBe(false);
     expect(
-      (await approvalGateScorer().score({ run, case: { id: "c", agent: { options: { permissionMode: "acceptEdits" } } } }))
-        .passed,
+      (
+        await approvalGateScorer().score({
+          run,
+          case: { id: "c", agent: { options: { permissionMode: "acceptEdits" } } },
+        })
+      ).passed,
     ).toBe(true);
     expect((await approvalGateScorer({ permissionMode: "bypassPermissions" }).score({ run })).passed).toBe(
       true,
