@@ -2,8 +2,8 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { casePrompts, loadCases } from "@evals/evaluators";
 import { claudeCodeRunner } from "@evals/claude-code";
+import { casePrompts, loadCases } from "@evals/evaluators";
 import { runCases } from "@evals/harness";
 import { canonicalKey, normalizeRequest, readRecording, recordedRequest, type WireRequest } from "@evals/vcr";
 import { describe, expect, test } from "vitest";

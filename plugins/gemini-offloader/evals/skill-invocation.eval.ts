@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
-import { scorersForCase } from "@evals/evaluators";
 import { claudeCodeRunner } from "@evals/claude-code";
+import { scorersForCase } from "@evals/evaluators";
 import { describeCases } from "@evals/harness/vitest";
 import { skillInvocationAgents } from "./agents/skill-invocation.js";
 import { runCommand } from "./support/commands.js";

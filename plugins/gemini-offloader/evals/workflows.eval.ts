@@ -1,7 +1,7 @@
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { scorersForCase } from "@evals/evaluators";
 import { claudeCodeRunner } from "@evals/claude-code";
+import { scorersForCase } from "@evals/evaluators";
 import { describeCases } from "@evals/harness/vitest";
 import {
   COLD_START_FOLLOW_UP,

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
-import { loadCases } from "@evals/evaluators";
 import { claudeCodeRunner } from "@evals/claude-code";
+import { loadCases } from "@evals/evaluators";
 import { describeCases } from "@evals/harness/vitest";
 import { skillInvocationAgents } from "../agents/skill-invocation.js";
 import { OFFLOADER_CASSETTE, offloaderTrial, scriptedAgents } from "../support/offloader-case.js";
