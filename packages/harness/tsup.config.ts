@@ -3,14 +3,11 @@ import { packageBuild, packageBuilds } from "../../tsup.shared";
 
 export default defineConfig(
   packageBuilds([
-    // The library: ESM only (it imports execa), typed; `@evals/harness/vitest` its own entry, so the root
-    // loads no vitest (`splitting` keeps the modules both use in one shared chunk).
-    packageBuild({
-      entry: { index: "src/index.ts", vitest: "src/vitest.ts" },
-      esmOnly: true,
-      splitting: true,
-      clean: ["!cli.js*"],
-    }),
+    // The library: ESM only (it imports execa), typed.
+    packageBuild({ esmOnly: true, clean: ["!cli.js*", "!vitest.*"] }),
+    // `@evals/harness/vitest` (describeEval, describeCases): its own entry, so the root loads no vitest.
+    // Self-contained like the root (the engine has no module state they would need to share).
+    { ...packageBuild({ entry: { vitest: "src/vitest.ts" }, esmOnly: true }), clean: false },
     // The `evals` binary (package.json "bin": dist/cli.js).
     {
       ...packageBuild({ entry: { cli: "src/cli/main.ts" }, esmOnly: true, dts: false }),

@@ -29,41 +29,44 @@ export class UnknownRunnerError extends Error {
  * ```
  */
 export class RunnerRegistry {
-  readonly #runners = new Map<string, AnyAgentRunner>();
+  /** The runners by their `cli`, in the order given. */
+  readonly byCli: ReadonlyMap<string, AnyAgentRunner>;
 
   constructor(runners: readonly AnyAgentRunner[]) {
+    const byCli = new Map<string, AnyAgentRunner>();
     for (const runner of runners) {
-      if (this.#runners.has(runner.cli)) {
+      if (byCli.has(runner.cli)) {
         throw new Error(`RunnerRegistry: two runners for the agent CLI ${JSON.stringify(runner.cli)}`);
       }
-      this.#runners.set(runner.cli, runner);
+      byCli.set(runner.cli, runner);
     }
+    this.byCli = byCli;
   }
 
   /** The runner of `cli`; an UnknownRunnerError listing the registered ones when there is none. */
   get(cli: string): AnyAgentRunner {
-    const runner = this.#runners.get(cli);
+    const runner = this.byCli.get(cli);
     if (!runner) throw new UnknownRunnerError(cli, this.names());
     return runner;
   }
 
   has(cli: string): boolean {
-    return this.#runners.has(cli);
+    return this.byCli.has(cli);
   }
 
   /** The registered CLIs' names, the default first. */
   names(): string[] {
-    return [...this.#runners.keys()];
+    return [...this.byCli.keys()];
   }
 
   /** Every registered runner, the default first. */
   list(): AnyAgentRunner[] {
-    return [...this.#runners.values()];
+    return [...this.byCli.values()];
   }
 
   /** The runner of cases and suites that name none: the first registered; undefined when none is. */
   get default(): AnyAgentRunner | undefined {
-    return this.#runners.values().next().value;
+    return this.byCli.values().next().value;
   }
 }
 
