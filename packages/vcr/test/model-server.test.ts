@@ -194,3 +194,18 @@ describe("startModelServer with a scripted source", () => {
     ).rejects.toThrow(/127\.0\.0\.1/);
   });
 });
+
+describe("startModelServer's api", () => {
+  it("serves Anthropic's Messages API, and refuses another runner's wire format by name", async () => {
+    const server = await startModelServer({
+      source: scripted(() => reply(text("hi"))),
+      api: "anthropic-messages",
+    });
+    await server.close();
+    await expect(
+      startModelServer({ source: scripted(() => reply(text("hi"))), api: "gemini" }),
+    ).rejects.toThrow(
+      "startModelServer: the gemini API is not served yet (only anthropic-messages): a runner whose modelApi is gemini cannot have its model scripted, recorded or replayed",
+    );
+  });
+});
