@@ -81,7 +81,7 @@ const big = write(
 // A system prompt is still an argument: over 128 KiB the CLI cannot be started (not "killed by a signal").
 const bigSystem = write(
   "big-system.yaml",
-  `id: big-prompt\nprompt: Hi.\nagent:\n  appendSystemPrompt: ${JSON.stringify(bigPrompt)}\n`,
+  `id: big-prompt\nprompt: Hi.\nagent:\n  options:\n    appendSystemPrompt: ${JSON.stringify(bigPrompt)}\n`,
 );
 const cassettes = join(temp, "cassettes");
 mkdirSync(join(temp, "oac-ok"));

@@ -44,8 +44,9 @@ id: write-report
 name: lists, reads and writes the report
 prompt: List the files, read a.txt and write out.txt.
 agent:
-  permissionMode: acceptEdits
   allowedTools: ["Bash(ls:*)", "Read"]
+  options:
+    permissionMode: acceptEdits
 behavior:
   mustUseTools: [Bash, Read, Write]
   expectedResponse: { contains: "Done" }

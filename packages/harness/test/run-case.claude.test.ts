@@ -47,13 +47,14 @@ prompt: List the project, then leave a note.
 agent:
   fixture: ../project
   allowedTools: [Bash, Write]
-  permissionMode: acceptEdits
-  appendSystemPrompt: "House rule: MARKER-7 applies."
-  settings: ../settings.json
-  settingSources: []
-  agents:
-    note-checker: { description: "Checks notes", prompt: "You check notes." }
   env: { NOTE_TEXT: "from-the-case" }
+  options:
+    permissionMode: acceptEdits
+    appendSystemPrompt: "House rule: MARKER-7 applies."
+    settings: ../settings.json
+    settingSources: []
+    agents:
+      note-checker: { description: "Checks notes", prompt: "You check notes." }
 behavior:
   mustUseTools: [Bash]
   expectedResponse:
@@ -118,6 +119,7 @@ describe.skipIf(!haveClaude)("runCases and runCase with the real claude CLI", ()
 
   it("runs 3 trials, each in a fresh copy of the fixture that none leaks into and that goes after scoring", async () => {
     const result = await runCases(join(suiteDir, "cases", "notes.yaml"), {
+      agent: claudeCodeRunner,
       suite: "notes",
       model: { "leaves-a-note": leavesANote },
       scorers: (value) => [noteLeft, ...scorersForCase(value)],
@@ -156,6 +158,7 @@ describe.skipIf(!haveClaude)("runCases and runCase with the real claude CLI", ()
     mkdirSync(join(cassettes, "notes"), { recursive: true });
     writeFileSync(join(cassettes, "notes", "leaves-a-note.0badc0de.recording.json"), "{}");
     recorded = await runCases(join(suiteDir, "cases", "notes.yaml"), {
+      agent: claudeCodeRunner,
       suite: "notes",
       model: { "leaves-a-note": leavesANote },
       cassette: { dir: cassettes, mode: "record" },
@@ -183,6 +186,7 @@ describe.skipIf(!haveClaude)("runCases and runCase with the real claude CLI", ()
 
   it("replays it with no model at all (the script gone): 3 trials, the same verdict, each in its own copy", async () => {
     const replayed = await runCases(join(suiteDir, "cases", "notes.yaml"), {
+      agent: claudeCodeRunner,
       suite: "notes",
       cassette: { dir: cassettes, mode: "strict" },
       trials: 3,
@@ -292,6 +296,7 @@ describe("recording without a model", () => {
     delete process.env.ANTHROPIC_API_KEY;
     try {
       const result = await runCases(join(suiteDir, "cases", "notes.yaml"), {
+        agent: claudeCodeRunner,
         suite: "notes",
         cassette: { dir: join(root, "empty-cassettes"), mode: "record" },
         runAgent: common,

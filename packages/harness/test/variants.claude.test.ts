@@ -3,10 +3,9 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } fr
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { claudeAvailable } from "@evals/claude-code";
+import { claudeAvailable, claudeCodeRunner } from "@evals/claude-code";
 import { ResultsComparisonSchema, ResultsFileSchema } from "@evals/logging";
 import { canRefuseNetwork, networkRefused } from "@evals/vcr";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/cli/exit-codes.js";
 import { runCommand } from "../src/cli/run-command.js";
 import { loadVariants, runCases } from "../src/index.js";
@@ -207,6 +206,7 @@ describe.skipIf(!haveClaude)("evals run --variants, on the real CLI", () => {
   it("runCases({ variants }) replays the same recordings and returns the comparison", async () => {
     const variants = loadVariants(join(suite, "variants.yaml"));
     const result = await runCases(join(suite, "notes.yaml"), {
+      agent: claudeCodeRunner,
       variants,
       cassette: { dir: cassettes, mode: "strict" },
       trials: 2,
@@ -230,6 +230,7 @@ describe.skipIf(!haveClaude)("evals run --variants, on the real CLI", () => {
 
   it("a variant's runAgent options win over the case's (and another variant gets its own recording)", async () => {
     const result = await runCases(join(suite, "notes.yaml"), {
+      agent: claudeCodeRunner,
       variants: [
         { name: "plain", mustPass: false },
         {
