@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { claudeAvailable, claudeCodeRunner } from "@evals/claude-code";
 import { ResultsComparisonSchema, ResultsFileSchema } from "@evals/logging";
 import { canRefuseNetwork, networkRefused } from "@evals/vcr";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/cli/exit-codes.js";
 import { runCommand } from "../src/cli/run-command.js";
 import { loadVariants, runCases } from "../src/index.js";
