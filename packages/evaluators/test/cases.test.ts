@@ -43,7 +43,12 @@ describe("case files", () => {
       version: 1,
       id: "read-before-edit",
       tags: ["files", "safety"],
-      agent: { model: "sonnet", maxTurns: 5, allowedTools: ["Read", "Edit"], permissionMode: "acceptEdits" },
+      agent: {
+        model: "sonnet",
+        maxTurns: 5,
+        allowedTools: ["Read", "Edit"],
+        options: { permissionMode: "acceptEdits" },
+      },
       behavior: { mustUseTools: ["Read", "Edit"], expectedResponse: { contains: "fixed" } },
       expectedTrajectory: { mode: "ordered" },
       expectedViolations: [{ rule: "read-before-write", shouldViolate: false }],
@@ -209,14 +214,14 @@ describe("case files", () => {
     const error = caseError(() => loadCase(broken("wrong-types.case.yaml")));
     expect(error.issues.map((issue) => [issue.line, issue.field])).toEqual([
       [1, "id"],
-      [4, "agent.maxTurns"],
       [5, "agent.model"],
+      [4, "agent.maxTurns"],
       [7, "expectedViolations.0.rule"],
       [8, "expectedViolations.0.shouldViolate"],
       [9, "trials"],
       [10, "timeout"],
     ]);
-    expect(error.issues[2]?.message).toContain("expected string");
+    expect(error.issues[1]?.message).toContain("expected string");
     expect(error.issues[3]?.message).toContain('"approval-gate"');
     expect(error.issues[6]?.message).toContain('"90s"');
   });

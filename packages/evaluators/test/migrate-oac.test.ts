@@ -137,7 +137,10 @@ describe("evals migrate (OpenAgentsControl cases)", () => {
   it("targets the OpenCode agent OAC ran, with its approval mode, and keeps OAC's verdict rules", () => {
     const smoke = loadCase(join(out, "evals/agents/shared/tests/golden/00-smoke-test.yaml"));
     // test-executor.ts ran OpenCode's "OpenAgent"; auto-approve answered every permission ask: --auto.
-    expect(smoke.agent).toMatchObject({ cli: "opencode", name: "OpenAgent", autoApprove: true });
+    expect(smoke.agent).toMatchObject({
+      cli: "opencode",
+      options: { agentName: "OpenAgent", autoApprove: true },
+    });
     expect(smoke.agent.options?.permissionMode).toBeUndefined();
     // OAC's context-loading evaluator ran its task-type check on every case.
     expect(smoke.rules["context-loading"]).toEqual({ taskTypes: true });
