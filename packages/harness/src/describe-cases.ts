@@ -48,12 +48,13 @@ export interface DescribeCasesOptions
 }
 
 /**
- * A describeEval over case files: one test per case, each trial the real `claude` CLI with the
+ * A describeEval over case files: one test per case, each trial the suite's agent CLI (its runner) with the
  * case's prompt(s) and `agent` options in a fresh copy of its fixture (runCase), judged by the case's
  * own rules, expectations and expected violations (scorersForCase) unless `scorers` says otherwise.
  *
  * ```ts
  * describeCases("edits", {
+ *   agent: claudeCodeRunner, // from @evals/claude-code
  *   cases: "cases/edits.yaml",
  *   model: agents,          // scripted models by case id: what `cassette` records
  *   cassette: true,         // cassettes/edits/<case id>.<hash>.recording.json, replayed afterwards

@@ -116,6 +116,7 @@ export interface DescribeEvalOptions<Case> {
  *
  * ```ts
  * describeEval("lists files", {
+ *   agent: claudeCodeRunner, // from @evals/claude-code
  *   data: [{ input: "list the files", expectedTrajectory: [{ tool: "Bash" }] }],
  *   task: (prompt, { runAgent }) => runAgent({ prompt, allowedTools: ["Bash"] }),
  *   scorers: [trajectoryScorer()],

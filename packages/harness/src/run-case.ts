@@ -94,13 +94,14 @@ export interface RunCaseOptions {
 }
 
 /**
- * One trial of a case, for a describeEval task: the real `claude` CLI with the case's prompt(s) and
+ * One trial of a case, for a describeEval task: the real agent CLI (the case's runner) with the case's prompt(s) and
  * agent options, in a FRESH copy of its fixture (a folder of its own, removed once the trial's
  * scorers are done; in worktree mode the fixture is copied into the trial's worktree). Its model is
  * the suite's: scripted, recorded or replayed (see `model` and `cassette`).
  *
  * ```ts
  * describeEval("my cases", {
+ *   agent: claudeCodeRunner,
  *   data: loadCases("cases/edits.yaml"),
  *   scorers: (evalCase) => scorersForCase(evalCase),
  *   task: (_input, trial) => runCase(trial, trial.case),
