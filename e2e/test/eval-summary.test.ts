@@ -27,7 +27,7 @@ const CONFIG = `export default {
 const JUDGED = `import { readFileSync } from "node:fs";
 import { runFromStreamJson } from "@evals/core";
 import { parseCase, scorersForCase } from "@evals/evaluators";
-import { describeEval } from "@evals/harness";
+import { describeEval } from "@evals/harness/vitest";
 
 // A real Claude Code 2.1.330 run: it pressed on after a failed Read.
 const stream = readFileSync(${JSON.stringify(join(WORKSPACE, "fixtures", "claude-code-2.1.330", "multi-tool", "stream.jsonl"))}, "utf8");
@@ -46,12 +46,14 @@ for (const evalCase of cases) {
 }
 `;
 
-const NEEDS_CLAUDE = `import { describeEval } from "@evals/harness";
+const NEEDS_CLAUDE = `import { claudeCodeRunner } from "@evals/claude-code";
+import { describeEval } from "@evals/harness/vitest";
 
 describeEval("needs claude", {
   data: [{ id: "lists", input: "list the files" }],
   scorers: [],
-  requiresClaude: true,
+  agent: claudeCodeRunner,
+  requiresAgent: true,
   task: (prompt, { runAgent }) => runAgent({ prompt }),
 });
 `;

@@ -55,6 +55,7 @@ describe("the packed packages", () => {
   it("are every publishable package of the workspace", () => {
     expect(publishable.map((pkg) => pkg.name).sort()).toEqual([
       "@evals/cli",
+      "@evals/claude-code",
       "@evals/core",
       "@evals/evaluators",
       "@evals/harness",
@@ -213,7 +214,7 @@ describe("in a fresh project", () => {
       join(project, "user.mts"),
       `import type { Run } from "@evals/core";
        import { type EvalCase, parseCaseText, scorersForCase } from "@evals/evaluators";
-       import type { RunAgentOptions } from "@evals/harness";
+       import type { RunAgentOptions } from "@evals/claude-code";
        import type { CaseResult } from "@evals/logging";
        import { scripted } from "@evals/vcr";
        export const cases: EvalCase[] = parseCaseText("id: a\\nprompt: hi\\n", "a.yaml");
@@ -273,7 +274,7 @@ describe("in a fresh project", () => {
        import { join } from "node:path";
        import { toolSequence } from "@evals/core";
        import { evaluate, parseCaseText } from "@evals/evaluators";
-       import { runAgent } from "@evals/harness";
+       import { runAgent } from "@evals/claude-code";
        import { caseResult, writeReports } from "@evals/logging";
        import { countToolResults, lastToolResult, reply, requestEnvironment, scripted, startModelServer, text, toolUse } from "@evals/vcr";
 
@@ -390,13 +391,15 @@ expectedViolations:
        import { tmpdir } from "node:os";
        import { join } from "node:path";
        import { loadCases, scorersForCase } from "@evals/evaluators";
-       import { describeEval } from "@evals/harness";
+       import { claudeCodeRunner } from "@evals/claude-code";
+       import { describeEval } from "@evals/harness/vitest";
        import { countToolResults, reply, scripted, text, toolUse } from "@evals/vcr";
 
        // One scripted agent per case: the first lists with ls, the second reads with cat.
        const commands = { "lists-with-ls": "ls", "reads-with-cat": "cat notes.txt" };
        for (const evalCase of loadCases("cases.yaml")) {
          describeEval("packed", {
+           agent: claudeCodeRunner,
            data: [evalCase],
            scorers: scorersForCase(evalCase),
            model: () =>

@@ -1,10 +1,12 @@
 import { fileURLToPath } from "node:url";
-import { describeCases } from "@evals/harness";
+import { claudeCodeRunner } from "@evals/claude-code";
+import { describeCases } from "@evals/harness/vitest";
 import { agents } from "./agents.js";
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 describeCases("build-failure", {
+  agent: claudeCodeRunner,
   cases: here("./cases/build-failure.yaml"),
   model: agents,
   cassette: { dir: here("./cassettes") },

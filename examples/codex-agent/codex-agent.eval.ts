@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
-import { describeCases } from "@evals/harness";
+import { codexRunner } from "@evals/codex";
+import { describeCases } from "@evals/harness/vitest";
 import { scriptedResponses } from "@evals/vcr";
 import { models } from "./models.js";
 
@@ -12,6 +13,7 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 // working directory, CODEX_HOME, the date, its per-run ids).
 describeCases("codex-agent", {
   cases: here("./cases/codex.yaml"),
+  agent: codexRunner,
   model: (c) => scriptedResponses(models[c.id]!),
   cassette: { dir: here("./cassettes") },
   timeout: 180_000,

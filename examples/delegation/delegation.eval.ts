@@ -1,12 +1,14 @@
 import { fileURLToPath } from "node:url";
+import { claudeCodeRunner } from "@evals/claude-code";
 import { scorersForCase } from "@evals/evaluators";
-import { describeCases } from "@evals/harness";
+import { describeCases } from "@evals/harness/vitest";
 import { commandScorer } from "@evals/worktree";
 import { agents } from "./agents.js";
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 describeCases("delegation", {
+  agent: claudeCodeRunner,
   cases: here("./cases/delegation.yaml"),
   model: agents,
   cassette: { dir: here("./cassettes") },

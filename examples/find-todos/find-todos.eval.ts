@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
-import { describeCases } from "@evals/harness";
+import { claudeCodeRunner } from "@evals/claude-code";
+import { describeCases } from "@evals/harness/vitest";
 import { agents } from "./agents.js";
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -8,6 +9,7 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 // the case's own rules and expectedViolations. The model's side is replayed from cassettes/; with
 // VCR_MODE=record it is recorded from the scripted agents (agents.ts) instead.
 describeCases("find-todos", {
+  agent: claudeCodeRunner,
   cases: here("./cases/find-todos.yaml"),
   model: agents,
   cassette: { dir: here("./cassettes") },

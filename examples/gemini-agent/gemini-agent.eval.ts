@@ -1,8 +1,8 @@
 import { fileURLToPath } from "node:url";
-import { describeCases } from "@evals/harness";
+import { geminiRunner } from "@evals/gemini-cli";
+import { describeCases } from "@evals/harness/vitest";
 import { scriptedGemini } from "@evals/vcr";
 import { agents } from "./agents.js";
-import { geminiAgent } from "./runner.js";
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -12,7 +12,7 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 // model of agents.ts instead.
 describeCases("gemini-agent", {
   cases: here("./cases/gemini.yaml"),
-  agent: geminiAgent,
+  agent: geminiRunner,
   model: (evalCase) => {
     const script = agents[evalCase.id];
     if (!script) throw new Error(`agents.ts has no script for case ${evalCase.id}`);

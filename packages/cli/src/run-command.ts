@@ -9,6 +9,7 @@ import {
   loadCaseList,
   loadVariants,
   MAX_TRIALS,
+  type RunnerRegistry,
   runCases,
   runnableCaseProblems,
   type Variant,
@@ -36,7 +37,7 @@ import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { outputDirProblem } from "./output-dir.js";
 import { DB_OPTION_HELP, recordWritten } from "./record-in-store.js";
 import { type RunJournal, resumeJournal, startJournal } from "./run-journal.js";
-import { agentSetupProblem } from "./runners.js";
+import { cliRunners, unavailableAgentProblem } from "./runners.js";
 import { importUserModule } from "./user-module.js";
 
 const OPTIONS_HELP = `  --trials <n>        runs per case, at most ${MAX_TRIALS} (default: each case's trials, else 1)
@@ -147,10 +148,11 @@ export async function runCommand(
   if (mode !== undefined && !(VCR_MODES as readonly string[]).includes(mode)) {
     throw new UsageError(`--mode must be one of ${VCR_MODES.join(", ")}, got ${mode}`);
   }
+  const runners = await cliRunners();
   let variants: [Variant, Variant] | undefined;
   if (values.variants !== undefined) {
     try {
-      variants = loadVariants(values.variants);
+      variants = loadVariants(values.variants, runners);
     } catch (error) {
       if (!(error instanceof VariantsFileError)) throw error;
       throw new BadInputError(error.message);
@@ -165,11 +167,11 @@ export async function runCommand(
     model = loaded;
   }
   const out = values.out ?? "results";
-  const cases = loadRunnableCases(positionals, { trials: trials.value, name, io });
+  const cases = loadRunnableCases(positionals, { trials: trials.value, name, io, runners });
   if (!cases) return EXIT.badInput;
   const setupProblem =
     outputDirProblem(out) ??
-    agentSetupProblem(cases) ??
+    unavailableAgentProblem(cases, runners) ??
     missingModelProblem(cases, model, options.record) ??
     (values.suite ? undefined : recordingKeysProblem(cases));
   if (setupProblem) {
@@ -207,6 +209,7 @@ export async function runCommand(
     ...(trials.value !== undefined ? { trials: trials.value } : {}),
     ...(concurrency.value !== undefined ? { concurrency: concurrency.value } : {}),
     ...(values.suite ? { suite: values.suite } : {}),
+    runners,
     ...(variants ? { variants } : {}),
     ...(shard ? { shard } : {}),
     ...(io.rules ? { rules: io.rules } : {}),
@@ -372,11 +375,14 @@ async function loadModel(path: string): Promise<LoadedModel | string> {
  */
 function loadRunnableCases(
   paths: string[],
-  options: { trials: number | undefined; name: string; io: CommandIo },
+  options: { trials: number | undefined; name: string; io: CommandIo; runners: RunnerRegistry },
 ): EvalCase[] | undefined {
   let cases: EvalCase[];
   try {
-    cases = loadCaseList(paths, options.io.rules);
+    cases = loadCaseList(paths, {
+      runners: options.runners,
+      ...(options.io.rules ? { rules: options.io.rules } : {}),
+    });
   } catch (error) {
     // A case file that cannot be read or is invalid, two cases with one id: what validate reports.
     throw new BadInputError(

@@ -1,8 +1,18 @@
-// Everything the `evals` commands know about the agents they run or grade, in one place: when the
-// engine takes a RunnerRegistry, this module builds it from the runner packages and answers from it.
+// Everything the `evals` commands know about the agents they run or grade, in one place: the runner
+// registry they hand the engine, composed from the runner packages this CLI depends on.
+import { claudeCodeRunner } from "@evals/claude-code";
 import type { EvalCase, LoadStoredRunOptions } from "@evals/evaluators";
-import { ClaudeNotFoundError, findClaude } from "@evals/harness";
+import { RunnerRegistry } from "@evals/harness";
+import { openCodeRunner } from "@evals/opencode";
 import { UsageError } from "./errors.js";
+
+let registry: RunnerRegistry | undefined;
+
+/** The agent runners of the `evals` command: Claude Code's (the default) and OpenCode's. */
+export function cliRunners(): RunnerRegistry {
+  registry ??= new RunnerRegistry([claudeCodeRunner, openCodeRunner]);
+  return registry;
+}
 
 /** The agents whose stored output `evals grade --agent` reads. */
 export const GRADE_AGENTS = ["claude-code", "opencode"] as const;
@@ -16,14 +26,13 @@ export function gradeAgent(name: string | undefined): GradeAgent | undefined {
   return name as GradeAgent;
 }
 
-/** Why the cases cannot run here: the CLI of an agent they name is missing (claude today). */
-export function agentSetupProblem(cases: EvalCase[]): string | undefined {
-  if (!cases.some((evalCase) => (evalCase.agent.cli ?? "claude-code") === "claude-code")) return undefined;
-  try {
-    findClaude();
-    return undefined;
-  } catch (error) {
-    if (error instanceof ClaudeNotFoundError) return error.message;
-    throw error;
+/** Why the cases cannot run here: the first agent CLI they use that its runner says is unavailable. */
+export function unavailableAgentProblem(cases: EvalCase[], runners: RunnerRegistry): string | undefined {
+  const clis = new Set(cases.map((evalCase) => evalCase.agent.cli ?? runners.names()[0]!));
+  for (const cli of clis) {
+    if (!runners.has(cli)) continue;
+    const reason = runners.get(cli).unavailable?.();
+    if (reason !== undefined) return reason;
   }
+  return undefined;
 }

@@ -7,11 +7,18 @@ import {
   type LoadedCase,
   loadCases,
 } from "@evals/evaluators";
-import { caseFixtureProblems, MAX_TRIALS, runnableCaseProblems } from "@evals/harness";
+import {
+  caseFixtureProblems,
+  MAX_TRIALS,
+  type RunnerRegistry,
+  runnableCaseProblems,
+  runnerOptionProblems,
+} from "@evals/harness";
 import { parseCommandArgs } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
 import { UnreadableFileError, UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
+import { cliRunners } from "./runners.js";
 
 export const VALIDATE_USAGE = `Usage: evals validate <case file or folder>... [options]
 
@@ -40,11 +47,19 @@ export const validate: Command = {
   run: async (args, io) => {
     const parsed = parseCommandArgs("validate", args, { quiet: { type: "boolean" } });
     if (parsed.positionals.length === 0) throw new UsageError("which case files?");
-    return validateFiles(parsed.positionals, { quiet: parsed.values.quiet === true }, io);
+    return validateFiles(
+      parsed.positionals,
+      { quiet: parsed.values.quiet === true, runners: cliRunners() },
+      io,
+    );
   },
 };
 
-function validateFiles(paths: string[], options: { quiet: boolean }, io: CommandIo): number {
+function validateFiles(
+  paths: string[],
+  options: { quiet: boolean; runners: RunnerRegistry },
+  io: CommandIo,
+): number {
   const missing = paths.filter((path) => !existsSync(path));
   if (missing.length > 0)
     throw new UnreadableFileError(
@@ -61,10 +76,13 @@ function validateFiles(paths: string[], options: { quiet: boolean }, io: Command
     const warnings: CaseIssue[] = [];
     let cases: LoadedCase[];
     try {
-      // The fixture check `evals run` makes too (loadCaseList), so what passes here runs.
+      // The checks `evals run` makes too (loadCaseList: the fixture, the runner's options), so what passes here runs.
       cases = loadCases(path, {
         onWarning: (warning) => warnings.push(warning),
-        check: caseFixtureProblems,
+        check: (evalCase) => [
+          ...caseFixtureProblems(evalCase),
+          ...runnerOptionProblems(evalCase, options.runners),
+        ],
         ...(io.rules ? { rules: io.rules } : {}),
       });
     } catch (error) {

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { claudeAvailable } from "@evals/harness";
+import { claudeAvailable } from "@evals/claude-code";
 import { readResults } from "@evals/logging";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/exit-codes.js";
@@ -81,7 +81,7 @@ const big = write(
 // A system prompt is still an argument: over 128 KiB the CLI cannot be started (not "killed by a signal").
 const bigSystem = write(
   "big-system.yaml",
-  `id: big-prompt\nprompt: Hi.\nagent:\n  appendSystemPrompt: ${JSON.stringify(bigPrompt)}\n`,
+  `id: big-prompt\nprompt: Hi.\nagent:\n  options:\n    appendSystemPrompt: ${JSON.stringify(bigPrompt)}\n`,
 );
 const cassettes = join(temp, "cassettes");
 mkdirSync(join(temp, "oac-ok"));

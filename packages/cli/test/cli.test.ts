@@ -11,6 +11,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
+import { claudeCodeRunner } from "@evals/claude-code";
 import { runFromStreamJson } from "@evals/core";
 import { parseCase, RULE_IDS, rulesMarkdown, scorersForCase } from "@evals/evaluators";
 import { type CaseOutcome, evaluateCase } from "@evals/harness";
@@ -278,6 +279,7 @@ describe("evals report", () => {
       const evalCase = byId.get(id) as ReturnType<typeof parseCase>;
       return evaluateCase(evalCase, 0, {
         suite: "report",
+        agent: claudeCodeRunner,
         scorers: scorersForCase(evalCase),
         outputRoot,
         cassette: { level: "result", mode: "strict", dir },

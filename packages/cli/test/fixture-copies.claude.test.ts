@@ -14,7 +14,7 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { claudeAvailable } from "@evals/harness";
+import { claudeAvailable } from "@evals/claude-code";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/exit-codes.js";
 

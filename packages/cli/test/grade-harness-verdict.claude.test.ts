@@ -2,9 +2,10 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { claudeCodeRunner, skipIfNoClaude } from "@evals/claude-code";
 import { readRunFolder } from "@evals/core";
 import { type EvalCase, parseCase, scorersForCase, trajectoryScorer } from "@evals/evaluators";
-import { type CaseSettings, evaluateCase, skipIfNoClaude } from "@evals/harness";
+import { type CaseSettings, evaluateCase } from "@evals/harness";
 import { scripted, startModelServer } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listThenRead, neverDone } from "../../harness/test/models.js";
@@ -58,7 +59,10 @@ describe("evals grade on the run folder of a trial the harness marked error (rea
     const settings: CaseSettings<EvalCase> = {
       suite: "grade-diverged",
       task: (_case, { runAgent }) =>
-        runAgent({ prompt: "list and read", claudeBin, cwd: replayProject, keepSandbox: "never" }),
+        runAgent(
+          { prompt: "list and read", options: { claudeBin }, cwd: replayProject, keepSandbox: "never" },
+          claudeCodeRunner,
+        ),
       scorers: scorersForCase(evalCase),
       outputRoot: join(root, "out"),
     };
@@ -117,7 +121,10 @@ describe("evals grade on the run folder of a trial whose task threw after its ru
       suite: "grade-threw",
       model: () => scripted(listThenRead(project)),
       task: async (_case, { runAgent }) => {
-        await runAgent({ prompt: "list and read", claudeBin, cwd: project, keepSandbox: "never" });
+        await runAgent(
+          { prompt: "list and read", options: { claudeBin }, cwd: project, keepSandbox: "never" },
+          claudeCodeRunner,
+        );
         throw new Error("the task's own check failed after the run");
       },
       scorers: scorersForCase(evalCase),
@@ -155,14 +162,17 @@ describe("describeEval's outcome option, stored in the run folder (real claude C
       suite: `outcome-${String(outcome)}`,
       model: () => scripted(neverDone),
       task: (_case, { runAgent }) =>
-        runAgent({
-          prompt: "loop",
-          claudeBin,
-          cwd: project,
-          maxTurns: 2,
-          keepSandbox: "never",
-          env: { CLAUDE_CODE_MAX_RETRIES: "0" },
-        }),
+        runAgent(
+          {
+            prompt: "loop",
+            options: { claudeBin },
+            cwd: project,
+            maxTurns: 2,
+            keepSandbox: "never",
+            env: { CLAUDE_CODE_MAX_RETRIES: "0" },
+          },
+          claudeCodeRunner,
+        ),
       scorers,
       outcome,
       outputRoot: join(root, "out"),

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { claudeCodeRunner } from "@evals/claude-code";
 import { readRunFolder, runFromStreamJson } from "@evals/core";
 import { type EvalCase, parseCase, scorersForCase } from "@evals/evaluators";
 import { evaluateCase } from "@evals/harness";
@@ -47,6 +48,8 @@ describe("a replayed result's run folder", () => {
       });
       const outcome = await evaluateCase(evalCase, 0, {
         suite: "replayed",
+        // Its recording is a Claude Code run's: keyed by that runner's options.
+        agent: claudeCodeRunner,
         scorers: scorersForCase(evalCase).filter(
           (scorer) => only === undefined || (only as readonly string[]).includes(scorer.name),
         ),

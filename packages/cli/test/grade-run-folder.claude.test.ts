@@ -2,9 +2,10 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { claudeCodeRunner, skipIfNoClaude } from "@evals/claude-code";
 import { readRunFolder } from "@evals/core";
 import { type EvalCase, parseCaseText, scorersForCase } from "@evals/evaluators";
-import { evaluateCase, skipIfNoClaude } from "@evals/harness";
+import { evaluateCase } from "@evals/harness";
 import { trialScore } from "@evals/logging";
 import { countToolResults, reply, scripted, text, toolUse } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -43,8 +44,9 @@ id: write-report
 name: lists, reads and writes the report
 prompt: List the files, read a.txt and write out.txt.
 agent:
-  permissionMode: acceptEdits
   allowedTools: ["Bash(ls:*)", "Read"]
+  options:
+    permissionMode: acceptEdits
 behavior:
   mustUseTools: [Bash, Read, Write]
   expectedResponse: { contains: "Done" }
@@ -76,14 +78,16 @@ describe("evals grade on a harness run folder", () => {
       outputRoot: join(root, "out"),
       model: () => script(project),
       task: (_case, context) =>
-        context.runAgent({
-          prompt: evalCase.prompt as string,
-          claudeBin,
-          cwd: project,
-          permissionMode: evalCase.agent.permissionMode as "acceptEdits",
-          allowedTools: evalCase.agent.allowedTools as string[],
-          timeoutMs: 120_000,
-        }),
+        context.runAgent(
+          {
+            prompt: evalCase.prompt as string,
+            options: { claudeBin, permissionMode: evalCase.agent.options?.permissionMode },
+            cwd: project,
+            allowedTools: evalCase.agent.allowedTools as string[],
+            timeoutMs: 120_000,
+          },
+          claudeCodeRunner,
+        ),
     });
     const trial = outcome.result.trials[0]!;
     expect(trial.error).toBeUndefined();

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { claudeAvailable } from "@evals/harness";
+import { claudeAvailable } from "@evals/claude-code";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPostgres } from "../../store/test/postgres-server.js";
 import { EXIT } from "../src/exit-codes.js";

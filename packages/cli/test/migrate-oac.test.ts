@@ -123,8 +123,11 @@ describe("evals migrate (OpenAgentsControl cases)", () => {
   it("targets the OpenCode agent OAC ran, with its approval mode, and keeps OAC's verdict rules", () => {
     const smoke = loadCase(join(out, "evals/agents/shared/tests/golden/00-smoke-test.yaml"));
     // test-executor.ts ran OpenCode's "OpenAgent"; auto-approve answered every permission ask: --auto.
-    expect(smoke.agent).toMatchObject({ cli: "opencode", name: "OpenAgent", autoApprove: true });
-    expect(smoke.agent.permissionMode).toBeUndefined();
+    expect(smoke.agent).toMatchObject({
+      cli: "opencode",
+      options: { agentName: "OpenAgent", autoApprove: true },
+    });
+    expect(smoke.agent.options?.permissionMode).toBeUndefined();
     // OAC's context-loading evaluator ran its task-type check on every case.
     expect(smoke.rules["context-loading"]).toEqual({ taskTypes: true });
     expect(smoke.rules["execution-balance"]).toEqual({
@@ -141,7 +144,7 @@ describe("evals migrate (OpenAgentsControl cases)", () => {
     // OAC's behavior evaluator judged the prompted session: the main agent.
     expect(smoke.behavior?.agent).toBe("main");
     const opencoder = loadCase(join(out, "evals/agents/core/opencoder/tests/smoke-test.yaml"));
-    expect(opencoder.agent.name).toBe("OpenCoder");
+    expect(opencoder.agent.options?.agentName).toBe("OpenCoder");
     const scout = fileReport("subagents/core/contextscout/tests/02-domain-specific-discovery.yaml");
     expect(scout.fields.find((field) => field.field === "agent")).toMatchObject({
       status: "converted",

@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { claudeCodeRunner } from "@evals/claude-code";
 import { type EvalCase, loadCase } from "@evals/evaluators";
-import { type CaseOutcome, runCases } from "@evals/harness";
-import { OPENCODE_CASSETTE_REPLAY } from "@evals/opencode";
+import { type CaseOutcome, RunnerRegistry, runCases } from "@evals/harness";
+import { OPENCODE_CASSETTE_REPLAY, openCodeRunner } from "@evals/opencode";
 import {
   firstUserText,
   type MessagesRequest,
@@ -597,6 +598,7 @@ describe("OpenAgentsControl cases migrated by evals migrate, run on the real ope
     const suite = chosen.map((scenario) => cases.get(idOf(scenario)) as EvalCase);
     const result = await runCases(suite, {
       suite: "oac-migrated",
+      runners: new RunnerRegistry([claudeCodeRunner, openCodeRunner]),
       // Three at a time keeps the file near 10 minutes on a loaded 2-core machine.
       concurrency: 3,
       outputRoot: temp("oac-migrated-out-"),
@@ -612,9 +614,11 @@ describe("OpenAgentsControl cases migrated by evals migrate, run on the real ope
     expect(new Set(scenarios.map((scenario) => scenario.file)).size).toBeGreaterThanOrEqual(20);
     const migrated = [...cases.values()];
     expect(
-      migrated.every((evalCase) => evalCase.agent.cli === "opencode" && evalCase.agent.name === "OpenAgent"),
+      migrated.every(
+        (evalCase) => evalCase.agent.cli === "opencode" && evalCase.agent.options?.agentName === "OpenAgent",
+      ),
     ).toBe(true);
-    expect(migrated.every((evalCase) => evalCase.agent.autoApprove === true)).toBe(true);
+    expect(migrated.every((evalCase) => evalCase.agent.options?.autoApprove === true)).toBe(true);
     expect(migrated.filter((evalCase) => (evalCase.prompts?.length ?? 1) > 1).length).toBeGreaterThan(5);
     expect(
       migrated.filter((evalCase) => evalCase.expectedViolations.some((item) => item.shouldViolate)).length,

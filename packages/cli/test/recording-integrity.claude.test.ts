@@ -11,7 +11,7 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { claudeAvailable } from "@evals/harness";
+import { claudeAvailable } from "@evals/claude-code";
 import { responsesDigest } from "@evals/vcr";
 import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";

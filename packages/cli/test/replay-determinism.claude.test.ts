@@ -2,9 +2,10 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { claudeCodeRunner, skipIfNoClaude } from "@evals/claude-code";
 import { readRunFolder } from "@evals/core";
 import { type EvalCase, parseCase, scorersForCase } from "@evals/evaluators";
-import { type CaseSettings, evaluateCase, scoreTrial, skipIfNoClaude } from "@evals/harness";
+import { type CaseSettings, evaluateCase, scoreTrial } from "@evals/harness";
 import type { CaseResult } from "@evals/logging";
 import { countToolResults, reply, scripted, startModelServer, text, toolUse } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -83,7 +84,10 @@ describe("replaying one recording gives the same verdict every time (real claude
     const settings: CaseSettings<EvalCase> = {
       suite: "determinism",
       task: (_case, { runAgent }) =>
-        runAgent({ prompt: evalCase().prompt as string, claudeBin, cwd: project, keepSandbox: "never" }),
+        runAgent(
+          { prompt: evalCase().prompt as string, options: { claudeBin }, cwd: project, keepSandbox: "never" },
+          claudeCodeRunner,
+        ),
       scorers: scorersForCase(evalCase()),
       threshold: 0.9,
       outputRoot: join(root, "out"),

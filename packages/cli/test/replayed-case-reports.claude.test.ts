@@ -3,9 +3,10 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { claudeAvailable, claudeCodeRunner } from "@evals/claude-code";
 import { readRunFolder } from "@evals/core";
 import { loadCases, scorersForCase } from "@evals/evaluators";
-import { type CaseOutcome, claudeAvailable, evaluateCase, runCase } from "@evals/harness";
+import { type CaseOutcome, evaluateCase, runCase } from "@evals/harness";
 import {
   buildResults,
   formatCasesTable,
@@ -42,7 +43,8 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)(
         scorers: scorersForCase(evalCase),
         cassette: { dir: findTodos("cassettes"), mode: "strict" },
         outputRoot,
-        task: (_input, trial) => runCase(trial, evalCase, { runAgent: { claudeBin } }),
+        agent: claudeCodeRunner,
+        task: (_input, trial) => runCase(trial, evalCase, { runAgent: { options: { claudeBin } } }),
       });
     }, 180_000);
 

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { claudeAvailable } from "@evals/harness";
+import { claudeAvailable } from "@evals/claude-code";
 import { afterAll, describe, expect, it } from "vitest";
 
 /*

@@ -3,7 +3,8 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } fr
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { claudeAvailable, loadVariants, runCases } from "@evals/harness";
+import { claudeAvailable, claudeCodeRunner } from "@evals/claude-code";
+import { loadVariants, runCases } from "@evals/harness";
 import { ResultsComparisonSchema, ResultsFileSchema } from "@evals/logging";
 import { canRefuseNetwork, networkRefused } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -205,6 +206,7 @@ describe.skipIf(!haveClaude)("evals run --variants, on the real CLI", () => {
   it("runCases({ variants }) replays the same recordings and returns the comparison", async () => {
     const variants = loadVariants(join(suite, "variants.yaml"));
     const result = await runCases(join(suite, "notes.yaml"), {
+      agent: claudeCodeRunner,
       variants,
       cassette: { dir: cassettes, mode: "strict" },
       trials: 2,
@@ -228,11 +230,14 @@ describe.skipIf(!haveClaude)("evals run --variants, on the real CLI", () => {
 
   it("a variant's runAgent options win over the case's (and another variant gets its own recording)", async () => {
     const result = await runCases(join(suite, "notes.yaml"), {
+      agent: claudeCodeRunner,
       variants: [
         { name: "plain", mustPass: false },
         {
           name: "rule-in-code",
-          runAgent: { appendSystemPrompt: "House rule: look at the files with Bash before you answer." },
+          runAgent: {
+            options: { appendSystemPrompt: "House rule: look at the files with Bash before you answer." },
+          },
         },
       ],
       cassette: { dir: cassettes, mode: "strict" },

@@ -20,7 +20,6 @@ export {
   runFromCodexJsonl,
 } from "./codex-run.js";
 export { codexRunner } from "./codex-runner.js";
-export { agentRunner } from "./harness-bridge.js";
 export { modelItemsOf, TURN_LIMIT_MESSAGE } from "./model-tap.js";
 export { type PatchOperation, parsePatch } from "./patch.js";
 export { parseCodexOptions, type RunCodexResult, runCodex } from "./run-codex.js";

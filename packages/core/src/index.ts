@@ -2,6 +2,17 @@
 // the package is public. The whole surface as published (declarations and types) is checked in as
 // api/<name>.api.md (API Extractor); `npm run api` writes it again after a change.
 export { type AgentRunResult, AgentRunResultSchema, type Scorer, type ScorerInput } from "./agent-run.js";
+export {
+  type AgentRunner,
+  type AgentRunOptions,
+  MODEL_APIS,
+  type ModelApi,
+  parseRunnerOptions,
+  RunnerOptionsError,
+  type RunnerOptionsOf,
+  resolveOptionPaths,
+  UnsupportedOptionError,
+} from "./agent-runner.js";
 export { type WriteFileAtomicOptions, writeFileAtomic } from "./atomic-write.js";
 export {
   type CapturedEvent,
@@ -205,10 +216,3 @@ export {
   type ToolCallView,
   toolSequence,
 } from "./tool-calls.js";
-export {
-  guardUntilExit,
-  WATCHDOG_MARKER_ENV,
-  type WatchdogEntry,
-  type WatchdogGuard,
-  watchdogPid,
-} from "./watchdog.js";

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 
-const dist = pathToFileURL(join(__dirname, "..", "dist", "index.js")).href;
-const distCjs = join(__dirname, "..", "dist", "index.cjs");
+const dist = pathToFileURL(join(__dirname, "..", "dist", "process.js")).href;
+const distCjs = join(__dirname, "..", "dist", "process.cjs");
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 afterEach(() => {

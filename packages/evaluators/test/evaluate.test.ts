@@ -154,18 +154,21 @@ describe("evaluate(run, case)", () => {
     const base = { id: "edit", rules: { "context-loading": false, "execution-balance": false } } as const;
     const unapproved = await evaluate(run, base);
     expect(unapproved.reasons).toEqual([expect.stringMatching(/^approval-gate: missing-approval/)]);
-    const acceptEdits = await evaluate(run, { ...base, agent: { permissionMode: "acceptEdits" } });
+    const acceptEdits = await evaluate(run, {
+      ...base,
+      agent: { options: { permissionMode: "acceptEdits" } },
+    });
     expect(acceptEdits.passed).toBe(true);
     const badBehavior = await evaluate(run, {
       ...base,
-      agent: { permissionMode: "acceptEdits" },
+      agent: { options: { permissionMode: "acceptEdits" } },
       behavior: { mustUseTools: ["Grep"], expectedResponse: { contains: "edited" } },
     });
     expect(badBehavior.passed).toBe(false);
     expect(badBehavior.reasons).toEqual(["behavior: missing-required-tool: Grep was never called"]);
     const context = await evaluate(run, {
       id: "ctx",
-      agent: { permissionMode: "acceptEdits" },
+      agent: { options: { permissionMode: "acceptEdits" } },
       behavior: { expectedContextFiles: ["CLAUDE.md"] },
     });
     expect(context.verdicts.find((verdict) => verdict.evaluator === "context-loading")?.reasons).toEqual([
@@ -289,7 +292,7 @@ describe("scorers for describeEval", () => {
       (
         await ruleScorer("approval-gate").score({
           run,
-          case: { id: "c", agent: { permissionMode: "acceptEdits" } },
+          case: { id: "c", agent: { options: { permissionMode: "acceptEdits" } } },
         })
       ).passed,
     ).toBe(true);

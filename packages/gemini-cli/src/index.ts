@@ -34,8 +34,6 @@ export {
   runGemini,
 } from "./run-gemini.js";
 export {
-  type AgentRunner,
-  type AgentRunOptions,
   type GeminiOptions,
   GeminiOptionsSchema,
   geminiRunner,

@@ -5,16 +5,15 @@ import { join, resolve } from "node:path";
 import {
   type AgentRunResult,
   createRedactor,
-  guardUntilExit,
   type RedactOptions,
   RUN_FOLDER_FILES,
   RUNS_FOLDER,
   type Run,
   redactTreeSync,
   rememberSecrets,
-  WATCHDOG_MARKER_ENV,
   writeRunFolder,
 } from "@evals/core";
+import { guardUntilExit, WATCHDOG_MARKER_ENV } from "@evals/core/process";
 import { execa } from "execa";
 import { findGemini, SUPPORTED_GEMINI_VERSION } from "./bin.js";
 import {

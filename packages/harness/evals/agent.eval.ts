@@ -4,6 +4,7 @@
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { claudeCodeRunner } from "@evals/claude-code";
 import { ruleScorer, trajectoryScorer } from "@evals/evaluators";
 import {
   countToolResults,
@@ -17,7 +18,7 @@ import {
   toolUse,
 } from "@evals/vcr";
 import { afterAll } from "vitest";
-import { describeEval } from "../src/index.js";
+import { describeEval } from "../src/vitest.js";
 
 const fixtureProject = join(__dirname, "project");
 const projects = mkdtempSync(join(tmpdir(), "harness-eval-"));
@@ -98,13 +99,16 @@ describeEval("project assistant", {
     },
   ],
   task: (prompt, { runAgent, case: evalCase }) =>
-    runAgent({
-      prompt,
-      cwd: freshProject(),
-      allowedTools: ["Bash(ls)", "Bash(grep:*)"],
-      permissionMode: evalCase.expected.includes("Edit") ? "acceptEdits" : "default",
-      maxTurns: 6,
-    }),
+    runAgent(
+      {
+        prompt,
+        cwd: freshProject(),
+        allowedTools: ["Bash(ls)", "Bash(grep:*)"],
+        maxTurns: 6,
+        options: { permissionMode: evalCase.expected.includes("Edit") ? "acceptEdits" : "default" },
+      },
+      claudeCodeRunner,
+    ),
   scorers: [
     // Each case's `expected` tools, in this order, nothing else (diagnostics name what differs).
     {
@@ -121,5 +125,6 @@ describeEval("project assistant", {
   passRule: "all",
   timeout: 90_000,
   concurrency: 2,
-  requiresClaude: true,
+  agent: claudeCodeRunner,
+  requiresAgent: true,
 });

@@ -11,6 +11,7 @@ import {
   loadCaseList,
   variantSettingsOf,
 } from "./run-case.js";
+import { suiteRegistry } from "./runner-registry.js";
 import {
   checkVariants,
   compareVariantOutcomes,
@@ -47,12 +48,13 @@ export interface DescribeCasesOptions
 }
 
 /**
- * A describeEval over case files: one test per case, each trial the real `claude` CLI with the
+ * A describeEval over case files: one test per case, each trial the suite's agent CLI (its runner) with the
  * case's prompt(s) and `agent` options in a fresh copy of its fixture (runCase), judged by the case's
  * own rules, expectations and expected violations (scorersForCase) unless `scorers` says otherwise.
  *
  * ```ts
  * describeCases("edits", {
+ *   agent: claudeCodeRunner, // from @evals/claude-code
  *   cases: "cases/edits.yaml",
  *   model: agents,          // scripted models by case id: what `cassette` records
  *   cassette: true,         // cassettes/edits/<case id>.<hash>.recording.json, replayed afterwards
@@ -147,7 +149,8 @@ function suiteOptions(
 /** The cases, each named (the test's name: the case's name, else its id). */
 async function loadNamedCases(options: DescribeCasesOptions): Promise<EvalCase[]> {
   const { cases } = options;
-  return loadCaseList(typeof cases === "function" ? await cases() : cases, options.rules).map((evalCase) =>
-    evalCase.name ? evalCase : { ...evalCase, name: evalCase.id },
-  );
+  return loadCaseList(typeof cases === "function" ? await cases() : cases, {
+    runners: suiteRegistry(options),
+    ...(options.rules ? { rules: options.rules } : {}),
+  }).map((evalCase) => (evalCase.name ? evalCase : { ...evalCase, name: evalCase.id }));
 }

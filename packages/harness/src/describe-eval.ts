@@ -10,8 +10,6 @@ import {
   shardFromEnv,
 } from "@evals/logging";
 import { describe, inject, test } from "vitest";
-import type { AgentChoice } from "./agent-runner.js";
-import { type FindClaudeOptions, skipIfNoClaude } from "./claude-bin.js";
 import {
   type CaseOutcome,
   type CaseScorers,
@@ -25,6 +23,7 @@ import {
 import { createLimiter } from "./limiter.js";
 import type { OtelOption } from "./otel-export.js";
 import type { PassRule } from "./pass-rule.js";
+import { type AgentChoice, type RunnerRegistry, resolveRunner } from "./runner-registry.js";
 import type { Threshold } from "./scoring.js";
 import { shardsOfCases } from "./shard.js";
 import type { CaseModel, CassetteOption, WorktreeOption } from "./trial.js";
@@ -85,13 +84,16 @@ export interface DescribeEvalOptions<Case> {
    */
   model?: CaseModel<NoInfer<Case>>;
   /**
-   * Which agent runs the trials: "claude-code" (default), "opencode" (loads @evals/opencode, which
-   * must be installed), or a runner (`openCodeRunner`, any AgentRunner). `runAgent` in the task runs
-   * it, and so does runCase; a case's `agent.cli` wins for that case.
+   * Which agent runs the trials: a runner (`claudeCodeRunner` from @evals/claude-code, `openCodeRunner`
+   * from @evals/opencode, any @evals/core AgentRunner), or the `cli` of one in `runners` (default: the
+   * first of `runners`). `runAgent` in the task runs it, and so does runCase; a case's `agent.cli` wins
+   * for that case.
    */
   agent?: AgentChoice;
-  /** Skip the suite's tests, with the reason, when no working `claude` is found. */
-  requiresClaude?: boolean | FindClaudeOptions;
+  /** The agent runners `agent` and a case's `agent.cli` may name (`new RunnerRegistry([claudeCodeRunner, openCodeRunner])`). */
+  runners?: RunnerRegistry;
+  /** Skip the suite's tests, with the reason, when the suite's agent CLI cannot run here (its runner's `unavailable()`). */
+  requiresAgent?: boolean;
   /** Where runs write `test-output/<run id>/` (default: EVALS_OUTPUT_DIR, else the cwd). */
   outputRoot?: string;
   /**
@@ -114,6 +116,7 @@ export interface DescribeEvalOptions<Case> {
  *
  * ```ts
  * describeEval("lists files", {
+ *   agent: claudeCodeRunner, // from @evals/claude-code
  *   data: [{ input: "list the files", expectedTrajectory: [{ tool: "Bash" }] }],
  *   task: (prompt, { runAgent }) => runAgent({ prompt, allowedTools: ["Bash"] }),
  *   scorers: [trajectoryScorer()],
@@ -187,9 +190,7 @@ export function defineEvalSuite<Case>(
       define(
         testName,
         async (context) => {
-          if (options.requiresClaude) {
-            skipIfNoClaude(context, options.requiresClaude === true ? {} : options.requiresClaude);
-          }
+          if (options.requiresAgent) skipIfUnavailable(context, resolveRunner(undefined, options));
           const settings: CaseSettings<Case> = {
             suite: name,
             task: options.task,
@@ -201,6 +202,7 @@ export function defineEvalSuite<Case>(
             ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
             ...(options.outcome !== undefined ? { outcome: options.outcome } : {}),
             ...(options.outputRoot !== undefined ? { outputRoot: options.outputRoot } : {}),
+            ...(options.runners ? { runners: options.runners } : {}),
             ...(options.worktree ? { worktree: options.worktree === true ? {} : options.worktree } : {}),
             ...(options.cassette ? { cassette: options.cassette === true ? {} : options.cassette } : {}),
             ...(options.model ? { model: options.model } : {}),
@@ -281,4 +283,19 @@ function uniqueNames(names: string[]): string[] {
     seen.set(name, count);
     return count === 1 ? name : `${name} (${count})`;
   });
+}
+
+/**
+ * Skips the test, with the reason, when the runner's CLI cannot run here. The reason goes into the
+ * test's meta too (`skipReason`: vitest's JSON report keeps a test's meta, not its skip note).
+ */
+function skipIfUnavailable(
+  context: { skip(note?: string): void; task?: { meta: object } },
+  runner: ReturnType<typeof resolveRunner>,
+): void {
+  const reason = runner.unavailable?.();
+  if (reason === undefined) return;
+  const note = `${runner.cli} is not available: ${reason}`;
+  if (context.task) Object.assign(context.task.meta, { skipReason: note });
+  context.skip(note);
 }

@@ -15,6 +15,7 @@ import {
   type Scorer,
   writeRunFolder,
 } from "@evals/core";
+import { safeName } from "@evals/core/process";
 import {
   type ExpectedOutcome,
   expectedOutcomeOf,
@@ -32,11 +33,10 @@ import {
   type TrialResult,
   trialStatistics,
 } from "@evals/logging";
-import type { AgentChoice } from "./agent-runner.js";
 import { caseFailureMessage, type TrialReport } from "./failure-message.js";
 import { exportCaseToOtel, type OtelOption, otelExportOn } from "./otel-export.js";
 import { checkPassRule, type PassRule, satisfiesPassRule } from "./pass-rule.js";
-import { safeName } from "./sandbox.js";
+import type { AgentChoice, RunnerRegistry } from "./runner-registry.js";
 import { scoreTrial, type Threshold, type TrialScores, thresholdFor } from "./scoring.js";
 import {
   type CaseModel,
@@ -102,8 +102,10 @@ export interface CaseSettings<Case> {
    * With a cassette, it is what gets recorded; a replay does not call it.
    */
   model?: CaseModel<Case>;
-  /** Which agent runs the trials (default Claude Code); see AgentChoice. */
+  /** Which agent runs the trials: a runner, or the `cli` of one in `runners` (default: the registry's default). */
   agent?: AgentChoice;
+  /** The agent runners the suite and its cases' `agent.cli` name. */
+  runners?: RunnerRegistry;
   /** The variant the trials run under (its name goes into run ids and recordings); see runCases' `variants`. */
   variant?: TrialVariant;
   /** How long a trial that ignores its abort signal gets after its timeout (default 15000 ms). */
@@ -245,6 +247,7 @@ export async function evaluateCase<Case>(
           ...(settings.cassette ? { cassette: settings.cassette } : {}),
           ...(settings.model ? { model: settings.model } : {}),
           ...(settings.agent ? { agent: settings.agent } : {}),
+          ...(settings.runners ? { runners: settings.runners } : {}),
           ...(settings.variant ? { variant: settings.variant } : {}),
           afterScoring: (cleanup) => cleanups.push(cleanup),
         },

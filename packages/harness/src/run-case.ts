@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
+import { parseRunnerOptions, RunnerOptionsError, resolveOptionPaths } from "@evals/core";
 import {
   casePrompts,
   type EvalCase,
@@ -7,11 +8,9 @@ import {
   loadCaseDir,
   loadCases,
   type RuleRegistry,
-  resolveAgentPaths,
   scorersForCase,
 } from "@evals/evaluators";
 import type { ResultsShard, Shard, TrialResult } from "@evals/logging";
-import { type AgentChoice, type AgentRunnerOptions, resolveAgentRunner } from "./agent-runner.js";
 import { caseFixtureProblems, resolveCaseFixture } from "./case-fixture.js";
 import { type CaseModels, caseModel } from "./case-models.js";
 import type { CaseOutcome, CaseScorers, CaseSettings, EvalTask } from "./evaluate-case.js";
@@ -19,10 +18,21 @@ import { evaluateCase } from "./evaluate-case.js";
 import { createLimiter } from "./limiter.js";
 import type { OtelOption } from "./otel-export.js";
 import type { PassRule } from "./pass-rule.js";
-import type { RunAgentOptions, RunAgentResult } from "./run-agent.js";
+import {
+  type AgentChoice,
+  type AnyAgentRunner,
+  type RunnerRegistry,
+  suiteRegistry,
+} from "./runner-registry.js";
 import type { Threshold } from "./scoring.js";
 import { shardsOfCases } from "./shard.js";
-import type { CassetteOption, TrialContext, WorktreeOption } from "./trial.js";
+import type {
+  CassetteOption,
+  TrialContext,
+  TrialRunOptions,
+  TrialRunResult,
+  WorktreeOption,
+} from "./trial.js";
 import {
   checkVariants,
   compareVariantOutcomes,
@@ -33,29 +43,31 @@ import {
 } from "./variants.js";
 
 /**
- * The runAgent options a case asks for: its prompt(s), its `agent` block (model, tools, permission
- * mode, system prompt, plugins, settings, MCP config, subagents, ...) and its timeout, without a
- * cwd. Relative paths are resolved against the case's file (or the current folder for a case
- * written in code).
+ * The run options a case asks for: its prompt(s), its `agent` block's shared options (model, tools,
+ * env ...) and its timeout, the runner's own under `options`, without a cwd. Relative paths in the
+ * runner's path options (its `pathOptions`) are resolved against the case's file (or the current
+ * folder for a case written in code).
  */
-export function caseRunOptions(evalCase: EvalCase): AgentRunnerOptions {
+export function caseRunOptions(
+  evalCase: EvalCase,
+  runner?: Pick<AnyAgentRunner, "pathOptions">,
+): TrialRunOptions {
   const prompts = casePrompts(evalCase);
   if (prompts.length === 0) throw new Error(`case ${evalCase.id} has no prompt`);
   const file = (evalCase as Partial<LoadedCase>).file;
+  const base = file ? dirname(resolve(file)) : process.cwd();
   const {
     fixture: _fixture,
-    fixtureOutsideProject: _fixtureOutsideProject,
+    fixtureOutsideProject: _outside,
     cli: _cli,
-    name,
-    ...agent
-  } = resolveAgentPaths(evalCase.agent, file ? dirname(resolve(file)) : process.cwd());
-  const options: AgentRunnerOptions = {
-    prompt: prompts.length === 1 ? prompts[0]! : prompts,
-    ...(name !== undefined ? { agentName: name } : {}),
-  };
-  for (const [name, value] of Object.entries(agent)) {
+    options: own,
+    ...shared
+  } = evalCase.agent;
+  const options: TrialRunOptions = { prompt: prompts.length === 1 ? prompts[0]! : prompts };
+  for (const [name, value] of Object.entries(shared)) {
     if (value !== undefined) (options as unknown as Record<string, unknown>)[name] = value;
   }
+  if (own !== undefined) options.options = resolveOptionPaths(own, runner?.pathOptions ?? [], base);
   if (evalCase.timeout !== undefined) options.timeoutMs = evalCase.timeout;
   return options;
 }
@@ -63,11 +75,11 @@ export function caseRunOptions(evalCase: EvalCase): AgentRunnerOptions {
 /** Options of runCase. */
 export interface RunCaseOptions {
   /**
-   * More runAgent options for the run (e.g. `claudeBin`, or `pluginDirs` and `env` of a workspace
-   * the task set up); they take precedence over the case's own, except `env`, which is merged (the
-   * case's variables win).
+   * More run options for the run (e.g. `env`, or the runner's own such as `options: { claudeBin }` or
+   * `options: { pluginDirs }` of a workspace the task set up); they take precedence over the case's
+   * own, except `env`, which is merged (the case's variables win); `options` are merged too.
    */
-  runAgent?: Partial<RunAgentOptions>;
+  runAgent?: Partial<TrialRunOptions>;
   /**
    * The folder the agent works in, prepared by the task (the case's fixture is copied into it):
    * the task owns it and removes it. Default: a fresh temp folder per trial, removed after scoring
@@ -76,19 +88,20 @@ export interface RunCaseOptions {
   cwd?: string;
   /**
    * The agent that runs the case (e.g. `openCodeRunner`, or "opencode"); default: the case's
-   * `agent.cli`, else the suite's agent (describeEval's `agent`, Claude Code by default).
+   * `agent.cli`, else the suite's agent (describeEval's `agent`, else its registry's default).
    */
   runner?: AgentChoice;
 }
 
 /**
- * One trial of a case, for a describeEval task: the real `claude` CLI with the case's prompt(s) and
+ * One trial of a case, for a describeEval task: the real agent CLI (the case's runner) with the case's prompt(s) and
  * agent options, in a FRESH copy of its fixture (a folder of its own, removed once the trial's
  * scorers are done; in worktree mode the fixture is copied into the trial's worktree). Its model is
  * the suite's: scripted, recorded or replayed (see `model` and `cassette`).
  *
  * ```ts
  * describeEval("my cases", {
+ *   agent: claudeCodeRunner,
  *   data: loadCases("cases/edits.yaml"),
  *   scorers: (evalCase) => scorersForCase(evalCase),
  *   task: (_input, trial) => runCase(trial, trial.case),
@@ -96,16 +109,19 @@ export interface RunCaseOptions {
  * ```
  */
 export async function runCase(
-  trial: Pick<TrialContext<unknown>, "runAgent" | "afterScoring" | "worktree" | "variant">,
+  trial: Pick<TrialContext<unknown>, "runAgent" | "runnerFor" | "afterScoring" | "worktree" | "variant">,
   evalCase: EvalCase,
   options: RunCaseOptions = {},
-): Promise<RunAgentResult> {
-  const caseOptions = caseRunOptions(evalCase);
+): Promise<TrialRunResult> {
+  const runner = trial.runnerFor(options.runner ?? evalCase.agent.cli);
+  const caseOptions = caseRunOptions(evalCase, runner);
   const variantOptions = trial.variant?.runAgent;
   // The variant's options win over everything: what it changes is the point of the comparison.
   const runOptions = { ...caseOptions, ...options.runAgent, ...variantOptions };
   if (caseOptions.env || options.runAgent?.env || variantOptions?.env)
     runOptions.env = { ...options.runAgent?.env, ...caseOptions.env, ...variantOptions?.env };
+  if (caseOptions.options || options.runAgent?.options || variantOptions?.options)
+    runOptions.options = { ...caseOptions.options, ...options.runAgent?.options, ...variantOptions?.options };
   const { copyFixture, createFixtureCopy } = await import("@evals/worktree");
   const fixture = evalCase.agent.fixture;
   let cwd: string;
@@ -123,8 +139,6 @@ export async function runCase(
     cwd = copy.path;
     trial.afterScoring(() => copy.remove());
   }
-  const choice = options.runner ?? evalCase.agent.cli;
-  const runner = choice === undefined ? undefined : await resolveAgentRunner(choice);
   return trial.runAgent({ ...runOptions, cwd }, runner);
 }
 
@@ -133,12 +147,23 @@ export type CaseList = string | string[] | EvalCase[];
 
 /**
  * Reads the cases of files and folders (relative to the current folder); a list of cases as it is.
- * A case whose fixture cannot be used makes its file invalid (CaseFileError), as `evals validate` says.
- * The cases may name the rules of `rules` (default: the built-in ones).
+/**
+ * A case whose fixture cannot be used, or whose `agent.options` its runner (from `runners`) refuses,
+ * makes its file invalid (CaseFileError: file, line and field), as `evals validate` says. The cases
+ * may name the rules of `rules` (default: the built-in ones).
  */
-export function loadCaseList(cases: CaseList, rules?: RuleRegistry): EvalCase[] {
+export function loadCaseList(
+  cases: CaseList,
+  { runners, rules }: { runners?: RunnerRegistry; rules?: RuleRegistry } = {},
+): EvalCase[] {
   const entries = Array.isArray(cases) ? cases : [cases];
-  const options = { check: caseFixtureProblems, ...(rules ? { rules } : {}) };
+  const options = {
+    check: (evalCase: LoadedCase) => [
+      ...caseFixtureProblems(evalCase),
+      ...runnerOptionProblems(evalCase, runners),
+    ],
+    ...(rules ? { rules } : {}),
+  };
   return entries.flatMap((entry): EvalCase[] => {
     if (typeof entry !== "string") return [entry];
     const path = resolve(entry);
@@ -146,6 +171,41 @@ export function loadCaseList(cases: CaseList, rules?: RuleRegistry): EvalCase[] 
       ? loadCaseDir(path, options)
       : loadCases(path, options);
   });
+}
+
+/**
+ * What the case's runner says of its `agent.options` (located at `agent.options.<field>`), and an
+ * `agent.cli` no registered runner runs. Without runners, nothing is checked here (the run checks).
+ */
+export function runnerOptionProblems(
+  evalCase: EvalCase,
+  runners: RunnerRegistry | undefined,
+): { path: (string | number)[]; message: string }[] {
+  if (!runners) return [];
+  const cli = evalCase.agent.cli;
+  if (cli !== undefined && !runners.has(cli)) {
+    return [
+      {
+        path: ["agent", "cli"],
+        message:
+          runners.names().length === 0
+            ? `no runner for ${JSON.stringify(cli)} is registered: no agent runner is`
+            : `no runner for ${JSON.stringify(cli)} is registered; the registered ones are ${runners.names().join(", ")}`,
+      },
+    ];
+  }
+  const runner = cli === undefined ? runners.default : runners.get(cli);
+  if (!runner) return [];
+  try {
+    parseRunnerOptions(runner, evalCase.agent.options);
+    return [];
+  } catch (error) {
+    if (!(error instanceof RunnerOptionsError)) throw error;
+    return error.issues.map((issue) => ({
+      path: ["agent", "options", ...issue.path],
+      message: `${issue.message} (${runner.cli}'s runner options)`,
+    }));
+  }
 }
 
 /** What describeCases and runCases share. */
@@ -177,9 +237,11 @@ export interface CaseSuiteOptions {
   worktree?: boolean | WorktreeOption;
   /** Where runs write `test-output/<run id>/`. */
   outputRoot?: string;
-  /** More runAgent options for every run (e.g. `claudeBin`). */
-  runAgent?: Partial<RunAgentOptions>;
-  /** Which agent runs the cases without an `agent.cli` of their own (default Claude Code). */
+  /** More run options for every run (e.g. `{ options: { claudeBin } }` for Claude Code's runner). */
+  runAgent?: Partial<TrialRunOptions>;
+  /** The agent runners a case's `agent.cli` names; the first is the default. */
+  runners?: RunnerRegistry;
+  /** Which agent runs the cases without an `agent.cli` of their own (default: the first of `runners`). */
   agent?: AgentChoice;
   /** Export every case as an OpenTelemetry trace (see describeEval's `otel`; default EVALS_OTEL=1). */
   otel?: OtelOption;
@@ -206,6 +268,7 @@ export function caseSettingsOf(
     ...(worktree ? { worktree } : {}),
     ...(options.model ? { model: caseModel(options.model) } : {}),
     ...(options.agent ? { agent: options.agent } : {}),
+    ...(options.runners ? { runners: options.runners } : {}),
     ...(options.outputRoot !== undefined ? { outputRoot: options.outputRoot } : {}),
     ...(options.otel !== undefined ? { otel: options.otel } : {}),
   };
@@ -276,7 +339,10 @@ export interface RunCasesResult {
  * decided by the pass rule. Never throws for what an agent or a scorer did: that is in the outcomes.
  */
 export async function runCases(cases: CaseList, options: RunCasesOptions = {}): Promise<RunCasesResult> {
-  const list = loadCaseList(cases, options.rules);
+  const list = loadCaseList(cases, {
+    runners: suiteRegistry(options),
+    ...(options.rules ? { rules: options.rules } : {}),
+  });
   if (options.suite === undefined && options.cassette) checkRecordingKeys(list);
   const schedule = createLimiter(options.concurrency ?? 1);
   const suiteFor = (evalCase: EvalCase) => options.suite ?? suiteOf(evalCase);

@@ -1,8 +1,10 @@
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import {
+  type AgentRunOptions,
   type AgentRunResult,
   createRedactor,
+  parseRunnerOptions,
   type RedactOptions,
   type Run,
   readManifest,
@@ -23,11 +25,21 @@ import type {
 import type { Trial as WorktreeTrial, TrialOptions as WorktreeTrialOptions } from "@evals/worktree";
 import {
   type AgentChoice,
-  type AgentRunner,
-  type AgentRunnerOptions,
-  resolveAgentRunner,
-} from "./agent-runner.js";
-import type { RunAgentOptions, RunAgentResult } from "./run-agent.js";
+  type AnyAgentRunner,
+  type RunnerRegistry,
+  resolveRunner,
+} from "./runner-registry.js";
+
+/**
+ * What a trial's runAgent takes: the options every runner shares (@evals/core's AgentRunOptions), the
+ * runner's own under `options`, as in a case file's `agent:` block (validated by the runner's optionsSchema).
+ */
+export interface TrialRunOptions extends AgentRunOptions {
+  options?: Record<string, unknown>;
+}
+
+/** What a trial's runAgent gives: the runner's AgentRunResult, with the command that ran ([] when the runner does not say). */
+export type TrialRunResult = AgentRunResult & { command: string[]; error?: string };
 
 /** Run every trial in a fresh git worktree of a repository (see @evals/worktree). */
 export interface WorktreeOption {
@@ -91,7 +103,7 @@ export type CaseModel<Case> = (caseValue: Case) => ModelSource | ScriptFunction 
  */
 export interface TrialVariant {
   name: string;
-  runAgent?: Partial<RunAgentOptions>;
+  runAgent?: Partial<TrialRunOptions>;
 }
 
 /** What a task gets besides the case's input. */
@@ -112,13 +124,15 @@ export interface TrialContext<Case> {
   /** The variant this trial runs under, when the suite compares variants (runCase applies it). */
   variant?: TrialVariant;
   /** The options runAgent gets for this trial (run id, signal, timeout, cwd, output root). */
-  agentOptions: Partial<RunAgentOptions>;
+  agentOptions: Partial<TrialRunOptions>;
   /**
    * runAgent for this trial: its run id, signal, timeout, worktree and output root filled in, its
    * model served by the suite's `model` or cassette when there is one. It runs the suite's agent
-   * (describeEval's `agent`; Claude Code by default), or `runner` when given.
+   * (describeEval's `agent`, else the default of its `runners`), or `runner` when given.
    */
-  runAgent(options: AgentRunnerOptions, runner?: AgentRunner): Promise<RunAgentResult>;
+  runAgent(options: TrialRunOptions, runner?: AgentChoice): Promise<TrialRunResult>;
+  /** The runner a choice names for this trial (a runner, a registered `cli`); none given: the suite's. */
+  runnerFor(choice?: AgentChoice): AnyAgentRunner;
   /**
    * Registers clean-up to run once the trial's scorers are done (or it failed), e.g. removing the
    * folder the agent worked in: scorers that look at the agent's files still see them.
@@ -139,8 +153,10 @@ export interface TrialSetup<Case> {
   worktree?: WorktreeOption;
   cassette?: CassetteOption;
   model?: CaseModel<Case>;
-  /** The agent that runs (default Claude Code: runAgent); a `runner` given to runAgent wins. */
+  /** The agent that runs (a runner, or the name of one in `runners`; default: the registry's default); a `runner` given to runAgent wins. */
   agent?: AgentChoice;
+  /** The runners `agent` and a case's `agent.cli` name. */
+  runners?: RunnerRegistry;
   /** The variant the trial runs under: its recording is `<case id>.<variant>.<hash>.recording.json`. */
   variant?: TrialVariant;
   /** Where the trial's clean-ups go (evaluateCase runs them after scoring); default: at the trial's end. */
@@ -168,7 +184,7 @@ export async function runTrial<Case>(
   const afterScoring = setup.afterScoring ?? ((cleanup) => cleanups.push(cleanup));
   const call = async (worktree?: WorktreeTrial): Promise<AgentRunResult> => {
     const signal = worktree ? AbortSignal.any([setup.signal, worktree.signal]) : setup.signal;
-    const agentOptions: Partial<RunAgentOptions> = {
+    const agentOptions: Partial<TrialRunOptions> = {
       runId: setup.runId,
       signal,
       outputRoot: setup.outputRoot,
@@ -187,10 +203,11 @@ export async function runTrial<Case>(
       ...(setup.variant ? { variant: setup.variant } : {}),
       agentOptions,
       afterScoring,
+      runnerFor: (choice) => resolveRunner(choice, setup),
       runAgent: (options, runner) => {
         // A second agent run in the same trial gets its own folder: <runId>-2, ...
         const runId = calls++ === 0 ? setup.runId : `${setup.runId}-${calls}`;
-        const merged: AgentRunnerOptions = {
+        const merged: TrialRunOptions = {
           ...options,
           ...agentOptions,
           runId,
@@ -268,14 +285,15 @@ async function inWorktreeIfAsked<Case>(
 /** Runs the agent, its model served by the suite's scripted model or cassette when it has one. */
 async function runWithModel<Case>(
   setup: TrialSetup<Case>,
-  options: AgentRunnerOptions,
-  chosen?: AgentRunner,
-): Promise<RunAgentResult> {
-  const runner = chosen ?? (await resolveAgentRunner(setup.agent));
-  // Every runner gives an AgentRunResult; runAgent's own extras (the command) may be missing.
-  const runAgent = async (input: AgentRunnerOptions): Promise<RunAgentResult> => ({
+  options: TrialRunOptions,
+  chosen?: AgentChoice,
+): Promise<TrialRunResult> {
+  const runner = resolveRunner(chosen, setup);
+  const own = parseRunnerOptions(runner, options.options);
+  // Every runner gives an AgentRunResult; extras such as the command may be missing.
+  const runAgent = async ({ options: _own, ...shared }: TrialRunOptions): Promise<TrialRunResult> => ({
     command: [],
-    ...(await runner(input)),
+    ...(await runner.run(shared, own)),
   });
   const prompt = Array.isArray(options.prompt) ? options.prompt.join("\n\n") : options.prompt;
   if (setup.cassette && (setup.cassette.level ?? "wire") === "result") {
@@ -290,7 +308,7 @@ async function runWithModel<Case>(
         suite: setup.cassette.suite ?? setup.suite,
         caseId: cassetteCaseId(setup),
         prompt,
-        options: cassetteKeyOptions(options, setup.cassette),
+        options: cassetteKeyOptions(options, setup.cassette, runner.pathOptions),
         ...(setup.cassette.mode ? { mode: setup.cassette.mode } : {}),
         ...(setup.cassette.dir ? { dir: setup.cassette.dir } : {}),
         redact: recordingRedaction(options),
@@ -302,13 +320,13 @@ async function runWithModel<Case>(
   const scriptFailure = new AbortController();
   const model = await modelFor(setup, scriptFailure);
   const served = setup.cassette
-    ? await cassetteSource(setup, setup.cassette, options, prompt, model)
+    ? await cassetteSource(setup, setup.cassette, options, prompt, model, runner)
     : undefined;
   const source = served?.source ?? model;
   if (!source) return runAgent(options);
   const { startModelServer } = await import("@evals/vcr");
-  const server: ModelServer = await startModelServer({ source });
-  let result: RunAgentResult | undefined;
+  const server: ModelServer = await startModelServer({ source, modelApi: runner.modelApi });
+  let result: TrialRunResult | undefined;
   try {
     // A scripted model that throws stops the run at once: the CLI would retry its 500 for minutes.
     const signal = options.signal
@@ -347,7 +365,7 @@ function cassetteCaseId(setup: Pick<TrialSetup<unknown>, "caseId" | "variant">):
  * runAgent stored the result as live before it was known to have been answered from a recording:
  * the run folder says replayed too, so `evals report` and `evals grade` on it show no cost as spent.
  */
-function markReplayedInRunFolder(result: RunAgentResult): void {
+function markReplayedInRunFolder(result: TrialRunResult): void {
   const dir = result.output_dir;
   if (dir === undefined) return;
   const stored = readRunFolderResult(dir);
@@ -407,9 +425,10 @@ interface CassetteServed {
 async function cassetteSource<Case>(
   setup: TrialSetup<Case>,
   option: CassetteOption,
-  options: RunAgentOptions,
+  options: TrialRunOptions,
   prompt: string,
   model: ModelSource | undefined,
+  runner: AnyAgentRunner,
 ): Promise<CassetteServed> {
   const { CassetteMissingError, findRecording, modePlan, resolveVcrMode, startModelServer, wireSource } =
     await import("@evals/vcr");
@@ -419,7 +438,7 @@ async function cassetteSource<Case>(
     suite: option.suite ?? setup.suite,
     caseId: cassetteCaseId(setup),
     prompt,
-    options: cassetteKeyOptions(options, option),
+    options: cassetteKeyOptions(options, option, runner.pathOptions),
     ...(option.dir ? { dir: option.dir } : {}),
   };
   const found = findRecording(identity);
@@ -516,7 +535,7 @@ async function finishRecording(
  */
 async function failOnDivergence(
   source: ModelSource,
-  result: RunAgentResult,
+  result: TrialRunResult,
   wire: { file: string; mode: VcrMode } | undefined,
   fail: boolean | "incomplete" = true,
 ): Promise<void> {
@@ -542,7 +561,7 @@ async function failOnDivergence(
  * What a recording of the run must not contain: the run's own secrets (its env, every value of which
  * is secret, and its redact option). Replaying redacts the new requests the same way, so they match.
  */
-function recordingRedaction(options: RunAgentOptions): RedactOptions {
+function recordingRedaction(options: TrialRunOptions): RedactOptions {
   return { ...options.redact, ...(options.env ? { env: options.env, secretEnv: options.env } : {}) };
 }
 
@@ -550,7 +569,7 @@ function recordingRedaction(options: RunAgentOptions): RedactOptions {
  * A replayed result (its recording keeps no folder) gets a run folder of its own under this trial's
  * run id, so it can be graded again like a live run. A recorded one already has runAgent's.
  */
-function withRunFolder(result: AgentRunResult, options: RunAgentOptions): AgentRunResult {
+function withRunFolder(result: AgentRunResult, options: TrialRunOptions): AgentRunResult {
   if (result.output_dir !== undefined || options.runId === undefined) return result;
   const dir = runFolderPath(options.runId, options.outputRoot);
   mkdirSync(dir, { recursive: true });
@@ -559,17 +578,15 @@ function withRunFolder(result: AgentRunResult, options: RunAgentOptions): AgentR
   return stored;
 }
 
-/** Run options that name files or folders: keyed relative to the cassette folder, never absolute. */
-const PATH_OPTIONS = new Set(["settings", "mcpConfig", "addDirs", "pluginDirs", "agents"]);
-
 /**
  * The options that identify a run in its cassette: the JSON-able ones that change what it does.
- * Paths are made machine-independent (relative to the cassette folder, or `<cwd>/...` inside the
- * run's folder), so a recording made on one machine is found on another.
+ * Paths (the runner's `pathOptions`) are made machine-independent (relative to the cassette folder, or
+ * `<cwd>/...` inside the run's folder), so a recording made on one machine is found on another.
  */
 export function cassetteKeyOptions(
-  options: RunAgentOptions,
+  options: TrialRunOptions,
   cassette: Pick<CassetteOption, "dir"> = {},
+  pathOptions: readonly string[] = [],
 ): Record<string, unknown> {
   const unkeyed = new Set([
     "prompt",
@@ -598,10 +615,12 @@ export function cassetteKeyOptions(
     }
     return relative(base, value).split(sep).join("/") || ".";
   };
+  // The shared and the runner's own options, flat: the key of a run is what it was given, wherever it sits.
+  const { options: own, ...shared } = options;
   const keyed: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(options)) {
+  for (const [name, value] of Object.entries({ ...shared, ...own })) {
     if (unkeyed.has(name) || value === undefined || typeof value === "function") continue;
-    keyed[name] = PATH_OPTIONS.has(name) ? portable(value) : value;
+    keyed[name] = pathOptions.includes(name) ? portable(value) : value;
   }
   return keyed;
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { createRedactor, formatJsonSchema } from "@evals/core";
+import { createRedactor, formatJsonSchema, resolveOptionPaths } from "@evals/core";
 import { type AgentOptions, AgentOptionsSchema, type EvalCase, resolveAgentPaths } from "@evals/evaluators";
 import {
   buildResults,
@@ -19,8 +19,8 @@ import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import type { CaseModels } from "./case-models.js";
 import type { CaseOutcome } from "./evaluate-case.js";
-import type { RunAgentOptions } from "./run-agent.js";
-import type { TrialVariant } from "./trial.js";
+import type { RunnerRegistry } from "./runner-registry.js";
+import type { TrialRunOptions, TrialVariant } from "./trial.js";
 
 /**
  * With/without comparisons: the same cases, trials and fixtures run under two named variants (with
@@ -35,17 +35,17 @@ export interface Variant {
   name: string;
   description?: string;
   /**
-   * Case `agent:` options laid over each case's own (`env` merged, the variant's winning): e.g.
-   * `{ pluginDirs: ["./my-plugin"] }`, `{ appendSystemPrompt: "…" }`, `{ model: "claude-opus-4-1" }`,
-   * `{ settings: "./with-hook.json" }`, `{ fixture: "./project-with-claude-md" }`. Relative paths are
-   * against the current folder (in a variants file: against that file).
+   * Case `agent:` options laid over each case's own (`env` and `options` merged, the variant's winning):
+   * e.g. `{ options: { pluginDirs: ["./my-plugin"] } }`, `{ options: { appendSystemPrompt: "…" } }`,
+   * `{ model: "claude-opus-4-1" }`, `{ fixture: "./project-with-claude-md" }`. Relative paths are against
+   * the current folder (in a variants file: against that file; the runners' path options too).
    */
   agent?: AgentOptions;
   /**
    * runAgent options that win over every other (the case's, the suite's `runAgent`, what a task
    * gives runCase): e.g. `{ pluginDirs: [] }` to run a task that installs a plugin without it.
    */
-  runAgent?: Partial<RunAgentOptions>;
+  runAgent?: Partial<TrialRunOptions>;
   /** The scripted model of this variant's runs (what its recordings are made from); default the suite's. */
   model?: CaseModels;
   /**
@@ -109,7 +109,7 @@ export class VariantsFileError extends Error {
  *     agent: { pluginDirs: [../my-plugin] }
  * ```
  */
-export function loadVariants(file: string): [Variant, Variant] {
+export function loadVariants(file: string, runners?: RunnerRegistry): [Variant, Variant] {
   const path = resolve(file);
   let text: string;
   try {
@@ -140,10 +140,12 @@ export function loadVariants(file: string): [Variant, Variant] {
     throw new VariantsFileError(`${file}${where(offset)}${field}: ${issue.message}`);
   }
   const base = dirname(path);
+  // Which runner a variant's options are for is known per case: the path options of every registered runner resolve here.
+  const pathOptions = (runners?.list() ?? []).flatMap((runner) => runner.pathOptions ?? []);
   const [a, b] = parsed.data.variants.map(
     (entry): Variant => ({
       ...entry,
-      ...(entry.agent ? { agent: resolveAgentPaths(entry.agent, base) } : {}),
+      ...(entry.agent ? { agent: variantAgentPaths(entry.agent, base, pathOptions) } : {}),
     }),
   );
   return [a!, b!];
@@ -168,7 +170,20 @@ export function variantCase<Case extends EvalCase>(evalCase: Case, variant: Vari
   if (!variant.agent) return evalCase;
   const agent = resolveAgentPaths(variant.agent, process.cwd());
   const env = evalCase.agent.env || agent.env ? { ...evalCase.agent.env, ...agent.env } : undefined;
-  return { ...evalCase, agent: { ...evalCase.agent, ...agent, ...(env ? { env } : {}) } };
+  const options =
+    evalCase.agent.options || agent.options ? { ...evalCase.agent.options, ...agent.options } : undefined;
+  return {
+    ...evalCase,
+    agent: { ...evalCase.agent, ...agent, ...(env ? { env } : {}), ...(options ? { options } : {}) },
+  };
+}
+
+/** A variants file's agent options with its paths (the fixture, the runners' path options) made absolute. */
+function variantAgentPaths(agent: AgentOptions, base: string, pathOptions: readonly string[]): AgentOptions {
+  const resolved = resolveAgentPaths(agent, base);
+  return agent.options
+    ? { ...resolved, options: resolveOptionPaths(agent.options, pathOptions, base) }
+    : resolved;
 }
 
 /** What a trial needs to know of its variant. */

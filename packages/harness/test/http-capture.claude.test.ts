@@ -1,10 +1,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { claudeCodeRunner, runAgent, skipIfNoClaude } from "@evals/claude-code";
 import { listToolCalls } from "@evals/core";
 import { readEvents } from "@evals/hooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { runAgent, runCases, skipIfNoClaude } from "../src/index.js";
+import { runCases } from "../src/index.js";
 import { listThenRead, withModel } from "./models.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330). */
@@ -112,7 +113,8 @@ describe("runAgent's HTTP capture (the default) with the real claude CLI", () =>
     const result = await runCases(caseFile, {
       model: { "lists-and-reads": listThenRead(project) },
       trials: 1,
-      runAgent: { claudeBin, cwd: project, timeoutMs: 90_000 },
+      agent: claudeCodeRunner,
+      runAgent: { cwd: project, timeoutMs: 90_000, options: { claudeBin } },
       outputRoot: join(root, "out"),
     });
     expect(result.passed).toBe(false);

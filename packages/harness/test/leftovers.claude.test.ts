@@ -10,9 +10,9 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { skipIfNoClaude } from "@evals/claude-code";
+import { cleanupLeftoverRuns, isAlive, listProcesses, runLocksDir } from "@evals/core/process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanupLeftoverRuns, isAlive, listProcesses, skipIfNoClaude } from "../src/index.js";
-import { runLocksDir } from "../src/run-guard.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330). */
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");

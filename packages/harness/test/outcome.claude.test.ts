@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { claudeCodeRunner, type RunAgentOptions, skipIfNoClaude } from "@evals/claude-code";
 import { toolSequence } from "@evals/core";
 import { trajectoryScorer } from "@evals/evaluators";
 import {
@@ -15,7 +16,7 @@ import {
   toolUse,
 } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CaseSettings, evaluateCase, type RunAgentOptions, skipIfNoClaude } from "../src/index.js";
+import { type CaseSettings, evaluateCase } from "../src/index.js";
 import { listThenRead, neverDone } from "./models.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330). */
@@ -41,14 +42,17 @@ function quietCase(script: ScriptFunction, options: Partial<RunAgentOptions> = {
     suite: "outcome",
     model: () => scripted(script),
     task: (prompt, { runAgent }) =>
-      runAgent({
-        prompt,
-        claudeBin,
-        cwd: project,
-        keepSandbox: "never",
-        ...options,
-        env: { CLAUDE_CODE_MAX_RETRIES: "0", ...options.env },
-      }),
+      runAgent(
+        {
+          prompt,
+          options: { claudeBin },
+          cwd: project,
+          keepSandbox: "never",
+          ...options,
+          env: { CLAUDE_CODE_MAX_RETRIES: "0", ...options.env },
+        },
+        claudeCodeRunner,
+      ),
     scorers: [],
     outputRoot,
   };
@@ -179,7 +183,10 @@ describe("a wire replay that diverges from its recording (real claude CLI)", () 
     const settings: CaseSettings<Case> = {
       suite: "divergence",
       task: (prompt, { runAgent }) =>
-        runAgent({ prompt, claudeBin, cwd: replayProject, keepSandbox: "never" }),
+        runAgent(
+          { prompt, options: { claudeBin }, cwd: replayProject, keepSandbox: "never" },
+          claudeCodeRunner,
+        ),
       // Only the calls are checked, and they are the same: the replay's divergence is what must fail it.
       scorers: [trajectoryScorer({ expected: ["Bash", "Read"], mode: "strict", engine: "builtin" })],
       outputRoot,

@@ -1,11 +1,12 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { claudeAvailable, claudeCodeRunner } from "@evals/claude-code";
 import { listToolCalls } from "@evals/core";
 import { type EvalCase, loadCases } from "@evals/evaluators";
 import { countToolResults, reply, responsesDigest, type ScriptFunction, text, toolUse } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claudeAvailable, runCase, runCases } from "../src/index.js";
+import { runCase, runCases } from "../src/index.js";
 
 /*
  * What a suite with its own per-trial workspace needs from runCase and the cassette: run the case
@@ -75,6 +76,7 @@ describe.skipIf(!haveClaude)("runCase in a folder the task prepared", () => {
   it("runs there with the fixture copied in and the task's env beside the case's", async () => {
     const folders: string[] = [];
     const result = await runCases([evalCase], {
+      agent: claudeCodeRunner,
       suite: "token",
       model: { "prints-a-token": printsAToken },
       ...workspaceTask(folders),
@@ -92,6 +94,7 @@ describe.skipIf(!haveClaude)("runCase in a folder the task prepared", () => {
 describe.skipIf(!haveClaude)("cassette replay options", () => {
   const replayed = (cassette: Record<string, unknown>) =>
     runCases([evalCase], {
+      agent: claudeCodeRunner,
       suite: "token",
       ...workspaceTask([]),
       scorers: [],
@@ -101,6 +104,7 @@ describe.skipIf(!haveClaude)("cassette replay options", () => {
 
   beforeAll(async () => {
     const recorded = await runCases([evalCase], {
+      agent: claudeCodeRunner,
       suite: "token",
       model: { "prints-a-token": printsAToken },
       ...workspaceTask([]),

@@ -10,6 +10,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { claudeAvailable, claudeCodeRunner } from "@evals/claude-code";
 import { evaluatorResult, finalResult, listToolCalls, type Scorer, toolSequence } from "@evals/core";
 import { type EvalCase, loadCases, scorersForCase } from "@evals/evaluators";
 import {
@@ -23,7 +24,7 @@ import {
   toolUse,
 } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claudeAvailable, type RunCasesResult, runCases } from "../src/index.js";
+import { type RunCasesResult, runCases } from "../src/index.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330). */
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");
@@ -46,13 +47,14 @@ prompt: List the project, then leave a note.
 agent:
   fixture: ../project
   allowedTools: [Bash, Write]
-  permissionMode: acceptEdits
-  appendSystemPrompt: "House rule: MARKER-7 applies."
-  settings: ../settings.json
-  settingSources: []
-  agents:
-    note-checker: { description: "Checks notes", prompt: "You check notes." }
   env: { NOTE_TEXT: "from-the-case" }
+  options:
+    permissionMode: acceptEdits
+    appendSystemPrompt: "House rule: MARKER-7 applies."
+    settings: ../settings.json
+    settingSources: []
+    agents:
+      note-checker: { description: "Checks notes", prompt: "You check notes." }
 behavior:
   mustUseTools: [Bash]
   expectedResponse:
@@ -117,6 +119,7 @@ describe.skipIf(!haveClaude)("runCases and runCase with the real claude CLI", ()
 
   it("runs 3 trials, each in a fresh copy of the fixture that none leaks into and that goes after scoring", async () => {
     const result = await runCases(join(suiteDir, "cases", "notes.yaml"), {
+      agent: claudeCodeRunner,
       suite: "notes",
       model: { "leaves-a-note": leavesANote },
       scorers: (value) => [noteLeft, ...scorersForCase(value)],
@@ -155,6 +158,7 @@ describe.skipIf(!haveClaude)("runCases and runCase with the real claude CLI", ()
     mkdirSync(join(cassettes, "notes"), { recursive: true });
     writeFileSync(join(cassettes, "notes", "leaves-a-note.0badc0de.recording.json"), "{}");
     recorded = await runCases(join(suiteDir, "cases", "notes.yaml"), {
+      agent: claudeCodeRunner,
       suite: "notes",
       model: { "leaves-a-note": leavesANote },
       cassette: { dir: cassettes, mode: "record" },
@@ -182,6 +186,7 @@ describe.skipIf(!haveClaude)("runCases and runCase with the real claude CLI", ()
 
   it("replays it with no model at all (the script gone): 3 trials, the same verdict, each in its own copy", async () => {
     const replayed = await runCases(join(suiteDir, "cases", "notes.yaml"), {
+      agent: claudeCodeRunner,
       suite: "notes",
       cassette: { dir: cassettes, mode: "strict" },
       trials: 3,
@@ -203,6 +208,7 @@ describe.skipIf(!haveClaude)("runCases and runCase with the real claude CLI", ()
   it("fails a replay whose case changed since the recording, naming the missing file", async () => {
     const changed = { ...evalCase, prompt: "List the project, then leave two notes." };
     const result = await runCases([changed], {
+      agent: claudeCodeRunner,
       suite: "notes",
       model: { "leaves-a-note": leavesANote },
       cassette: { dir: cassettes, mode: "strict" },
@@ -223,6 +229,7 @@ describe.skipIf(!haveClaude)("runCases and runCase with the real claude CLI", ()
     writeFileSync(join(other, "b.txt"), "new since the recording\n");
     const moved = { ...evalCase, agent: { ...evalCase.agent, fixture: other } };
     const result = await runCases([moved], {
+      agent: claudeCodeRunner,
       suite: "notes",
       cassette: { dir: cassettes, mode: "strict" },
       runAgent: common,
@@ -244,6 +251,7 @@ describe.skipIf(!haveClaude)("runCase in git worktree mode", () => {
     git("add", ".");
     git("-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q", "-m", "init");
     const result = await runCases([evalCase], {
+      agent: claudeCodeRunner,
       suite: "notes",
       model: { "leaves-a-note": leavesANote },
       worktree: { repo },
@@ -269,6 +277,7 @@ describe.skipIf(!haveClaude)("runCase in git worktree mode", () => {
 describe("a model option that is not a function of the case", () => {
   it("says how to give one script to every case", async () => {
     const result = await runCases([evalCase], {
+      agent: claudeCodeRunner,
       suite: "notes",
       // A ScriptFunction given where a function of the case is expected: it answers the case.
       model: leavesANote as never,
@@ -287,6 +296,7 @@ describe("recording without a model", () => {
     delete process.env.ANTHROPIC_API_KEY;
     try {
       const result = await runCases(join(suiteDir, "cases", "notes.yaml"), {
+        agent: claudeCodeRunner,
         suite: "notes",
         cassette: { dir: join(root, "empty-cassettes"), mode: "record" },
         runAgent: common,

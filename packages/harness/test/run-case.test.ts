@@ -1,11 +1,19 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { claudeCodeRunner } from "@evals/claude-code";
 import { runFromStreamJson } from "@evals/core";
 import { type AnyRule, defaultRuleRegistry, parseCase, parseCaseText } from "@evals/evaluators";
 import { cassetteKey, reply, text } from "@evals/vcr";
 import { afterAll, describe, expect, it } from "vitest";
-import { caseModel, caseRunOptions, cassetteKeyOptions, loadCaseList, runCases } from "../src/index.js";
+import {
+  caseModel,
+  caseRunOptions,
+  cassetteKeyOptions,
+  loadCaseList,
+  RunnerRegistry,
+  runCases,
+} from "../src/index.js";
 import { fixtureStream } from "./fixtures.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "harness-run-case-unit-"));
@@ -21,58 +29,94 @@ prompt: Fix the typo.
 agent:
   fixture: ../fixture
   allowedTools: [Read, Edit]
-  permissionMode: acceptEdits
   env: { NO_COLOR: "1" }
+  options:
+    permissionMode: acceptEdits
 timeout: 90s
 `;
 
-  it("maps a case's prompt, agent options and timeout to runAgent's, without the fixture", () => {
-    expect(caseRunOptions(caseOf(base))).toEqual({
+  it("maps a case's prompt, shared agent options and timeout, the runner's own under options, without the fixture", () => {
+    expect(caseRunOptions(caseOf(base), claudeCodeRunner)).toEqual({
       prompt: "Fix the typo.",
       allowedTools: ["Read", "Edit"],
-      permissionMode: "acceptEdits",
       env: { NO_COLOR: "1" },
+      options: { permissionMode: "acceptEdits" },
       timeoutMs: 90_000,
     });
     expect(caseRunOptions(caseOf("id: two\nprompts: [first, second]\n")).prompt).toEqual(["first", "second"]);
   });
 
-  it("passes every agent option on, paths absolute (a case in code: against the current folder)", () => {
+  it("resolves the runner's path options against the case file (a case in code: against the current folder)", () => {
+    const own = {
+      systemPrompt: "s",
+      pluginDirs: ["plugins/a"],
+      settings: { env: { A: "1" } },
+      settingSources: ["project"],
+      mcpConfig: "mcp.json",
+      addDirs: ["/abs/docs"],
+      agents: { r: { description: "d", prompt: "p" } },
+    };
+    const shared = { maxTurns: 3, model: "sonnet", disallowedTools: ["WebFetch"] };
     const options = caseRunOptions(
-      parseCase({
-        id: "in-code",
-        prompt: "p",
-        agent: {
-          systemPrompt: "s",
-          pluginDirs: ["plugins/a"],
-          settings: { env: { A: "1" } },
-          settingSources: ["project"],
-          mcpConfig: "mcp.json",
-          addDirs: ["/abs/docs"],
-          agents: { r: { description: "d", prompt: "p" } },
-          maxTurns: 3,
-          model: "sonnet",
-          disallowedTools: ["WebFetch"],
-        },
-      }),
+      parseCase({ id: "in-code", prompt: "p", agent: { ...shared, options: own } }),
+      claudeCodeRunner,
     );
     expect(options).toEqual({
       prompt: "p",
-      systemPrompt: "s",
-      pluginDirs: [join(process.cwd(), "plugins/a")],
-      settings: { env: { A: "1" } },
-      settingSources: ["project"],
-      mcpConfig: join(process.cwd(), "mcp.json"),
-      addDirs: ["/abs/docs"],
-      agents: { r: { description: "d", prompt: "p" } },
-      maxTurns: 3,
-      model: "sonnet",
-      disallowedTools: ["WebFetch"],
+      ...shared,
+      options: {
+        ...own,
+        pluginDirs: [join(process.cwd(), "plugins/a")],
+        mcpConfig: join(process.cwd(), "mcp.json"),
+      },
     });
+    const inFile = caseRunOptions(
+      caseOf("id: f\nprompt: p\nagent:\n  options: { settings: ../s.json, systemPrompt: x }\n"),
+      claudeCodeRunner,
+    );
+    expect(inFile.options).toEqual({ settings: join(scratch, "s.json"), systemPrompt: "x" });
   });
 
   it("says which case has no prompt", () => {
     expect(() => caseRunOptions(caseOf("id: silent\n"))).toThrow("case silent has no prompt");
+  });
+});
+
+describe("a case's runner options, checked by its runner when the cases are loaded", () => {
+  it("names the file, line and field of an option the runner refuses, and an agent CLI no runner runs", () => {
+    const file = join(scratch, "runner-options.yaml");
+    writeFileSync(
+      file,
+      `id: bad-mode
+prompt: p
+agent:
+  options:
+    permissionMode: yolo
+---
+id: unknown-cli
+prompt: p
+agent:
+  cli: codex
+`,
+    );
+    const runners = new RunnerRegistry([claudeCodeRunner]);
+    let error: unknown;
+    try {
+      loadCaseList(file, { runners });
+    } catch (caught) {
+      error = caught;
+    }
+    const issues = (error as { issues: { line?: number; field?: string; message: string }[] }).issues;
+    expect(issues.map((issue) => [issue.line, issue.field])).toEqual([
+      [5, "agent.options.permissionMode"],
+      [10, "agent.cli"],
+    ]);
+    expect(issues[0]?.message).toMatch(/expected one of "default".*\(claude-code's runner options\)/);
+    expect(issues[1]?.message).toBe(
+      'no runner for "codex" is registered; the registered ones are claude-code',
+    );
+    // Without runners the loader leaves the options to the run.
+    expect(loadCaseList(file)).toHaveLength(2);
   });
 });
 
@@ -82,19 +126,20 @@ prompt: Fix the typo.
 agent:
   fixture: ../fixture
   allowedTools: [Read, Edit]
-  permissionMode: acceptEdits
-  pluginDirs: [../plugins/mine]
-  settings: ../settings.json
   env: { NO_COLOR: "1" }
+  options:
+    permissionMode: acceptEdits
+    pluginDirs: [../plugins/mine]
+    settings: ../settings.json
 `;
   /** The key of the case as it would be recorded when the suite lies at `root`. */
   const keyAt = (root: string, text = yaml) => {
-    const options = { ...caseRunOptions(caseAt(root, text)), cwd: join(root, "copy") };
+    const options = { ...caseRunOptions(caseAt(root, text), claudeCodeRunner), cwd: join(root, "copy") };
     return cassetteKey({
       suite: "",
       caseId: "fix-typo",
       prompt: "Fix the typo.",
-      options: cassetteKeyOptions(options, { dir: join(root, "cassettes") }),
+      options: cassetteKeyOptions(options, { dir: join(root, "cassettes") }, claudeCodeRunner.pathOptions),
     });
   };
 
@@ -116,12 +161,15 @@ agent:
       {
         prompt: "p",
         cwd: join(root, "copy"),
-        pluginDirs: [join(root, "plugins", "mine")],
-        settings: join(root, "copy", ".claude", "settings.json"),
-        mcpConfig: [join(root, "mcp.json"), { mcpServers: {} }],
         env: { SECRET: "x" },
+        options: {
+          pluginDirs: [join(root, "plugins", "mine")],
+          settings: join(root, "copy", ".claude", "settings.json"),
+          mcpConfig: [join(root, "mcp.json"), { mcpServers: {} }],
+        },
       },
       { dir: join(root, "cassettes") },
+      claudeCodeRunner.pathOptions,
     );
     expect(keyed).toEqual({
       pluginDirs: ["../plugins/mine"],

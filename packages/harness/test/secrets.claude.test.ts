@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { claudeCodeRunner, skipIfNoClaude } from "@evals/claude-code";
 import { toolSequence } from "@evals/core";
 import {
   countToolResults,
@@ -14,7 +15,7 @@ import {
   toolUse,
 } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runTrial, skipIfNoClaude } from "../src/index.js";
+import { runTrial } from "../src/index.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330). */
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");
@@ -101,20 +102,23 @@ describe("secrets the agent prints are in no file the framework writes", () => {
           cassette: { mode: "record", dir: cassettes, upstream: upstream.url },
         },
         (context) =>
-          context.runAgent({
-            prompt: "find the key",
-            claudeBin,
-            cwd: project,
-            allowedTools: ["Bash"],
-            keepSandbox: "always",
-            timeoutMs: 120_000,
-            env: {
-              GITHUB_TOKEN: secrets.githubToken,
-              ANTHROPIC_CUSTOM_HEADERS: `X-Planted-Header: ${secrets.header}`,
-              MY_DB_PASSWORD: secrets.password,
+          context.runAgent(
+            {
+              prompt: "find the key",
+              options: { claudeBin },
+              cwd: project,
+              allowedTools: ["Bash"],
+              keepSandbox: "always",
+              timeoutMs: 120_000,
+              env: {
+                GITHUB_TOKEN: secrets.githubToken,
+                ANTHROPIC_CUSTOM_HEADERS: `X-Planted-Header: ${secrets.header}`,
+                MY_DB_PASSWORD: secrets.password,
+              },
+              redact: { patterns: [/PLANTED-CUSTOM-[0-9a-f]+/] },
             },
-            redact: { patterns: [/PLANTED-CUSTOM-[0-9a-f]+/] },
-          }),
+            claudeCodeRunner,
+          ),
       );
       sandboxDir = (result as { sandbox_dir?: string }).sandbox_dir;
       expect(toolSequence(result.run)).toEqual(["Bash", "Bash"]);
@@ -180,13 +184,16 @@ describe("secrets the agent prints are in no file the framework writes", () => {
           ),
       },
       (context) =>
-        context.runAgent({
-          prompt: "dump",
-          claudeBin,
-          allowedTools: ["Bash"],
-          timeoutMs: 120_000,
-          env: { GITHUB_TOKEN: secrets.token },
-        }),
+        context.runAgent(
+          {
+            prompt: "dump",
+            options: { claudeBin },
+            allowedTools: ["Bash"],
+            timeoutMs: 120_000,
+            env: { GITHUB_TOKEN: secrets.token },
+          },
+          claudeCodeRunner,
+        ),
     );
     const runDir = join(outputRoot, "test-output", runId);
     const patch = readFileSync(join(runDir, "outcome.patch"), "utf8");

@@ -1,9 +1,10 @@
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { claudeCodeRunner, skipIfNoClaude } from "@evals/claude-code";
 import { toolSequence } from "@evals/core";
 import { executionBalance, loadCases, scorersForCase } from "@evals/evaluators";
 import { describe, expect, it } from "vitest";
-import { evaluateCase, runCase, skipIfNoClaude } from "../src/index.js";
+import { evaluateCase, runCase } from "../src/index.js";
 
 /*
  * execution-balance counted Skill (and Agent) calls as execution. A real run that loads a skill
@@ -22,7 +23,8 @@ describe("execution-balance on a real run that loads a skill before it reads (re
       suite: "find-todos",
       scorers: scorersForCase(evalCase),
       cassette: { dir: findTodos("cassettes"), mode: "strict" },
-      task: (_input, trial) => runCase(trial, evalCase, { runAgent: { claudeBin } }),
+      agent: claudeCodeRunner,
+      task: (_input, trial) => runCase(trial, evalCase, { runAgent: { options: { claudeBin } } }),
     });
     const run = outcome.runs[0]!.run;
     expect(toolSequence(run)).toEqual(["Skill", "Grep"]);

@@ -2,12 +2,13 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { claudeCodeRunner, skipIfNoClaude } from "@evals/claude-code";
 import { listToolCalls, toolSequence } from "@evals/core";
 import { trajectoryScorer } from "@evals/evaluators";
 import { countToolResults, reply, scripted, startModelServer, text, toolUse } from "@evals/vcr";
 import { commandScorer } from "@evals/worktree";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CaseSettings, evaluateCase, skipIfNoClaude } from "../src/index.js";
+import { type CaseSettings, evaluateCase } from "../src/index.js";
 import { listThenRead } from "./models.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330). */
@@ -31,7 +32,8 @@ describe("describeEval's trial options with the real claude CLI", () => {
     const outcome = await evaluateCase({ input: "list and read" }, 0, {
       suite: "model option",
       model: () => scripted(listThenRead(project)),
-      task: (prompt, { runAgent }) => runAgent({ prompt, claudeBin, cwd: project }),
+      task: (prompt, { runAgent }) =>
+        runAgent({ prompt, options: { claudeBin }, cwd: project }, claudeCodeRunner),
       scorers: [trajectoryScorer({ expected: ["Bash", "Read"], mode: "strict", engine: "builtin" })],
       trials: 2,
       outputRoot,
@@ -66,7 +68,8 @@ describe("describeEval's trial options with the real claude CLI", () => {
               )
             : reply(text("made")),
         ),
-      task: (prompt, { runAgent }) => runAgent({ prompt, claudeBin, allowedTools: ["Bash"] }),
+      task: (prompt, { runAgent }) =>
+        runAgent({ prompt, options: { claudeBin }, allowedTools: ["Bash"] }, claudeCodeRunner),
       // An outcome grader: it runs in the trial's worktree, so it must score before the worktree goes.
       scorers: [commandScorer({ name: "file-made", command: ["test", "-f", "made-by-agent.txt"] })],
       trials: 2,
@@ -100,7 +103,8 @@ describe("describeEval's trial options with the real claude CLI", () => {
     const upstream = await startModelServer({ source: scripted(listThenRead(project)) });
     const settings: CaseSettings<{ input: string }> = {
       suite: "cassette option",
-      task: (prompt, { runAgent }) => runAgent({ prompt, claudeBin, cwd: project }),
+      task: (prompt, { runAgent }) =>
+        runAgent({ prompt, options: { claudeBin }, cwd: project }, claudeCodeRunner),
       scorers: [trajectoryScorer({ expected: ["Bash", "Read"], mode: "strict", engine: "builtin" })],
       outputRoot,
     };
@@ -142,7 +146,7 @@ describe("describeEval's trial options with the real claude CLI", () => {
   it("refuses a replayed result cassette for several trials, which would be copies of one run", async () => {
     const outcome = await evaluateCase({ input: "x" }, 0, {
       suite: "result cassette",
-      task: (prompt, { runAgent }) => runAgent({ prompt, claudeBin }),
+      task: (prompt, { runAgent }) => runAgent({ prompt, options: { claudeBin } }, claudeCodeRunner),
       scorers: [],
       trials: 2,
       cassette: { level: "result", mode: "strict", dir: join(root, "none") },

@@ -2,10 +2,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { claudeCodeRunner } from "@evals/claude-code";
 import { parseCase } from "@evals/evaluators";
 import { buildResults, type CaseResult, caseResult, compareResults } from "@evals/logging";
 import { afterAll, describe, expect, it } from "vitest";
-import { comparisonVerdict, loadVariants } from "../src/index.js";
+import { comparisonVerdict, loadVariants, RunnerRegistry } from "../src/index.js";
 import { checkVariants, VariantsFileError, variantCase, variantsJsonSchema } from "../src/variants.js";
 
 const fixtures = fileURLToPath(new URL("./__fixtures__/variants/", import.meta.url));
@@ -22,13 +23,18 @@ describe("variants files", () => {
   it("reads two variants, their agent paths made absolute against the file", () => {
     const [a, b] = loadVariants(join(fixtures, "variants.yaml"));
     expect(a).toMatchObject({ name: "plain", mustPass: false });
-    expect(b.agent?.appendSystemPrompt).toContain("House rule");
+    expect(b.agent?.options?.appendSystemPrompt).toContain("House rule");
     const file = variantsFile(
-      "version: 1\nvariants:\n  - name: off\n  - name: on\n    agent: { pluginDirs: [./plugin], settings: hooks.json }\n",
+      "version: 1\nvariants:\n  - name: off\n  - name: on\n    agent: { fixture: ./project, options: { pluginDirs: [./plugin], settings: hooks.json, systemPrompt: hi } }\n",
     );
-    const [, on] = loadVariants(file);
-    expect(on.agent?.pluginDirs).toEqual([join(scratch, "plugin")]);
-    expect(on.agent?.settings).toBe(join(scratch, "hooks.json"));
+    // The path options of the registered runners resolve against the variants file.
+    const [, on] = loadVariants(file, new RunnerRegistry([claudeCodeRunner]));
+    expect(on.agent?.fixture).toBe(join(scratch, "project"));
+    expect(on.agent?.options).toEqual({
+      pluginDirs: [join(scratch, "plugin")],
+      settings: join(scratch, "hooks.json"),
+      systemPrompt: "hi",
+    });
   });
 
   it("says what is wrong and where: file, line, field", () => {
@@ -70,10 +76,14 @@ describe("variants files", () => {
     const evalCase = parseCase({ id: "c", prompt: "hi", agent: { maxTurns: 3, env: { A: "1", B: "1" } } });
     const changed = variantCase(evalCase, {
       name: "v",
-      agent: { appendSystemPrompt: "rule", env: { B: "2" } },
+      agent: { env: { B: "2" }, options: { appendSystemPrompt: "rule" } },
     });
-    expect(changed.agent).toEqual({ maxTurns: 3, appendSystemPrompt: "rule", env: { A: "1", B: "2" } });
-    expect(evalCase.agent.appendSystemPrompt).toBeUndefined();
+    expect(changed.agent).toEqual({
+      maxTurns: 3,
+      env: { A: "1", B: "2" },
+      options: { appendSystemPrompt: "rule" },
+    });
+    expect(evalCase.agent.options).toBeUndefined();
   });
 });
 

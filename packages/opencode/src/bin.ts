@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { delimiter, dirname, join, resolve } from "node:path";
-import { findInstalledBin, isExecutable } from "@evals/harness";
+import { findInstalledBin, isExecutable } from "@evals/core/process";
 
 /** The OpenCode version this package was built and tested against. */
 export const SUPPORTED_OPENCODE_VERSION = "1.18.33";

@@ -30,4 +30,4 @@ export {
   runOpenCode,
   UnknownAgentError,
 } from "./run-opencode.js";
-export { agentRunner, openCodeOptions, openCodeRunner, openCodeRunnerWith } from "./runner.js";
+export { type OpenCodeOptions, OpenCodeOptionsSchema, openCodeOptions, openCodeRunner } from "./runner.js";

@@ -14,11 +14,11 @@ import {
   type AgentRunResult,
   buildOpenCodeRun,
   createRedactor,
-  guardUntilExit,
   newRunId,
   type OpenCodeChildSession,
   type OpenCodePart,
   type OpenCodeStreamLine,
+  type RedactOptions,
   RUN_FOLDER_FILES,
   type Run,
   type RunnerStop,
@@ -27,7 +27,13 @@ import {
   runFolderPath,
   writeRunFolder,
 } from "@evals/core";
-import { INHERITED_ENV, killProcessTree, RUN_MARKER_ENV, runProcesses } from "@evals/harness";
+import {
+  guardUntilExit,
+  INHERITED_ENV,
+  killProcessTree,
+  RUN_MARKER_ENV,
+  runProcesses,
+} from "@evals/core/process";
 import { execa } from "execa";
 import { findOpenCode, findRipgrepDir, SUPPORTED_OPENCODE_VERSION } from "./bin.js";
 import { CAPTURE_ENV, CAPTURE_PLUGIN_FILE, capturePluginSource } from "./capture-plugin.js";
@@ -102,6 +108,8 @@ export interface RunOpenCodeOptions {
   keepSandbox?: "on-failure" | "always" | "never";
   /** Called with each stream line as it arrives. */
   onStreamLine?: (line: OpenCodeStreamLine) => void;
+  /** More secrets to keep out of every file the run leaves and out of the result. */
+  redact?: Omit<RedactOptions, "env">;
 }
 
 export interface RunOpenCodeResult extends AgentRunResult {
@@ -138,7 +146,7 @@ const DEFAULT_MODEL = "anthropic/claude-sonnet-4-5";
 
 /**
  * Runs the real `opencode` CLI headless (`opencode run --format json`, the prompt on stdin, verbatim)
- * and returns what it did as a @evals/core Run, the same shape @evals/harness's runAgent returns for
+ * and returns what it did as a @evals/core Run, the same shape @evals/claude-code's runAgent returns for
  * Claude Code. The run is hermetic: fresh HOME and XDG dirs, the config (with the model server) in
  * OPENCODE_CONFIG_CONTENT, no autoupdate, no sharing, no models fetch, npm kept offline (OpenCode's
  * background plugin install fails at once instead of stalling the run), `rg` on PATH for glob/grep.
@@ -193,7 +201,7 @@ export async function runOpenCode(options: RunOpenCodeOptions): Promise<RunOpenC
     env.TEST_RUN_ID ??= runId;
   }
   // The agent's own env is secret whatever its names; the rest of the env by name.
-  const redaction = { env, ...(options.env ? { secretEnv: options.env } : {}) };
+  const redaction = { ...options.redact, env, ...(options.env ? { secretEnv: options.env } : {}) };
   const redactor = createRedactor(redaction);
   rememberSecrets(redaction);
   const guard = guardUntilExit({ id: marker, marker, group: true, remove: [sandbox] });

@@ -13,7 +13,7 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('describeEval({ agent: "opencode" })', () => {
+describe("describeEval({ agent: openCodeRunner })", () => {
   it("runs every trial with the real opencode CLI and judges it like a Claude Code run", async () => {
     const project = mkdtempSync(join(tmpdir(), "oc-describe-eval-project-"));
     const output = mkdtempSync(join(tmpdir(), "oc-describe-eval-out-"));

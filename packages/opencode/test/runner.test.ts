@@ -1,11 +1,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { claudeCodeRunner } from "@evals/claude-code";
+import { parseRunnerOptions, RunnerOptionsError, UnsupportedOptionError } from "@evals/core";
 import { parseCase } from "@evals/evaluators";
-import { caseRunOptions, claudeCodeRunner, resolveAgentRunner, runCases } from "@evals/harness";
+import { caseRunOptions, RunnerRegistry, runCases } from "@evals/harness";
 import { countToolResults, reply, text, toolUse } from "@evals/vcr";
 import { afterAll, describe, expect, it } from "vitest";
-import { agentRunner, openCodeOptions, openCodeRunner } from "../src/index.js";
+import { openCodeOptions, openCodeRunner } from "../src/index.js";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -13,17 +15,19 @@ afterAll(() => {
 });
 
 describe("the OpenCode runner for the harness", () => {
-  it("maps the shared runAgent options onto runOpenCode's", () => {
+  it("maps the shared options onto runOpenCode's, and adds its own", () => {
     expect(
-      openCodeOptions({
-        prompt: "hi",
-        cwd: "/work",
-        runId: "r1",
-        maxTurns: 4,
-        agentName: "reviewer",
-        timeoutMs: 1000,
-        baseUrl: "http://127.0.0.1:1",
-      }),
+      openCodeOptions(
+        {
+          prompt: "hi",
+          cwd: "/work",
+          runId: "r1",
+          maxTurns: 4,
+          timeoutMs: 1000,
+          baseUrl: "http://127.0.0.1:1",
+        },
+        { agentName: "reviewer" },
+      ),
     ).toEqual({
       prompt: "hi",
       cwd: "/work",
@@ -39,44 +43,50 @@ describe("the OpenCode runner for the harness", () => {
     });
   });
 
-  it("refuses Claude Code's own options instead of dropping them", () => {
-    expect(() => openCodeOptions({ prompt: "hi", allowedTools: ["Read"], permissionMode: "plan" })).toThrow(
-      /OpenCode runs without Claude Code's allowedTools, permissionMode/,
-    );
-  });
-
-  it("refuses a case's agent.tools (claude --tools) and says what to use instead", () => {
+  it("refuses a shared option it cannot honour, naming it and what to use instead", () => {
     const evalCase = parseCase({ id: "c", prompt: "p", agent: { cli: "opencode", tools: ["Read"] } }, "case");
-    expect(() => openCodeOptions(caseRunOptions(evalCase))).toThrow(
-      /OpenCode runs without Claude Code's tools \(a case's agent.tools, claude --tools\): take tools away with OpenCode's own permission instead, e.g. openCodeRunnerWith\(\{ permission: \{ bash: "deny" \} \}\)/,
+    let error: unknown;
+    try {
+      openCodeOptions(caseRunOptions(evalCase));
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(UnsupportedOptionError);
+    expect((error as Error).message).toBe(
+      "opencode cannot honour the shared option `tools`: take tools away with OpenCode's permission instead (agent.options.permission: { bash: \"deny\" }) or a custom agent file's `tools: { bash: false }`",
+    );
+    expect(() => openCodeOptions({ prompt: "hi", allowedTools: ["Read"] })).toThrow(
+      /opencode cannot honour the shared option `allowedTools`: allow calls with OpenCode's permission/,
     );
   });
 
-  it('is what the harness loads for agent "opencode"; other names say which package is missing', async () => {
-    const loaded = await resolveAgentRunner("opencode");
-    const published = (await import("@evals/opencode")) as { agentRunner: unknown };
-    expect(loaded).toBe(published.agentRunner);
-    expect(typeof agentRunner).toBe("function");
-    expect(await resolveAgentRunner(openCodeRunner)).toBe(openCodeRunner);
-    expect(await resolveAgentRunner(undefined)).toBe(claudeCodeRunner);
-    await expect(resolveAgentRunner("no-such-cli")).rejects.toThrow(
-      /needs its runner package @evals\/no-such-cli/,
-    );
-    await expect(claudeCodeRunner({ prompt: "hi", agentName: "reviewer" })).rejects.toThrow(
-      /Claude Code runs no named agent/,
-    );
-    // A migrated OpenAgentsControl case's approval mode is OpenCode's: Claude Code refuses it.
-    await expect(claudeCodeRunner({ prompt: "hi", autoApprove: true })).rejects.toThrow(
-      /agent.autoApprove is OpenCode's \(set agent.cli: opencode\)/,
-    );
-    await expect(claudeCodeRunner({ prompt: "hi", permission: { bash: "ask" } })).rejects.toThrow(
-      /agent.permission is OpenCode's/,
+  it("validates its own options with its optionsSchema: Claude Code's are not OpenCode's", () => {
+    expect(parseRunnerOptions(openCodeRunner, { agentName: "reviewer", autoApprove: true })).toEqual({
+      agentName: "reviewer",
+      autoApprove: true,
+    });
+    expect(() => parseRunnerOptions(openCodeRunner, { permissionMode: "plan" })).toThrow(RunnerOptionsError);
+    // And the other way round: a migrated OpenAgentsControl case's approval mode is OpenCode's.
+    expect(() => parseRunnerOptions(claudeCodeRunner, { autoApprove: true })).toThrow(
+      /claude-code runner options are invalid:\n {2}- \(options\): Unrecognized key: "autoApprove"/,
     );
   });
 
-  it("a case names its agent CLI and agent in its agent block", () => {
-    const parsed = parseCase({ id: "c", prompt: "p", agent: { cli: "opencode", name: "reviewer" } }, "case");
-    expect(parsed.agent).toMatchObject({ cli: "opencode", name: "reviewer" });
+  it("is found by its cli in a RunnerRegistry; an unregistered one lists the registered", () => {
+    const runners = new RunnerRegistry([claudeCodeRunner, openCodeRunner]);
+    expect(runners.get("opencode")).toBe(openCodeRunner);
+    expect(runners.default).toBe(claudeCodeRunner);
+    expect(() => runners.get("no-such-cli")).toThrow(
+      'agent "no-such-cli": no runner for it is registered; the registered ones are "claude-code", "opencode"',
+    );
+  });
+
+  it("a case names its agent CLI, and its agent under agent.options", () => {
+    const parsed = parseCase(
+      { id: "c", prompt: "p", agent: { cli: "opencode", options: { agentName: "reviewer" } } },
+      "case",
+    );
+    expect(parsed.agent).toMatchObject({ cli: "opencode", options: { agentName: "reviewer" } });
     expect(() => parseCase({ id: "c", prompt: "p", agent: { cli: "Open Code" } }, "case")).toThrow(
       /agent CLI name/,
     );
@@ -101,6 +111,7 @@ describe("the OpenCode runner for the harness", () => {
       ],
       {
         suite: "runner-test",
+        runners: new RunnerRegistry([claudeCodeRunner, openCodeRunner]),
         agent: "opencode",
         outputRoot: output,
         model: {

@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { claudeCodeRunner } from "@evals/claude-code";
 import { type EvalCase, parseCase } from "@evals/evaluators";
-import { type CaseModels, type RunCasesResult, runCases } from "@evals/harness";
+import { type CaseModels, type RunCasesResult, RunnerRegistry, runCases } from "@evals/harness";
 import {
   countToolResults,
   lastToolResult,
@@ -13,6 +14,7 @@ import {
   toolUse,
 } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openCodeRunner } from "../src/index.js";
 
 // One task, two agents, one case file: the same evaluator code judges a Claude Code run and an
 // OpenCode run. Each agent is the real CLI against a scripted loopback model that does the same
@@ -113,6 +115,8 @@ function verdicts(result: RunCasesResult) {
   }));
 }
 
+const runners = new RunnerRegistry([claudeCodeRunner, openCodeRunner]);
+
 describe("one case file judges a Claude Code run and an OpenCode run of the same task", () => {
   let claude: RunCasesResult;
   let openCode: RunCasesResult;
@@ -122,9 +126,15 @@ describe("one case file judges a Claude Code run and an OpenCode run of the same
     writeFileSync(join(fixture, "notes.md"), `# Notes\n\nTODO: ${openWork}\n`);
     const cases = casesFor(fixture);
     [claude, openCode] = await Promise.all([
-      runCases(cases, { suite: "both-agents", outputRoot: temp("both-claude-"), model: claudeModels() }),
       runCases(cases, {
         suite: "both-agents",
+        runners,
+        outputRoot: temp("both-claude-"),
+        model: claudeModels(),
+      }),
+      runCases(cases, {
+        suite: "both-agents",
+        runners,
         agent: "opencode",
         outputRoot: temp("both-opencode-"),
         model: openCodeModels(),

@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { claudeAvailable, claudeCodeRunner } from "@evals/claude-code";
 import { listToolCalls } from "@evals/core";
 import { loadCases } from "@evals/evaluators";
-import { claudeAvailable, type RunCasesResult, runCases } from "@evals/harness";
+import { type RunCasesResult, runCases } from "@evals/harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CollectedSpan, OtlpCollector } from "./otlp-collector.js";
 
@@ -54,7 +55,8 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)("a replayed suite exp
     outcome = await runCases(loadCases(delegation("cases/delegation.yaml")), {
       suite: "delegation",
       cassette: { dir: delegation("cassettes"), mode: "strict" },
-      runAgent: { claudeBin },
+      agent: claudeCodeRunner,
+      runAgent: { options: { claudeBin } },
       outputRoot: scratch,
       otel: { redact: { secrets: [PLANTED] } },
     });
@@ -166,7 +168,8 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)("a replayed suite exp
     const off = await runCases([first!], {
       suite: "delegation",
       cassette: { dir: delegation("cassettes"), mode: "strict" },
-      runAgent: { claudeBin },
+      agent: claudeCodeRunner,
+      runAgent: { options: { claudeBin } },
       outputRoot: scratch,
     });
     expect(off.outcomes[0]?.result.trials[0]?.origin).toBe("replay");

@@ -1,3 +1,4 @@
+import type { ModelApi } from "@evals/core";
 import type { MessagesRequest } from "./messages-api.js";
 import { isResponsesPath } from "./responses-api.js";
 
@@ -80,8 +81,8 @@ export function isMessagesPath(path: string): boolean {
   return pathname === "/v1/messages";
 }
 
-/** The wire formats a model server speaks: each CLI's model API. */
-export type ModelApi = "anthropic-messages" | "openai-responses" | "gemini";
+/** The wire formats a model server speaks: each CLI's model API (@evals/core's, which runners declare). */
+export type { ModelApi };
 
 const GEMINI_CALL =
   /^\/v1(?:beta|alpha)?\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;

@@ -17,7 +17,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
-import { guardUntilExit, registerExitCleanup } from "@evals/core";
+import { registerExitCleanup } from "@evals/core";
+import { guardUntilExit } from "@evals/core/process";
 import { WorktreeError } from "./errors.js";
 
 /** The time every file of a copied fixture gets (then one second more per file, in path order). */

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { guardUntilExit, WATCHDOG_MARKER_ENV } from "@evals/core";
+import { guardUntilExit, WATCHDOG_MARKER_ENV } from "@evals/core/process";
 import { registerExitCleanup } from "./exit-cleanup.js";
 
 export interface RunProcessOptions {

@@ -3,6 +3,7 @@ import { rm } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { isSafeRunId, RUNS_FOLDER } from "@evals/core";
+import { isAlive } from "@evals/core/process";
 import { resolveRepo } from "./repo.js";
 import { readTrialMetadata, type TrialMetadata, trialMetadataPath } from "./trial-metadata.js";
 import { gitWorktreeAdmin } from "./worktree-admin.js";
@@ -97,15 +98,6 @@ function inUse(path: string, trial: TrialMetadata): string | undefined {
   if (isLiveWorktree(path)) return "in use by this process";
   if (trial.hostname !== hostname() || trial.pid === process.pid) return undefined;
   return isAlive(trial.pid) ? `in use by process ${trial.pid}` : undefined;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 function listFolder(folder: string): string[] {

@@ -2,6 +2,7 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { claudeCodeRunner } from "@evals/claude-code";
 import { casePrompts, loadCases } from "@evals/evaluators";
 import { runCases } from "@evals/harness";
 import { canonicalKey, normalizeRequest, readRecording, recordedRequest, type WireRequest } from "@evals/vcr";
@@ -182,6 +183,7 @@ describe("a changed SKILL.md", () => {
     try {
       const { outcomes } = await runCases([evalCase], {
         suite: "gemini-offloader-skill",
+        agent: claudeCodeRunner,
         // Replay only, with no model, whatever VCR_MODE says: this run must never become the recording.
         cassette: { ...OFFLOADER_CASSETTE, mode: "strict" },
         scorers: [],

@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
+import { claudeCodeRunner } from "@evals/claude-code";
 import { scorersForCase } from "@evals/evaluators";
-import { describeCases } from "@evals/harness";
+import { describeCases } from "@evals/harness/vitest";
 import { skillInvocationAgents } from "./agents/skill-invocation.js";
 import { runCommand } from "./support/commands.js";
 import { OFFLOADER_CASSETTE, offloaderTrial, scriptedAgents } from "./support/offloader-case.js";
@@ -121,6 +122,7 @@ const OUTCOMES: Record<string, OutcomeExpectation[]> = {
 };
 
 describeCases(suite, {
+  agent: claudeCodeRunner,
   cases: here("./cases/skill-invocation.yaml"),
   // Each case's scripted agent: what the cassette records; a replay does not call it.
   model: scriptedAgents(skillInvocationAgents),

@@ -1,7 +1,8 @@
 import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { claudeCodeRunner } from "@evals/claude-code";
 import { scorersForCase } from "@evals/evaluators";
-import { describeCases } from "@evals/harness";
+import { describeCases } from "@evals/harness/vitest";
 import {
   COLD_START_FOLLOW_UP,
   EDGE_QUESTION,
@@ -190,6 +191,7 @@ const OUTCOMES: Record<string, OutcomeExpectation[]> = {
 };
 
 describeCases(suite, {
+  agent: claudeCodeRunner,
   cases: here("./cases/workflows.yaml"),
   model: scriptedAgents(workflowAgents),
   cassette: OFFLOADER_CASSETTE,

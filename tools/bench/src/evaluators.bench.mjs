@@ -171,7 +171,7 @@ const expectedCalls = [
 const evalCase = {
   id: "bench",
   prompt: "Refactor the services and keep the tests green.",
-  agent: { permissionMode: "acceptEdits" },
+  agent: { options: { permissionMode: "acceptEdits" } },
   behavior: {
     mustUseTools: ["Read", "Edit"],
     mustNotUseTools: ["WebFetch"],

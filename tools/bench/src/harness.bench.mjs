@@ -1,4 +1,4 @@
-// @evals/harness: the wall time of runAgent against the bare `claude -p` command on the same
+// @evals/claude-code: the wall time of runAgent against the bare `claude -p` command on the same
 // scripted run (Bash, Read, then an answer), measured side by side and interleaved, medians of
 // BENCH_HARNESS_RUNS rounds (default 5). Target: runAgent / bare <= 1.10.
 //
@@ -10,7 +10,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runAgent } from "@evals/harness";
+import { runAgent } from "@evals/claude-code";
 import { writeHookSettings } from "@evals/hooks";
 import { startModelServer } from "@evals/vcr";
 import {

@@ -334,15 +334,15 @@ export function convertOacCase(
   if (oacAgent === undefined || typeof oacAgent === "string") {
     const given = oacAgent ?? OAC_DEFAULT_AGENT;
     const name = OAC_AGENT_NAMES[given];
-    agent.name = name ?? "OpenAgent";
+    agent.agentName = name ?? "OpenAgent";
     tags.push(`agent:${given}`);
     if (oacAgent !== undefined)
       report(
         ["agent"],
         "converted",
         name
-          ? `agent.name ${name} (OpenCode's --agent), as OAC's test-executor.ts named it`
-          : `agent.name OpenAgent: OAC's test-executor.ts has no entry for ${JSON.stringify(given)} and ran OpenAgent`,
+          ? `agent.options.agentName ${name} (OpenCode's --agent), as OAC's test-executor.ts named it`
+          : `agent.options.agentName OpenAgent: OAC's test-executor.ts has no entry for ${JSON.stringify(given)} and ran OpenAgent`,
       );
   } else report(["agent"], "unconverted", "not a string (a template placeholder?)");
   const model = take("model");
@@ -473,7 +473,7 @@ export function convertOacCase(
 
   if (descriptions.length > 0) out.description = descriptions.join("\n\n");
   out.tags = [...new Set(tags)];
-  if (Object.keys(agent).length > 0) out.agent = agent;
+  if (Object.keys(agent).length > 0) out.agent = withRunnerOptions(agent);
   if (behaviorOut && Object.keys(behaviorOut).length > 0) out.behavior = behaviorOut;
   if (violationsOut.length > 0) out.expectedViolations = violationsOut;
   // OAC ran its context-loading evaluator, task-type check included, on every case; and its
@@ -495,6 +495,16 @@ export function convertOacCase(
 
 type Report = (path: (string | number)[], status: FieldStatus, note?: string) => void;
 
+/** OpenCode's own options (its agent, autoApprove) go under `agent.options`; the shared ones stay on top. */
+function withRunnerOptions(agent: Record<string, unknown>): Record<string, unknown> {
+  const { agentName, autoApprove, ...shared } = agent;
+  const options = {
+    ...(agentName !== undefined ? { agentName } : {}),
+    ...(autoApprove !== undefined ? { autoApprove } : {}),
+  };
+  return Object.keys(options).length > 0 ? { ...shared, options } : shared;
+}
+
 function convertApprovalStrategy(strategy: unknown, agent: Record<string, unknown>, report: Report): void {
   const path = ["approvalStrategy"];
   if (!isRecord(strategy) || typeof strategy.type !== "string") {
@@ -507,7 +517,7 @@ function convertApprovalStrategy(strategy: unknown, agent: Record<string, unknow
     report(
       [...path, "type"],
       "converted",
-      "agent.autoApprove: every permission OpenCode asks for is granted (opencode run --auto), what is denied stays denied, as OAC's auto-approve-strategy.ts answered",
+      "agent.options.autoApprove: every permission OpenCode asks for is granted (opencode run --auto), what is denied stays denied, as OAC's auto-approve-strategy.ts answered",
     );
   } else if (type === "auto-deny") {
     report(
@@ -521,7 +531,7 @@ function convertApprovalStrategy(strategy: unknown, agent: Record<string, unknow
     report(
       [...path, "type"],
       "changed",
-      `smart: only defaultDecision is kept (${config.defaultDecision === true ? "agent.autoApprove" : "asks are rejected"})`,
+      `smart: only defaultDecision is kept (${config.defaultDecision === true ? "agent.options.autoApprove" : "asks are rejected"})`,
     );
     for (const key of Object.keys(config)) {
       const at = [...path, "config", key];

@@ -9,7 +9,6 @@ export const ExpectedContextFilesSchema = z.union([
   z.array(z.string()),
   z.object({ anyOf: z.array(z.string()).min(1) }).strict(),
 ]);
-export type ExpectedContextFiles = z.input<typeof ExpectedContextFilesSchema>;
 
 const OneOrMany = z.union([z.string(), z.array(z.string())]);
 

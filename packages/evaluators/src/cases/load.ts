@@ -231,23 +231,13 @@ export function parseCaseText(text: string, file: string, options: CaseReadOptio
 }
 
 /**
- * The case's agent options with every path (fixture, settings and mcpConfig files, addDirs,
- * pluginDirs, an agents file) made absolute against `base`, the case file's folder. Objects given
- * in place of a file (settings, an MCP config, agent definitions) are kept as they are.
+ * The case's agent options with its fixture made absolute against `base`, the case file's folder. The
+ * runner's own path options (`agent.options`) are resolved where the runner is known: see @evals/core's
+ * resolveOptionPaths.
  */
 export function resolveAgentPaths(agent: AgentOptions, base: string): AgentOptions {
-  const path = (value: string) => (isAbsolute(value) ? value : resolve(base, value));
-  const file = <T>(value: string | T): string | T => (typeof value === "string" ? path(value) : value);
-  const resolved: AgentOptions = { ...agent };
-  if (agent.fixture !== undefined) resolved.fixture = path(agent.fixture);
-  if (agent.settings !== undefined) resolved.settings = file(agent.settings);
-  if (agent.agents !== undefined) resolved.agents = file(agent.agents);
-  if (agent.addDirs) resolved.addDirs = agent.addDirs.map(path);
-  if (agent.pluginDirs) resolved.pluginDirs = agent.pluginDirs.map(path);
-  if (agent.mcpConfig !== undefined) {
-    resolved.mcpConfig = Array.isArray(agent.mcpConfig) ? agent.mcpConfig.map(file) : file(agent.mcpConfig);
-  }
-  return resolved;
+  if (agent.fixture === undefined) return agent;
+  return { ...agent, fixture: isAbsolute(agent.fixture) ? agent.fixture : resolve(base, agent.fixture) };
 }
 
 /** The line and column of the document's first alias (`*name`), else of the document. */

@@ -1,7 +1,6 @@
 import { SeveritySchema } from "@evals/core";
 import { z } from "zod";
 import { ExpectedOutcomeSchema } from "../outcome.js";
-import { PermissionModeSchema } from "../permissions.js";
 import { ExpectedTrajectorySchema } from "../trajectory/trajectory-match.js";
 import { BehaviorSchema } from "./behavior-schema.js";
 
@@ -25,62 +24,35 @@ function durationMs(text: string): number {
   return Math.round(Number(match[1]) * unit);
 }
 
-/** A custom subagent, as Claude Code's `--agents` takes it. */
-export const AgentDefinitionSchema = z
-  .object({
-    description: z.string().min(1),
-    /** The subagent's system prompt. */
-    prompt: z.string().min(1),
-    tools: z.array(z.string()).optional(),
-    model: z.string().optional(),
-  })
-  .strict();
-
-/** `--mcp-config`: a config file (relative to the case file) or a config object. */
-const McpConfigSchema = z.union([z.string().min(1), z.record(z.string(), z.unknown())]);
-
 /**
- * How the harness runs the agent for this case (Claude Code's CLI options). Paths (fixture,
- * settings, mcpConfig, addDirs, pluginDirs, agents) are relative to the case file.
+ * How the harness runs the agent for this case: the options every agent CLI shares at the top (see
+ * @evals/core's AgentRunOptions), the chosen runner's own under `options` (validated by that runner's
+ * optionsSchema when the harness loads the case). Paths (fixture, and the runner's path options such
+ * as Claude Code's settings, mcpConfig, addDirs, pluginDirs, agents) are relative to the case file.
  */
 export const AgentOptionsSchema = z
   .object({
-    /**
-     * Which agent CLI runs the case: "claude-code" (the default) or "opencode" (the harness loads
-     * @evals/opencode's runner; any `@evals/<cli>` package exporting `agentRunner` works).
-     */
+    /** Which agent CLI runs the case (a runner registered with the harness): "claude-code" (the default), "opencode", ... */
     cli: z
       .string()
       .regex(/^[a-z0-9][a-z0-9._-]*$/, "an agent CLI name such as claude-code or opencode")
       .optional(),
-    /** The agent the CLI runs, for a CLI that has several (OpenCode's `--agent`, e.g. a custom agent file's name). */
-    name: z.string().min(1).optional(),
-    /** `--model`. */
+    /** The model, as the CLI names it. */
     model: z.string().optional(),
-    /** `--max-turns`. */
+    /** The most model turns. */
     maxTurns: z.number().int().positive().optional(),
     /**
-     * `--tools`: the built-in tools the agent HAS (canonical names: `Read`, `Bash`, `Edit`, ...; `[]`
-     * for none). A tool left out is not offered at all: a call to it fails. Not supported by OpenCode.
+     * The built-in tools the agent HAS (canonical names: `Read`, `Bash`, `Edit`, ...; `[]` for none). A
+     * tool left out is not offered at all. A runner whose CLI has no such list refuses it.
      */
     tools: z.array(z.string().min(1)).optional(),
     /**
-     * `--allowedTools` rules: `Read`, `Write`, `Bash(npm test:*)`. Calls they match run without asking
-     * for permission; they do not restrict the tools the agent has (that is `tools`). Also
-     * pre-approve calls for approval-gate.
+     * Rules for calls that run without asking: `Read`, `Write`, `Bash(npm test:*)`. They do not restrict
+     * the tools the agent has (that is `tools`). Also pre-approve calls for approval-gate.
      */
     allowedTools: z.array(z.string()).optional(),
-    /** `--disallowedTools`: rules for calls that are always refused. */
+    /** Rules for calls that are always refused. */
     disallowedTools: z.array(z.string()).optional(),
-    /** `--permission-mode`. */
-    permissionMode: PermissionModeSchema.optional(),
-    /**
-     * OpenCode only (agent.cli: opencode): grant every permission OpenCode asks for, except what its
-     * config denies (`opencode run --auto`). Without it, `opencode run` rejects every ask.
-     */
-    autoApprove: z.boolean().optional(),
-    /** OpenCode only: its `permission` config, e.g. `{ bash: { "*": "allow", "rm *": "ask" } }`. */
-    permission: z.record(z.string(), z.unknown()).optional(),
     /** A folder copied into the run's working directory before it starts (relative to the case file). */
     fixture: z.string().optional(),
     /**
@@ -88,41 +60,15 @@ export const AgentOptionsSchema = z
      * in, else its package, else the folder above the case file's); such a fixture is refused otherwise.
      */
     fixtureOutsideProject: z.boolean().optional(),
-    /** `--system-prompt`: replaces Claude Code's system prompt. */
-    systemPrompt: z.string().optional(),
-    /** `--append-system-prompt`: added to Claude Code's system prompt. */
-    appendSystemPrompt: z.string().optional(),
-    /** `--plugin-dir`: plugin folders (or .zip files) loaded for this run only. */
-    pluginDirs: z.array(z.string().min(1)).optional(),
-    /** `--settings`: a settings JSON file, or the settings themselves. */
-    settings: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).optional(),
-    /** Which settings files Claude Code loads (`--setting-sources`); `[]` loads none. */
-    settingSources: z.array(z.enum(["user", "project", "local"])).optional(),
-    /** `--mcp-config`: MCP server config files or objects. */
-    mcpConfig: z.union([McpConfigSchema, z.array(McpConfigSchema)]).optional(),
-    /** `--strict-mcp-config`: only the servers of mcpConfig. */
-    strictMcpConfig: z.boolean().optional(),
-    /** `--add-dir`: more folders the agent may use. */
-    addDirs: z.array(z.string().min(1)).optional(),
-    /**
-     * `--agents`: custom subagents, by name, or a JSON file that holds them. A project's own subagents
-     * (`.claude/agents/*.md`) come with the fixture instead.
-     */
-    agents: z.union([z.string().min(1), z.record(z.string(), AgentDefinitionSchema)]).optional(),
     /** Extra environment variables for the agent. */
     env: z.record(z.string(), z.string()).optional(),
+    /**
+     * The runner's own options (Claude Code's permissionMode, systemPrompt, settings, pluginDirs,
+     * mcpConfig, agents ...; OpenCode's agent, autoApprove, permission ...), validated by its optionsSchema.
+     */
+    options: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
-
-/** The agent options that name files or folders: loadCases resolves them against the case file. */
-export const AGENT_PATH_FIELDS = [
-  "fixture",
-  "settings",
-  "mcpConfig",
-  "addDirs",
-  "pluginDirs",
-  "agents",
-] as const;
 
 /** The evaluators that are not rules: how the run ended, the case's behavior, trajectory matching. */
 export const CORE_EVALUATOR_IDS = ["outcome", "behavior", "trajectory"] as const;
@@ -220,7 +166,7 @@ export function caseSchemaOf<const Rules extends readonly CaseSchemaRule[]>(rule
         .optional()
         .describe("Several prompts, sent in turn (multi-turn)."),
       agent: AgentOptionsSchema.default({}).describe(
-        "How the agent runs: cli (claude-code or opencode), name (OpenCode's --agent), model, maxTurns, tools (the tools it has), allowedTools (run without asking), disallowedTools, permissionMode, autoApprove and permission (OpenCode), fixture, fixtureOutsideProject, systemPrompt, appendSystemPrompt, pluginDirs, settings, settingSources, mcpConfig, addDirs, agents, env.",
+        "How the agent runs: cli (claude-code, opencode, ...), model, maxTurns, tools (the tools it has), allowedTools (run without asking), disallowedTools, fixture, fixtureOutsideProject, env, and options (the runner's own, e.g. Claude Code's permissionMode, systemPrompt, settings, pluginDirs; OpenCode's agent, autoApprove, permission).",
       ),
       // Optional, not defaulted: a case that says nothing leaves the suite's choice (default success).
       outcome: ExpectedOutcomeSchema.optional().describe(
@@ -307,7 +253,6 @@ export type ExpectedViolation = EvalCase["expectedViolations"][number];
 export type AgentOptions = z.output<typeof AgentOptionsSchema>;
 /** A case's `rules`: by rule id, false (off), true (on) or the rule's options. */
 export type RulesConfig = EvalCase["rules"];
-export type JudgeSection = z.output<typeof JudgeSectionSchema>;
 
 /** "an approval-gate", "a trajectory". */
 export function withArticle(word: string): string {

@@ -2,7 +2,7 @@ import { canonicalToolName, EXECUTION_TOOLS } from "@evals/core";
 import { z } from "zod";
 import { defineRule } from "../define-rule.js";
 import { fraction, pointerTo, RuleOptionsBaseSchema } from "../evaluator.js";
-import { PermissionModeSchema, preApprovedBySettings } from "../permissions.js";
+import { type PermissionMode, PermissionModeSchema, preApprovedBySettings } from "../permissions.js";
 import {
   approvalSignalsBefore,
   DEFAULT_APPROVAL_REQUEST_PATTERNS,
@@ -45,7 +45,9 @@ export const approvalGateRule = defineRule({
   options: ApprovalGateOptionsSchema,
   // The permission mode and --allowedTools of the case pre-approve calls.
   fromCase: (evalCase) => ({
-    ...(evalCase.agent.permissionMode ? { permissionMode: evalCase.agent.permissionMode } : {}),
+    ...(permissionModeOf(evalCase.agent.options)
+      ? { permissionMode: permissionModeOf(evalCase.agent.options) }
+      : {}),
     ...(evalCase.agent.allowedTools ? { allowedTools: evalCase.agent.allowedTools } : {}),
   }),
   evaluate(_run, options, { index, evidence, violate }) {
@@ -96,3 +98,9 @@ export const approvalGateRule = defineRule({
 
 /** approval-gate as a function: `approvalGateRule.check`. */
 export const approvalGate = approvalGateRule.check;
+
+/** A runner's permission mode (Claude Code's `agent.options.permissionMode`), when the case sets a valid one. */
+function permissionModeOf(options: Record<string, unknown> | undefined): PermissionMode | undefined {
+  const parsed = PermissionModeSchema.safeParse(options?.permissionMode);
+  return parsed.success ? parsed.data : undefined;
+}

@@ -1,5 +1,4 @@
 import { canonicalToolName, type Run, runSummary } from "@evals/core";
-import type { z } from "zod";
 import { defineRule } from "../define-rule.js";
 import { RuleOptionsBaseSchema } from "../evaluator.js";
 import { indexRun } from "../run-index.js";

@@ -2,6 +2,7 @@
 // model that never answers, when the test process gets Ctrl-C.
 // Usage: node interrupted-worktree-trial.mjs <claudeBin> <repo> <outputRoot>
 import { countToolResults, reply, scripted, toolUse } from "@evals/vcr";
+import { claudeCodeRunner } from "@evals/claude-code";
 import { runTrial } from "../../dist/index.js";
 
 const [claudeBin, repo, outputRoot] = process.argv.slice(2);
@@ -15,6 +16,7 @@ await runTrial(
     runId: `ctrl-c-${process.pid}`,
     signal: new AbortController().signal,
     outputRoot,
+    agent: claudeCodeRunner,
     worktree: { repo },
     model: () =>
       scripted((request) => {
@@ -26,5 +28,5 @@ await runTrial(
       }),
   },
   (context) =>
-    context.runAgent({ prompt: "work", claudeBin, allowedTools: ["Bash"], timeoutMs: 120_000 }),
+    context.runAgent({ prompt: "work", options: { claudeBin }, allowedTools: ["Bash"], timeoutMs: 120_000 }),
 ).catch((error) => console.error(String(error)));

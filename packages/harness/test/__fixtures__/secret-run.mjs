@@ -2,7 +2,7 @@
 // model that never answers, when its test process is killed.
 // Usage: node secret-run.mjs <claudeBin> <cwd> <outputRoot> <token>
 import { countToolResults, reply, scripted, startModelServer, toolUse } from "@evals/vcr";
-import { runAgent } from "../../dist/index.js";
+import { runAgent } from "@evals/claude-code";
 
 const [claudeBin, cwd, outputRoot, token] = process.argv.slice(2);
 const server = await startModelServer({

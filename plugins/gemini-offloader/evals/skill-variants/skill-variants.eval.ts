@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
+import { claudeCodeRunner } from "@evals/claude-code";
 import { loadCases } from "@evals/evaluators";
-import { describeCases } from "@evals/harness";
+import { describeCases } from "@evals/harness/vitest";
 import { skillInvocationAgents } from "../agents/skill-invocation.js";
 import { OFFLOADER_CASSETTE, offloaderTrial, scriptedAgents } from "../support/offloader-case.js";
 
@@ -30,13 +31,14 @@ const GEMINI_ANSWERS = [
 ];
 
 describeCases(suite, {
+  agent: claudeCodeRunner,
   cases: () =>
     loadCases(here("../cases/skill-invocation.yaml")).filter((evalCase) =>
       COMPARED_CASES.includes(evalCase.id),
     ),
   variants: [
     // The task installs the plugin in every workspace; this variant runs the agent without loading it.
-    { name: "without-skill", runAgent: { pluginDirs: [] }, mustPass: false },
+    { name: "without-skill", runAgent: { options: { pluginDirs: [] } }, mustPass: false },
     { name: "with-skill" },
   ],
   // The same scripted agents for both: they look for the skill in the listing and say so when it is not there.

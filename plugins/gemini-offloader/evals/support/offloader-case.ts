@@ -45,7 +45,7 @@ export async function offloaderTrial(
   await setup.prepare?.(workspace);
   const result = await runCase(trial, trial.case, {
     cwd: workspace.project,
-    runAgent: { pluginDirs: [workspace.pluginDir], env: workspace.env },
+    runAgent: { env: workspace.env, options: { pluginDirs: [workspace.pluginDir] } },
   });
   return { ...result, outcome: readOutcome(workspace) };
 }

@@ -111,7 +111,7 @@ export default async () => {
       write("big-prompt.yaml", `id: big\nprompt: ${JSON.stringify(prompt)}\n`);
       write(
         "big-system.yaml",
-        `id: big\nprompt: Hi.\nagent:\n  appendSystemPrompt: ${JSON.stringify(prompt)}\n`,
+        `id: big\nprompt: Hi.\nagent:\n  options:\n    appendSystemPrompt: ${JSON.stringify(prompt)}\n`,
       );
       for (const file of ["big-prompt.yaml", "big-system.yaml"]) {
         const run = await evals(

@@ -27,6 +27,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { claudeCodeRunner } from "@evals/claude-code";
 import { runTrial } from "@evals/harness";
 import {
   countToolResults,
@@ -84,7 +85,7 @@ function markedPids(marker) {
 }
 
 const RUN_CHILD = `
-import { runAgent } from "@evals/harness";
+import { runAgent } from "@evals/claude-code";
 import { scripted, startModelServer } from "@evals/vcr";
 const [claudeBin, cwd, outputRoot] = process.argv.slice(1);
 const server = await startModelServer({ source: scripted(() => new Promise(() => {})) });
@@ -267,6 +268,7 @@ async function secretsAfterRun(work) {
     const result = await runTrial(
       {
         suite: "faults",
+        agent: claudeCodeRunner,
         caseId: "planted-secrets",
         caseValue: {},
         trial: 0,
@@ -279,7 +281,7 @@ async function secretsAfterRun(work) {
       (context) =>
         context.runAgent({
           prompt: "find the key",
-          claudeBin,
+          options: { claudeBin },
           cwd: project,
           allowedTools: ["Bash"],
           keepSandbox: "always",

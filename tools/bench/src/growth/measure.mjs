@@ -20,6 +20,7 @@ const measurements = {
   async replay(cases, trials, concurrency, dir) {
     const { loadCases } = await import("@evals/evaluators");
     const { runCases } = await import("@evals/harness");
+    const { claudeCodeRunner } = await import("@evals/claude-code");
     const example = join(root, "examples/find-todos");
     const original = loadCases(join(example, "cases/find-todos.yaml")).find((c) => c.id === "grep-in-bash");
     const recordings = join(example, "cassettes/find-todos");
@@ -41,7 +42,8 @@ const measurements = {
         cassette: { dir: join(dir, "cassettes"), mode: "strict" },
         trials: Number(trials),
         concurrency: Number(concurrency),
-        runAgent: { claudeBin: join(root, "node_modules/.bin/claude") },
+        agent: claudeCodeRunner,
+        runAgent: { options: { claudeBin: join(root, "node_modules/.bin/claude") } },
         outputRoot: join(dir, "out"),
       }),
     );
@@ -76,7 +78,7 @@ const measurements = {
     // calls), and the --json report of a 1M-line run outgrows the longest string V8 can make.
     writeFileSync(
       caseFile,
-      "id: growth\nname: a long run\nprompt: Refactor the modules and run the tests.\nagent:\n  permissionMode: acceptEdits\n",
+      "id: growth\nname: a long run\nprompt: Refactor the modules and run the tests.\nagent:\n  options:\n    permissionMode: acceptEdits\n",
     );
     let problems = "";
     const stderr = {

@@ -1,5 +1,5 @@
 import { defineCase } from "@evals/evaluators";
-import { describeCases } from "@evals/harness";
+import { describeCases } from "@evals/harness/vitest";
 import { run } from "../shards/shared.js";
 
 // Two cases under two variants: split in three shards, one shard runs none of them and writes no

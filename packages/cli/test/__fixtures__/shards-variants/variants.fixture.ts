@@ -1,5 +1,5 @@
 import { defineCase } from "@evals/evaluators";
-import { describeCases } from "@evals/harness";
+import { describeCases } from "@evals/harness/vitest";
 import { run } from "../shards/shared.js";
 
 // Nine cases under two variants; every trial's run is the same real Claude Code run (the point is

@@ -1,4 +1,4 @@
-import { describeEval } from "@evals/harness";
+import { describeEval } from "@evals/harness/vitest";
 import { calls, run, toolCases } from "./shared.js";
 
 describeEval("alpha", {

@@ -2,7 +2,8 @@ import { resolve } from "node:path";
 import { evaluatorResult, type Scorer } from "@evals/core";
 import { scorersForCase } from "@evals/evaluators";
 import { reply, text } from "@evals/vcr";
-import { describeCases } from "../../../src/index.js";
+import { claudeCodeRunner } from "@evals/claude-code";
+import { describeCases } from "../../../src/vitest.js";
 
 const claudeBin = resolve(__dirname, "../../../../../node_modules/.bin/claude");
 
@@ -19,8 +20,9 @@ describeCases("two cases", {
     "says-bye": () => reply(text("bye now")),
   },
   scorers: (evalCase) => [...scorersForCase(evalCase), ...(evalCase.id === "says-bye" ? [neverBye] : [])],
-  runAgent: { claudeBin },
-  requiresClaude: { claudeBin },
+  runAgent: { options: { claudeBin } },
+  agent: claudeCodeRunner,
+  requiresAgent: true,
   trials: 2,
   outputRoot: process.env.EVALS_TEST_OUTPUT_ROOT as string,
 });

@@ -2,7 +2,8 @@
 // registers, attaches and reports. Not run directly (the package's tests match *.test.ts only).
 import { evaluatorResult, runFromStreamJson, type Scorer } from "@evals/core";
 import { expect, test } from "vitest";
-import { describeEval } from "../../../src/index.js";
+import { claudeAvailable, claudeCodeRunner } from "@evals/claude-code";
+import { describeEval } from "../../../src/vitest.js";
 
 const run = runFromStreamJson(
   [
@@ -97,5 +98,13 @@ describeEval("needs claude", {
   data: [{ input: "anything" }],
   task: () => run,
   scorers: [],
-  requiresClaude: { claudeBin: "/nonexistent/claude" },
+  // Claude Code's runner, as it answers where no claude is installed.
+  agent: {
+    ...claudeCodeRunner,
+    unavailable: () => {
+      const claude = claudeAvailable({ claudeBin: "/nonexistent/claude" });
+      return claude.available ? undefined : claude.reason;
+    },
+  },
+  requiresAgent: true,
 });

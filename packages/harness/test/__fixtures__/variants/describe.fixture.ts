@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
-import { describeCases } from "../../../src/index.js";
+import { claudeCodeRunner } from "@evals/claude-code";
+import { describeCases } from "../../../src/vitest.js";
 // @ts-expect-error: a plain ES module of the fixture, without types
 import houseRuleModel from "./models.mjs";
 
@@ -12,15 +13,16 @@ describeCases("notes variants", {
     { name: "plain", mustPass: false },
     {
       name: "house-rule",
-      agent: { appendSystemPrompt: "House rule: look at the files with Bash before you answer." },
+      agent: { options: { appendSystemPrompt: "House rule: look at the files with Bash before you answer." } },
     },
   ],
   // One scripted model for both: it follows the house rule only when the system prompt has one.
   model: () => houseRuleModel,
   cassette: { dir: resolve(scratch, "cassettes") },
   variantsDir: resolve(scratch, "comparison"),
-  runAgent: { claudeBin },
-  requiresClaude: { claudeBin },
+  runAgent: { options: { claudeBin } },
+  agent: claudeCodeRunner,
+  requiresAgent: true,
   trials: 2,
   outputRoot: scratch,
 });

@@ -4,7 +4,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeEval } from "@evals/harness";
+import { claudeCodeRunner } from "@evals/claude-code";
+import { describeEval } from "@evals/harness/vitest";
 import { reply, scripted, text } from "@evals/vcr";
 import { afterAll } from "vitest";
 
@@ -22,7 +23,8 @@ describeEval("judged suite", {
   task: (prompt, { runAgent }) => runAgent({ prompt, cwd: mkdtempSync(join(projects, "project-")), maxTurns: 2 }),
   scorers: [],
   model: () => scripted(() => reply(text("All steps done. The checklist is complete."))),
-  requiresClaude: true,
+  agent: claudeCodeRunner,
+  requiresAgent: true,
   judge: async () => {
     const { rubricJudge } = await import("@evals/judge");
     return rubricJudge({

@@ -1,7 +1,8 @@
-// The suite describe-eval.test.ts runs through vitest's own API: describeEval with agent "opencode",
+// The suite describe-eval.test.ts runs through vitest's own API: describeEval with agent openCodeRunner,
 // so every trial's runAgent is the real opencode CLI. Not run directly (tests match *.test.ts).
 import { type EvalCaseInput, scorersForCase } from "@evals/evaluators";
-import { describeEval } from "@evals/harness";
+import { describeEval } from "@evals/harness/vitest";
+import { openCodeRunner } from "../../../src/index.js";
 import { countToolResults, reply, text, toolUse } from "@evals/vcr";
 
 const lists: EvalCaseInput = {
@@ -17,7 +18,7 @@ describeEval("opencode", {
     { name: "lists", input: "list the files", evalCase: lists },
     { name: "no-shell", input: "list the files", evalCase: noShell },
   ],
-  agent: "opencode",
+  agent: openCodeRunner,
   model: () => (request) =>
     countToolResults(request) === 0
       ? reply(toolUse("bash", { command: "ls", description: "List files" }))

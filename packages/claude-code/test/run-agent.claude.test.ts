@@ -10,18 +10,11 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { finalResult, listToolCalls, toolSequence } from "@evals/core";
-import { getToolSequence } from "@evals/hooks";
+import { finalResult, listToolCalls, readRunFolder, toolSequence } from "@evals/core";
+import { isAlive, listProcesses, runProcesses } from "@evals/core/process";
 import { countToolResults, reply, text, toolUse } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ClaudeNotFoundError,
-  isAlive,
-  listProcesses,
-  runAgent,
-  runProcesses,
-  skipIfNoClaude,
-} from "../src/index.js";
+import { ClaudeNotFoundError, runAgent, skipIfNoClaude } from "../src/index.js";
 import { delegate, listThenRead, neverDone, withModel } from "./models.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330). */
@@ -87,7 +80,7 @@ describe("runAgent with the real claude CLI and a scripted loopback model", () =
     expect(stored.run.events).toHaveLength(result.run.events.length);
     expect(readFileSync(join(result.output_dir!, "stream.jsonl"), "utf8")).toContain('"type":"result"');
     // The seeds' helpers read the stored, reconciled run back by its id.
-    expect(await getToolSequence(result.run_id, { root: outputRoot })).toEqual(["Bash", "Read"]);
+    expect(toolSequence((await readRunFolder(result.output_dir!)).run)).toEqual(["Bash", "Read"]);
     // The private config/home/tmp of a successful run is removed (in the background).
     expect(result.sandbox_dir).toBeUndefined();
     const sandboxes = () =>

@@ -3,60 +3,15 @@
  * the user as the command to reproduce a run.
  */
 
-import type { PermissionMode } from "@evals/core";
+import type { AgentRunOptions } from "@evals/core";
+import type { ClaudeCodeOptions } from "./options.js";
 
-/** `--permission-mode` values: @evals/core's PERMISSION_MODES (re-exported here for existing imports). */
-export type { PermissionMode };
-
-/** A custom subagent definition for `--agents`. */
-export interface AgentDefinition {
-  description: string;
-  prompt: string;
-  tools?: string[];
-  model?: string;
-}
-
-/** The CLI flags runAgent can set. Every one maps to one documented `claude` option. */
-export interface ClaudeFlags {
-  /** `--model` */
-  model?: string;
-  /** `--max-turns` (works in 2.1.330 although --help does not list it). */
-  maxTurns?: number;
-  /** `--allowedTools`, e.g. `["Bash(git *)", "Read"]`. */
-  allowedTools?: string[];
-  /** `--disallowedTools`. */
-  disallowedTools?: string[];
-  /** `--tools`: the built-in tools available at all (`[]` for none). */
-  tools?: string[];
-  /** `--permission-mode`. */
-  permissionMode?: PermissionMode;
-  /** `--dangerously-skip-permissions` (as root this needs IS_SANDBOX=1, which runAgent sets). */
-  dangerouslySkipPermissions?: boolean;
-  /** `--session-id` (a UUID). */
-  sessionId?: string;
-  /** `--system-prompt`: replaces the default system prompt. */
-  systemPrompt?: string;
-  /** `--append-system-prompt`. */
-  appendSystemPrompt?: string;
-  /** `--mcp-config`: files or configs (objects are passed as JSON). */
-  mcpConfig?: string | Record<string, unknown> | (string | Record<string, unknown>)[];
-  /** `--strict-mcp-config`: only the servers of mcpConfig. */
-  strictMcpConfig?: boolean;
-  /** `--add-dir`: more directories the agent may access. */
-  addDirs?: string[];
-  /** `--plugin-dir`: plugins (a plugin folder, a .zip, or a folder of plugins) for this run only. */
-  pluginDirs?: string[];
-  /** `--agents`: custom subagents, as definitions or a JSON file. */
-  agents?: Record<string, AgentDefinition> | string;
-  /** `--setting-sources`: which of the user/project/local settings files load. */
-  settingSources?: ("user" | "project" | "local")[];
-  /** `--effort`. */
-  effort?: "low" | "medium" | "high" | "xhigh" | "max";
-  /** `--include-hook-events`: hook lifecycle lines in the stream. */
-  includeHookEvents?: boolean;
-  /** Anything else, placed before the prompt. */
-  extraArgs?: string[];
-}
+/** The CLI flags runAgent can set: the shared options `claude` takes, and Claude Code's own (less what runAgent handles). */
+export type ClaudeFlags = Pick<
+  AgentRunOptions,
+  "model" | "maxTurns" | "allowedTools" | "disallowedTools" | "tools"
+> &
+  Omit<ClaudeCodeOptions, "settings" | "claudeBin">;
 
 export interface ClaudeArgsInput extends ClaudeFlags {
   /** One prompt (`-p`), or several (a multi-turn conversation fed as stream-json on stdin). */

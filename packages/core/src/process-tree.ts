@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { WATCHDOG_MARKER_ENV } from "@evals/core";
+import { WATCHDOG_MARKER_ENV } from "./watchdog.js";
 
 /**
  * Finding and ending every process a run started. Killing the CLI's process group is not enough:
@@ -186,8 +186,9 @@ export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
-  } catch {
-    return false;
+  } catch (error) {
+    // EPERM: it exists, but belongs to another user.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

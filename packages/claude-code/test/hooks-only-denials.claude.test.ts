@@ -1,12 +1,12 @@
-import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { listToolCalls, RUN_FOLDER_FILES, readRunFolder } from "@evals/core";
-import { type RunAgentOptions, runAgent, skipIfNoClaude } from "@evals/harness";
+import { evaluate, parseCase } from "@evals/evaluators";
 import { countToolResults, lastToolResult, reply, type ScriptFunction, text, toolUse } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { withModel } from "../../harness/test/models.js";
+import { type RunAgentOptions, runAgent, skipIfNoClaude } from "../src/index.js";
+import { withModel } from "./models.js";
 
 /*
  * A call denied without a permission prompt (the permission mode dontAsk, or another PreToolUse
@@ -14,7 +14,6 @@ import { withModel } from "../../harness/test/models.js";
  * denied (permission_denials); evals grade on the hook files alone must say so too.
  */
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");
-const evalsCli = resolve(__dirname, "../dist/cli.js");
 
 let root: string;
 beforeAll(() => {
@@ -109,16 +108,14 @@ describe("denials without a permission prompt, from the hook files alone (real c
       expect(folder.source).toBe("captured-events");
       expect(statuses(folder.run)).toEqual(expected);
 
-      // evals grade on those hook files: the denied call was attempted, not made.
+      // Graded from those hook files alone (what `evals grade` does): the denied call was attempted, not made.
       const [denied] = expected.find(([, status]) => status === "denied") as string[];
-      const caseFile = join(root, `${name}.case.yaml`);
-      writeFileSync(caseFile, `id: ${name}\nexpectedTrajectory: [Write, Bash]\n`);
-      const graded = spawnSync(process.execPath, [evalsCli, "grade", hooksOnly, "--case", caseFile], {
-        encoding: "utf8",
-        env: { ...process.env, FORCE_COLOR: "0" },
-      });
-      expect(graded.status, graded.stderr).toBe(1);
-      expect(graded.stdout).toMatch(
+      const graded = await evaluate(
+        folder.run,
+        parseCase({ id: name, expectedTrajectory: ["Write", "Bash"] }),
+      );
+      expect(graded.passed).toBe(false);
+      expect(graded.reasons.join("\n")).toMatch(
         new RegExp(`trajectory: denied-call: expected call #\\d ${denied} was attempted but denied`),
       );
     },

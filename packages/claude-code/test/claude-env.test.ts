@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
+import { createSandbox, RUN_MARKER_ENV, stableLocale } from "@evals/core/process";
 import { describe, expect, it } from "vitest";
-import { RUN_MARKER_ENV } from "../src/index.js";
-import { createSandbox, hermeticEnv, safeName, stableEnv, stableLocale } from "../src/sandbox.js";
+import { hermeticEnv } from "../src/claude-env.js";
 
 describe("hermeticEnv", () => {
   const sandbox = createSandbox("env-test");
@@ -75,24 +75,7 @@ describe("hermeticEnv", () => {
   });
 });
 
-describe("stableEnv", () => {
-  it("quiets npm and fixes colors, time zone and a locale the platform has", () => {
-    expect(stableEnv("linux")).toMatchObject({
-      npm_config_update_notifier: "false",
-      NO_UPDATE_NOTIFIER: "1",
-      npm_config_audit: "false",
-      npm_config_fund: "false",
-      NO_COLOR: "1",
-      FORCE_COLOR: "0",
-      TZ: "UTC",
-      LANG: "C.UTF-8",
-      LC_ALL: "C.UTF-8",
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      DISABLE_AUTOUPDATER: "1",
-    });
-    expect(stableEnv("darwin").LC_ALL).toBe("en_US.UTF-8");
-  });
-
+describe("hermeticEnv and stableEnv", () => {
   it("gives way to the caller's env option", () => {
     const sandbox = createSandbox("env-override");
     const env = hermeticEnv({
@@ -106,11 +89,5 @@ describe("stableEnv", () => {
     sandbox.remove();
     expect(env.TZ).toBe("Asia/Tokyo");
     expect("npm_config_update_notifier" in env).toBe(false);
-  });
-});
-
-describe("safe names", () => {
-  it("keep letters, digits, dashes and underscores", () => {
-    expect(safeName("../../etc")).toBe("etc");
   });
 });

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import {
+  type AgentRunOptions,
   type AgentRunResult,
   assertRunId,
   type CapturedEvent,
@@ -9,7 +10,6 @@ import {
   finalResult,
   newRunId,
   outputRoot,
-  type RedactOptions,
   type Redactor,
   RUN_FOLDER_FILES,
   type Run,
@@ -21,6 +21,15 @@ import {
   runFolderPath,
   writeRunFolder,
 } from "@evals/core";
+import {
+  cleanupLeftoverRunsOnce,
+  createSandbox,
+  type GuardedRun,
+  guardRun,
+  isLoopbackUrl,
+  killProcessTree,
+  runProcesses,
+} from "@evals/core/process";
 import { runOutcome } from "@evals/evaluators";
 import {
   type ClaudeSettings,
@@ -37,64 +46,19 @@ import {
   supportsHttpHooks,
 } from "@evals/hooks";
 import { execa } from "execa";
-import { type ClaudeFlags, claudeArgs, userMessageLine } from "./claude-args.js";
+import { claudeArgs, userMessageLine } from "./claude-args.js";
 import { claudeAvailable, findClaude } from "./claude-bin.js";
-import { killProcessTree, runProcesses } from "./process-tree.js";
+import { hermeticEnv } from "./claude-env.js";
+import type { ClaudeCodeOptions } from "./options.js";
 import { reconcileRun } from "./reconcile.js";
-import { cleanupLeftoverRunsOnce, type GuardedRun, guardRun } from "./run-guard.js";
-import { createSandbox, hermeticEnv, isLoopbackUrl } from "./sandbox.js";
 
-/** Everything runAgent accepts: what to ask, how to run the CLI, and where things go. */
-export interface RunAgentOptions extends ClaudeFlags {
-  /** The prompt, or several prompts for a multi-turn conversation (one user turn each). */
-  prompt: string | string[];
-  /** The agent's working directory (default: process.cwd()). */
-  cwd?: string;
-  /** The run's TEST_RUN_ID (default: a fresh unique id). Letters, digits, ".", "_" and "-". */
-  runId?: string;
-  /**
-   * Where `test-output/<runId>/` goes (default: EVALS_OUTPUT_DIR, else CLAUDE_PROJECT_DIR, else
-   * process.cwd(): where getToolCalls(testId) looks).
-   */
-  outputRoot?: string;
-  /** The `claude` executable (default: EVALS_CLAUDE_BIN, node_modules/.bin, PATH). */
-  claudeBin?: string;
-  /** ANTHROPIC_BASE_URL, e.g. a loopback model server's url. */
-  baseUrl?: string;
-  /** ANTHROPIC_API_KEY (default: the caller's, else a dummy key when baseUrl is set). */
-  apiKey?: string;
-  /** Extra environment for the CLI; it wins over everything runAgent sets. `undefined` removes. */
-  env?: Record<string, string | undefined>;
-  /** Claude Code settings for the run: an object or a JSON file (hooks are merged with ours). */
-  settings?: string | Record<string, unknown>;
-  /**
-   * Capture every hook event with @evals/hooks, so the run is built from the stream and the hooks,
-   * reconciled. true (default) or "http": HTTP hooks posting to a collector in this process (the
-   * command hook for a CLI older than 2.1.63, which has no HTTP hooks); "command": the `evals-hook`
-   * command hook. false: none, the run comes from the stream alone. A capture that lost an event
-   * the CLI fired leaves the run ungraded (`incomplete` and `error` name the events).
-   */
-  capture?: boolean | "http" | "command";
-  /** Kill the run after this long (default 300000 ms). The result then says `timed_out`. */
-  timeoutMs?: number;
-  /** How long processes get between SIGTERM and SIGKILL when a run is stopped (default 2000 ms). */
-  killGraceMs?: number;
-  /** Aborting stops the run like a timeout does (vitest's `context.signal` fits here). */
-  signal?: AbortSignal;
-  /**
-   * Keep the run's private CLAUDE_CONFIG_DIR / HOME / TMPDIR: "on-failure" (default), "always",
-   * or "never". A kept sandbox is named in the result's `sandbox_dir`.
-   */
-  keepSandbox?: "on-failure" | "always" | "never";
+/**
+ * Everything runAgent accepts: the options every runner shares (@evals/core's AgentRunOptions) and
+ * Claude Code's own (ClaudeCodeOptions), flat.
+ */
+export interface RunAgentOptions extends AgentRunOptions, ClaudeCodeOptions {
   /** Called with each stream-json line as it arrives (as the CLI printed it, not redacted). */
   onStreamLine?: (line: Record<string, unknown>) => void;
-  /**
-   * More secrets to keep out of every file the run leaves (its folder, a kept sandbox) and out of the
-   * result: literal `secrets`, `patterns`, `headers`. Well-known token formats and the values of the
-   * run's secret-looking environment variables (KEY, TOKEN, SECRET, PASSWORD, CREDENTIAL, AUTH,
-   * ANTHROPIC_CUSTOM_HEADERS) are always redacted.
-   */
-  redact?: Omit<RedactOptions, "env">;
 }
 
 /** A @evals/core AgentRunResult, plus what helps to reproduce or debug the run. */

@@ -2,8 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { registerExitCleanup } from "@evals/core";
-import { RUN_MARKER_ENV } from "./process-tree.js";
+import { registerExitCleanup } from "./exit-cleanup.js";
 
 /**
  * The fresh, private directories one run of the CLI gets instead of the user's own: its
@@ -119,54 +118,6 @@ export const NETWORK_ENV = [
   "https_proxy",
   "no_proxy",
 ] as const;
-
-export interface HermeticEnvInput {
-  sandbox: Sandbox;
-  runId: string;
-  /** The root under which the hooks write test-output/<runId>/. */
-  outputRoot: string;
-  /** Marks every process of the run (see process-tree). */
-  marker: string;
-  baseUrl?: string;
-  apiKey?: string;
-  /** Set IS_SANDBOX=1 (needed as root for bypassPermissions / --dangerously-skip-permissions). */
-  isSandbox?: boolean;
-  /** The caller's environment (default process.env); only INHERITED_ENV (and NETWORK_ENV) is taken from it. */
-  parentEnv?: NodeJS.ProcessEnv;
-  /** Last word: these are set (or, when undefined, removed). */
-  env?: Record<string, string | undefined>;
-}
-
-/** The complete environment of one run. Nothing else from the caller's environment gets through. */
-export function hermeticEnv(input: HermeticEnvInput): Record<string, string> {
-  const parent = input.parentEnv ?? process.env;
-  const env: Record<string, string> = {};
-  const remote = !input.baseUrl || !isLoopbackUrl(input.baseUrl);
-  for (const name of [...INHERITED_ENV, ...(remote ? NETWORK_ENV : [])]) {
-    const value = parent[name];
-    if (value !== undefined) env[name] = value;
-  }
-  Object.assign(env, stableEnv(), {
-    HOME: input.sandbox.home,
-    CLAUDE_CONFIG_DIR: input.sandbox.configDir,
-    TMPDIR: input.sandbox.tmpDir,
-    TMP: input.sandbox.tmpDir,
-    TEMP: input.sandbox.tmpDir,
-    TEST_MODE: "true",
-    TEST_RUN_ID: input.runId,
-    EVALS_OUTPUT_DIR: input.outputRoot,
-    [RUN_MARKER_ENV]: input.marker,
-  });
-  if (input.baseUrl) env.ANTHROPIC_BASE_URL = input.baseUrl;
-  const apiKey = input.apiKey ?? parent.ANTHROPIC_API_KEY ?? (input.baseUrl ? "sk-evals-offline" : undefined);
-  if (apiKey) env.ANTHROPIC_API_KEY = apiKey;
-  if (input.isSandbox) env.IS_SANDBOX = "1";
-  for (const [name, value] of Object.entries(input.env ?? {})) {
-    if (value === undefined) delete env[name];
-    else env[name] = value;
-  }
-  return env;
-}
 
 /** Whether the URL is on this machine (127.0.0.1, localhost, ::1). */
 export function isLoopbackUrl(url: string): boolean {

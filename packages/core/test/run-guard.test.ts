@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { cleanupLeftoverRuns } from "../src/index.js";
+import { cleanupLeftoverRuns } from "../src/process.js";
 import { runLocksDir } from "../src/run-guard.js";
 
 const made: string[] = [];

@@ -1,8 +1,9 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir, userInfo } from "node:os";
 import { join, resolve, sep } from "node:path";
-import { createRedactor, guardUntilExit, redactTreeSync, watchdogPid } from "@evals/core";
 import { isAlive, killProcessTree, processStartTime } from "./process-tree.js";
+import { createRedactor, redactTreeSync } from "./redact.js";
+import { guardUntilExit, watchdogPid } from "./watchdog.js";
 
 /**
  * Nothing of a run outlives the process that started it, even when that process is SIGKILLed:

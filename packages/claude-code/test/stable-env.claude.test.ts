@@ -3,9 +3,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { stableLocale } from "@evals/core/process";
 import { countToolResults, lastToolResult, reply, text, toolUse } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runAgent, skipIfNoClaude, stableLocale } from "../src/index.js";
+import { runAgent, skipIfNoClaude } from "../src/index.js";
 import { withModel } from "./models.js";
 
 /**

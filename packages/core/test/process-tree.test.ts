@@ -4,7 +4,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { isAlive, killProcessTree, RUN_MARKER_ENV, runProcesses } from "../src/index.js";
+import { isAlive, killProcessTree, RUN_MARKER_ENV, runProcesses } from "../src/process.js";
 
 /**
  * A tree like the CLI's: a detached root, a child in the root's group, and a grandchild in a

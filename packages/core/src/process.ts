@@ -1,0 +1,39 @@
+// @evals/core/process: what every agent runner needs to start a CLI hermetic and leave nothing behind.
+// A subpath of its own: the root export stays free of child processes and the file system's temp dirs.
+export { findInstalledBin, isExecutable } from "./installed-bin.js";
+export {
+  isAlive,
+  type KillTreeOptions,
+  killProcessTree,
+  listProcesses,
+  type ProcessInfo,
+  processStartTime,
+  RUN_MARKER_ENV,
+  runProcesses,
+} from "./process-tree.js";
+export {
+  cleanupLeftoverRuns,
+  cleanupLeftoverRunsOnce,
+  type GuardedRun,
+  guardRun,
+  type LeftoverReport,
+  type RunLock,
+  runLocksDir,
+} from "./run-guard.js";
+export {
+  createSandbox,
+  INHERITED_ENV,
+  isLoopbackUrl,
+  NETWORK_ENV,
+  type Sandbox,
+  safeName,
+  stableEnv,
+  stableLocale,
+} from "./sandbox.js";
+export {
+  guardUntilExit,
+  WATCHDOG_MARKER_ENV,
+  type WatchdogEntry,
+  type WatchdogGuard,
+  watchdogPid,
+} from "./watchdog.js";

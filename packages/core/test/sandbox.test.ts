@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { newRunId } from "../src/run-id.js";
+import { safeName, stableEnv } from "../src/sandbox.js";
+
+describe("stableEnv", () => {
+  it("quiets npm and fixes colors, time zone and a locale the platform has", () => {
+    expect(stableEnv("linux")).toMatchObject({
+      npm_config_update_notifier: "false",
+      NO_UPDATE_NOTIFIER: "1",
+      npm_config_audit: "false",
+      npm_config_fund: "false",
+      NO_COLOR: "1",
+      FORCE_COLOR: "0",
+      TZ: "UTC",
+      LANG: "C.UTF-8",
+      LC_ALL: "C.UTF-8",
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      DISABLE_AUTOUPDATER: "1",
+    });
+    expect(stableEnv("darwin").LC_ALL).toBe("en_US.UTF-8");
+  });
+});
+
+describe("run ids", () => {
+  it("are unique, readable and safe as folder names", () => {
+    const ids = new Set(Array.from({ length: 50 }, () => newRunId("Lists Files / case #1")));
+    expect(ids.size).toBe(50);
+    for (const id of ids) expect(id).toMatch(/^lists-files-case-1-[a-z0-9]+-[0-9a-f]{6}$/);
+    expect(safeName("../../etc")).toBe("etc");
+  });
+});
