@@ -19,6 +19,7 @@ import {
   registerExitCleanup,
   rememberSecrets,
   runFolderPath,
+  runOutcome,
   writeRunFolder,
 } from "@evals/core";
 import {
@@ -30,7 +31,6 @@ import {
   killProcessTree,
   runProcesses,
 } from "@evals/core/process";
-import { runOutcome } from "@evals/evaluators";
 import {
   type ClaudeSettings,
   DEFAULT_HOOK_EVENTS,

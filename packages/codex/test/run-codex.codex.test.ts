@@ -1,8 +1,15 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { finalResult, type Run, readRunFolder, type ToolCallEvent, type ToolResultEvent } from "@evals/core";
-import { loadStoredRun, runOutcome } from "@evals/evaluators";
+import {
+  finalResult,
+  type Run,
+  readRunFolder,
+  runOutcome,
+  type ToolCallEvent,
+  type ToolResultEvent,
+} from "@evals/core";
+import { loadStoredRun } from "@evals/evaluators";
 import {
   addFile,
   applyPatch,

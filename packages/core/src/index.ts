@@ -207,6 +207,8 @@ export {
   RunIdError,
   runIdProblem,
 } from "./run-id.js";
+// How a run ended (timeout, API error, max turns, ...): a fact about a run every judge reads.
+export { RUN_OUTCOMES, type RunOutcome, type RunOutcomeKind, runOutcome } from "./run-outcome.js";
 export { type RunSummary, runSummary, type TokenTotals } from "./run-summary.js";
 export {
   eventsOfType,

@@ -86,10 +86,6 @@ export {
   type OutcomeJudgement,
   outcomeMatches,
   outcomeScorer,
-  RUN_OUTCOMES,
-  type RunOutcome,
-  type RunOutcomeKind,
-  runOutcome,
 } from "./outcome.js";
 export { hasGlobChars, normalizePath, pathMatches } from "./paths.js";
 export { type PermissionMode, PermissionModeSchema, preApprovedBySettings } from "./permissions.js";

@@ -1,17 +1,9 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type AgentRunResult, type Run, runFromStreamJson } from "@evals/core";
+import { type AgentRunResult, type Run, runFromStreamJson, runOutcome } from "@evals/core";
 import { describe, expect, it } from "vitest";
-import {
-  CaseFileError,
-  evaluate,
-  judgeOutcome,
-  loadCase,
-  outcomeScorer,
-  parseCase,
-  runOutcome,
-} from "../src/index.js";
+import { CaseFileError, evaluate, judgeOutcome, loadCase, outcomeScorer, parseCase } from "../src/index.js";
 import { fixtureRun, fixtureStreamLines } from "./helpers.js";
 
 /** A real run as runAgent returned it: its exit code from the fixture's exit-code file. */

@@ -15,10 +15,11 @@ import {
   RUN_FOLDER_FILES,
   type Run,
   readCapturedEvents,
+  runOutcome,
   type ToolCallEvent,
   type ToolResultEvent,
 } from "@evals/core";
-import { loadStoredRun, runOutcome } from "@evals/evaluators";
+import { loadStoredRun } from "@evals/evaluators";
 import {
   apiError,
   countToolResults,
