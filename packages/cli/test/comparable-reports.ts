@@ -9,7 +9,8 @@ const TIMING_KEY = /(^|_)(at|ms|ts)$|Ms$|^(timestamp|started_at|finished_at|dura
 const RUN_KEY = /^(run_id|runId|output_dir|outputDir|session_id|sessionId)$/;
 /** The temp folder runCase copies a case's fixture into, new for every trial. */
 const FIXTURE_COPY = /evals-fixture-[A-Za-z0-9]+/g;
-const RUN_ID = /[a-z0-9_-]+-t\d+(-s\d+of\d+)?-[a-z0-9]+-[0-9a-f]{6}/g;
+/** A trial's run id: `<suite>-<case>-t<n>[-s<i>of<n>]-<UTC time>-<12 hex>` (core's newRunId). */
+const RUN_ID = /[a-z0-9_-]+-t\d+(-s\d+of\d+)?-\d{8}T\d{9}Z-[0-9a-f]{12}/g;
 
 /** A time written out in a page (a comparison's runs say when they finished). */
 const ISO_TIME = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g;
