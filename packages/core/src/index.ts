@@ -97,6 +97,12 @@ export {
 export { type FileFormatName, fileFormats, jsonSchemaFor } from "./json-schemas.js";
 export { appendJsonlLine, JsonlAppender } from "./jsonl-appender.js";
 export {
+  type JsonlLinesOptions,
+  lineTooLongError,
+  MAX_JSONL_LINE_BYTES,
+  readJsonlLinesSync,
+} from "./jsonl-lines.js";
+export {
   JsonlLineError,
   type JsonlReadOptions,
   type JsonlRecord,

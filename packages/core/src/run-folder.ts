@@ -9,7 +9,8 @@ import { runFromHookEvents } from "./claude/hook-events.js";
 import { runFromClaudeOutput } from "./claude/output.js";
 import { PermissionModeSchema } from "./claude/vocabulary.js";
 import { RUN_FOLDER_VERSION } from "./format-version.js";
-import { type JsonlLineError, readJsonlFile } from "./jsonl-reader.js";
+import { readJsonlLinesSync } from "./jsonl-lines.js";
+import { JsonlLineError, readJsonlFile } from "./jsonl-reader.js";
 import { isOpenCodeOutputLine, runFromOpenCodeOutput } from "./opencode/run.js";
 import { createRedactor } from "./redact.js";
 import { type Run, type RunNote, RunSchema } from "./run.js";
@@ -327,12 +328,15 @@ function parseWith<T>(schema: z.ZodType<T>, value: unknown, path: string, what: 
 
 /** Whether a stream file's first line is OpenCode's (`opencode run --format json`), not Claude Code's. */
 function isOpenCodeOutput(path: string): boolean {
-  const first = readFileSync(path, "utf8")
-    .split(/\r?\n/, 64)
-    .find((line) => line.trim() !== "");
   try {
-    return first !== undefined && isOpenCodeOutputLine(JSON.parse(first));
-  } catch {
+    // The first line alone (the file may be far larger than a string can hold).
+    for (const record of readJsonlLinesSync(path, { onTruncatedLine: () => {} }))
+      return isOpenCodeOutputLine(record.value);
+    return false;
+  } catch (error) {
+    // A line too long to read is reported by the reader of the stream, with its line number.
+    if (error instanceof JsonlLineError && error.line === 1 && !error.reason.startsWith("invalid JSON"))
+      throw error;
     return false;
   }
 }
