@@ -163,6 +163,8 @@ export interface ReadRunFolderOptions {
   /** A bad line of events.jsonl: "throw" (default), or "skip" it (passed to `onBadLine`, kept as a warning). */
   onError?: "throw" | "skip";
   onBadLine?: (error: JsonlLineError) => void;
+  /** For a run built from stream.jsonl: keep at most this much of each tool output (see StreamJsonOptions). */
+  maxOutputChars?: number;
 }
 
 /** Whether `dir` looks like a run folder (it has any of the files a run leaves). */
@@ -218,7 +220,12 @@ export async function readRunFolder(dir: string, options: ReadRunFolderOptions =
       const run = runFromOpenCodeOutput(stream, { prompts, runId, onTruncatedLine });
       return { ...base, run, file: stream, source: "opencode-json" };
     }
-    const output = runFromClaudeOutput(stream, { prompts, runId, onTruncatedLine });
+    const output = runFromClaudeOutput(stream, {
+      prompts,
+      runId,
+      onTruncatedLine,
+      ...(options.maxOutputChars === undefined ? {} : { maxOutputChars: options.maxOutputChars }),
+    });
     return { ...base, run: output.run, file: stream, source: "stream-json" };
   }
   if (events) {

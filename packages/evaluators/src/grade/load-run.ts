@@ -96,7 +96,10 @@ export async function loadStoredRun(path: string, options: LoadStoredRunOptions 
 
 async function loadRunFolder(dir: string, options: LoadStoredRunOptions): Promise<StoredRun> {
   try {
-    const folder = await readRunFolder(dir, options.prompts ? { prompts: options.prompts } : {});
+    const folder = await readRunFolder(dir, {
+      ...(options.prompts ? { prompts: options.prompts } : {}),
+      maxOutputChars: MAX_GRADED_OUTPUT_CHARS,
+    });
     if (
       folder.source === "stream-json" &&
       folder.run.notes.some((note) => note.message === RESULT_ONLY_NOTE)
@@ -186,7 +189,12 @@ async function loadJsonlRun(file: string, options: LoadStoredRunOptions, runId: 
   }
   if (first && typeof first === "object" && "type" in first) {
     // Read line by line: memory grows with what the run holds, not with the file's bytes.
-    const output = runFromClaudeOutput(file, { prompts: options.prompts ?? [], runId, onTruncatedLine });
+    const output = runFromClaudeOutput(file, {
+      prompts: options.prompts ?? [],
+      runId,
+      onTruncatedLine,
+      maxOutputChars: MAX_GRADED_OUTPUT_CHARS,
+    });
     if (output.format === "json-result") throw resultOnly(file);
     return { run: output.run, file, format: output.format, warnings };
   }
@@ -195,6 +203,13 @@ async function loadJsonlRun(file: string, options: LoadStoredRunOptions, runId: 
     "not stream-json, captured events or hook inputs (line 1 has none of type, event, hook_event_name)",
   );
 }
+
+/**
+ * How much of each tool output a stream-json run keeps for grading: its first and last 32 KiB (the
+ * rules read an output's failure markers, at its start or end), so memory grows with the run's
+ * calls, not with the size of what they printed.
+ */
+const MAX_GRADED_OUTPUT_CHARS = 64 * 1024;
 
 /** The largest stored run grade reads: a run's text must fit in one string (node's limit is 512 MiB). */
 const MAX_STORED_RUN_BYTES = 256 * 1024 * 1024;
