@@ -98,7 +98,6 @@ export { type FileFormatName, fileFormats, jsonSchemaFor } from "./json-schemas.
 export { appendJsonlLine, JsonlAppender } from "./jsonl-appender.js";
 export {
   type JsonlLinesOptions,
-  lineTooLongError,
   MAX_JSONL_LINE_BYTES,
   readJsonlLinesSync,
 } from "./jsonl-lines.js";

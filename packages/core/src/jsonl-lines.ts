@@ -15,13 +15,14 @@ export const MAX_JSONL_LINE_BYTES = 256 * 1024 * 1024;
 
 const CHUNK_BYTES = 1024 * 1024;
 
+/** How readJsonlLinesSync reads: the longest line it holds, and where a cut-off last line is reported. */
 export interface JsonlLinesOptions extends Pick<JsonlReadOptions<unknown>, "onTruncatedLine"> {
   /** Default MAX_JSONL_LINE_BYTES. */
   maxLineBytes?: number;
 }
 
 /** The error for a line longer than the limit: file, line, size, and how to proceed. */
-export function lineTooLongError(file: string, line: number, limit: number): JsonlLineError {
+function lineTooLongError(file: string, line: number, limit: number): JsonlLineError {
   const mib = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MiB`;
   return new JsonlLineError(
     file,
