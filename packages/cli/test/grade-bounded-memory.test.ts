@@ -12,7 +12,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { fixturesDir } from "../../evaluators/test/helpers.js";
+import { fixtureHookInputs, fixturesDir } from "../../evaluators/test/helpers.js";
 import { builtIndex, runEvals } from "./evals-bin.js";
 
 const temp = mkdtempSync(join(tmpdir(), "evals-grade-memory-"));
@@ -91,5 +91,39 @@ describe("evals grade in bounded memory", () => {
       expect(refused.stderr).toContain("cut the oversized value out of that line");
       expect(refused.stderr).not.toContain("internal error");
     }
+  }, 180_000);
+
+  it("refuses an events.jsonl line longer than 256 MiB the same way, before holding it whole", () => {
+    const folder = join(temp, "run-huge-event");
+    mkdirSync(folder);
+    const file = join(folder, "events.jsonl");
+    const lines = fixtureHookInputs("multi-tool").map((event, seq) =>
+      JSON.stringify({
+        version: 1,
+        captured_at: new Date(1_790_000_000_000 + seq).toISOString(),
+        run_id: "run-huge-event",
+        seq,
+        pid: 1,
+        event,
+      }),
+    );
+    const fd = openSync(file, "w");
+    try {
+      writeSync(fd, `${lines.slice(0, 3).join("\n")}\n`);
+      // A PostToolUse whose tool_response is 257 MiB.
+      const head = JSON.parse(lines[3] as string);
+      head.event = { ...head.event, tool_response: "@" };
+      const [before, after] = JSON.stringify(head).split('"@"');
+      writeSync(fd, `${before}"`);
+      const mib = Buffer.alloc(1024 * 1024, "x");
+      for (let i = 0; i < 257; i++) writeSync(fd, mib);
+      writeSync(fd, `"${after}\n`);
+    } finally {
+      closeSync(fd);
+    }
+    const refused = runEvals(["grade", folder, "--case", caseFile]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`${file}:4: the line is longer than 256 MiB`);
+    expect(refused.stderr).not.toContain("internal error");
   }, 180_000);
 });

@@ -2,16 +2,11 @@ import { closeSync, openSync, readSync } from "node:fs";
 import {
   JsonlLineError,
   type JsonlReadOptions,
+  lineTooLongError,
+  MAX_JSONL_LINE_BYTES,
   reportTruncated,
   truncatedLineError,
 } from "./jsonl-reader.js";
-
-/**
- * The longest line a stored run's JSONL may hold. A JSON string cannot be longer than V8's 512 MiB,
- * and parsing a line costs a few times its size, so a longer line is refused as bad input before it
- * is held in memory (a tool output that size is not something a rule reads).
- */
-export const MAX_JSONL_LINE_BYTES = 256 * 1024 * 1024;
 
 const CHUNK_BYTES = 1024 * 1024;
 
@@ -19,16 +14,6 @@ const CHUNK_BYTES = 1024 * 1024;
 export interface JsonlLinesOptions extends Pick<JsonlReadOptions<unknown>, "onTruncatedLine"> {
   /** Default MAX_JSONL_LINE_BYTES. */
   maxLineBytes?: number;
-}
-
-/** The error for a line longer than the limit: file, line, size, and how to proceed. */
-function lineTooLongError(file: string, line: number, limit: number): JsonlLineError {
-  const mib = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MiB`;
-  return new JsonlLineError(
-    file,
-    line,
-    `the line is longer than ${mib(limit)}, the most one line of a stored run may hold; cut the oversized value out of that line (for example a tool output: jq -c 'walk(if type == "string" and length > 1000000 then .[0:1000000] else . end)' ${file}) and read it again`,
-  );
 }
 
 /**
