@@ -59,13 +59,35 @@ function comparisonLine(comparison) {
   );
 }
 
+/**
+ * The CPU time (user + system, ms) of this process's finished children, Nx and everything it ran:
+ * fields cutime and cstime of /proc/self/stat, in clock ticks (100 a second on Linux). Undefined
+ * where there is no /proc.
+ */
+export function childrenCpuMs() {
+  try {
+    // The command name (field 2) may hold spaces: count the fields after its closing parenthesis.
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+const seconds = (ms) =>
+  ms >= 60_000
+    ? `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`
+    : `${(ms / 1000).toFixed(1)} s`;
+
 const plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
 
 /**
  * The summary of the eval suites of `projects` (folders under `root`), and whether anything failed
- * (a failed or errored case, a failed test, or Nx's own failure: `nxStatus` not 0).
+ * (a failed or errored case, a failed test, or Nx's own failure: `nxStatus` not 0). `timing`
+ * ({wallMs, cpuMs}) is printed after the totals: the CPU time beside the wall time.
  */
-export function evalSummary({ root, projects, nxStatus = 0, formatComparison }) {
+export function evalSummary({ root, projects, nxStatus = 0, formatComparison, timing }) {
   const show = (file) => relative(root, file);
   const rows = [];
   const failures = [];
@@ -172,6 +194,10 @@ export function evalSummary({ root, projects, nxStatus = 0, formatComparison }) 
       `${totals.errored > 0 ? ` (${totals.errored} errored)` : ""}` +
       `${totals.skippedTests > 0 ? `, ${plural(totals.skippedTests, "test")} skipped` : ""}`,
   );
+  if (timing)
+    lines.push(
+      `Took ${seconds(timing.wallMs)} wall${timing.cpuMs === undefined ? "" : `, ${seconds(timing.cpuMs)} CPU (${(timing.cpuMs / timing.wallMs).toFixed(1)} cores busy on average)`}`,
+    );
   return {
     text: lines.join("\n"),
     failed: nxFailed || failedCount > 0 || failures.length > 0 || unreadable > 0,

@@ -77,15 +77,27 @@ function suite(name: string, evalFile: string): string {
   return vitest.stdout + vitest.stderr;
 }
 
-function summary(nxStatus = 0): { text: string; failed: boolean } {
+function summary(
+  nxStatus = 0,
+  timing?: { wallMs: number; cpuMs?: number },
+): { text: string; failed: boolean } {
   const script = `const { evalSummary } = await import(${JSON.stringify(join(WORKSPACE, "scripts", "eval-summary.mjs"))});
 const { projectDirs } = await import(${JSON.stringify(join(WORKSPACE, "scripts", "workspace-reports.mjs"))});
 const root = process.argv[1];
-const { text, failed } = evalSummary({ root, projects: projectDirs(root), nxStatus: Number(process.argv[2]) });
+const timing = process.argv[3] ? JSON.parse(process.argv[3]) : undefined;
+const { text, failed } = evalSummary({ root, projects: projectDirs(root), nxStatus: Number(process.argv[2]), ...(timing ? { timing } : {}) });
 process.stdout.write(JSON.stringify({ text, failed }));`;
   const child = spawnSync(
     process.execPath,
-    ["--input-type=module", "-e", script, "--", root, String(nxStatus)],
+    [
+      "--input-type=module",
+      "-e",
+      script,
+      "--",
+      root,
+      String(nxStatus),
+      ...(timing ? [JSON.stringify(timing)] : []),
+    ],
     {
       encoding: "utf8",
     },
@@ -137,6 +149,29 @@ describe("the eval summary (scripts/eval-summary.mjs)", () => {
     expect(failed).toBe(true);
     const nxFailed = summary(1);
     expect(nxFailed.text).toContain("Nx exited with 1: a build or eval target failed (see above).");
+  });
+
+  it("prints the CPU time beside the wall time after the totals, measured from the children that ran", () => {
+    const { text } = summary(0, { wallMs: 49_600, cpuMs: 80_000 });
+    expect(text.split("\n").slice(-2)).toEqual([
+      "Evals: 2 cases, 4 trials in 2 suites: 1 passed, 1 failed, 1 test skipped",
+      "Took 49.6 s wall, 1 min 20 s CPU (1.6 cores busy on average)",
+    ]);
+    // What run-evals.mjs measures: the CPU of the finished children (here a busy node of about 1 s).
+    const measured = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `const { childrenCpuMs } = await import(${JSON.stringify(join(WORKSPACE, "scripts", "eval-summary.mjs"))});
+const { spawnSync } = await import("node:child_process");
+const before = childrenCpuMs();
+spawnSync(process.execPath, ["-e", "const end = Date.now() + 1000; while (Date.now() < end);"]);
+process.stdout.write(String(childrenCpuMs() - before));`,
+      ],
+      { encoding: "utf8" },
+    );
+    expect(Number(measured.stdout)).toBeGreaterThanOrEqual(500);
   });
 
   it("lists the with/without comparisons the suites wrote, with the verdict in a line", () => {

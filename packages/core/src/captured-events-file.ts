@@ -1,9 +1,13 @@
-import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
 import { type CapturedEvent, CapturedEventSchema } from "./captured-event.js";
 import { limitDepth, MAX_EVENT_DEPTH } from "./event-depth.js";
 import { RAW_CAPTURED_EVENT_VERSION } from "./format-version.js";
-import { endsWithNewline, JsonlLineError, reportTruncated, truncatedLineError } from "./jsonl-reader.js";
+import {
+  endsWithNewline,
+  JsonlLineError,
+  readTextLines,
+  reportTruncated,
+  truncatedLineError,
+} from "./jsonl-reader.js";
 
 /**
  * Reading `events.jsonl` in both of its forms: version 1 lines (the Node hook validated the input
@@ -48,8 +52,7 @@ export async function readCapturedEvents(
   file: string,
   options: ReadCapturedEventsOptions = {},
 ): Promise<CapturedEvent[]> {
-  const input = createReadStream(file, { encoding: "utf8", highWaterMark: 64 * 1024 });
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  const lines = readTextLines(file);
   const events: CapturedEvent[] = [];
   const fail = (error: JsonlLineError) => {
     if (options.onError === "skip") options.onBadLine?.(error);
@@ -75,8 +78,7 @@ export async function readCapturedEvents(
       else reportTruncated(truncatedLineError(file, unparsable.line), options);
     }
   } finally {
-    lines.close();
-    input.destroy();
+    await lines.return(undefined);
   }
   // Array.prototype.sort is stable.
   return events.sort((a, b) => a.seq - b.seq);

@@ -107,10 +107,12 @@ export {
 } from "./json-schema-of.js";
 export { type FileFormatName, fileFormats, jsonSchemaFor } from "./json-schemas.js";
 export { appendJsonlLine, JsonlAppender } from "./jsonl-appender.js";
+export { type JsonlLinesOptions, readJsonlLinesSync } from "./jsonl-lines.js";
 export {
   JsonlLineError,
   type JsonlReadOptions,
   type JsonlRecord,
+  MAX_JSONL_LINE_BYTES,
   parseJsonl,
   readJsonl,
   readJsonlFile,

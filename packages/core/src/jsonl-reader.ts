@@ -1,5 +1,4 @@
 import { closeSync, createReadStream, fstatSync, openSync, readSync } from "node:fs";
-import { createInterface } from "node:readline";
 import type { z } from "zod";
 
 /** A JSONL line that could not be read: which file, which line, which field, and why. */
@@ -13,6 +12,64 @@ export class JsonlLineError extends Error {
     readonly field?: string,
   ) {
     super(`${file}:${line}${field ? ` (field ${field})` : ""}: ${reason}`);
+  }
+}
+
+/**
+ * The longest line a stored run's JSONL may hold. A JSON string cannot be longer than V8's 512 MiB,
+ * and parsing a line costs a few times its size, so a longer line is refused as bad input before it
+ * is held in memory (a tool output that size is not something a rule reads).
+ */
+export const MAX_JSONL_LINE_BYTES = 256 * 1024 * 1024;
+
+/** The error for a line longer than the limit: file, line, size, and how to proceed. */
+export function lineTooLongError(file: string, line: number, limit: number): JsonlLineError {
+  const mib = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MiB`;
+  return new JsonlLineError(
+    file,
+    line,
+    `the line is longer than ${mib(limit)}, the most one line of a stored run may hold; cut the oversized value out of that line (for example a tool output: jq -c 'walk(if type == "string" and length > 1000000 then .[0:1000000] else . end)' ${file}) and read it again`,
+  );
+}
+
+/**
+ * Every line of a file (blank ones too, without their "\n" or "\r\n"), streamed in bounded memory:
+ * a line longer than `maxLineBytes` throws a JsonlLineError naming it before it is held.
+ */
+export async function* readTextLines(
+  file: string,
+  maxLineBytes = MAX_JSONL_LINE_BYTES,
+): AsyncGenerator<string> {
+  const input = createReadStream(file, { highWaterMark: 64 * 1024 });
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let line = 0;
+  const take = (piece: Buffer): string => {
+    const bytes = pendingBytes > 0 ? Buffer.concat([...pending, piece]) : piece;
+    pending = [];
+    pendingBytes = 0;
+    line++;
+    const end = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
+    return bytes.toString("utf8", 0, end);
+  };
+  try {
+    for await (const chunk of input as AsyncIterable<Buffer>) {
+      let start = 0;
+      for (let newline = chunk.indexOf(0x0a); newline >= 0; newline = chunk.indexOf(0x0a, start)) {
+        if (pendingBytes + newline - start > maxLineBytes)
+          throw lineTooLongError(file, line + 1, maxLineBytes);
+        yield take(chunk.subarray(start, newline));
+        start = newline + 1;
+      }
+      if (start < chunk.length) {
+        pendingBytes += chunk.length - start;
+        if (pendingBytes > maxLineBytes) throw lineTooLongError(file, line + 1, maxLineBytes);
+        pending.push(Buffer.from(chunk.subarray(start)));
+      }
+    }
+    if (pendingBytes > 0) yield take(Buffer.alloc(0));
+  } finally {
+    input.destroy();
   }
 }
 
@@ -81,8 +138,7 @@ export async function* readJsonl<T = unknown>(
   file: string,
   options: JsonlReadOptions<T> = {},
 ): AsyncGenerator<JsonlRecord<T>> {
-  const input = createReadStream(file, { encoding: "utf8", highWaterMark: 64 * 1024 });
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  const lines = readTextLines(file);
   let lineNumber = 0;
   // A line that is not JSON waits until we know whether it is the last one (maybe cut off).
   let unparsable: JsonlLineError | undefined;
@@ -111,8 +167,7 @@ export async function* readJsonl<T = unknown>(
       else reportTruncated(truncatedLineError(file, unparsable.line), options as JsonlReadOptions<unknown>);
     }
   } finally {
-    lines.close();
-    input.destroy();
+    await lines.return(undefined);
   }
 }
 

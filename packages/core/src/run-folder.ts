@@ -9,7 +9,8 @@ import { runFromHookEvents } from "./claude/hook-events.js";
 import { runFromClaudeOutput } from "./claude/output.js";
 import { PermissionModeSchema } from "./claude/vocabulary.js";
 import { RUN_FOLDER_VERSION } from "./format-version.js";
-import { type JsonlLineError, readJsonlFile } from "./jsonl-reader.js";
+import { readJsonlLinesSync } from "./jsonl-lines.js";
+import { JsonlLineError, readJsonlFile } from "./jsonl-reader.js";
 import { isOpenCodeOutputLine, runFromOpenCodeOutput } from "./opencode/run.js";
 import { createRedactor } from "./redact.js";
 import { type Run, type RunNote, RunSchema } from "./run.js";
@@ -162,6 +163,8 @@ export interface ReadRunFolderOptions {
   /** A bad line of events.jsonl: "throw" (default), or "skip" it (passed to `onBadLine`, kept as a warning). */
   onError?: "throw" | "skip";
   onBadLine?: (error: JsonlLineError) => void;
+  /** For a run built from stream.jsonl: keep at most this much of each tool output (see StreamJsonOptions). */
+  maxOutputChars?: number;
 }
 
 /** Whether `dir` looks like a run folder (it has any of the files a run leaves). */
@@ -217,7 +220,12 @@ export async function readRunFolder(dir: string, options: ReadRunFolderOptions =
       const run = runFromOpenCodeOutput(stream, { prompts, runId, onTruncatedLine });
       return { ...base, run, file: stream, source: "opencode-json" };
     }
-    const output = runFromClaudeOutput(stream, { prompts, runId, onTruncatedLine });
+    const output = runFromClaudeOutput(stream, {
+      prompts,
+      runId,
+      onTruncatedLine,
+      ...(options.maxOutputChars === undefined ? {} : { maxOutputChars: options.maxOutputChars }),
+    });
     return { ...base, run: output.run, file: stream, source: "stream-json" };
   }
   if (events) {
@@ -327,12 +335,15 @@ function parseWith<T>(schema: z.ZodType<T>, value: unknown, path: string, what: 
 
 /** Whether a stream file's first line is OpenCode's (`opencode run --format json`), not Claude Code's. */
 function isOpenCodeOutput(path: string): boolean {
-  const first = readFileSync(path, "utf8")
-    .split(/\r?\n/, 64)
-    .find((line) => line.trim() !== "");
   try {
-    return first !== undefined && isOpenCodeOutputLine(JSON.parse(first));
-  } catch {
+    // The first line alone (the file may be far larger than a string can hold).
+    for (const record of readJsonlLinesSync(path, { onTruncatedLine: () => {} }))
+      return isOpenCodeOutputLine(record.value);
+    return false;
+  } catch (error) {
+    // A line too long to read is reported by the reader of the stream, with its line number.
+    if (error instanceof JsonlLineError && error.line === 1 && !error.reason.startsWith("invalid JSON"))
+      throw error;
     return false;
   }
 }

@@ -13,6 +13,7 @@ import {
   parseJsonl,
   readJsonl,
   readJsonlFile,
+  readJsonlLinesSync,
 } from "../src/index.js";
 
 const scratch = () => mkdtempSync(join(tmpdir(), "evals-core-"));
@@ -97,5 +98,39 @@ describe("appending", () => {
       lines.map((line) => JSON.parse(line)).map((v: { writer: string; i: number }) => `${v.writer}:${v.i}`),
     );
     expect(seen.size).toBe(1600);
+  });
+});
+
+describe("readJsonlLinesSync", () => {
+  const dir = mkdtempSync(join(tmpdir(), "evals-jsonl-lines-"));
+  const read = (text: string, options: Parameters<typeof readJsonlLinesSync>[1] = {}) => {
+    const file = join(dir, `lines-${Math.random().toString(36).slice(2)}.jsonl`);
+    writeFileSync(file, text);
+    return { file, records: () => [...readJsonlLinesSync(file, options)] };
+  };
+
+  it("yields each line's value with its number, over lines that cross its read chunks, CRLF or not", () => {
+    const long = "y".repeat(3 * 1024 * 1024);
+    const { records } = read(`{"a":1}\r\n\n{"b":"${long}"}\n{"c":3}`);
+    const values = records();
+    expect(values.map((record) => record.line)).toEqual([1, 3, 4]);
+    expect((values[1]?.value as { b: string } | undefined)?.b).toHaveLength(long.length);
+    expect(values[2]?.value).toEqual({ c: 3 });
+  });
+
+  it("names file and line of invalid JSON, and leaves out a cut-off last line with a report", () => {
+    const bad = read('{"a":1}\n{oops}\n{"b":2}\n');
+    expect(() => bad.records()).toThrow(`${bad.file}:2: invalid JSON`);
+    const cut: string[] = [];
+    const truncated = read('{"a":1}\n{"b":', { onTruncatedLine: (error) => cut.push(error.message) });
+    expect(truncated.records().map((record) => record.value)).toEqual([{ a: 1 }]);
+    expect(cut).toEqual([expect.stringContaining(`${truncated.file}:2: the last line is cut off`)]);
+  });
+
+  it("refuses a line longer than its limit before holding it, naming file, line and limit", () => {
+    const { file, records } = read(`{"a":1}\n{"b":"${"z".repeat(2 * 1024 * 1024)}"}\n`, {
+      maxLineBytes: 1024 * 1024,
+    });
+    expect(() => records()).toThrow(`${file}:2: the line is longer than 1 MiB`);
   });
 });

@@ -68,6 +68,22 @@ describe("claude output formats", () => {
     expect(output.format).toBe("stream-json");
     expect(listToolCalls(output.run).length).toBe(5);
   });
+
+  it("keeps the first and last halves of tool outputs longer than maxOutputChars, and notes it", () => {
+    const lines = readFileSync(`${fixturesDir}multi-tool/stream.jsonl`, "utf8").trimEnd().split("\n");
+    const result = JSON.parse(lines[5] as string);
+    result.message.content[0].content = `START${"x".repeat(100_000)}END`;
+    const file = join(mkdtempSync(join(tmpdir(), "evals-core-")), "stream.jsonl");
+    writeFileSync(file, `${[...lines.slice(0, 5), JSON.stringify(result), ...lines.slice(6)].join("\n")}\n`);
+    const whole = runFromClaudeOutput(file);
+    expect(String(listToolCalls(whole.run)[0]?.result?.output)).toHaveLength(100_008);
+    const kept = runFromClaudeOutput(file, { maxOutputChars: 1000 });
+    const output = String(listToolCalls(kept.run)[0]?.result?.output);
+    expect(output).toMatch(/^STARTx{495}\n\[\.\.\. 99008 characters left out \.\.\.\]\nx{497}END$/);
+    expect(kept.run.notes.map((note) => note.message)).toContain(
+      "1 tool output(s) longer than 1000 characters were kept as their first and last 500",
+    );
+  });
 });
 
 describe("a cut-off last line (the writer was killed mid-line)", () => {

@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { readJsonlLinesSync } from "../jsonl-lines.js";
 import { type JsonlLineError, parseJsonl } from "../jsonl-reader.js";
 import type { Run } from "../run.js";
 import { runFromStreamJson, type StreamJsonOptions } from "./stream-json.js";
@@ -26,9 +27,41 @@ export interface ClaudeOutputOptions extends StreamJsonOptions {
 export const RESULT_ONLY_NOTE =
   "this is `claude --output-format json` output: the final result only, without the tool calls or messages of the run (capture with --output-format stream-json --verbose to see them)";
 
-/** Reads a file of Claude Code output (see ClaudeOutputFormat) into a Run. */
+/**
+ * Reads a file of Claude Code output (see ClaudeOutputFormat) into a Run. stream-json is read line
+ * by line, so memory grows with the run, not with the file's bytes (a line longer than
+ * MAX_JSONL_LINE_BYTES throws a JsonlLineError naming it).
+ */
 export function runFromClaudeOutput(file: string, options: ClaudeOutputOptions = {}): ClaudeOutput {
-  return parseClaudeOutput(readFileSync(file, "utf8"), file, options);
+  if (startsWithBracket(file)) return parseClaudeOutput(readFileSync(file, "utf8"), file, options);
+  const { onTruncatedLine, ...streamOptions } = options;
+  let count = 0;
+  let first: unknown;
+  const lines = function* () {
+    for (const record of readJsonlLinesSync(file, onTruncatedLine ? { onTruncatedLine } : {})) {
+      if (count++ === 0) first = record.value;
+      yield record.value;
+    }
+  };
+  const run = runFromStreamJson(lines(), streamOptions);
+  const only = count === 1 ? (first as { type?: unknown } | null) : undefined;
+  if (only && typeof only === "object" && only.type === "result") {
+    run.notes.push({ kind: "other", message: RESULT_ONLY_NOTE });
+    return { run, format: "json-result" };
+  }
+  return { run, format: "stream-json" };
+}
+
+/** Whether the file's first non-blank character is "[" (`--output-format json --verbose`). */
+function startsWithBracket(file: string): boolean {
+  const fd = openSync(file, "r");
+  try {
+    const head = Buffer.alloc(4096);
+    const read = readSync(fd, head, 0, head.length, 0);
+    return head.subarray(0, read).toString("utf8").trimStart().startsWith("[");
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

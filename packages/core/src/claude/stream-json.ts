@@ -10,6 +10,12 @@ export interface StreamJsonOptions {
   /** The prompt(s) given on the command line: -p prompts are not echoed in the stream. */
   prompts?: string[];
   runId?: string;
+  /**
+   * Keep at most this many characters of each tool output text: its first and last halves, the middle
+   * left out (grading keeps what its rules read: failures show at an output's start or end). A note
+   * says how many were shortened. Default: every output whole.
+   */
+  maxOutputChars?: number;
 }
 
 type Json = Record<string, unknown>;
@@ -24,6 +30,26 @@ export function runFromStreamJson(lines: Iterable<unknown>, options: StreamJsonO
   /** Agent/Task tool_use_id -> the subagent it started. */
   const agentByParentCall = new Map<string, string>();
   const stopped = new Set<string>();
+  let shortened = 0;
+  const max = options.maxOutputChars;
+  const shorten = (content: unknown): unknown => {
+    if (max === undefined) return content;
+    const cut = (text: string) => {
+      if (text.length <= max) return text;
+      shortened++;
+      const half = Math.floor(max / 2);
+      const kept = `${text.slice(0, half)}\n[... ${text.length - 2 * half} characters left out ...]\n${text.slice(-half)}`;
+      // A copy: slices of a string keep the whole string alive in V8.
+      return Buffer.from(kept, "utf8").toString("utf8");
+    };
+    if (typeof content === "string") return cut(content);
+    if (!Array.isArray(content)) return content;
+    return content.map((block) =>
+      block && typeof block === "object" && typeof (block as Json).text === "string"
+        ? { ...(block as Json), text: cut((block as Json).text as string) }
+        : block,
+    );
+  };
 
   const agentOf = (line: Json): string => {
     if (typeof line.agent_id === "string") return line.agent_id;
@@ -133,13 +159,14 @@ export function runFromStreamJson(lines: Iterable<unknown>, options: StreamJsonO
         for (const block of asArray(content)) {
           if (block.type === "tool_result" && typeof block.tool_use_id === "string") {
             const isError = block.is_error === true;
+            const output = shorten(block.content);
             builder.push({
               type: "tool_result",
               agent: callAgent.get(block.tool_use_id) ?? agent,
               id: block.tool_use_id,
-              output: block.content,
+              output,
               is_error: isError,
-              ...(isError ? { error: textOf(block.content) } : {}),
+              ...(isError ? { error: textOf(output) } : {}),
               ...timestamp,
             });
           } else if (block.type === "text" && typeof block.text === "string") {
@@ -177,6 +204,11 @@ export function runFromStreamJson(lines: Iterable<unknown>, options: StreamJsonO
       }
     }
   }
+  if (shortened > 0)
+    builder.note({
+      kind: "other",
+      message: `${shortened} tool output(s) longer than ${max} characters were kept as their first and last ${Math.floor((max ?? 0) / 2)}`,
+    });
   return builder.build();
 }
 

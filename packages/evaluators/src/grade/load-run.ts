@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import {
   type AgentRunResult,
@@ -7,7 +7,6 @@ import {
   type JsonlLineError,
   parseClaudeOutput,
   parseHookInput,
-  parseJsonl,
   parseOpenCodeOutput,
   RESULT_ONLY_NOTE,
   RUNS_FOLDER,
@@ -16,7 +15,9 @@ import {
   type RunFolderManifest,
   RunSchema,
   readCapturedEvents,
+  readJsonlLinesSync,
   readRunFolder,
+  runFromClaudeOutput,
   runFromHookEvents,
 } from "@evals/core";
 
@@ -95,7 +96,10 @@ export async function loadStoredRun(path: string, options: LoadStoredRunOptions 
 
 async function loadRunFolder(dir: string, options: LoadStoredRunOptions): Promise<StoredRun> {
   try {
-    const folder = await readRunFolder(dir, options.prompts ? { prompts: options.prompts } : {});
+    const folder = await readRunFolder(dir, {
+      ...(options.prompts ? { prompts: options.prompts } : {}),
+      maxOutputChars: MAX_GRADED_OUTPUT_CHARS,
+    });
     if (
       folder.source === "stream-json" &&
       folder.run.notes.some((note) => note.message === RESULT_ONLY_NOTE)
@@ -144,19 +148,19 @@ function claudeOutputRun(
 }
 
 async function loadJsonlRun(file: string, options: LoadStoredRunOptions, runId: string): Promise<StoredRun> {
-  const text = readStoredText(file);
+  assertRegularFile(file);
   const warnings: string[] = [];
   const onTruncatedLine = (error: JsonlLineError) => warnings.push(error.message);
-  const first = firstJsonLine(text, file);
+  const first = firstJsonLine(file);
   if (options.agent === "opencode" || (options.agent === undefined && isOpenCodeOutputLine(first))) {
-    const run = parseOpenCodeOutput(text, file, {
+    const run = parseOpenCodeOutput(readStoredText(file), file, {
       runId,
       ...(options.prompts ? { prompts: options.prompts } : {}),
       onTruncatedLine,
     });
     return { run, file, format: "opencode-json", warnings };
   }
-  if (Array.isArray(first)) return claudeOutputRun(text, file, options, runId, warnings);
+  if (Array.isArray(first)) return claudeOutputRun(readStoredText(file), file, options, runId, warnings);
   if (first && typeof first === "object" && "run_id" in first && "event" in first) {
     // Both forms of events.jsonl (the Node hook's lines and the shell hook's raw ones), in seq order.
     const events = await readCapturedEvents(file, { onTruncatedLine });
@@ -171,18 +175,28 @@ async function loadJsonlRun(file: string, options: LoadStoredRunOptions, runId: 
     };
   }
   if (first && typeof first === "object" && ("hook_event_name" in first || "input" in first)) {
-    const lines = parseJsonl<Record<string, unknown>>(text, file, { onTruncatedLine });
-    const inputs = lines.map((line, position) => {
-      try {
-        return parseHookInput("hook_event_name" in line ? line : line.input);
-      } catch (error) {
-        throw new StoredRunError(`${file}:${position + 1}`, `not a hook input: ${(error as Error).message}`);
+    const inputs = function* () {
+      for (const { value, line } of readJsonlLinesSync(file, { onTruncatedLine })) {
+        const record = value as Record<string, unknown>;
+        try {
+          yield parseHookInput("hook_event_name" in record ? record : record.input);
+        } catch (error) {
+          throw new StoredRunError(`${file}:${line}`, `not a hook input: ${(error as Error).message}`);
+        }
       }
-    });
-    return { run: runFromHookEvents(inputs, { runId }), file, format: "hook-inputs", warnings };
+    };
+    return { run: runFromHookEvents(inputs(), { runId }), file, format: "hook-inputs", warnings };
   }
   if (first && typeof first === "object" && "type" in first) {
-    return claudeOutputRun(text, file, options, runId, warnings);
+    // Read line by line: memory grows with what the run holds, not with the file's bytes.
+    const output = runFromClaudeOutput(file, {
+      prompts: options.prompts ?? [],
+      runId,
+      onTruncatedLine,
+      maxOutputChars: MAX_GRADED_OUTPUT_CHARS,
+    });
+    if (output.format === "json-result") throw resultOnly(file);
+    return { run: output.run, file, format: output.format, warnings };
   }
   throw new StoredRunError(
     file,
@@ -190,14 +204,19 @@ async function loadJsonlRun(file: string, options: LoadStoredRunOptions, runId: 
   );
 }
 
+/**
+ * How much of each tool output a stream-json run keeps for grading: its first and last 32 KiB (the
+ * rules read an output's failure markers, at its start or end), so memory grows with the run's
+ * calls, not with the size of what they printed.
+ */
+const MAX_GRADED_OUTPUT_CHARS = 64 * 1024;
+
 /** The largest stored run grade reads: a run's text must fit in one string (node's limit is 512 MiB). */
 const MAX_STORED_RUN_BYTES = 256 * 1024 * 1024;
 
 /** A stored run's text; a file too big to hold in memory is an unreadable input, not a crash. */
 function readStoredText(file: string): string {
-  const stat = statSync(file);
-  if (!stat.isFile()) throw new StoredRunError(file, "not a regular file (a FIFO or device never ends)");
-  const size = stat.size;
+  const size = assertRegularFile(file).size;
   if (size > MAX_STORED_RUN_BYTES) {
     throw new StoredRunError(
       file,
@@ -207,15 +226,16 @@ function readStoredText(file: string): string {
   return readFileSync(file, "utf8");
 }
 
-function firstJsonLine(text: string, file: string): unknown {
-  const lines = text.split(/\r?\n/);
-  const index = lines.findIndex((line) => line.trim() !== "");
-  if (index < 0) throw new StoredRunError(file, "the file is empty");
-  try {
-    return JSON.parse(lines[index] as string);
-  } catch (error) {
-    throw new StoredRunError(`${file}:${index + 1}`, `invalid JSON: ${(error as Error).message}`);
-  }
+function assertRegularFile(file: string): Stats {
+  const stat = statSync(file);
+  if (!stat.isFile()) throw new StoredRunError(file, "not a regular file (a FIFO or device never ends)");
+  return stat;
+}
+
+/** The file's first JSON line, read alone (a line too long to hold throws a JsonlLineError). */
+function firstJsonLine(file: string): unknown {
+  for (const record of readJsonlLinesSync(file, { onTruncatedLine: () => {} })) return record.value;
+  throw new StoredRunError(file, "the file is empty");
 }
 
 function loadJsonRun(file: string, options: LoadStoredRunOptions): StoredRun {

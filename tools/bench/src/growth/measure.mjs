@@ -70,6 +70,22 @@ const measurements = {
     return { ms, lines: value };
   },
 
+  /**
+   * @evals/core's JSONL reader over the file, every line validated by a schema of stream-json lines
+   * (an object with a string `type`): what reading the run costs before anything is graded.
+   */
+  async "validated-read"(file) {
+    const { readJsonl } = await import("@evals/core");
+    const { z } = await import("zod");
+    const schema = z.looseObject({ type: z.string() });
+    const { value, ms } = await timed(async () => {
+      let count = 0;
+      for await (const _ of readJsonl(file, { schema })) count++;
+      return count;
+    });
+    return { ms, lines: value };
+  },
+
   /** `evals grade <file> --case <a case with every default rule> --json`. */
   async grade(file) {
     const { evals } = await import("@evals/cli");

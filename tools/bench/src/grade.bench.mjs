@@ -1,0 +1,69 @@
+// `evals grade` of a long run against the JSONL reader's validated read of the same file, side by side
+// in one run, each in a fresh process (its max RSS its own). Goals (issue #31): peak RSS <= 300 MB,
+// time <= 1.5x the validated read. The machine's load is printed beside them. No timings are asserted.
+//
+//   BENCH_GRADE_LINES   stream-json lines of the graded run (default 1000000)
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { writeStream } from "./growth/stream-run.mjs";
+
+const LINES = Number(process.env.BENCH_GRADE_LINES ?? 1_000_000);
+const GOAL_RSS_MB = 300;
+const GOAL_TIME_RATIO = 1.5;
+
+/** One measurement of growth/measure.mjs in a node process of its own: its JSON line. */
+function measure(kind, file) {
+  const child = spawnSync(
+    process.execPath,
+    [fileURLToPath(new URL("./growth/measure.mjs", import.meta.url)), kind, file],
+    { encoding: "utf8", env: { ...process.env, FORCE_COLOR: "0" }, maxBuffer: 64 * 1024 * 1024 },
+  );
+  try {
+    return JSON.parse(child.stdout.trim().split("\n").pop() ?? "");
+  } catch {
+    throw new Error(
+      `${kind}: exit ${child.status}: ${child.stderr.trim().split("\n").slice(-3).join(" | ")}`,
+    );
+  }
+}
+
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(", ");
+const work = mkdtempSync(join(tmpdir(), "evals-bench-grade-"));
+try {
+  const file = join(work, "stream.jsonl");
+  await writeStream(file, LINES);
+  const bytes = statSync(file).size;
+  console.log(
+    `${LINES.toLocaleString("en")}-line stream.jsonl (${(bytes / 1e6).toFixed(0)} MB); load average before: ${load()}`,
+  );
+  const read = measure("validated-read", file);
+  const graded = measure("grade", file);
+  if (graded.exit > 1) console.log(`evals grade said (exit ${graded.exit}): ${graded.stderr?.trim()}`);
+  const rssMb = graded.maxRssKb / 1024;
+  const ratio = graded.ms / read.ms;
+  const rows = [
+    ["", "wall time", "max RSS"],
+    [
+      "JSONL reader, validated",
+      `${(read.ms / 1000).toFixed(1)} s`,
+      `${(read.maxRssKb / 1024).toFixed(0)} MB`,
+    ],
+    [`evals grade (exit ${graded.exit})`, `${(graded.ms / 1000).toFixed(1)} s`, `${rssMb.toFixed(0)} MB`],
+    [
+      "grade / read (goal)",
+      `${ratio.toFixed(2)}x (<= ${GOAL_TIME_RATIO}x: ${ratio <= GOAL_TIME_RATIO ? "met" : "NOT met"})`,
+      `${rssMb.toFixed(0)} MB (<= ${GOAL_RSS_MB} MB: ${rssMb <= GOAL_RSS_MB ? "met" : "NOT met"})`,
+    ],
+  ];
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
+  for (const row of rows) console.log(`| ${row.map((cell, i) => cell.padEnd(widths[i])).join(" | ")} |`);
+  console.log(`load average after: ${load()}`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
