@@ -60,7 +60,7 @@ for (const line of `${result.stdout}${result.stderr}`.split("\n")) {
   const warning = /^\s*(\d+:\d+)(?:-\d+:\d+)?\s+(?:warning|error)\s+(.*)$/.exec(line);
   if (warning)
     console.error(
-      `${file}:${warning[1]}: ${warning[2].replace(/\s+(remark-validate-links:)?missing-[a-z-]+\s*$/, "")}`,
+      `${file}:${warning[1]}: ${warning[2].replace(/\s+missing-[a-z-]+(\s+remark-validate-links:\S+)?\s*$/, "")}`,
     );
   else if (/^\S/.test(line) && !/^[⚠✖]/.test(line)) file = line.trim();
   else if (line.trim() !== "" && !/^[⚠✖]/.test(line.trim())) console.error(line);
