@@ -38,8 +38,8 @@ describe("package-lock.json", () => {
 });
 
 describe("Node versions", () => {
-  it("the tested Node (.nvmrc) satisfies every engines field but those of the two packages the README names", () => {
-    // The README's "Node." paragraph explains these two EBADENGINE warnings; a new one needs a line there.
+  it("the tested Node (.nvmrc) satisfies every engines field but those of the two packages CONTRIBUTING.md names", () => {
+    // CONTRIBUTING.md's "Node" section explains these two EBADENGINE warnings; a new one needs a line there.
     const tested = readFileSync(join(WORKSPACE, ".nvmrc"), "utf8").trim().replace(/^v/, "");
     const lock = JSON.parse(readFileSync(join(WORKSPACE, "package-lock.json"), "utf8")) as {
       packages: Record<string, { engines?: { node?: string } | string[] }>;
@@ -51,9 +51,9 @@ describe("Node versions", () => {
       })
       .map(([path]) => path.replace(/^.*node_modules\//, ""));
     expect(newer.sort()).toEqual(["@anthropic-ai/claude-code", "@sparticuz/chromium"]);
-    const readme = readFileSync(join(WORKSPACE, "README.md"), "utf8");
-    for (const name of newer) expect(readme).toContain(`\`${name}@`);
-    expect(readme).toContain(`Tested on Node ${tested}`);
+    const contributing = readFileSync(join(WORKSPACE, "CONTRIBUTING.md"), "utf8");
+    for (const name of newer) expect(contributing).toContain(`\`${name}@`);
+    expect(contributing).toContain(`Tested on Node ${tested}`);
   });
 });
 

@@ -107,7 +107,11 @@ function checkExamples(examples: readonly Example[]): string[] {
         );
         continue;
       }
-      const own = from.find((pkg) => example.readme.includes(`/${pkg.split("/")[1]}/`));
+      const own = from.find((pkg) =>
+        [`/${pkg.split("/")[1]}/`, `docs/${pkg.split("/")[1]}-reference.md`].some((part) =>
+          example.readme.includes(part),
+        ),
+      );
       missing.set(name, own ?? (from[0] as string));
     }
     return [...missing].map(([name, pkg]) => `import { ${name} } from "${pkg}";\n`).join("");
@@ -170,15 +174,17 @@ function floatingPromises(file: ts.SourceFile, checker: ts.TypeChecker): ts.Call
   return calls;
 }
 
+/** The examples of every package README and of its reference page in docs/ (`docs/<name>-reference.md`). */
 function readmeExamples(): Example[] {
-  return readdirSync(join(WORKSPACE, "packages")).flatMap((name) => {
-    const readme = `packages/${name}/README.md`;
-    try {
-      return tsBlocks(readme, readFileSync(join(WORKSPACE, readme), "utf8"));
-    } catch {
-      return [];
-    }
-  });
+  return readdirSync(join(WORKSPACE, "packages")).flatMap((name) =>
+    [`packages/${name}/README.md`, `docs/${name}-reference.md`].flatMap((readme) => {
+      try {
+        return tsBlocks(readme, readFileSync(join(WORKSPACE, readme), "utf8"));
+      } catch {
+        return [];
+      }
+    }),
+  );
 }
 
 describe("the README examples of every package", () => {

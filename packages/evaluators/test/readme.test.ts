@@ -3,11 +3,14 @@ import { describe, expect, it } from "vitest";
 import * as api from "../src/index.js";
 
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+/** The evaluators one by one, linked from the README. */
+const reference = readFileSync(new URL("../../../docs/evaluators-reference.md", import.meta.url), "utf8");
 
 describe("the README", () => {
-  it("has a section with an example for every evaluator", () => {
+  it("links to a reference page with a section and an example for every evaluator", () => {
+    expect(readme).toContain("(../../docs/evaluators-reference.md)");
     for (const id of api.EVALUATOR_IDS) {
-      const section = readme.split(/^### /m).find((part) => part.startsWith(`${id} `));
+      const section = reference.split(/^### /m).find((part) => part.startsWith(`${id} `));
       expect(section, id).toBeDefined();
       expect(section, id).toContain("```ts");
     }
@@ -25,7 +28,7 @@ describe("the README", () => {
 
   it("names only functions the package exports", () => {
     // `fn(`, `await fn(` and `(await fn(`: the async API is shown awaited.
-    const named = [...readme.matchAll(/`\(?(?:await )?([a-z][A-Za-z]+)\(/g)].map(
+    const named = [...`${readme}${reference}`.matchAll(/`\(?(?:await )?([a-z][A-Za-z]+)\(/g)].map(
       (match) => match[1] as string,
     );
     expect(named.length).toBeGreaterThan(20);
