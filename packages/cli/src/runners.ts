@@ -1,16 +1,18 @@
 // Everything the `evals` commands know about the agents they run or grade, in one place: the runner
 // registry they hand the engine, composed from the runner packages this CLI depends on.
 import { claudeCodeRunner } from "@evals/claude-code";
+import { codexRunner } from "@evals/codex";
 import type { EvalCase, LoadStoredRunOptions } from "@evals/evaluators";
+import { geminiRunner } from "@evals/gemini-cli";
 import { RunnerRegistry } from "@evals/harness";
 import { openCodeRunner } from "@evals/opencode";
 import { UsageError } from "./errors.js";
 
 let registry: RunnerRegistry | undefined;
 
-/** The agent runners of the `evals` command: Claude Code's (the default) and OpenCode's. */
+/** The agent runners of the `evals` command: Claude Code's (the default), OpenCode's, Codex's and Gemini CLI's. */
 export function cliRunners(): RunnerRegistry {
-  registry ??= new RunnerRegistry([claudeCodeRunner, openCodeRunner]);
+  registry ??= new RunnerRegistry([claudeCodeRunner, openCodeRunner, codexRunner, geminiRunner]);
   return registry;
 }
 
