@@ -62,6 +62,7 @@ export interface StoredRun {
 export interface AgentOutputReader {
   /** The agent, e.g. "codex". */
   agent: string;
+  /** The Run of the file's text (`runId` from the file or its folder, `prompts` from the case). */
   read(
     text: string,
     file: string,
