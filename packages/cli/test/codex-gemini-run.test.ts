@@ -55,6 +55,48 @@ describe("evals run with agent.cli codex and gemini", () => {
     expect(result.code).toBe(EXIT.passed);
   });
 
+  it("records a Codex case from a --model module's bare script function, then replays it", {
+    timeout: 180_000,
+  }, () => {
+    // The module's function answers in the runner's wire format (OpenAI Responses), not Anthropic's.
+    const dir = join(temp, "record");
+    mkdirSync(join(dir, "fx"), { recursive: true });
+    writeFileSync(join(dir, "fx", "config.txt"), "retries = 3\n");
+    const cases = join(dir, "cases.yaml");
+    writeFileSync(
+      cases,
+      [
+        "id: lists",
+        "prompt: List the files.",
+        "agent:",
+        "  cli: codex",
+        "  fixture: fx",
+        "behavior:",
+        "  mustUseTools: [Bash]",
+      ].join("\n"),
+    );
+    const vcr = new URL("../../vcr/dist/index.js", import.meta.url).href;
+    const models = join(dir, "models.mjs");
+    writeFileSync(
+      models,
+      `import { execCommand, response, toolOutputs } from ${JSON.stringify(vcr)};\nexport default (request) => (toolOutputs(request).length === 0 ? response(execCommand("ls")) : response("Done."));\n`,
+    );
+    const cassettes = join(dir, "cassettes");
+    const common = ["--cassettes", cassettes, "--db", "off"];
+    const recorded = runEvals(
+      ["record", cases, "--model", models, "--out", join(dir, "rec"), ...common],
+      170_000,
+    );
+    expect(recorded.stdout).toContain("1 case(s), 1 trial(s): 1 passed, 0 failed");
+    expect(recorded.code, recorded.stderr).toBe(EXIT.passed);
+    const replayed = runEvals(
+      ["run", cases, "--mode", "strict", "--out", join(dir, "run"), ...common],
+      170_000,
+    );
+    expect(replayed.stdout).toContain("1 case(s), 1 trial(s): 1 passed, 0 failed");
+    expect(replayed.code, replayed.stderr).toBe(EXIT.passed);
+  });
+
   it("validates agent.options with the Codex and Gemini runners' schemas: file, line and field", () => {
     mkdirSync(join(temp, "fx"), { recursive: true });
     const file = join(temp, "options.yaml");
