@@ -22,7 +22,7 @@ import { gradeAgent } from "./runners.js";
 /** `evals grade --help`. */
 export const GRADE_USAGE = `Usage: evals grade <run folder | cassette.json | run.json | stream.jsonl | events.jsonl> [--case <case file>] [options]
 
-Grades a stored run against a case without running the agent again (a Claude Code or an OpenCode run). A run folder the harness wrote
+Grades a stored run against a case without running the agent again (a Claude Code, OpenCode, Codex or Gemini CLI run). A run folder the harness wrote
 (test-output/<run id>/) holds the case it ran: without --case, that case is graded again, and a
 trial the harness marked error (a replay that diverged from its recording) fails with its reason.
 A wire recording (*.recording.json of @evals/vcr) holds model traffic, not a run: grade the run
@@ -31,8 +31,10 @@ folder of the trial that replayed it instead.
 Options:
   --case <file>     the case file (YAML or JSON); optional for a harness run folder
   --case-id <id>    which case, when the file holds several
-  --agent <name>    whose output a bare .jsonl is: claude-code (stream-json) or opencode
-                    (\`opencode run --format json\`); detected from the first line when not given
+  --agent <name>    whose output a bare .jsonl is: claude-code (stream-json), opencode
+                    (\`opencode run --format json\`), codex (\`codex exec --json\`) or gemini
+                    (\`gemini --output-format stream-json\`); without it Claude Code's or OpenCode's
+                    format is detected from the first line
   --json            print the evaluation as JSON
   --verbose         show every violation and the evidence (and the stack of an internal error)
   -h, --help        this help

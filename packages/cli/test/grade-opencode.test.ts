@@ -61,8 +61,8 @@ describe("evals grade on OpenCode runs", () => {
     const result = runEvals(["grade", file, "--case", bashCase, "--agent", "opencode"]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
-    expect(runEvals(["grade", file, "--agent", "codex"]).stderr).toContain(
-      "--agent must be claude-code or opencode",
+    expect(runEvals(["grade", file, "--agent", "aider"]).stderr).toContain(
+      '--agent must be claude-code, opencode, codex or gemini, not "aider"',
     );
   });
 

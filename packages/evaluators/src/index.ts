@@ -70,6 +70,7 @@ export {
   NoGradableCaseError,
 } from "./grade/grade-run.js";
 export {
+  type AgentOutputReader,
   type LoadStoredRunOptions,
   loadStoredRun,
   type StoredRun,

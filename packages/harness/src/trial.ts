@@ -318,7 +318,7 @@ async function runWithModel<Case>(
     return { command: [], ...withRunFolder(result, options) };
   }
   const scriptFailure = new AbortController();
-  const model = await modelFor(setup, scriptFailure);
+  const model = await modelFor(setup, scriptFailure, runner.modelApi);
   const served = setup.cassette
     ? await cassetteSource(setup, setup.cassette, options, prompt, model, runner)
     : undefined;
@@ -381,6 +381,7 @@ function markReplayedInRunFolder(result: TrialRunResult): void {
 async function modelFor<Case>(
   setup: TrialSetup<Case>,
   failure: AbortController,
+  modelApi: AnyAgentRunner["modelApi"],
 ): Promise<ModelSource | undefined> {
   const model = setup.model?.(setup.caseValue);
   if (model === undefined) return undefined;
@@ -390,8 +391,12 @@ async function modelFor<Case>(
       `model must be a function of the case giving a @evals/vcr ScriptFunction, a ModelSource or undefined (for case ${setup.caseId} it gave ${describeValue(model)}); for one script for every case, write \`model: () => script\``,
     );
   }
-  const { describeThrown, scripted } = await import("@evals/vcr");
-  return scripted(async (request, context) => {
+  const { describeThrown, scripted, scriptedGemini, scriptedResponses } = await import("@evals/vcr");
+  // A script function answers in the runner's wire format (a `--model` module gives bare functions).
+  const inFormat = (
+    modelApi === "openai-responses" ? scriptedResponses : modelApi === "gemini" ? scriptedGemini : scripted
+  ) as typeof scripted;
+  return inFormat(async (request, context) => {
     try {
       return await model(request, context);
     } catch (error) {

@@ -43,6 +43,7 @@ export interface StoredRun {
     | "cassette"
     | "stream-json"
     | "opencode-json"
+    | "agent-jsonl"
     | "json-messages"
     | "captured-events"
     | "hook-inputs";
@@ -54,6 +55,22 @@ export interface StoredRun {
   warnings: string[];
 }
 
+/**
+ * Reads the bare .jsonl output of an agent CLI loadStoredRun does not know itself, into a Run (the
+ * `evals` CLI passes @evals/codex's for `codex exec --json`, @evals/gemini-cli's for `gemini
+ * --output-format stream-json`).
+ */
+export interface AgentOutputReader {
+  /** The agent, e.g. "codex". */
+  agent: string;
+  /** The Run of the file's text (`runId` from the file or its folder, `prompts` from the case). */
+  read(
+    text: string,
+    file: string,
+    options: { runId: string; prompts?: string[]; onTruncatedLine: (error: JsonlLineError) => void },
+  ): Run;
+}
+
 export interface LoadStoredRunOptions {
   /**
    * The prompts of the run, for stream-json (which does not echo `-p` prompts) when no captured
@@ -61,10 +78,10 @@ export interface LoadStoredRunOptions {
    */
   prompts?: string[];
   /**
-   * The agent whose output a bare .jsonl is: "opencode" reads it as `opencode run --format json`;
-   * without it the format is detected from the first line.
+   * The agent whose output a bare .jsonl is: "opencode" reads it as `opencode run --format json`, an
+   * AgentOutputReader with its own reader; without it the format is detected from the first line.
    */
-  agent?: "claude-code" | "opencode";
+  agent?: "claude-code" | "opencode" | AgentOutputReader;
 }
 
 /**
@@ -152,6 +169,15 @@ async function loadJsonlRun(file: string, options: LoadStoredRunOptions, runId: 
   const warnings: string[] = [];
   const onTruncatedLine = (error: JsonlLineError) => warnings.push(error.message);
   const first = firstJsonLine(file);
+  if (typeof options.agent === "object") {
+    // Another agent's output is read whole by its reader (the agent's own line shapes).
+    const run = options.agent.read(readStoredText(file), file, {
+      runId,
+      ...(options.prompts ? { prompts: options.prompts } : {}),
+      onTruncatedLine,
+    });
+    return { run, file, format: "agent-jsonl", warnings };
+  }
   if (options.agent === "opencode" || (options.agent === undefined && isOpenCodeOutputLine(first))) {
     const run = parseOpenCodeOutput(readStoredText(file), file, {
       runId,

@@ -1,0 +1,132 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { EXIT } from "../src/exit-codes.js";
+import { runEvals } from "./evals-bin.js";
+
+// `evals run` and `evals validate` on case files choosing `agent.cli: codex` and `agent.cli: gemini`:
+// the real codex and gemini CLIs, replaying the example suites' committed recordings (OpenAI
+// Responses API, Gemini API) offline through the per-trial loopback model server of each runner's API.
+const examples = fileURLToPath(new URL("../../../examples/", import.meta.url));
+const temp = mkdtempSync(join(tmpdir(), "evals-codex-gemini-"));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+function replay(example: string, cases: string) {
+  const out = join(temp, example);
+  const result = runEvals(
+    [
+      "run",
+      join(examples, example, "cases", cases),
+      "--cassettes",
+      join(examples, example, "cassettes"),
+      "--suite",
+      example,
+      "--mode",
+      "strict",
+      "--out",
+      out,
+      "--db",
+      "off",
+    ],
+    170_000,
+  );
+  const latest = JSON.parse(readFileSync(join(out, "latest.json"), "utf8")) as {
+    meta: { recorded_model?: string };
+  };
+  return { ...result, recordedModel: latest.meta.recorded_model };
+}
+
+describe("evals run with agent.cli codex and gemini", () => {
+  it("runs a Codex case file through codexRunner, replayed offline", { timeout: 180_000 }, () => {
+    const result = replay("codex-agent", "codex.yaml");
+    expect(result.stderr).not.toMatch(/diverged|unknown agent/i);
+    expect(result.stdout).toContain("3 case(s), 3 trial(s): 3 passed, 0 failed");
+    expect(result.recordedModel).toMatch(/^gpt-/);
+    expect(result.code).toBe(EXIT.passed);
+  });
+
+  it("runs a Gemini CLI case file through geminiRunner, replayed offline", { timeout: 180_000 }, () => {
+    const result = replay("gemini-agent", "gemini.yaml");
+    expect(result.stderr).not.toMatch(/diverged|unknown agent/i);
+    expect(result.stdout).toContain("3 case(s), 3 trial(s): 3 passed, 0 failed");
+    expect(result.recordedModel).toMatch(/^gemini-/);
+    expect(result.code).toBe(EXIT.passed);
+  });
+
+  it("records a Codex case from a --model module's bare script function, then replays it", {
+    timeout: 180_000,
+  }, () => {
+    // The module's function answers in the runner's wire format (OpenAI Responses), not Anthropic's.
+    const dir = join(temp, "record");
+    mkdirSync(join(dir, "fx"), { recursive: true });
+    writeFileSync(join(dir, "fx", "config.txt"), "retries = 3\n");
+    const cases = join(dir, "cases.yaml");
+    writeFileSync(
+      cases,
+      [
+        "id: lists",
+        "prompt: List the files.",
+        "agent:",
+        "  cli: codex",
+        "  fixture: fx",
+        "behavior:",
+        "  mustUseTools: [Bash]",
+      ].join("\n"),
+    );
+    const vcr = new URL("../../vcr/dist/index.js", import.meta.url).href;
+    const models = join(dir, "models.mjs");
+    writeFileSync(
+      models,
+      `import { execCommand, response, toolOutputs } from ${JSON.stringify(vcr)};\nexport default (request) => (toolOutputs(request).length === 0 ? response(execCommand("ls")) : response("Done."));\n`,
+    );
+    const cassettes = join(dir, "cassettes");
+    const common = ["--cassettes", cassettes, "--db", "off"];
+    const recorded = runEvals(
+      ["record", cases, "--model", models, "--out", join(dir, "rec"), ...common],
+      170_000,
+    );
+    expect(recorded.stdout).toContain("1 case(s), 1 trial(s): 1 passed, 0 failed");
+    expect(recorded.code, recorded.stderr).toBe(EXIT.passed);
+    const replayed = runEvals(
+      ["run", cases, "--mode", "strict", "--out", join(dir, "run"), ...common],
+      170_000,
+    );
+    expect(replayed.stdout).toContain("1 case(s), 1 trial(s): 1 passed, 0 failed");
+    expect(replayed.code, replayed.stderr).toBe(EXIT.passed);
+  });
+
+  it("validates agent.options with the Codex and Gemini runners' schemas: file, line and field", () => {
+    mkdirSync(join(temp, "fx"), { recursive: true });
+    const file = join(temp, "options.yaml");
+    writeFileSync(
+      file,
+      [
+        "id: a",
+        "prompt: hi",
+        "agent:",
+        "  cli: codex",
+        "  fixture: fx",
+        "  options:",
+        "    sandboxx: 1",
+        "---",
+        "id: b",
+        "prompt: hi",
+        "agent:",
+        "  cli: gemini",
+        "  fixture: fx",
+        "  options:",
+        "    approvalMode: never",
+      ].join("\n"),
+    );
+    const result = runEvals(["validate", file]);
+    expect(result.stderr).toContain(
+      `${file}:7:5 (field agent.options): Unrecognized key: "sandboxx" (codex's runner options)`,
+    );
+    expect(result.stderr).toContain(
+      `${file}:15:19 (field agent.options.approvalMode): Invalid option: expected one of "default"|"auto_edit"|"yolo"|"plan" (gemini's runner options)`,
+    );
+    expect(result.code).toBe(EXIT.failed);
+  });
+});
