@@ -135,9 +135,11 @@ describe("the eval summary (scripts/eval-summary.mjs)", () => {
 
   it("prints why a suite was skipped: the claude it could not find", () => {
     const { text } = summary();
-    expect(text).toMatch(/\n {2}examples\/needs-claude +0 cases .*1 test skipped: claude is not available: /);
+    expect(text).toMatch(
+      /\n {2}examples\/needs-claude +0 cases .*1 test skipped: claude-code is not available: /,
+    );
     expect(text).toContain(
-      "Skipped:\n  examples/needs-claude (1 test): claude is not available: Claude Code CLI not found (EVALS_CLAUDE_BIN names no executable)",
+      "Skipped:\n  examples/needs-claude (1 test): claude-code is not available: Claude Code CLI not found (EVALS_CLAUDE_BIN names no executable)",
     );
   });
 

@@ -23,7 +23,8 @@ const NX = join(WORKSPACE, "node_modules", ".bin", "nx");
 const nxEnv = { NX_DAEMON: "false", NX_NO_CLOUD: "true", NX_TUI: "false" };
 
 function nx(cwd: string, args: string[]): string {
-  return runIn(cwd, NX, args, { env: nxEnv, timeoutMs: 180_000 }).stdout;
+  // Without the daemon each call computes the project graph of 28 projects: minutes on a busy machine.
+  return runIn(cwd, NX, args, { env: nxEnv, timeoutMs: 400_000 }).stdout;
 }
 
 /** A recording of the suite's (named by its case and a hash of the case's prompt and options). */
@@ -130,7 +131,7 @@ describe("what the first eval run waits for", () => {
   beforeAll(() => {
     projects = projectGraph();
     graph = taskGraph(["eval", "build", "typecheck", "publint", "test"]);
-  }, 300_000);
+  }, 900_000);
   const withTarget = (target: string) =>
     Object.keys(projects)
       .filter((name) => projects[name]?.targets[target])
@@ -245,7 +246,7 @@ describe("the eval task's hash (Nx's cache key)", () => {
     worktree = await createWorktree(WORKSPACE, { name: "nx-hash", dirty: "include" });
     symlinkSync(join(WORKSPACE, "node_modules"), inTree("node_modules"), "dir");
     base = hashes();
-  }, 300_000);
+  }, 900_000);
 
   afterAll(async () => {
     await worktree?.remove();

@@ -54,10 +54,12 @@ const installed = (name: string, ...path: string[]) =>
 describe("the packed packages", () => {
   it("are every publishable package of the workspace", () => {
     expect(publishable.map((pkg) => pkg.name).sort()).toEqual([
-      "@evals/cli",
       "@evals/claude-code",
+      "@evals/cli",
+      "@evals/codex",
       "@evals/core",
       "@evals/evaluators",
+      "@evals/gemini-cli",
       "@evals/harness",
       "@evals/hooks",
       "@evals/judge",

@@ -190,7 +190,7 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available).each(backends)(
       expect(shown.code).toBe(EXIT.passed);
       const lines = shown.out.trimEnd().split("\n");
       expect(lines[0]).toMatch(
-        /^find-todos › skill-then-grep: flaky, 3 trial\(s\) passed and 1 failed over 2 run\(s\) of the same case file \([0-9a-f]{16}\), replayed, claude-code 2\.1\.330 claude-opus-5-5$/,
+        /^find-todos › skill-then-grep: flaky, 3 trial\(s\) passed and 1 failed over 2 run\(s\) of the same case file \([0-9a-f]{16}\), replayed from cassettes\/find-todos\/skill-then-grep\.[0-9a-f]{8}\.recording\.json, claude-code 2\.1\.330 claude-opus-5-5$/,
       );
       expect(lines[1]).toMatch(/^ {2}run [0-9a-f]{32} \(.*, [0-9a-f]{12}\): passed trial 0, 1, 2$/);
       expect(lines[2]).toMatch(/^ {2}run [0-9a-f]{32} \(.*, [0-9a-f]{12}\): failed trial 0$/);

@@ -106,7 +106,8 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)(
       const failed = await evals(dir, ["run", "cases.yaml", "--model", models, "--mode", "auto"], {
         EVALS_CLAUDE_BIN: broken,
       });
-      expect(failed.code).toBe(EXIT.failed);
+      // Found before any trial (the runner says its CLI cannot run): a setup error, nothing recorded.
+      expect(failed.code).toBe(EXIT.badInput);
       expect(existsSync(join(dir, "cassettes")) ? recordings(join(dir, "cassettes")) : []).toEqual([]);
 
       // A recording emptied (as an older version wrote it): strict fails naming it, auto records anew.

@@ -25,7 +25,7 @@ describe("run ids", () => {
   it("are unique, readable and safe as folder names", () => {
     const ids = new Set(Array.from({ length: 50 }, () => newRunId("Lists Files / case #1")));
     expect(ids.size).toBe(50);
-    for (const id of ids) expect(id).toMatch(/^lists-files-case-1-[a-z0-9]+-[0-9a-f]{6}$/);
+    for (const id of ids) expect(id).toMatch(/^lists-files-case-1-\d{8}T\d{9}Z-[0-9a-f]{12}$/);
     expect(safeName("../../etc")).toBe("etc");
   });
 });

@@ -200,7 +200,8 @@ describe("loadCaseList and caseModel", () => {
 });
 
 describe("runCases with a rule registry", () => {
-  const fixture = (name: string) => join(import.meta.dirname, "__fixtures__", "rules", name);
+  const fixture = (name: string) =>
+    join(import.meta.dirname, "..", "..", "cli", "test", "__fixtures__", "rules", name);
   /** The real multi-tool run: its Bash calls are `ls` and `echo BLOCKME` (twice, one denied by a hook). */
   const multiTool = () => runFromStreamJson(fixtureStream("multi-tool"), { prompts: ["do the steps"] });
 
