@@ -196,12 +196,14 @@ export function runIn(
     env: userEnv(options.env),
     encoding: "utf8",
     timeout: options.timeoutMs ?? 120_000,
+    // Nx's graphs with every npm package in them are several MiB; the default 1 MiB would kill the child.
+    maxBuffer: 256 * 1024 * 1024,
     ...(options.input !== undefined ? { input: options.input } : {}),
   });
   const outcome = { status: result.status, stdout: result.stdout ?? "", stderr: result.stderr ?? "" };
   if (!options.allowFailure && result.status !== 0) {
     throw new Error(
-      `${command} ${args.join(" ")} failed (${result.status ?? result.signal}):\n${outcome.stdout}\n${outcome.stderr}`,
+      `${command} ${args.join(" ")} failed (${result.error ? `${result.error.message}, ` : ""}${result.status ?? result.signal}):\n${outcome.stdout}\n${outcome.stderr}`,
     );
   }
   return outcome;
