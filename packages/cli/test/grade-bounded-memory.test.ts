@@ -15,6 +15,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { fixtureHookInputs, fixturesDir } from "../../evaluators/test/helpers.js";
 import { builtIndex, runEvals } from "./evals-bin.js";
 
+/** The built @evals/evaluators, for a child process of a test's own making. */
+const builtEvaluators = import.meta.resolve("@evals/evaluators");
+
 const temp = mkdtempSync(join(tmpdir(), "evals-grade-memory-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 const caseFile = join(temp, "steps.case.yaml");
@@ -45,11 +48,91 @@ function writeLongRun(file: string, copies: number, outputBytes: number): void {
   }
 }
 
-/** `evals grade ...args` in a child of its own, with its peak memory (max RSS). */
-function gradeMeasured(args: string[]): { code: number; stdout: string; stderr: string; maxRssMb: number } {
+/**
+ * A long session's stream-json, shaped as Claude Code writes it (the bench's run, tools/bench
+ * growth/stream-run.mjs): `calls` calls, each in a model message of its own with its result, in turn
+ * two Reads, an Edit of what was read and a test run through Bash that sometimes fails.
+ */
+function writeManyCalls(file: string, calls: number): void {
+  const fd = openSync(file, "w");
+  const session = "6f1c1d2e-grade-memory";
+  const time = (i: number) => new Date(Date.parse("2026-11-21T10:00:00Z") + i * 50).toISOString();
+  const write = (value: unknown) => writeSync(fd, `${JSON.stringify(value)}\n`);
+  try {
+    write({
+      type: "system",
+      subtype: "init",
+      cwd: "/home/dev/project",
+      session_id: session,
+      tools: ["Bash", "Read", "Edit"],
+    });
+    for (let i = 0; i < calls; i++) {
+      const id = `toolu_${i.toString(36)}`;
+      const kind = i % 4;
+      const path = `/home/dev/project/src/module-${(kind === 2 ? i - 1 : i) % 500}.ts`;
+      const call =
+        kind < 2
+          ? { name: "Read", input: { file_path: path } }
+          : kind === 2
+            ? { name: "Edit", input: { file_path: path, old_string: `a${i}`, new_string: `b${i}` } }
+            : {
+                name: "Bash",
+                input: { command: `npm test -- --grep case-${i}`, description: "run the tests" },
+              };
+      write({
+        type: "assistant",
+        message: {
+          id: `msg_${i.toString(36)}`,
+          type: "message",
+          role: "assistant",
+          content: [{ type: "tool_use", id, ...call }],
+          usage: { input_tokens: 100, output_tokens: 10 },
+        },
+        parent_tool_use_id: null,
+        session_id: session,
+        timestamp: time(2 * i),
+      });
+      const failed = kind === 3 && i % 20 === 3;
+      write({
+        type: "user",
+        message: {
+          role: "user",
+          content: [
+            {
+              tool_use_id: id,
+              type: "tool_result",
+              content: failed ? "Error: 1 test failed" : `1\texport const value${i} = ${i};\n2\t`,
+              is_error: failed,
+            },
+          ],
+        },
+        parent_tool_use_id: null,
+        session_id: session,
+        timestamp: time(2 * i + 1),
+      });
+    }
+    write({
+      type: "result",
+      subtype: "success",
+      is_error: false,
+      num_turns: calls,
+      session_id: session,
+      result: "Done.",
+    });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** `evals grade ...args` in a child of its own (node started with `nodeOptions`), with its peak memory (max RSS). */
+function gradeMeasured(
+  args: string[],
+  nodeOptions: string[] = [],
+): { code: number; stdout: string; stderr: string; maxRssMb: number } {
   const child = spawnSync(
     process.execPath,
     [
+      ...nodeOptions,
       "--input-type=module",
       "-e",
       `const { evals } = await import(${JSON.stringify(builtIndex)});
@@ -61,6 +144,10 @@ process.stdout.write(JSON.stringify({ code, out, maxRssKb: process.resourceUsage
     ],
     { encoding: "utf8", timeout: 120_000, env: { ...process.env, FORCE_COLOR: "0" }, maxBuffer: 1 << 26 },
   );
+  if (child.status !== 0)
+    throw new Error(
+      `evals grade's process ended with ${child.status ?? child.signal}: ${child.stderr.slice(-1500)}`,
+    );
   const result = JSON.parse(child.stdout);
   return { code: result.code, stdout: result.out, stderr: child.stderr, maxRssMb: result.maxRssKb / 1024 };
 }
@@ -76,6 +163,35 @@ describe("evals grade in bounded memory", () => {
     expect(graded.code).toBe(1);
     expect(graded.maxRssMb).toBeLessThan(300);
   }, 180_000);
+
+  it("holds each call of a long run once: its heap grows by under 700 bytes a call (it was over 1 KB)", () => {
+    const file = join(temp, "many-calls.jsonl");
+    writeManyCalls(file, 50_000);
+    // Heap kept (after a full GC) by the loaded run, then by its grading, per call, in a child of its own.
+    const child = spawnSync(
+      process.execPath,
+      [
+        "--expose-gc",
+        "--input-type=module",
+        "-e",
+        `const { casePrompts, gradeStoredRun, loadCases, loadStoredRun } = await import(${JSON.stringify(builtEvaluators)});
+const heap = () => { globalThis.gc(); return process.memoryUsage().heapUsed; };
+const [evalCase] = loadCases(${JSON.stringify(caseFile)});
+const before = heap();
+const stored = await loadStoredRun(${JSON.stringify(file)}, { prompts: casePrompts(evalCase) });
+const loaded = heap() - before;
+const graded = await gradeStoredRun(stored, evalCase);
+const calls = stored.run.events.filter((event) => event.type === "tool_call").length;
+process.stdout.write(JSON.stringify({ calls, loadedPerCall: loaded / calls, passed: graded.evaluation.passed }));`,
+      ],
+      { encoding: "utf8", timeout: 240_000 },
+    );
+    expect(child.stderr).toBe("");
+    const kept = JSON.parse(child.stdout);
+    expect(kept.calls).toBe(50_000);
+    expect(kept.passed).toBe(false);
+    expect(kept.loadedPerCall).toBeLessThan(700);
+  }, 300_000);
 
   it("refuses a line longer than 256 MiB as bad input naming the file and line, in a run folder or alone (it was exit 3)", () => {
     const folder = join(temp, "run-huge-line");

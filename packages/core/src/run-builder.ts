@@ -56,9 +56,24 @@ export class RunBuilder {
       ...definedOnly(this.meta),
       sources: this.sources,
       agents: [...this.agents.values()],
-      events: this.events.map((event, index) => ({ ...event, index }) as Run["events"][number]),
+      events: this.numberedEvents(),
       notes: this.notes,
     };
+  }
+
+  /**
+   * The pushed events numbered in place: a copy of each (`{ ...event, index }`) gave every event of a
+   * long run a hidden class of its own in V8, doubling the Run's memory. An event pushed twice is
+   * copied, so each position keeps its own index.
+   */
+  private numberedEvents(): Run["events"] {
+    return this.events.map((pushed, index) => {
+      const event = pushed as RunEventInput & { index?: number };
+      if (event.index !== undefined && event.index !== index)
+        return { ...event, index } as Run["events"][number];
+      event.index = index;
+      return event as Run["events"][number];
+    });
   }
 }
 

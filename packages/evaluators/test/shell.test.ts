@@ -1,3 +1,4 @@
+import { parse as shellQuote } from "shell-quote";
 import { describe, expect, it } from "vitest";
 import { callKind, commandsMatch, isReadOnlyCommand, parseShell } from "../src/index.js";
 import { tokenizeShell } from "../src/shell.js";
@@ -31,6 +32,17 @@ describe("the shell reader", () => {
       "echo",
       `it's "quoted"`,
     ]);
+  });
+
+  it("splits plain command lines (words only) as shell-quote does, without it", () => {
+    for (const command of [
+      "npm test -- --grep case-12",
+      "  git log --oneline -5\t",
+      "FOO=1 node dist/cli.js grade out/run-1 --case a.yaml",
+      "curl -u user:pass@host:8080/path,x %20 +1",
+    ]) {
+      expect(tokenizeShell(command)).toEqual(shellQuote(command).map((value) => ({ type: "word", value })));
+    }
   });
 
   it("tells read-only commands from the rest", () => {
