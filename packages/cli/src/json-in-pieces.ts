@@ -17,7 +17,13 @@ export function writeJsonInPieces(
       buffer = "";
     }
   };
+  // A subtree of at most this many characters is stringified at once: walking every node of a large
+  // report one at a time cost more than grading it.
+  const smallChars = Math.max(64, chunkSize / 16);
   const visit = (node: unknown, pad: string) => {
+    if (fitsIn(node, { left: smallChars }, pad.length + 2)) {
+      return out(JSON.stringify(node, null, 2)?.replaceAll("\n", `\n${pad}`) ?? "null");
+    }
     if (Array.isArray(node)) {
       if (node.length === 0) return out("[]");
       out("[");
@@ -49,4 +55,17 @@ export function writeJsonInPieces(
   };
   visit(value, "");
   if (buffer.length > 0) write(buffer);
+}
+
+/**
+ * Whether `node` takes at most `budget.left` characters as indented JSON (roughly: its strings and
+ * keys, and `indent` for each line), found without walking more than that.
+ */
+function fitsIn(node: unknown, budget: { left: number }, indent: number): boolean {
+  budget.left -= indent + (typeof node === "string" ? node.length + 2 : 8);
+  if (budget.left < 0) return false;
+  if (node === null || typeof node !== "object") return true;
+  const items = Array.isArray(node) ? node : Object.values(node);
+  for (const item of items) if (!fitsIn(item, budget, indent + 2)) return false;
+  return true;
 }
