@@ -1,6 +1,5 @@
 import { setFlagsFromString } from "node:v8";
 import { PGlite } from "@electric-sql/pglite";
-import pg from "pg";
 
 /**
  * What the store needs of a database: queries with parameters, a transaction, close. Both backends
@@ -36,8 +35,12 @@ export async function openPglite(dir: string): Promise<SqlClient> {
   };
 }
 
-/** A PostgreSQL server at `url` (postgres://user:password@host:port/database), one connection. */
+/**
+ * A PostgreSQL server at `url` (postgres://user:password@host:port/database), one connection. Its
+ * client is imported here, not with the package: the embedded database's users never load it.
+ */
 export async function openServer(url: string): Promise<SqlClient> {
+  const { default: pg } = await import("pg");
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   // An error on an idle connection (the server went away) must not crash the eval run.
   client.on("error", () => {});

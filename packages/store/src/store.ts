@@ -82,9 +82,14 @@ export class Store {
           await tx.query(`DELETE FROM ${table} WHERE ${table === "runs" ? "id" : "run_id"} = $1`, [runId]);
         }
       }
+      // The run's number (see schema.ts, version 4), taken first so that its cases carry it.
+      const [{ seq } = { seq: 0 }] = await tx.query<{ seq: number }>(
+        "SELECT nextval(pg_get_serial_sequence('runs', 'seq'))::integer AS seq",
+      );
       await tx.query("INSERT INTO runs SELECT * FROM jsonb_populate_record(null::runs, $1::jsonb)", [
-        JSON.stringify({ ...rows.run, recorded_at: new Date().toISOString() }),
+        JSON.stringify({ ...rows.run, recorded_at: new Date().toISOString(), seq }),
       ]);
+      for (const row of rows.cases) row.run_seq = seq;
       for (const table of [...TABLES].reverse()) {
         if (rows[table].length === 0) continue;
         // One statement per table: PostgreSQL spreads the JSON array over the table's columns.
