@@ -1,14 +1,17 @@
 import { defineConfig } from "tsup";
 import { packageBuild, packageBuilds } from "../../tsup.shared";
 
+// Two entries: what the package exports (the exit codes, the bad-input errors, `evals` to call in a
+// process), typed, and the `evals` binary (package.json "bin": dist/cli.js). ESM only. `splitting`
+// makes each command its own chunk, imported when it runs (see evals.ts): `evals history` does not
+// load the agent runners.
 export default defineConfig(
   packageBuilds([
-    // What the package exports (the exit codes, the bad-input errors, `evals` to call in a process): ESM only, typed.
-    packageBuild({ esmOnly: true, clean: ["!cli.js*"] }),
-    // The `evals` binary (package.json "bin": dist/cli.js).
-    {
-      ...packageBuild({ entry: { cli: "src/main.ts" }, esmOnly: true, dts: false }),
-      clean: false,
-    },
+    packageBuild({
+      entry: { index: "src/index.ts", cli: "src/main.ts" },
+      dts: { entry: { index: "src/index.ts" } },
+      esmOnly: true,
+      splitting: true,
+    }),
   ]),
 );

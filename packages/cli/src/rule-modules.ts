@@ -1,16 +1,18 @@
-import { type AnyRule, defaultRuleRegistry, type RuleRegistry } from "@evals/evaluators";
+import type { AnyRule, RuleRegistry } from "@evals/evaluators";
 import { importUserModule } from "./user-module.js";
 
 /**
  * Takes every `--rules <module>` (or `--rules=<module>`) out of the command line and loads those
  * modules: the registry it returns holds the built-in rules and every rule the modules export (made
  * with defineRule, alone or in arrays), so that case files may name them. Returns the arguments left
- * and that registry, or why a module could not be used.
+ * and that registry (none without `--rules`: each command then uses the built-in rules), or why a
+ * module could not be used. The rules package is imported only then: a command that names no rule
+ * (`evals history`) starts without it.
  */
 export async function loadRuleModules(
   argv: string[],
   cwd = process.cwd(),
-): Promise<{ args: string[]; rules: RuleRegistry } | { error: string }> {
+): Promise<{ args: string[]; rules?: RuleRegistry } | { error: string }> {
   const args: string[] = [];
   const modules: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -23,7 +25,8 @@ export async function loadRuleModules(
     } else if (arg.startsWith("--rules=")) modules.push(arg.slice("--rules=".length));
     else args.push(arg);
   }
-  let rules = defaultRuleRegistry;
+  if (modules.length === 0) return { args };
+  let rules = (await import("@evals/evaluators")).defaultRuleRegistry;
   for (const module of modules) {
     const imported = await importUserModule(module, "--rules", cwd);
     if ("error" in imported) return imported;

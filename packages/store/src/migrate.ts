@@ -19,6 +19,8 @@ const MIGRATION_LOCK = 280_28;
  * Several processes opening one server at once wait for each other on an advisory lock.
  */
 export async function migrate(db: SqlClient): Promise<number> {
+  // Most opens find the schema current: one read, no transaction or lock.
+  if ((await currentVersion(db)) === SCHEMA_VERSION) return SCHEMA_VERSION;
   return db.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
     await tx.exec(
@@ -36,4 +38,14 @@ export async function migrate(db: SqlClient): Promise<number> {
     }
     return SCHEMA_VERSION;
   });
+}
+
+/** The database's schema version, or undefined when it has none yet (a new database). */
+async function currentVersion(db: SqlClient): Promise<number | undefined> {
+  const [table] = await db.query<{ name: string | null }>("SELECT to_regclass('evals_schema')::text AS name");
+  if (!table?.name) return undefined;
+  const [row] = await db.query<{ version: number | null }>(
+    "SELECT max(version) AS version FROM evals_schema",
+  );
+  return row?.version ?? undefined;
 }

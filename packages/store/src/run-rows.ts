@@ -15,7 +15,10 @@ export interface RunFiles {
   html?: string;
 }
 
-/** The rows of one run, table by table, keyed by column name (see schema.ts). */
+/**
+ * The rows of one run, table by table, keyed by column name (see schema.ts). The rows below the run
+ * leave out its id (`run_id`): Store.record gives it once per table, not once per row.
+ */
 export interface RunRows {
   run: Record<string, unknown>;
   cases: Record<string, unknown>[];
@@ -97,20 +100,19 @@ export function runRows(
   // A case file is relative to the project: where the command ran, or above the results folder.
   const roots = [process.cwd(), ...(files.dir ? [`${files.dir}/..`] : [])];
   const read = new Map<string, Buffer | undefined>();
-  for (const [position, c] of results.cases.entries()) addCase(rows, id, position, c, copied, roots, read);
+  for (const [position, c] of results.cases.entries()) addCase(rows, position, c, copied, roots, read);
   return rows;
 }
 
 function addCase(
   rows: RunRows,
-  runId: string,
   position: number,
   c: CaseResult,
   copied: { finished_at: string; whole_run: boolean },
   roots: string[],
   read: Map<string, Buffer | undefined>,
 ): void {
-  const key = { run_id: runId, position };
+  const key = { position };
   rows.cases.push({
     ...key,
     case_id: c.id,
@@ -144,7 +146,7 @@ function addCase(
   });
 }
 
-function addTrial(rows: RunRows, caseKey: { run_id: string; position: number }, t: TrialResult): void {
+function addTrial(rows: RunRows, caseKey: { position: number }, t: TrialResult): void {
   const key = { ...caseKey, trial: t.trial };
   const run = t.run;
   const final = run?.events.findLast((e) => e.type === "final_result");

@@ -38,7 +38,7 @@ const backends: { name: string; setUp(): Promise<{ db: () => string; tearDown():
       // Each test its own database on the one server.
       const { default: pg } = await import("pg");
       const names: string[] = [];
-      for (let i = 1; i <= 8; i++) {
+      for (let i = 1; i <= 9; i++) {
         const admin = new pg.Client({ connectionString: server.url });
         await admin.connect();
         await admin.query(`CREATE DATABASE test_${i}`);
@@ -144,6 +144,61 @@ describe.each(backends)("the store on $name", (backend) => {
       const recent = await caseHistory(store, { cases: ["c0"], since: new Date("2026-11-02T00:00:00Z") });
       expect(recent.map((h) => h.runs.map((r) => r.status))).toEqual([["failed", "passed"]]);
       expect((await caseHistory(store, { last: 1 })).map((h) => h.runs.length)).toEqual([1, 1]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("migrates a database of schema version 3 on open: its runs numbered, each case's history whole", async () => {
+    const db = env.db();
+    let store = await open(db);
+    const ids: string[] = [];
+    try {
+      for (const [day, statuses] of [
+        ["01", ["passed", "failed"]],
+        ["02", ["failed", "passed"]],
+      ] as const) {
+        ids.push(
+          (await store.record(sampleResults([...statuses], `2026-11-${day}T10:00:00.000Z`), "run")).runId,
+        );
+      }
+      // Back to what version 3 wrote: no run numbers.
+      await store.sql.exec(
+        "ALTER TABLE cases DROP COLUMN run_seq; ALTER TABLE runs DROP COLUMN seq; DELETE FROM evals_schema WHERE version > 3",
+      );
+    } finally {
+      await store.close();
+    }
+    store = await open(db);
+    try {
+      expect(await store.sql.query("SELECT max(version) AS v FROM evals_schema")).toEqual([
+        { v: SCHEMA_VERSION },
+      ]);
+      expect(
+        (
+          await store.sql.query<{ n: number }>("SELECT count(*)::int AS n FROM cases WHERE run_seq IS NULL")
+        )[0],
+      ).toEqual({ n: 0 });
+      // A run recorded after the migration is numbered after the migrated ones.
+      ids.push(
+        (await store.record(sampleResults(["passed", "passed"], "2026-11-03T10:00:00.000Z"), "run")).runId,
+      );
+      const history = await caseHistory(store);
+      expect(
+        history.map((h) => h.runs.map((r) => [r.run_id, r.finished_at, r.status, r.git_commit])),
+      ).toEqual(
+        [
+          ["passed", "failed", "passed"],
+          ["failed", "passed", "passed"],
+        ].map((statuses) =>
+          statuses.map((status, i) => [
+            ids[i],
+            `2026-11-0${i + 1}T10:00:00.000Z`,
+            status,
+            "0123456789abcdef0123456789abcdef01234567",
+          ]),
+        ),
+      );
     } finally {
       await store.close();
     }

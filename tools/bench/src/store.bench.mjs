@@ -115,6 +115,11 @@ out.total = { wall: marks.at(-1)[1], cpu: marks.at(-1)[2] };
 process.stdout.write(JSON.stringify(out));
 `;
 
+/** `node --import` it: the process prints its CPU time (every thread's, ms) to stderr as it exits. */
+const CPU_AT_EXIT = `data:text/javascript,${encodeURIComponent(
+  'process.on("exit", () => { const u = process.cpuUsage(); process.stderr.write("evals-cpu-ms " + (u.user + u.system) / 1000 + "\\n"); });',
+)}`;
+
 const root = mkdtempSync(join(tmpdir(), "bench-store-"));
 const db = join(root, "db");
 try {
@@ -139,7 +144,6 @@ try {
     written.push(await time(() => open.value.record(results, "run")));
   }
   await open.value.close();
-  const min = (list) => Math.min(...list);
   const best = (list, key = "ms") => Math.min(...list.map((t) => t[key]));
   const both = (list) => `${best(list).toFixed(0)} / ${best(list, "cpu").toFixed(0)}`;
   console.log(
@@ -195,18 +199,21 @@ try {
     const started = performance.now();
     const cli = spawnSync(
       process.execPath,
-      [join(WORKSPACE, "packages/harness/dist/cli.js"), "history", "--db", db],
+      ["--import", CPU_AT_EXIT, join(WORKSPACE, "packages/cli/dist/cli.js"), "history", "--db", db],
       { encoding: "utf8" },
     );
     if (cli.status !== 0) throw new Error(cli.stderr);
-    commands.push(performance.now() - started);
+    commands.push({
+      ms: performance.now() - started,
+      cpu: Number(/evals-cpu-ms (\S+)/.exec(cli.stderr)?.[1]),
+    });
   }
   const fastest = phases.reduce((a, b) => (a.total.wall <= b.total.wall ? a : b));
   console.log(`\nevals history as a command (a fresh process), wall / CPU ms of its best of 3:`);
   for (const [phase, { wall, cpu }] of Object.entries(fastest))
     console.log(`  ${phase.padEnd(30)} ${wall.toFixed(0).padStart(5)} / ${cpu.toFixed(0)}`);
   console.log(
-    `  the evals binary, end to end: ${min(commands).toFixed(0)} ms (query under 300 ms: ${fastest["query (cold)"].wall < 300 ? "met" : "not met"})`,
+    `  the evals binary, end to end: ${both(commands)} (query under 300 ms: ${fastest["query (cold)"].wall < 300 ? "met" : "not met"}; the whole command: ${best(commands) < 300 ? "met" : "not met"})`,
   );
 } finally {
   rmSync(root, { recursive: true, force: true });
