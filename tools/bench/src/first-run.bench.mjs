@@ -18,7 +18,7 @@
 // BENCH_FIRST_RUN_BASE=<commit> also runs that commit, interleaved, for a before/after ratio (e.g.
 // f9932bf, before the first-run work: eval waited for builds with .d.ts, one eval file at a time).
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -172,7 +172,12 @@ function report(label, run) {
   console.log(
     `  ${label.padEnd(22)} ${s(run.wallMs).padStart(8)} wall, ${run.cpuMs === undefined ? "?" : s(run.cpuMs).padStart(8)} CPU, mean load ${run.load.toFixed(1)}, ${run.tests} eval tests, exit ${run.code}`,
   );
-  if (run.code !== 0) console.log(run.output.split("\n").slice(-40).join("\n"));
+  if (run.code !== 0) {
+    // The clone is gone after the run: its whole output is kept for reading the failures.
+    const log = join(tmpdir(), `evals-bench-first-run-${label.replace(/\W+/g, "-")}.log`);
+    writeFileSync(log, run.output);
+    console.log(`${run.output.split("\n").slice(-40).join("\n")}\n  (the whole output: ${log})`);
+  }
   const sampled = run.kinds.reduce((sum, kind) => sum + kind.cpuMs, 0);
   for (const kind of run.kinds.filter((kind) => kind.cpuMs >= 50)) {
     console.log(
