@@ -46,7 +46,7 @@ export const evalReportFiles = (projects) =>
  * no run: "<suite> › <variant>\0<case id>", as the case appears in results/latest.json. Read from
  * each variant's results file beside a comparison (its meta.variant says whether it is gated).
  */
-export function ungatedCasesOf(dir) {
+function ungatedCasesOf(dir) {
   const keys = new Set();
   for (const comparison of evalComparisonsOf(dir)) {
     const folder = dirname(comparison);

@@ -195,7 +195,7 @@ try {
     const started = performance.now();
     const cli = spawnSync(
       process.execPath,
-      [join(WORKSPACE, "packages/harness/dist/cli.js"), "history", "--db", db],
+      [join(WORKSPACE, "packages/cli/dist/cli.js"), "history", "--db", db],
       { encoding: "utf8" },
     );
     if (cli.status !== 0) throw new Error(cli.stderr);
