@@ -15,8 +15,9 @@ export function processKind(argv) {
   if (/plugins\/[^/]+\/dist\//.test(script)) return "plugin scripts";
   if (/^claude(\.exe)?$/.test(exe)) return "claude CLI";
   if (/^opencode(\.exe)?$/.test(exe)) return "opencode CLI";
-  if (/^codex$|@openai\/codex\//.test(path)) return "codex CLI";
-  if (/@google\/gemini-cli\//.test(script)) return "gemini CLI";
+  // A CLI started through its node_modules/.bin link shows the link, not the package's path.
+  if (/^codex$|@openai\/codex\/|\.bin\/codex$/.test(path)) return "codex CLI";
+  if (/@google\/gemini-cli\/|\.bin\/gemini$/.test(script)) return "gemini CLI";
   // npm and Nx rename their process ("npm run eval"): the title is argv[0].
   if (/node_modules\/nx\/|\.bin\/nx$/.test(script) || /^nx\b/.test(exe)) return "Nx";
   if (/npm-cli\.js$|\/npm$/.test(script) || /^npm\b/.test(exe)) return "npm";
