@@ -41,6 +41,26 @@ export const evalReportFiles = (projects) =>
     ]),
   );
 
+/**
+ * The cases of a project's baseline variants (describeCases' `mustPass: false`), whose failures fail
+ * no run: "<suite> › <variant>\0<case id>", as the case appears in results/latest.json. Read from
+ * each variant's results file beside a comparison (its meta.variant says whether it is gated).
+ */
+function ungatedCasesOf(dir) {
+  const keys = new Set();
+  for (const comparison of evalComparisonsOf(dir)) {
+    const folder = dirname(comparison);
+    for (const name of readdirSync(folder)) {
+      if (!name.endsWith(".json") || name === "comparison.json") continue;
+      const results = JSON.parse(readFileSync(join(folder, name), "utf8"));
+      const variant = results.meta?.variant;
+      if (variant?.gated !== false) continue;
+      for (const c of results.cases ?? []) keys.add(`${c.suite} › ${variant.name}\0${c.id}`);
+    }
+  }
+  return keys;
+}
+
 /** "+100% [+21…+100]": a difference B − A with its interval, as the comparison table writes it. */
 function signed(rate) {
   const percent = Math.round(rate * 100);
@@ -101,6 +121,7 @@ export function evalSummary({ root, projects, nxStatus = 0, formatComparison, ti
     passed: 0,
     failed: 0,
     errored: 0,
+    notGated: 0,
     skipped: 0,
     skippedTests: 0,
     suites: 0,
@@ -110,9 +131,11 @@ export function evalSummary({ root, projects, nxStatus = 0, formatComparison, ti
     const name = show(dir);
     let tests;
     let results;
+    let ungated;
     try {
       tests = existsSync(files.vitest) ? readVitestReport(files.vitest, root) : undefined;
       results = existsSync(files.results) ? JSON.parse(readFileSync(files.results, "utf8")) : undefined;
+      ungated = ungatedCasesOf(dir);
     } catch (error) {
       rows.push(`  ${name.padEnd(34)} unreadable report: ${error.message.split("\n")[0]}`);
       unreadable++;
@@ -142,6 +165,12 @@ export function evalSummary({ root, projects, nxStatus = 0, formatComparison, ti
           skipped: 0,
           trials: 0,
         };
+    // A baseline variant's failed cases are counted apart: they fail no run.
+    const notGated = (results?.cases ?? []).filter(
+      (c) => c.status !== "passed" && c.status !== "skipped" && ungated.has(`${c.suite}\0${c.id}`),
+    ).length;
+    counts.failed -= Math.min(notGated, counts.failed);
+    totals.notGated += notGated;
     totals.cases += counts.total;
     totals.trials += counts.trials;
     totals.passed += counts.passed;
@@ -163,6 +192,7 @@ export function evalSummary({ root, projects, nxStatus = 0, formatComparison, ti
       `${String(counts.passed).padStart(3)} passed`,
       `${String(counts.failed + counts.errored).padStart(3)} failed`,
       results ? plural(counts.trials, "trial").padStart(10) : "".padStart(10),
+      ...(notGated > 0 ? [`(${notGated} failed in a baseline, not gated)`] : []),
     ];
     const reasons = [...(tests?.skipReasons?.keys() ?? [])].map((reason) => reason.split("\n")[0]);
     const note =
@@ -192,6 +222,7 @@ export function evalSummary({ root, projects, nxStatus = 0, formatComparison, ti
     `Evals: ${plural(totals.cases, "case")}, ${plural(totals.trials, "trial")} in ${plural(totals.suites, "suite")}: ` +
       `${totals.passed} passed, ${failedCount} failed` +
       `${totals.errored > 0 ? ` (${totals.errored} errored)` : ""}` +
+      `${totals.notGated > 0 ? `, ${totals.notGated} failed in baseline variants (mustPass: false, not gated)` : ""}` +
       `${totals.skippedTests > 0 ? `, ${plural(totals.skippedTests, "test")} skipped` : ""}`,
   );
   if (timing)

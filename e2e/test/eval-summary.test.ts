@@ -15,10 +15,13 @@ import { WORKSPACE } from "./packed.js";
 const root = mkdtempSync(join(tmpdir(), "evals-summary-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
+// As the workspace's eval configs (packageEvals): the workspace packages' dist loads as built, by
+// Node (Vite inlining it fails on the builtins tsup writes without "node:", e.g. timers/promises).
 const CONFIG = `export default {
   test: {
     include: ["*.eval.ts"],
     testTimeout: 120000,
+    server: { deps: { external: [/\\/(packages|plugins)\\/[^/]+\\/dist\\//] } },
     reporters: ["default", ["json", { outputFile: "test-results/eval/vitest.json" }], ["@evals/logging/reporter", {}]],
   },
 };
@@ -58,8 +61,55 @@ describeEval("needs claude", {
 });
 `;
 
-function suite(name: string, evalFile: string): string {
-  const dir = join(root, "examples", name);
+/**
+ * A with/without comparison through the real claude CLI and a scripted model (recorded here, no
+ * network): the model lists the notes with Bash only when the system prompt has the house rule, so
+ * the baseline variant (mustPass: false) fails the case and the other passes it.
+ */
+const VARIANTS = `import { fileURLToPath } from "node:url";
+import { claudeCodeRunner } from "@evals/claude-code";
+import { describeCases } from "@evals/harness/vitest";
+import { countToolResults, lastToolResult, reply, systemText, text, toolUse } from "@evals/vcr";
+
+const here = (path) => fileURLToPath(new URL(path, import.meta.url));
+const model = (request) => {
+  if (!systemText(request).includes("House rule")) return reply(text("There are probably some notes."));
+  return countToolResults(request) === 0
+    ? reply(toolUse("Bash", { command: "ls notes", description: "List the notes" }))
+    : reply(text(\`The notes: \${lastToolResult(request)?.text.trim().split("\\n").join(", ")}\`));
+};
+
+describeCases("notes", {
+  cases: here("./notes.yaml"),
+  variants: [
+    { name: "plain", mustPass: false },
+    { name: "house-rule", agent: { options: { appendSystemPrompt: "House rule: look at the files with Bash before you answer." } } },
+  ],
+  model: () => model,
+  cassette: { dir: here("./cassettes") },
+  agent: claudeCodeRunner,
+  requiresAgent: true,
+});
+`;
+
+const NOTES_CASE = `id: lists-the-notes
+prompt: Which notes are there?
+agent:
+  fixture: fixture
+  allowedTools: [Bash]
+  maxTurns: 4
+behavior:
+  mustUseTools: [Bash]
+  expectedResponse:
+    contains: [a.md, b.md]
+`;
+
+function suite(
+  name: string,
+  evalFile: string,
+  options: { in?: string; env?: Record<string, string> } = {},
+): string {
+  const dir = join(options.in ?? root, "examples", name);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "vitest.eval.config.mjs"), CONFIG);
   writeFileSync(join(dir, `${name}.eval.ts`), evalFile);
@@ -70,8 +120,13 @@ function suite(name: string, evalFile: string): string {
       cwd: dir,
       encoding: "utf8",
       timeout: 240_000,
-      // No claude anywhere: a claude that is not there.
-      env: { ...process.env, FORCE_COLOR: "0", EVALS_CLAUDE_BIN: join(root, "no-claude-here") },
+      // No claude anywhere unless the suite asks for one: a claude that is not there.
+      env: {
+        ...process.env,
+        FORCE_COLOR: "0",
+        EVALS_CLAUDE_BIN: join(root, "no-claude-here"),
+        ...options.env,
+      },
     },
   );
   return vitest.stdout + vitest.stderr;
@@ -80,6 +135,7 @@ function suite(name: string, evalFile: string): string {
 function summary(
   nxStatus = 0,
   timing?: { wallMs: number; cpuMs?: number },
+  workspace = root,
 ): { text: string; failed: boolean } {
   const script = `const { evalSummary } = await import(${JSON.stringify(join(WORKSPACE, "scripts", "eval-summary.mjs"))});
 const { projectDirs } = await import(${JSON.stringify(join(WORKSPACE, "scripts", "workspace-reports.mjs"))});
@@ -94,7 +150,7 @@ process.stdout.write(JSON.stringify({ text, failed }));`;
       "-e",
       script,
       "--",
-      root,
+      workspace,
       String(nxStatus),
       ...(timing ? [JSON.stringify(timing)] : []),
     ],
@@ -200,6 +256,34 @@ process.stdout.write(JSON.stringify(compareResults(results, results, { labels: [
       rmSync(join(root, "examples", "judged", "results", "variants"), { recursive: true });
     }
   });
+
+  it("counts a baseline variant's failed cases apart (mustPass: false): they fail no run", () => {
+    // A workspace of its own, so the other suites' failures do not decide `failed` here.
+    const workspace = mkdtempSync(join(tmpdir(), "evals-summary-variants-"));
+    try {
+      symlinkSync(join(WORKSPACE, "node_modules"), join(workspace, "node_modules"), "dir");
+      const dir = join(workspace, "examples", "variants");
+      mkdirSync(join(dir, "fixture", "notes"), { recursive: true });
+      writeFileSync(join(dir, "notes.yaml"), NOTES_CASE);
+      for (const note of ["a.md", "b.md"]) writeFileSync(join(dir, "fixture", "notes", note), "a note\n");
+      const output = suite("variants", VARIANTS, {
+        in: workspace,
+        env: { EVALS_CLAUDE_BIN: join(WORKSPACE, "node_modules", ".bin", "claude"), VCR_MODE: "record" },
+      });
+      // Both variants' tests pass: the baseline's failed case fails no test.
+      expect(output.replace(/\u001b\[[0-9;]*m/g, "")).toMatch(/Tests +2 passed \(2\)/);
+      const { text, failed } = summary(0, undefined, workspace);
+      expect(text).toMatch(
+        /\n {2}examples\/variants +2 cases +1 passed +0 failed +2 trials +\(1 failed in a baseline, not gated\)/,
+      );
+      expect(text.split("\n").pop()).toBe(
+        "Evals: 2 cases, 2 trials in 1 suite: 1 passed, 0 failed, 1 failed in baseline variants (mustPass: false, not gated)",
+      );
+      expect(failed).toBe(false);
+    } finally {
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  }, 300_000);
 
   it("says which report it cannot read, and fails", () => {
     const broken = join(root, "examples", "broken", "results");
