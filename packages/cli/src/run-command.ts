@@ -167,8 +167,7 @@ export async function runCommand(
     model = loaded;
   }
   const out = values.out ?? "results";
-  const cases = loadRunnableCases(positionals, { trials: trials.value, name, io, runners });
-  if (!cases) return EXIT.badInput;
+  const cases = loadRunnableCases(positionals, { trials: trials.value, io, runners });
   const setupProblem =
     outputDirProblem(out) ??
     unavailableAgentProblem(cases, runners) ??
@@ -229,7 +228,8 @@ export async function runCommand(
   const recording = { source: name, db: values.db } as const;
   if (result.variants) {
     const code = await reportVariants(result.variants, written, io, recording);
-    return reportSetupProblems(setup, name, io) ?? code;
+    throwSetupProblems(setup);
+    return code;
   }
   const outcomes = journal ? withKept(journal, result.outcomes) : result.outcomes;
   const results = outcomes.map((outcome) => outcome.result);
@@ -252,7 +252,8 @@ export async function runCommand(
   );
   await recordWritten(reports, recording.source, recording.db, io);
   journal?.complete();
-  return reportSetupProblems(setup, name, io) ?? (passed === outcomes.length ? EXIT.passed : EXIT.failed);
+  throwSetupProblems(setup);
+  return passed === outcomes.length ? EXIT.passed : EXIT.failed;
 }
 
 /** Each pending case's trials decided before the run was stopped. */
@@ -375,8 +376,8 @@ async function loadModel(path: string): Promise<LoadedModel | string> {
  */
 function loadRunnableCases(
   paths: string[],
-  options: { trials: number | undefined; name: string; io: CommandIo; runners: RunnerRegistry },
-): EvalCase[] | undefined {
+  options: { trials: number | undefined; io: CommandIo; runners: RunnerRegistry },
+): EvalCase[] {
   let cases: EvalCase[];
   try {
     cases = loadCaseList(paths, {
@@ -393,11 +394,12 @@ function loadRunnableCases(
     .flatMap((evalCase) => runnableCaseProblems(evalCase))
     .filter((problem) => !(options.trials !== undefined && problem.field === "trials"));
   if (problems.length === 0) return cases;
-  for (const problem of problems) options.io.stderr.write(`${formatIssue(problem)}\n`);
-  options.io.stderr.write(
-    `evals ${options.name}: ${problems.length} problem${problems.length === 1 ? "" : "s"} in the case files; nothing ran (\`npx evals validate ${paths.join(" ")}\` checks them)\n`,
+  throw new BadInputError(
+    [
+      `${problems.length} problem${problems.length === 1 ? "" : "s"} in the case files; nothing ran (\`npx evals validate ${paths.join(" ")}\` checks them)`,
+      ...problems.map(formatIssue),
+    ].join("\n"),
   );
-  return undefined;
 }
 
 /** `evals record --model <object>` without an entry for a case: nothing to record that case from. */
@@ -459,11 +461,17 @@ function recordingKeysProblem(cases: EvalCase[]): string | undefined {
   }
 }
 
-/** Prints the setup problems; EXIT.badInput when there are any. */
-function reportSetupProblems(problems: string[], name: string, io: CommandIo): number | undefined {
-  if (problems.length === 0) return undefined;
-  for (const problem of problems) io.stderr.write(`evals ${name}: ${problem}\n`);
-  return EXIT.badInput;
+/**
+ * The setup problems found while running (after the reports are written): one SetupError, each
+ * problem on a line of its own with its fix, when there are any.
+ */
+function throwSetupProblems(problems: string[]): void {
+  if (problems.length === 0) return;
+  throw new SetupError(
+    problems.length === 1
+      ? problems[0]!
+      : `${problems.length} setup problems kept cases from running:\n${problems.map((problem) => `- ${problem}`).join("\n")}`,
+  );
 }
 
 function shownPath(path: string): string {
