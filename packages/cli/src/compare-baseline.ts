@@ -8,14 +8,16 @@ import {
   githubReport,
   latestRun,
   locateStore,
-  Store,
+  type Store,
   type StoredRunComparison,
   type StoredRunInfo,
   storedRun,
 } from "@evals/store";
 import type { CommandIo } from "./command.js";
-import { BadInputError } from "./errors.js";
+import { BadInputError, SetupError } from "./errors.js";
 import { EXIT } from "./exit-codes.js";
+import { NOT_A_RESULTS_FILE } from "./input-file.js";
+import { openResultsDatabase } from "./results-database.js";
 
 export interface BaselineArgs {
   baseline: string;
@@ -41,14 +43,7 @@ export async function compareWithBaseline(args: BaselineArgs, io: CommandIo): Pr
   };
   const location = locateStore(args.db !== undefined ? { db: args.db } : {});
   if (location.kind === "off") return say("--db off: --baseline needs the results database");
-  let store: Store;
-  try {
-    store = await Store.open(location);
-  } catch (error) {
-    return say(
-      `the results database ${describeLocation(location)} cannot be opened: ${(error as Error).message}`,
-    );
-  }
+  const store = await openResultsDatabase(location);
   try {
     const candidate = await candidateRun(store, args);
     if (typeof candidate === "string") return say(candidate);
@@ -64,10 +59,7 @@ export async function compareWithBaseline(args: BaselineArgs, io: CommandIo): Pr
       );
     if (args.format === "json") io.stdout.write(`${JSON.stringify(comparison, null, 2)}\n`);
     else if (args.format === "text") io.stdout.write(formatStoredComparison(comparison, args.baseline));
-    else {
-      const written = writeGithub(comparison, args, io);
-      if (written !== EXIT.passed) return written;
-    }
+    else writeGithub(comparison, args, io);
     const regressed =
       comparison.overall.change === "regressed" || comparison.cases.some((c) => c.change === "regressed");
     return regressed && args.failOn === "regression" ? EXIT.failed : EXIT.passed;
@@ -93,21 +85,20 @@ async function candidateRun(store: Store, args: BaselineArgs): Promise<StoredRun
       return (await storedRun(store, runId)) ?? `${file}: its run could not be read back from the database`;
     } catch (error) {
       if (!(error instanceof ResultsFileError)) throw error;
-      return `${error.message} (expected a results file of @evals/logging, such as results/latest.json)`;
+      return `${error.message}\n${NOT_A_RESULTS_FILE}`;
     }
   }
   return (await latestRun(store)) ?? "no run recorded in the database yet: evals run records every run";
 }
 
-function writeGithub(comparison: StoredRunComparison, args: BaselineArgs, io: CommandIo): number {
+function writeGithub(comparison: StoredRunComparison, args: BaselineArgs, io: CommandIo): void {
   const report = githubReport(comparison);
   const stepSummary = process.env.GITHUB_STEP_SUMMARY;
   const summaryFile = args.summaryFile ?? stepSummary;
   if (!summaryFile) {
-    io.stderr.write(
-      "evals compare: --format github: where does the job summary go? GITHUB_STEP_SUMMARY is not set (outside GitHub Actions): name a file with --summary-file <file>\n",
+    throw new SetupError(
+      "--format github: where does the job summary go? GITHUB_STEP_SUMMARY is not set (outside GitHub Actions): name a file with --summary-file <file>",
     );
-    return EXIT.badInput;
   }
   // GitHub's summary file is shared by the job's steps: add to it. A file named here is written whole.
   if (args.summaryFile === undefined) appendFileSync(summaryFile, report.summary);
@@ -118,7 +109,6 @@ function writeGithub(comparison: StoredRunComparison, args: BaselineArgs, io: Co
   io.stderr.write(
     `evals compare: wrote the job summary to ${summaryFile} and the PR comment to ${commentFile}\n`,
   );
-  return EXIT.passed;
 }
 
 /** The comparison as text: the two runs, one line per case, the overall line. */

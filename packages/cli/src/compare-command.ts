@@ -12,9 +12,9 @@ import {
 import { parseCommandArgs } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
 import { compareWithBaseline } from "./compare-baseline.js";
-import { UsageError } from "./errors.js";
+import { UnreadableFileError, UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
-import { resultsFileProblem } from "./input-file.js";
+import { NOT_A_RESULTS_FILE, resultsFileProblem } from "./input-file.js";
 
 export const COMPARE_USAGE = `Usage: evals compare <results A> <results B> [options]
        evals compare --baseline <branch|commit|run id> [<results file> | --run <id>] [options]
@@ -95,9 +95,8 @@ export const compare: Command = {
           ? "which results? give two results files, A then B"
           : `unexpected argument ${JSON.stringify(positionals[2])}`,
       );
-    const a = read(positionals[0]!, io);
-    const b = read(positionals[1]!, io);
-    if (!a || !b) return EXIT.badInput;
+    const a = read(positionals[0]!);
+    const b = read(positionals[1]!);
     const comparison = compareResults(a, b, {
       labels: [values["label-a"] ?? "A", values["label-b"] ?? "B"],
     });
@@ -151,19 +150,14 @@ function baselineMode(
   );
 }
 
-function read(file: string, io: CommandIo): ResultsFile | undefined {
+/** The results file A or B; an UnreadableFileError naming it when it cannot be read. */
+function read(file: string): ResultsFile {
   const problem = resultsFileProblem(file);
-  if (problem) {
-    io.stderr.write(`evals compare: ${problem}\n`);
-    return undefined;
-  }
+  if (problem) throw new UnreadableFileError(file, problem);
   try {
     return readResults(file);
   } catch (error) {
     if (!(error instanceof ResultsFileError)) throw error;
-    io.stderr.write(
-      `evals compare: ${error.message}\n(expected a results file of @evals/logging, such as results/latest.json)\n`,
-    );
-    return undefined;
+    throw new UnreadableFileError(file, `${error.message}\n${NOT_A_RESULTS_FILE}`);
   }
 }

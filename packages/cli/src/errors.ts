@@ -24,7 +24,7 @@ export class UnreadableFileError extends BadInputError {
   }
 }
 
-/** What the command needs around it is missing: no claude executable, a port taken, no recording. */
+/** What the command needs around it is missing: no agent CLI executable, a port taken, no recording. */
 export class SetupError extends BadInputError {
   override name = "SetupError";
 }

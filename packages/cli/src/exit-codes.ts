@@ -6,7 +6,7 @@ export const EXIT = {
   failed: 1,
   /**
    * Bad input, usage or setup: an unknown command or option, a file that cannot be read or is not
-   * what it should be, an output folder that cannot be written, no claude, a missing recording.
+   * what it should be, an output folder that cannot be written, no agent CLI, a missing recording.
    */
   badInput: 2,
   /** A bug in evals: a one-line message, the stack with --verbose. */

@@ -65,7 +65,7 @@ export const grade: Command = {
     const agent = gradeAgent(values.agent);
     const evalCase =
       values.case === undefined ? undefined : chooseCase(values.case, values["case-id"], io.rules);
-    const stored = await readRun(target, {
+    const stored = await loadTarget(target, {
       ...(evalCase ? { prompts: casePrompts(evalCase) } : {}),
       ...(agent ? { agent } : {}),
     });
@@ -113,7 +113,11 @@ function chooseCase(file: string, id: string | undefined, rules: RuleRegistry | 
   );
 }
 
-async function readRun(target: string, options: Parameters<typeof loadStoredRun>[1]): Promise<StoredRun> {
+/**
+ * The run to grade, by @evals/evaluators' loadStoredRun (a run folder through @evals/core's
+ * readRunFolder, the one reader of run folders); what cannot be read is bad input naming the file.
+ */
+async function loadTarget(target: string, options: Parameters<typeof loadStoredRun>[1]): Promise<StoredRun> {
   try {
     return await loadStoredRun(target, options);
   } catch (error) {

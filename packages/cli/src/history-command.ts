@@ -7,14 +7,14 @@ import {
   formatHistory,
   importResults,
   locateStore,
-  Store,
   type StoreLocation,
 } from "@evals/store";
 import { parseCommandArgs } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
-import { UsageError } from "./errors.js";
+import { UnreadableFileError, UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { showFlaky } from "./history-flaky.js";
+import { openResultsDatabase } from "./results-database.js";
 
 export const HISTORY_USAGE = `Usage: evals history [case ids...] [options]
        evals history --flaky [case ids...] [options]
@@ -87,8 +87,7 @@ export const history: Command = {
       );
       return EXIT.passed;
     }
-    const store = await openOrSay(location, io);
-    if (!store) return EXIT.badInput;
+    const store = await openResultsDatabase(location);
     try {
       if (values.flaky) return await showFlaky(store, { last, positionals, since, json: values.json }, io);
       const cases = await caseHistory(store, {
@@ -114,8 +113,7 @@ async function importFiles(
   io: CommandIo,
 ): Promise<number> {
   if (files.length === 0) throw new UsageError("import: name the results files to add");
-  const store = await openOrSay(location, io);
-  if (!store) return EXIT.badInput;
+  const store = await openResultsDatabase(location);
   try {
     const imported = await importResults(store, files);
     const added = imported.filter((file) => file.added).length;
@@ -125,23 +123,12 @@ async function importFiles(
     return EXIT.passed;
   } catch (error) {
     if (!(error instanceof ResultsFileError)) throw error;
-    io.stderr.write(
-      `evals history import: ${error.message} (nothing was added; evals run writes a results file: results/latest.json)\n`,
+    throw new UnreadableFileError(
+      error.file,
+      `${error.message} (nothing was added; evals run writes a results file: results/latest.json)`,
     );
-    return EXIT.badInput;
   } finally {
     await store.close();
-  }
-}
-
-async function openOrSay(location: Exclude<StoreLocation, { kind: "off" }>, io: CommandIo) {
-  try {
-    return await Store.open(location);
-  } catch (error) {
-    io.stderr.write(
-      `evals history: the results database ${describeLocation(location)} cannot be opened: ${(error as Error).message}\n`,
-    );
-    return undefined;
   }
 }
 

@@ -1,5 +1,9 @@
 import { statSync } from "node:fs";
 
+/** What a file that is no results file was expected to be, and what writes one. */
+export const NOT_A_RESULTS_FILE =
+  "(expected a results file of @evals/logging: evals run writes one, results/latest.json by default, and evals report test-output/ makes one from run folders)";
+
 /** The largest results file `evals report` and `evals compare` read (a run with 1000 trials of full runs is far less). */
 export const MAX_RESULTS_BYTES = 256 * 1024 * 1024;
 

@@ -25,9 +25,9 @@ import {
 } from "@evals/logging";
 import { parseCommandArgs } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
-import { BadInputError, UsageError } from "./errors.js";
+import { BadInputError, UnreadableFileError, UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
-import { resultsFileProblem } from "./input-file.js";
+import { NOT_A_RESULTS_FILE, resultsFileProblem } from "./input-file.js";
 import { outputDirProblem } from "./output-dir.js";
 
 export const REPORT_USAGE = `Usage: evals report <results.json | test-output folder | run folder> [options]
@@ -75,8 +75,7 @@ export const report: Command = {
     }
     const written = isFolder
       ? await fromRunFolders(target, { out: values.out ?? "results", suite: values.suite }, io)
-      : fromResultsFile(target, { out: values.out, suite: values.suite }, io);
-    if (typeof written === "number") return written;
+      : fromResultsFile(target, { out: values.out, suite: values.suite });
     printWritten(written.results, written.files, io);
     if (values.open && written.files.html) await openInBrowser(written.files.html, io);
     return EXIT.passed;
@@ -92,18 +91,14 @@ interface Written {
 function fromResultsFile(
   file: string,
   options: { out: string | undefined; suite: string | undefined },
-  io: CommandIo,
-): Written | number {
+): Written {
   let results: ResultsFile;
   try {
     // A results file of an older evals may still hold secrets: the reports made from it do not.
     results = createRedactor().value(readResults(file));
   } catch (error) {
     if (!(error instanceof ResultsFileError)) throw error;
-    io.stderr.write(
-      `evals report: ${error.message}\n(expected a results file of @evals/logging, such as results/latest.json)\n`,
-    );
-    return EXIT.badInput;
+    throw new UnreadableFileError(file, `${error.message}\n${NOT_A_RESULTS_FILE}`);
   }
   if (options.suite) results = { ...results, meta: { ...results.meta, suite: options.suite } };
   const dir = resolve(options.out ?? dirname(file));
@@ -152,7 +147,7 @@ async function fromRunFolders(
   dir: string,
   options: { out: string; suite: string | undefined },
   io: CommandIo,
-): Promise<Written | number> {
+): Promise<Written> {
   const folders = runFoldersIn(dir);
   const latest = new Map<string, LatestTrial>();
   let skipped = 0;

@@ -29,7 +29,7 @@ import {
   shouldUseColor,
   writeReports,
 } from "@evals/logging";
-import { type ScriptFunction, VCR_MODES, type VcrMode } from "@evals/vcr";
+import { apiKeyEnv, type ScriptFunction, VCR_MODES, type VcrMode } from "@evals/vcr";
 import { parseCommandArgs } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
 import { BadInputError, SetupError, UsageError } from "./errors.js";
@@ -37,7 +37,7 @@ import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { outputDirProblem } from "./output-dir.js";
 import { DB_OPTION_HELP, recordWritten } from "./record-in-store.js";
 import { type RunJournal, resumeJournal, startJournal } from "./run-journal.js";
-import { cliRunners, unavailableAgentProblem } from "./runners.js";
+import { caseApiKeyEnv, cliRunners, unavailableAgentProblem } from "./runners.js";
 import { importUserModule } from "./user-module.js";
 
 const OPTIONS_HELP = `  --trials <n>        runs per case, at most ${MAX_TRIALS} (default: each case's trials, else 1)
@@ -67,9 +67,10 @@ const RESUME_HELP = `  --resume            go on with the run in --out that was 
 
 export const RUN_USAGE = `Usage: evals run <cases...> [options]
 
-Runs case files (YAML or JSON, or folders of them) with the real claude CLI, each trial in a fresh
-copy of the case's fixture, judged by the case's own rules and expected violations. The model's
-side is replayed from the recordings in the cassette folder; with --model, a case without a
+Runs case files (YAML or JSON, or folders of them) with the real agent CLI each case names in
+agent.cli: claude-code (Claude Code, the default), opencode (OpenCode), codex (Codex) or gemini
+(Gemini CLI). Each trial runs in a fresh copy of the case's fixture, judged by the case's own rules and
+expected violations. The model's side is replayed from the recordings in the cassette folder; with --model, a case without a
 recording is recorded from its scripted model first (VCR_MODE=auto; on CI, strict: never recorded).
 Prints one table and a summary, and writes results/latest.json, junit.xml and report.html.
 With --variants, every case runs under variant A and variant B (same trials, same fixtures; each
@@ -84,14 +85,16 @@ ${RESUME_HELP}
 
 ${EXIT_CODES_HELP}
 Here: 0 every case passed, 1 a case failed, 2 bad usage, unreadable or unrunnable cases (no prompt,
-too many trials, a missing fixture), an output folder that cannot be written, no claude executable,
-or a missing recording (after the run: the other cases still ran and are reported).`;
+too many trials, a missing fixture), an output folder that cannot be written, no executable of a
+case's agent CLI, or a missing recording (after the run: the other cases still ran and are reported).`;
 
 export const RECORD_USAGE = `Usage: evals record <cases...> [options]
 
-Records the model's side of every case again, with the real claude CLI, into the cassette folder:
-from the scripted model of --model, or, without it, from the real API (ANTHROPIC_API_KEY). Older
-recordings of a case are removed. Then \`evals run\` replays them offline. The cases are judged as
+Records the model's side of every case again, with the real agent CLI of the case's agent.cli
+(Claude Code by default, OpenCode, Codex or Gemini CLI), into the cassette folder: from the scripted
+model of --model, or, without it, from the real API that CLI speaks (ANTHROPIC_API_KEY for Claude
+Code and OpenCode, OPENAI_API_KEY for Codex, GEMINI_API_KEY for Gemini CLI). Older recordings of a
+case are removed. Then \`evals run\` replays them offline. The cases are judged as
 they are recorded.
 
 Options:
@@ -99,13 +102,14 @@ ${OPTIONS_HELP}
 
 ${EXIT_CODES_HELP}
 Here: 0 every case passed, 1 a case failed, 2 bad usage, unreadable or unrunnable cases, an output
-folder that cannot be written, no claude executable, or nothing to record from (no --model entry for
-a case and no ANTHROPIC_API_KEY).`;
+folder that cannot be written, no executable of a case's agent CLI, or nothing to record from (no
+--model entry for a case and no key of its agent's API).`;
 
 /** `evals run`: runs cases, replayed from their recordings. */
 export const runSubcommand: Command = {
   name: "run",
-  summary: "run case files with the real claude CLI (replayed from recordings), with trials and reports",
+  summary:
+    "run case files with the real agent CLI (Claude Code, OpenCode, Codex, Gemini CLI; replayed from recordings), with trials and reports",
   usage: RUN_USAGE,
   run: (args, io) => runCommand(args, io),
 };
@@ -113,7 +117,8 @@ export const runSubcommand: Command = {
 /** `evals record`: records cases' model side from a scripted model or the real API. */
 export const recordSubcommand: Command = {
   name: "record",
-  summary: "record case files' model side (from --model's scripted model, or live with ANTHROPIC_API_KEY)",
+  summary:
+    "record case files' model side (from --model's scripted model, or live with the key of the agent's API)",
   usage: RECORD_USAGE,
   run: (args, io) => runCommand(args, io, { record: true }),
 };
@@ -167,8 +172,7 @@ export async function runCommand(
     model = loaded;
   }
   const out = values.out ?? "results";
-  const cases = loadRunnableCases(positionals, { trials: trials.value, name, io, runners });
-  if (!cases) return EXIT.badInput;
+  const cases = loadRunnableCases(positionals, { trials: trials.value, io, runners });
   const setupProblem =
     outputDirProblem(out) ??
     unavailableAgentProblem(cases, runners) ??
@@ -225,11 +229,16 @@ export async function runCommand(
         meta: { shard: result.shard },
       }
     : { dir: out, startedAt };
-  const setup = setupProblems(result.outcomes, { model, record: options.record === true });
+  const setup = setupProblems(result.outcomes, {
+    model,
+    record: options.record === true,
+    keyEnv: keyEnvByCase(cases, runners),
+  });
   const recording = { source: name, db: values.db } as const;
   if (result.variants) {
     const code = await reportVariants(result.variants, written, io, recording);
-    return reportSetupProblems(setup, name, io) ?? code;
+    throwSetupProblems(setup);
+    return code;
   }
   const outcomes = journal ? withKept(journal, result.outcomes) : result.outcomes;
   const results = outcomes.map((outcome) => outcome.result);
@@ -252,7 +261,8 @@ export async function runCommand(
   );
   await recordWritten(reports, recording.source, recording.db, io);
   journal?.complete();
-  return reportSetupProblems(setup, name, io) ?? (passed === outcomes.length ? EXIT.passed : EXIT.failed);
+  throwSetupProblems(setup);
+  return passed === outcomes.length ? EXIT.passed : EXIT.failed;
 }
 
 /** Each pending case's trials decided before the run was stopped. */
@@ -375,8 +385,8 @@ async function loadModel(path: string): Promise<LoadedModel | string> {
  */
 function loadRunnableCases(
   paths: string[],
-  options: { trials: number | undefined; name: string; io: CommandIo; runners: RunnerRegistry },
-): EvalCase[] | undefined {
+  options: { trials: number | undefined; io: CommandIo; runners: RunnerRegistry },
+): EvalCase[] {
   let cases: EvalCase[];
   try {
     cases = loadCaseList(paths, {
@@ -393,11 +403,12 @@ function loadRunnableCases(
     .flatMap((evalCase) => runnableCaseProblems(evalCase))
     .filter((problem) => !(options.trials !== undefined && problem.field === "trials"));
   if (problems.length === 0) return cases;
-  for (const problem of problems) options.io.stderr.write(`${formatIssue(problem)}\n`);
-  options.io.stderr.write(
-    `evals ${options.name}: ${problems.length} problem${problems.length === 1 ? "" : "s"} in the case files; nothing ran (\`npx evals validate ${paths.join(" ")}\` checks them)\n`,
+  throw new BadInputError(
+    [
+      `${problems.length} problem${problems.length === 1 ? "" : "s"} in the case files; nothing ran (\`npx evals validate ${paths.join(" ")}\` checks them)`,
+      ...problems.map(formatIssue),
+    ].join("\n"),
   );
-  return undefined;
 }
 
 /** `evals record --model <object>` without an entry for a case: nothing to record that case from. */
@@ -419,7 +430,7 @@ function noModelEntry(ids: string[], model: LoadedModel): string {
 /** Why cases could not run because of the setup (see CaseOutcome's setupErrors), one line each. */
 function setupProblems(
   outcomes: CaseOutcome[],
-  context: { model: LoadedModel | undefined; record: boolean },
+  context: { model: LoadedModel | undefined; record: boolean; keyEnv: (caseId: string) => string },
 ): string[] {
   const problems = new Set<string>();
   for (const outcome of outcomes) {
@@ -434,18 +445,24 @@ function setupProblems(
             : `: expected ${shownPath(recording)}`
           : "";
         problems.add(
-          `no ${problem ? "usable " : ""}recording for case ${JSON.stringify(id)}${found}. Record it: npx evals record ${file} --model <your scripted model module> (or with ANTHROPIC_API_KEY set, from the real API), then commit it`,
+          `no ${problem ? "usable " : ""}recording for case ${JSON.stringify(id)}${found}. Record it: npx evals record ${file} --model <your scripted model module> (or with ${context.keyEnv(id)} set, from the real API), then commit it`,
         );
       } else if (error.name === "NoModelToRecordError") {
         problems.add(
           context.model
             ? noModelEntry([id], context.model)
-            : `nothing to record case ${JSON.stringify(id)} from: give a scripted model (npx evals ${context.record ? "record" : "run"} ${file} --model models.mjs) or set ANTHROPIC_API_KEY to record the real API`,
+            : `nothing to record case ${JSON.stringify(id)} from: give a scripted model (npx evals ${context.record ? "record" : "run"} ${file} --model models.mjs) or set ${(error as { keyEnv?: string }).keyEnv ?? context.keyEnv(id)} to record the real API`,
         );
       } else problems.add(error.message);
     }
   }
   return [...problems];
+}
+
+/** Per case id, the env var of the key that records the real API its agent speaks. */
+function keyEnvByCase(cases: EvalCase[], runners: RunnerRegistry): (caseId: string) => string {
+  const byId = new Map(cases.map((evalCase) => [evalCase.id, caseApiKeyEnv(evalCase, runners)]));
+  return (caseId) => byId.get(caseId) ?? apiKeyEnv();
 }
 
 /** Two cases (without --suite) whose recordings would be one file: the message, else undefined. */
@@ -459,11 +476,17 @@ function recordingKeysProblem(cases: EvalCase[]): string | undefined {
   }
 }
 
-/** Prints the setup problems; EXIT.badInput when there are any. */
-function reportSetupProblems(problems: string[], name: string, io: CommandIo): number | undefined {
-  if (problems.length === 0) return undefined;
-  for (const problem of problems) io.stderr.write(`evals ${name}: ${problem}\n`);
-  return EXIT.badInput;
+/**
+ * The setup problems found while running (after the reports are written): one SetupError, each
+ * problem on a line of its own with its fix, when there are any.
+ */
+function throwSetupProblems(problems: string[]): void {
+  if (problems.length === 0) return;
+  throw new SetupError(
+    problems.length === 1
+      ? problems[0]!
+      : `${problems.length} setup problems kept cases from running:\n${problems.map((problem) => `- ${problem}`).join("\n")}`,
+  );
 }
 
 function shownPath(path: string): string {

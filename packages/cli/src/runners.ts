@@ -6,6 +6,7 @@ import type { AgentOutputReader, EvalCase, LoadStoredRunOptions } from "@evals/e
 import { geminiRunner, parseGeminiOutput } from "@evals/gemini-cli";
 import { RunnerRegistry } from "@evals/harness";
 import { openCodeRunner } from "@evals/opencode";
+import { apiKeyEnv } from "@evals/vcr";
 import { UsageError } from "./errors.js";
 
 let registry: RunnerRegistry | undefined;
@@ -40,9 +41,23 @@ export function gradeAgent(name: string | undefined): GradeAgent | undefined {
   );
 }
 
+/** The case's agent CLI: its `agent.cli`, else the registry's default (Claude Code). */
+export function caseAgent(evalCase: EvalCase, runners: RunnerRegistry): string {
+  return evalCase.agent.cli ?? runners.names()[0]!;
+}
+
+/**
+ * The env var of the key that records the real API the case's agent speaks: ANTHROPIC_API_KEY
+ * (Claude Code, OpenCode), OPENAI_API_KEY (Codex), GEMINI_API_KEY (Gemini CLI).
+ */
+export function caseApiKeyEnv(evalCase: EvalCase, runners: RunnerRegistry): string {
+  const cli = caseAgent(evalCase, runners);
+  return apiKeyEnv(runners.has(cli) ? runners.get(cli).modelApi : undefined);
+}
+
 /** Why the cases cannot run here: the first agent CLI they use that its runner says is unavailable. */
 export function unavailableAgentProblem(cases: EvalCase[], runners: RunnerRegistry): string | undefined {
-  const clis = new Set(cases.map((evalCase) => evalCase.agent.cli ?? runners.names()[0]!));
+  const clis = new Set(cases.map((evalCase) => caseAgent(evalCase, runners)));
   for (const cli of clis) {
     if (!runners.has(cli)) continue;
     const reason = runners.get(cli).unavailable?.();

@@ -5,6 +5,7 @@ import { noMoreArguments, parseCommandArgs } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
 import { BadInputError, SetupError, UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
+import { unopenableDatabase } from "./results-database.js";
 
 export const VIEW_USAGE = `Usage: evals view [--db <url|dir>] [--port <n>]
 
@@ -52,9 +53,7 @@ export const view: Command = {
     try {
       await store.use(async () => {});
     } catch (error) {
-      throw new BadInputError(
-        `the results database ${describeLocation(location)} cannot be opened: ${(error as Error).message}`,
-      );
+      throw unopenableDatabase(location, error);
     }
     try {
       return await serveUntilStopped(store, port, describeLocation(location), io);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -6,6 +6,7 @@ import { BadInputError, SetupError, UnreadableFileError, UsageError } from "../s
 import { COMMAND_NAMES, evals, loadCommands } from "../src/evals.js";
 import { EXIT, EXIT_CODES_HELP } from "../src/exit-codes.js";
 import { runInProcess } from "./command-io.js";
+import { runEvals } from "./evals-bin.js";
 
 // Every command's bad input ends the same way: exit 2 and one message, "evals <command>: ...", that
 // names what is wrong and where, and says the command (or the option) that fixes it.
@@ -154,5 +155,113 @@ describe("bad input to every evals command: exit 2, one message naming what, whe
       out: "",
       err: "evals needs: port 80 is taken: pick another with --port <n>\n",
     });
+  });
+});
+
+/** A file of `text` in the scratch folder. */
+function write(name: string, text: string): string {
+  const file = join(temp, name);
+  mkdirSync(join(file, ".."), { recursive: true });
+  writeFileSync(file, text);
+  return file;
+}
+
+/** The binary's stderr is one bad-input message of `command`: exit 2, printed once, by `evals`. */
+function expectOneMessage(result: ReturnType<typeof runEvals>, command: string): string {
+  expect(result.code, result.stderr).toBe(EXIT.badInput);
+  expect(result.stderr).toMatch(new RegExp(`^evals ${command}: `));
+  // Printed by the one place that prints bad input: no second "evals ...:" message, no stack.
+  expect(result.stderr.split("\n").filter((line) => line.startsWith("evals "))).toHaveLength(1);
+  expect(result.stderr).not.toContain("internal error");
+  expect(result.stderr).not.toMatch(/\n\s+at /);
+  return result.stderr;
+}
+
+describe("bad input found inside a command is thrown as a typed error, printed once through the binary", () => {
+  const notResults = () => write("not-results.json", `${JSON.stringify({ hello: "world" })}\n`);
+
+  it("evals compare: the first results file that cannot be read, in one message (not one per file)", () => {
+    const err = expectOneMessage(runEvals(["compare", missing("a.json"), missing("b.json")]), "compare");
+    expect(err).toMatch(/a\.json: no such file or folder \(evals run writes one: <out>\/latest\.json/);
+    const invalid = expectOneMessage(runEvals(["compare", notResults(), notResults()]), "compare");
+    expect(invalid).toMatch(
+      /not-results\.json.*\n\(expected a results file of @evals\/logging: evals run writes one, results\/latest\.json by default, and evals report test-output\/ makes one from run folders\)\n$/,
+    );
+  });
+
+  it("evals report: a results file that is not one names it and the commands that write one", () => {
+    const err = expectOneMessage(
+      runEvals(["report", notResults(), "--out", join(temp, "reports")]),
+      "report",
+    );
+    expect(err).toMatch(/^evals report: .*not-results\.json/);
+    expect(err).toContain(
+      "evals run writes one, results/latest.json by default, and evals report test-output/",
+    );
+  });
+
+  it("evals history: a database that cannot be opened names it, why, and how to go on", () => {
+    const notADatabase = write("db-is-a-file", "not a database\n");
+    for (const args of [["history"], ["history", "import", notResults()], ["history", "--flaky"]]) {
+      const err = expectOneMessage(runEvals([...args, "--db", notADatabase]), "history");
+      expect(err).toContain(`the results database ${notADatabase} cannot be opened: `);
+      expect(err).toContain(
+        `name another with --db <folder | postgres:// URL>, or move ${notADatabase} away and the next evals run starts a new one there`,
+      );
+    }
+  });
+
+  it("evals compare --baseline: the same message for a database that cannot be opened", () => {
+    const notADatabase = write("baseline-db-is-a-file", "not a database\n");
+    const err = expectOneMessage(
+      runEvals(["compare", "--baseline", "main", "--db", notADatabase]),
+      "compare",
+    );
+    expect(err).toContain(`the results database ${notADatabase} cannot be opened: `);
+    expect(err).toContain("name another with --db <folder | postgres:// URL>");
+  });
+
+  it("evals migrate: a folder with no OpenAgentsControl case names it and the command to run", () => {
+    const empty = join(temp, "no-oac");
+    mkdirSync(empty, { recursive: true });
+    const out = join(temp, "migrated");
+    const err = expectOneMessage(runEvals(["migrate", empty, "--out", out]), "migrate");
+    expect(err).toMatch(
+      new RegExp(
+        `^evals migrate: no OpenAgentsControl case under ${empty} \\(0 YAML files, 0 skipped\\): give the OAC repository, its evals/ or an agent's tests/ folder \\(evals migrate <OpenAgentsControl>/evals --out ${out}\\)\n$`,
+      ),
+    );
+  });
+
+  it("evals run: case files that cannot run are one message, its first line the count and the command that checks them", () => {
+    const noPrompt = write("cases/no-prompt.yaml", "id: no-prompt\n");
+    const tooMany = write("cases/too-many.yaml", "id: too-many\nprompt: Say hi.\ntrials: 100000\n");
+    const err = expectOneMessage(runEvals(["run", noPrompt, tooMany, "--out", join(temp, "run-out")]), "run");
+    expect(err.split("\n")[0]).toBe(
+      `evals run: 2 problems in the case files; nothing ran (\`npx evals validate ${noPrompt} ${tooMany}\` checks them)`,
+    );
+    expect(err).toContain(`${noPrompt} (field prompt): case "no-prompt" has no prompt`);
+    expect(err).toContain(`${tooMany} (field trials)`);
+  });
+
+  it("evals run: the setup problems found while running (no recordings) are one message after the reports, each case with its fix", () => {
+    const first = write("setup/first.yaml", "id: first\nprompt: Say hi.\n");
+    const second = write("setup/second.yaml", "id: second\nprompt: Say bye.\n");
+    const out = join(temp, "setup-out");
+    const result = runEvals(
+      ["run", first, second, "--mode", "strict", "--cassettes", join(temp, "no-cassettes"), "--out", out],
+      120_000,
+    );
+    const err = expectOneMessage(result, "run");
+    expect(err.split("\n")[0]).toBe("evals run: 2 setup problems kept cases from running:");
+    for (const id of ["first", "second"])
+      expect(err).toMatch(
+        new RegExp(
+          `\\n- no recording for case "${id}": expected .*${id}\\.[0-9a-f]+\\.recording\\.json\\. Record it: npx evals record `,
+        ),
+      );
+    // The run's table and reports come first: nothing is lost.
+    expect(result.stdout).toContain("2 case(s), 2 trial(s): 0 passed, 2 failed");
+    expect(result.stdout).toContain("Reports: ");
   });
 });

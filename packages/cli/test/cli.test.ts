@@ -100,6 +100,52 @@ describe("the evals binary", () => {
   );
 });
 
+describe("evals run and record speak of the case's agent, not of Claude Code alone", () => {
+  it("--help and the command list name the four agents and each API's key", () => {
+    const run = evals(["run", "--help"]).stdout;
+    const record = evals(["record", "--help"]).stdout;
+    for (const help of [run, record]) expect(help).not.toMatch(/claude CLI|no claude executable/);
+    expect(run).toContain(
+      "with the real agent CLI each case names in\nagent.cli: claude-code (Claude Code, the default), opencode (OpenCode), codex (Codex) or gemini\n(Gemini CLI).",
+    );
+    expect(record).toContain(
+      "ANTHROPIC_API_KEY for Claude\nCode and OpenCode, OPENAI_API_KEY for Codex, GEMINI_API_KEY for Gemini CLI",
+    );
+    const list = evals(["--help"]).stdout;
+    expect(list).toMatch(
+      /\n {2}run +run case files with the real agent CLI \(Claude Code, OpenCode, Codex, Gemini CLI;/,
+    );
+    expect(list).toMatch(/\n {2}record +.*live with the key of the agent's API/);
+  });
+
+  it.each([
+    ["codex", "OPENAI_API_KEY"],
+    ["gemini", "GEMINI_API_KEY"],
+    ["claude-code", "ANTHROPIC_API_KEY"],
+  ])("record of a %s case with no model names %s, the key of the API that agent speaks", (cli, key) => {
+    const file = write(
+      join(temp, `no-model-${cli}`, "case.yaml"),
+      `id: no-model-${cli}\nprompt: Say hi.\nagent:\n  cli: ${cli}\n`,
+    );
+    const noKeys = { ANTHROPIC_API_KEY: "", OPENAI_API_KEY: "", GEMINI_API_KEY: "" };
+    const recorded = evals(
+      [
+        "record",
+        file,
+        "--cassettes",
+        join(temp, `no-model-${cli}`, "cassettes"),
+        "--out",
+        join(temp, `no-model-${cli}`, "results"),
+      ],
+      { env: noKeys },
+    );
+    expect(recorded.code, recorded.stderr).toBe(EXIT.badInput);
+    expect(recorded.stderr).toContain(
+      `evals record: nothing to record case "no-model-${cli}" from: give a scripted model (npx evals record no-model-${cli}/case.yaml --model models.mjs) or set ${key} to record the real API`,
+    );
+  });
+});
+
 describe("evals rules", () => {
   it("lists every rule from its own declaration, opt-in ones marked, with its options", () => {
     const listed = evals(["rules"]);

@@ -177,7 +177,10 @@ export function isRunFolder(dir: string): boolean {
  * the stream and the hooks), else a serialized run.json, else stream.jsonl (prompts from the
  * manifest or the captured UserPromptSubmit events), else events.jsonl. A cut-off last line is left
  * out with a warning; anything else unreadable throws a RunFolderError or JsonlLineError naming the
- * file (and line).
+ * file (and line). A run built from events.jsonl also notes, as notes of the run, the event lines
+ * left out (`parse_error`), the raw lines that were no hook input and the hook's own problems
+ * (hook-errors.log). This is the one reader of run folders: the hooks, grading, reports and the
+ * viewer all read through it.
  */
 export async function readRunFolder(dir: string, options: ReadRunFolderOptions = {}): Promise<RunFolder> {
   const file = (name: string) => join(dir, name);
@@ -196,50 +199,71 @@ export async function readRunFolder(dir: string, options: ReadRunFolderOptions =
     const run = parseWith(RunSchema, value, file(RUN_FOLDER_FILES.run), "not a valid Run");
     return { ...base, run, file: file(RUN_FOLDER_FILES.run), source: "run-json" };
   }
-  const onBadLine = (error: JsonlLineError) => {
+  // Lines of events.jsonl left out (skipped bad lines, a cut-off last line): notes of a run built from them.
+  const skippedEvents: RunNote[] = [];
+  const onSkippedEvent = (error: JsonlLineError) => {
     warnings.push(error.message);
-    options.onBadLine?.(error);
+    skippedEvents.push({ kind: "parse_error", message: error.message });
   };
   const badInputNotes: RunNote[] = [];
-  const events = isFile(file(RUN_FOLDER_FILES.events))
-    ? await readCapturedEvents(file(RUN_FOLDER_FILES.events), {
-        onTruncatedLine,
-        ...(options.onError === "skip" ? { onError: "skip" as const, onBadLine } : {}),
-        onBadInput: (problem) =>
-          badInputNotes.push({
-            kind: "other",
-            message: `capture hook bad_input: ${problem.message} (${problem.file}:${problem.line})`,
-          }),
-      }).then((lines) => ofRun(lines, runId))
+  const captured = isFile(file(RUN_FOLDER_FILES.events))
+    ? ofRun(
+        await readCapturedEvents(file(RUN_FOLDER_FILES.events), {
+          onTruncatedLine: onSkippedEvent,
+          ...(options.onError === "skip"
+            ? {
+                onError: "skip" as const,
+                onBadLine: (error: JsonlLineError) => {
+                  onSkippedEvent(error);
+                  options.onBadLine?.(error);
+                },
+              }
+            : {}),
+          onBadInput: (problem) =>
+            badInputNotes.push({
+              kind: "other",
+              message: `capture hook bad_input: ${problem.message} (${problem.file}:${problem.line})`,
+            }),
+        }),
+        runId,
+        manifest !== undefined,
+      )
     : undefined;
+  const events = captured?.lines;
+  const id = captured?.runId ?? runId;
+  const found = { ...base, runId: id };
   if (isFile(file(RUN_FOLDER_FILES.stream))) {
-    const captured = events ? promptsOf(events) : [];
-    const prompts = manifest?.agent?.prompts ?? (captured.length > 0 ? captured : (options.prompts ?? []));
+    const prompted = events ? promptsOf(events) : [];
+    const prompts = manifest?.agent?.prompts ?? (prompted.length > 0 ? prompted : (options.prompts ?? []));
     const stream = file(RUN_FOLDER_FILES.stream);
     if (manifest?.agent?.cli === "opencode" || isOpenCodeOutput(stream)) {
-      const run = runFromOpenCodeOutput(stream, { prompts, runId, onTruncatedLine });
-      return { ...base, run, file: stream, source: "opencode-json" };
+      const run = runFromOpenCodeOutput(stream, { prompts, runId: id, onTruncatedLine });
+      return { ...found, run, file: stream, source: "opencode-json" };
     }
     const output = runFromClaudeOutput(stream, {
       prompts,
-      runId,
+      runId: id,
       onTruncatedLine,
       ...(options.maxOutputChars === undefined ? {} : { maxOutputChars: options.maxOutputChars }),
     });
-    return { ...base, run: output.run, file: stream, source: "stream-json" };
+    return { ...found, run: output.run, file: stream, source: "stream-json" };
   }
   if (events) {
     const built = runFromHookEvents(
       events.map((line) => line.event),
       {
-        runId,
+        runId: id,
         timestamps: events.map((line) => line.captured_at),
         ...(options.inferDenials === undefined ? {} : { inferDenials: options.inferDenials }),
       },
     );
-    const notes = [...badInputNotes, ...(await hookErrorNotes(file(RUN_FOLDER_FILES.hookErrors)))];
+    const notes = [
+      ...skippedEvents,
+      ...badInputNotes,
+      ...(await hookErrorNotes(file(RUN_FOLDER_FILES.hookErrors))),
+    ];
     const run = notes.length > 0 ? { ...built, notes: [...built.notes, ...notes] } : built;
-    return { ...base, run, file: file(RUN_FOLDER_FILES.events), source: "captured-events" };
+    return { ...found, run, file: file(RUN_FOLDER_FILES.events), source: "captured-events" };
   }
   throw new RunFolderError(
     dir,
@@ -270,11 +294,20 @@ function readResult(path: string): AgentRunResult & Record<string, unknown> {
   return { ...(value as Record<string, unknown>), ...parsed };
 }
 
-/** The captured events of one run, in capture order (seq; ties keep file order). */
-function ofRun(lines: CapturedEvent[], runId: string): CapturedEvent[] {
+/**
+ * The captured events of one run, in capture order (seq; ties keep file order), and its run id: the
+ * folder's, or, when no manifest names it and no line carries it (a folder renamed or copied), the
+ * id the hook was given.
+ */
+function ofRun(
+  lines: CapturedEvent[],
+  runId: string,
+  named: boolean,
+): { lines: CapturedEvent[]; runId: string } {
   // readCapturedEvents has put them in seq order already.
   const mine = lines.filter((line) => line.run_id === runId);
-  return mine.length > 0 ? mine : lines;
+  if (mine.length > 0) return { lines: mine, runId };
+  return { lines, runId: named ? runId : (lines[0]?.run_id ?? runId) };
 }
 
 /** What hook-errors.log needs to become a note (its full schema is @evals/hooks' HookErrorEntrySchema). */

@@ -26,6 +26,18 @@ const result: AgentRunResult & { error: string } = {
   error: "claude exited with code 1",
 };
 
+/** The multi-tool run's hook inputs as events.jsonl lines the Node hook wrote for run `runId`. */
+const capturedLines = (runId: string) =>
+  fixtureHookInputs("multi-tool").map((event, seq) =>
+    JSON.stringify({
+      version: 1,
+      captured_at: new Date(1_790_000_000_000 + seq).toISOString(),
+      run_id: runId,
+      seq,
+      event,
+    }),
+  );
+
 describe("the run folder", () => {
   it("reads back what was written: result (with its extra fields), agent options, case and verdict", async () => {
     const dir = newFolder();
@@ -94,15 +106,7 @@ describe("the run folder", () => {
 
   it("keeps the capture hook's problems as notes of a hooks-only run, skipping lines it cannot read", async () => {
     const dir = newFolder();
-    const events = fixtureHookInputs("multi-tool").map((event, seq) =>
-      JSON.stringify({
-        version: 1,
-        captured_at: new Date(1_790_000_000_000 + seq).toISOString(),
-        run_id: "h",
-        seq,
-        event,
-      }),
-    );
+    const events = capturedLines("h");
     writeFileSync(join(dir, RUN_FOLDER_FILES.events), `${events.join("\n")}\n`);
     writeFileSync(
       join(dir, RUN_FOLDER_FILES.hookErrors),
@@ -123,15 +127,7 @@ describe("the run folder", () => {
 
   it("skips bad event lines when asked, as warnings", async () => {
     const dir = newFolder();
-    const events = fixtureHookInputs("multi-tool").map((event, seq) =>
-      JSON.stringify({
-        version: 1,
-        captured_at: new Date(1_790_000_000_000 + seq).toISOString(),
-        run_id: "h",
-        seq,
-        event,
-      }),
-    );
+    const events = capturedLines("h");
     writeFileSync(
       join(dir, RUN_FOLDER_FILES.events),
       `${events[0]}\n{"version":1}\n${events.slice(1).join("\n")}\n`,
@@ -145,5 +141,29 @@ describe("the run folder", () => {
     expect(bad).toHaveLength(1);
     expect(folder.warnings).toEqual(bad);
     expect(listToolCalls(folder.run)).toHaveLength(5);
+    // The run itself says what was left out, so a grade or report of it shows the gap.
+    expect(folder.run.notes).toContainEqual({ kind: "parse_error", message: bad[0] });
+  });
+
+  it("notes a cut-off last event line (the hook was killed mid-write) on the run, naming file and line", async () => {
+    const dir = newFolder();
+    const events = capturedLines("h");
+    writeFileSync(join(dir, RUN_FOLDER_FILES.events), `${events.join("\n")}\n{"version":1,"capt`);
+    const folder = await readRunFolder(dir);
+    const cutOff = new RegExp(
+      `^${join(dir, RUN_FOLDER_FILES.events)}:${events.length + 1}: the last line is cut off`,
+    );
+    expect(folder.warnings).toEqual([expect.stringMatching(cutOff)]);
+    expect(folder.run.notes.filter((note) => note.kind === "parse_error")).toEqual([
+      { kind: "parse_error", message: expect.stringMatching(cutOff) },
+    ]);
+  });
+
+  it("takes the run id from the events when none of them carries the folder's name (and no manifest names it)", async () => {
+    const dir = newFolder();
+    const events = capturedLines("h");
+    writeFileSync(join(dir, RUN_FOLDER_FILES.events), `${events.join("\n")}\n`);
+    const folder = await readRunFolder(dir);
+    expect([folder.runId, folder.run.id]).toEqual(["h", "h"]);
   });
 });

@@ -74,7 +74,8 @@ export interface DescribeEvalOptions<Case> {
   /**
    * Record the model's side of each run once and replay it afterwards (true: wire level, in
    * `cassettes/<suite>/<case id>.<hash>.recording.json`, mode from VCR_MODE). With `model`, the
-   * recording is made from that scripted model; without one, from the real API (ANTHROPIC_API_KEY).
+   * recording is made from that scripted model; without one, from the real API the case's agent
+   * speaks (ANTHROPIC_API_KEY, OPENAI_API_KEY for Codex, GEMINI_API_KEY for Gemini CLI).
    */
   cassette?: boolean | CassetteOption;
   /**

@@ -138,13 +138,22 @@ export interface CaseOutcome {
   /**
    * The errors of trials that could not run because the setup is wrong, not the agent: a recording
    * missing in strict mode (CassetteMissingError), no model to record from (NoModelToRecordError),
-   * no claude executable (ClaudeNotFoundError). `evals run` exits 2 for them.
+   * no executable of the case's agent CLI (each runner's own: ClaudeNotFoundError,
+   * OpenCodeNotFoundError, CodexNotFoundError, GeminiNotFoundError). `evals run` exits 2 for them.
    */
   setupErrors?: Error[];
 }
 
 /** The names of the errors that say a trial's setup is wrong (see CaseOutcome's setupErrors). */
-const SETUP_ERRORS = new Set(["CassetteMissingError", "NoModelToRecordError", "ClaudeNotFoundError"]);
+const SETUP_ERRORS = new Set([
+  "CassetteMissingError",
+  "NoModelToRecordError",
+  // By name: the engine depends on no runner package, and each runner names its own.
+  "ClaudeNotFoundError",
+  "OpenCodeNotFoundError",
+  "CodexNotFoundError",
+  "GeminiNotFoundError",
+]);
 
 /** Time a trial gets, beyond its timeout, to stop its agent and wind down before it is abandoned. */
 const TRIAL_GRACE_MS = 15_000;

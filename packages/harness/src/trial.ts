@@ -72,8 +72,9 @@ export interface CassetteOption {
    */
   suite?: string;
   /**
-   * Where a recording run's requests go when there is no scripted `model`: the real API by default
-   * (needs ANTHROPIC_API_KEY), or another model server's url.
+   * Where a recording run's requests go when there is no scripted `model`: the real API of the
+   * case's runner by default (needs its key: ANTHROPIC_API_KEY, OPENAI_API_KEY for Codex,
+   * GEMINI_API_KEY for Gemini CLI), or another model server's url.
    */
   upstream?: string;
   /**
@@ -425,7 +426,8 @@ interface CassetteServed {
 /**
  * The source of a wire cassette: its recording replayed; or, to record (or run without a
  * recording), the suite's scripted model behind the recording proxy, else the cassette's upstream,
- * else the real API with ANTHROPIC_API_KEY. Without any of them it says how to get a model.
+ * else the real API the runner's CLI speaks, with its key (@evals/vcr's apiKeyEnv). Without any of
+ * them it says how to get a model.
  */
 async function cassetteSource<Case>(
   setup: TrialSetup<Case>,
@@ -435,8 +437,15 @@ async function cassetteSource<Case>(
   model: ModelSource | undefined,
   runner: AnyAgentRunner,
 ): Promise<CassetteServed> {
-  const { CassetteMissingError, findRecording, modePlan, resolveVcrMode, startModelServer, wireSource } =
-    await import("@evals/vcr");
+  const {
+    apiKeyEnv,
+    CassetteMissingError,
+    findRecording,
+    modePlan,
+    resolveVcrMode,
+    startModelServer,
+    wireSource,
+  } = await import("@evals/vcr");
   // One recording per case: the first trial records it, the others run against the model, unrecorded.
   const mode = resolveVcrMode(setup.trial > 0 && option.mode === "record" ? "off" : option.mode);
   const identity = {
@@ -457,6 +466,7 @@ async function cassetteSource<Case>(
   });
   const common = {
     ...identity,
+    modelApi: runner.modelApi,
     redact: recordingRedaction(options),
     ...(option.replay ? { replay: option.replay } : {}),
   };
@@ -487,7 +497,9 @@ async function cassetteSource<Case>(
     const chosen = wireSource({ ...common, mode: "record", upstream: upstream.url });
     return { source: chosen.source, wire: wire("record"), upstream };
   }
-  if (!option.upstream && !process.env.ANTHROPIC_API_KEY) throw new NoModelToRecordError(setup, file, plan);
+  const keyEnv = apiKeyEnv(runner.modelApi);
+  if (!option.upstream && !process.env[keyEnv])
+    throw new NoModelToRecordError(setup, file, plan, { cli: runner.cli, keyEnv });
   const chosen = wireSource({ ...common, mode, ...(option.upstream ? { upstream: option.upstream } : {}) });
   return { source: chosen.source, wire: wire(chosen.action) };
 }
@@ -500,16 +512,25 @@ function renamed(message: string, name: string, file: string): Error {
 /** A recording (or a run without one) was asked for, but there is no model to answer it. */
 export class NoModelToRecordError extends Error {
   override readonly name = "NoModelToRecordError";
-  constructor(setup: { suite: string; caseId: string }, file: string, plan: string) {
+  /** The env var whose key would record the real API of the case's agent (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY). */
+  readonly keyEnv: string;
+  constructor(
+    setup: { suite: string; caseId: string },
+    file: string,
+    plan: string,
+    /** The case's agent CLI (its runner's `cli`) and the env var of its API's key. */
+    agent: { cli: string; keyEnv: string },
+  ) {
     const shown = relative(process.cwd(), file) || file;
     super(
       [
-        `${setup.suite} › ${setup.caseId}: ${plan === "record" ? "recording" : "running"} needs a model, and there is none: no scripted \`model\` is given and ANTHROPIC_API_KEY is not set.`,
+        `${setup.suite} › ${setup.caseId}: ${plan === "record" ? "recording" : "running"} needs a model, and there is none: no scripted \`model\` is given and ${agent.keyEnv} (the key of ${agent.cli}'s API) is not set.`,
         `- to record from a script, give the suite a scripted model: \`model: (evalCase) => script\` (a @evals/vcr ScriptFunction), then run with VCR_MODE=record;`,
         `- to replay, commit the recording ${shown} and run with VCR_MODE=replay (or strict);`,
-        "- to record the real API, set ANTHROPIC_API_KEY and run with VCR_MODE=record.",
+        `- to record the real API ${agent.cli} speaks, set ${agent.keyEnv} and run with VCR_MODE=record.`,
       ].join("\n"),
     );
+    this.keyEnv = agent.keyEnv;
   }
 }
 

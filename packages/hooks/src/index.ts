@@ -42,11 +42,9 @@ export {
   getToolSequence,
   type ReadEventsOptions,
   type ReadOptions,
-  type ReadRunOptions,
   type RunLookupOptions,
   readEvents,
   readHookErrors,
-  readRun,
   readStoredRun,
   readToolCallEntries,
 } from "./read.js";

@@ -1,20 +1,17 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import {
   type BadCapturedInput,
   type CapturedEvent,
-  hookErrorNotes,
   isRunFolder,
   type JsonlLineError,
   listToolCalls,
   type Run,
-  type RunNote,
   readCapturedEvents,
   readJsonlFile,
   readRunFolder,
   runFolderPath,
-  runFromHookEvents,
   type ToolCallEntry,
   ToolCallEntrySchema,
   type ToolCallView,
@@ -25,7 +22,11 @@ import { EVENTS_FILE, HOOK_ERRORS_FILE, TOOL_CALLS_FILE } from "./paths.js";
 import { HookErrorEntrySchema } from "./schemas.js";
 import { toolCallEntry } from "./tool-call-entry.js";
 
-/** Reading a captured run back: the files under `<root>/test-output/<run id>/`. */
+/**
+ * The capture's own files under `<root>/test-output/<run id>/` (events.jsonl, tool-calls.jsonl,
+ * hook-errors.log), parsed. The run itself is read by @evals/core's readRunFolder, the one reader of
+ * run folders (readStoredRun finds the folder by run id and reads it with it).
+ */
 
 export interface ReadOptions {
   /**
@@ -36,7 +37,8 @@ export interface ReadOptions {
   onBadLine?: (error: JsonlLineError) => void;
   /**
    * A cut-off last line (the hook was killed mid-write) is left out either way, and passed here
-   * (readRun also keeps it as a note); without a handler, a process warning names the file and line.
+   * (@evals/core's readRunFolder keeps it as a note of the run); without a handler, a process
+   * warning names the file and line.
    */
   onTruncatedLine?: (error: JsonlLineError) => void;
 }
@@ -44,7 +46,7 @@ export interface ReadOptions {
 export interface ReadEventsOptions extends ReadOptions {
   /**
    * Raw lines (written by the shell hook, which does not parse its input) whose input is not a
-   * hook input. They are never events; readRun turns them into notes.
+   * hook input. They are never events; @evals/core's readRunFolder turns them into notes.
    */
   onBadInput?: (problem: BadCapturedInput) => void;
 }
@@ -71,51 +73,6 @@ export async function readEvents(runDir: string, options: ReadEventsOptions = {}
   const file = join(runDir, EVENTS_FILE);
   if (!existsSync(file)) throw new CaptureNotFoundError(file);
   return readCapturedEvents(file, options);
-}
-
-export interface ReadRunOptions extends ReadOptions {
-  /**
-   * Mark calls the hooks show never ran as `denied` (hooks never report a denial itself): one that
-   * asked for permission, got no result, and after which its agent went on; one a PostToolBatch
-   * answered without a PostToolUse. @evals/core's `inferPermissionDenials`. Default true.
-   */
-  inferDenials?: boolean;
-}
-
-/**
- * The captured run as a @evals/core Run (built by `runFromHookEvents`). Lines skipped with
- * `onError: "skip"` and the hook's own problems (hook-errors.log) become notes.
- */
-export async function readRun(runDir: string, options: ReadRunOptions = {}): Promise<Run> {
-  const skipped: JsonlLineError[] = [];
-  const badInputs: BadCapturedInput[] = [];
-  const events = await readEvents(runDir, {
-    ...options,
-    onBadLine: (error) => {
-      skipped.push(error);
-      options.onBadLine?.(error);
-    },
-    onTruncatedLine: (error) => {
-      skipped.push(error);
-      options.onTruncatedLine?.(error);
-    },
-    onBadInput: (problem) => badInputs.push(problem),
-  });
-  const inputs = events.map((line) => line.event);
-  const run = runFromHookEvents(inputs, {
-    runId: events[0]?.run_id ?? basename(runDir),
-    timestamps: events.map((line) => line.captured_at),
-    inferDenials: options.inferDenials ?? true,
-  });
-  const notes: RunNote[] = skipped.map((error) => ({ kind: "parse_error", message: error.message }));
-  for (const problem of badInputs) {
-    notes.push({
-      kind: "other",
-      message: `capture hook bad_input: ${problem.message} (${problem.file}:${problem.line})`,
-    });
-  }
-  notes.push(...(await hookErrorNotes(join(runDir, HOOK_ERRORS_FILE))));
-  return notes.length > 0 ? { ...run, notes: [...run.notes, ...notes] } : run;
 }
 
 /**
@@ -157,7 +114,13 @@ export async function readHookErrors(runDir: string, options: ReadOptions = {}):
   return readJsonlFile(file, { ...options, schema: HookErrorEntrySchema });
 }
 
-export interface RunLookupOptions extends ReadRunOptions {
+export interface RunLookupOptions extends Pick<ReadOptions, "onError" | "onBadLine"> {
+  /**
+   * Mark calls the hooks show never ran as `denied` (hooks never report a denial itself): one that
+   * asked for permission, got no result, and after which its agent went on; one a PostToolBatch
+   * answered without a PostToolUse. @evals/core's `inferPermissionDenials`. Default true.
+   */
+  inferDenials?: boolean;
   /** The output root. Default: EVALS_OUTPUT_DIR, else CLAUDE_PROJECT_DIR, else the cwd. */
   root?: string;
   /** Only this agent's calls ("main" or a subagent's agent_id). */

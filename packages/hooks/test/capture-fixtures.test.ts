@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   CapturedEventSchema,
+  type ReadRunFolderOptions,
+  readRunFolder,
   runFolderPath,
   runFromHookEvents,
   ToolCallEntrySchema,
@@ -13,11 +15,13 @@ import {
   getToolSequence,
   readEvents,
   readHookErrors,
-  readRun,
   readToolCallEntries,
 } from "../src/index.js";
 import { fixtureHookInputs } from "./fixtures.js";
 import { runHook, tempDir } from "./spawn-hook.js";
+
+/** The run in a run folder, read by @evals/core's readRunFolder (the one reader of run folders). */
+const runIn = async (dir: string, options?: ReadRunFolderOptions) => (await readRunFolder(dir, options)).run;
 
 /** Feeds every payload of a real run, in order, to the BUILT hook, one process per call like Claude Code. */
 async function captureFixture(name: "multi-tool" | "subagent", root: string, runId: string) {
@@ -81,7 +85,7 @@ describe("the built hook fed real Claude Code 2.1.330 payloads", () => {
   });
 
   it("reads the run back as @evals/core types: statuses, the blocked call, the denied Write", async () => {
-    const run = await readRun(runFolderPath("multi-tool", temp.dir));
+    const run = await runIn(runFolderPath("multi-tool", temp.dir));
     expect(run.id).toBe("multi-tool");
     expect(run.session_id).toBe("a3e834f3-3b74-4b22-8ceb-500603eb7434");
     expect(toolSequence(run)).toEqual(
@@ -118,7 +122,7 @@ describe("the built hook fed real Claude Code 2.1.330 payloads", () => {
 
   it("attributes a subagent's tool calls to its agent id", async () => {
     await captureFixture("subagent", temp.dir, "subagent");
-    const run = await readRun(runFolderPath("subagent", temp.dir));
+    const run = await runIn(runFolderPath("subagent", temp.dir));
     const child = "a03261a2b1bf87fc6";
     expect(run.agents).toContainEqual({
       id: child,

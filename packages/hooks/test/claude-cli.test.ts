@@ -1,7 +1,13 @@
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { listToolCalls, runFolderPath, runFromStreamJson } from "@evals/core";
+import {
+  listToolCalls,
+  type ReadRunFolderOptions,
+  readRunFolder,
+  runFolderPath,
+  runFromStreamJson,
+} from "@evals/core";
 import {
   countToolResults,
   firstUserText,
@@ -13,8 +19,11 @@ import {
   toolUse,
 } from "@evals/vcr";
 import { describe, expect, it } from "vitest";
-import { readEvents, readHookErrors, readRun, readToolCallEntries, writeHookSettings } from "../src/index.js";
+import { readEvents, readHookErrors, readToolCallEntries, writeHookSettings } from "../src/index.js";
 import { runClaude, sandbox } from "./claude.js";
+
+/** The run in a run folder, read by @evals/core's readRunFolder (the one reader of run folders). */
+const runIn = async (dir: string, options?: ReadRunFolderOptions) => (await readRunFolder(dir, options)).run;
 
 const packageRoot = fileURLToPath(new URL("..", import.meta.url));
 
@@ -91,7 +100,7 @@ describe("the real claude CLI (2.1.330) with the capture hook registered by --se
       expect(names).not.toContain("SessionStart");
       expect(events.every((line) => line.run_id === "real-cli")).toBe(true);
 
-      const run = await readRun(runDir);
+      const run = await runIn(runDir);
       const child = run.agents.find((agent) => agent.id !== "main");
       expect(child).toMatchObject({ type: "general-purpose", parent: "main" });
       const subagentStart = events.find((line) => line.event.hook_event_name === "SubagentStart");
@@ -182,7 +191,7 @@ describe("the real claude CLI with the package loaded as a plugin (--plugin-dir)
         env: { ...server.env(), TEST_MODE: "true", TEST_RUN_ID: "plugin", EVALS_OUTPUT_DIR: root },
       });
       expect(result.exitCode, result.stderr).toBe(0);
-      const run = await readRun(runFolderPath("plugin", root));
+      const run = await runIn(runFolderPath("plugin", root));
       expect(listToolCalls(run).map((call) => [call.name, call.input, call.status])).toEqual([
         ["Bash", { command: "echo via-plugin" }, "ok"],
       ]);

@@ -1,9 +1,13 @@
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { type ReadRunFolderOptions, readRunFolder } from "@evals/core";
 import { afterAll, describe, expect, it } from "vitest";
-import { readEvents, readHookErrors, readRun } from "../src/index.js";
+import { readEvents, readHookErrors } from "../src/index.js";
 import { badInputs } from "./random-inputs.js";
 import { ENTRIES, runHook, tempDir, withConcurrency } from "./spawn-hook.js";
+
+/** The run in a run folder, read by @evals/core's readRunFolder (the one reader of run folders). */
+const runIn = async (dir: string, options?: ReadRunFolderOptions) => (await readRunFolder(dir, options)).run;
 
 const temp = tempDir("hardening");
 afterAll(temp.cleanup);
@@ -98,7 +102,7 @@ describe.each(ENTRIES)("the %s entry", (entry) => {
     const json = JSON.stringify(line);
     expect(json).toContain("nested deeper than 256 levels");
     expect(json).not.toContain("bottom");
-    expect((await readRun(runDir)).events.map((event) => event.type)).toContain("tool_call");
+    expect((await runIn(runDir)).events.map((event) => event.type)).toContain("tool_call");
   });
 });
 

@@ -1,6 +1,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { JsonlLineError, listToolCalls, runFolderPath } from "@evals/core";
+import {
+  JsonlLineError,
+  listToolCalls,
+  type ReadRunFolderOptions,
+  readRunFolder,
+  runFolderPath,
+} from "@evals/core";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import {
   CaptureNotFoundError,
@@ -9,10 +15,12 @@ import {
   getToolSequence,
   readEvents,
   readHookErrors,
-  readRun,
   readToolCallEntries,
 } from "../src/index.js";
 import { tempDir } from "./spawn-hook.js";
+
+/** The run in a run folder, read by @evals/core's readRunFolder (the one reader of run folders). */
+const runIn = async (dir: string, options?: ReadRunFolderOptions) => (await readRunFolder(dir, options)).run;
 
 const temp = tempDir("read");
 afterAll(temp.cleanup);
@@ -94,7 +102,7 @@ describe("readEvents", () => {
   });
 });
 
-describe("readRun", () => {
+describe("the run of a captured folder (@evals/core readRunFolder)", () => {
   it("builds a @evals/core Run with skipped lines and the hook's own errors as notes", async () => {
     const runDir = runWith([line(1, pre("a")), "oops", line(2, post("a"))], {
       "hook-errors.log": `${JSON.stringify({
@@ -106,7 +114,7 @@ describe("readRun", () => {
         message: "stdin was empty",
       })}\n`,
     });
-    const run = await readRun(runDir, { onError: "skip" });
+    const run = await runIn(runDir, { onError: "skip" });
     expect(run.id).toBe("r");
     expect(run.sources).toEqual(["hooks"]);
     expect(listToolCalls(run).map((call) => [call.name, call.status])).toEqual([["Bash", "ok"]]);
@@ -121,7 +129,7 @@ describe("readRun", () => {
       join(runDir, "events.jsonl"),
       `${JSON.stringify(line(1, pre("a")))}\n${JSON.stringify(line(2, post("a")))}\n{"version":1,"capt`,
     );
-    const run = await readRun(runDir);
+    const run = await runIn(runDir);
     expect(listToolCalls(run).map((call) => [call.name, call.status])).toEqual([["Bash", "ok"]]);
     expect(run.notes.map((note) => note.message)).toEqual([
       expect.stringMatching(new RegExp(`^${join(runDir, "events.jsonl")}:3: the last line is cut off`)),
@@ -134,7 +142,7 @@ describe("readRun", () => {
       tool_name: "Write",
       tool_input: { n: id },
     });
-    const wentOn = await readRun(
+    const wentOn = await runIn(
       runWith([line(1, pre("w", "Write")), line(2, request("w")), line(3, { hook_event_name: "Stop" })]),
     );
     expect(listToolCalls(wentOn).map((call) => call.status)).toEqual(["denied"]);
@@ -145,10 +153,10 @@ describe("readRun", () => {
     ]);
     expect(wentOn.events.map((event) => event.index)).toEqual([0, 1, 2]);
 
-    const stoppedThere = await readRun(runWith([line(1, pre("w", "Write")), line(2, request("w"))]));
+    const stoppedThere = await runIn(runWith([line(1, pre("w", "Write")), line(2, request("w"))]));
     expect(listToolCalls(stoppedThere).map((call) => call.status)).toEqual(["incomplete"]);
 
-    const approved = await readRun(
+    const approved = await runIn(
       runWith([
         line(1, pre("w", "Write")),
         line(2, request("w")),
@@ -160,7 +168,7 @@ describe("readRun", () => {
 
     // Another agent going on says nothing about this one.
     const sub = { agent_id: "child", agent_type: "Explore" };
-    const otherAgent = await readRun(
+    const otherAgent = await runIn(
       runWith([line(1, pre("w", "Write", sub)), line(2, { ...request("w"), ...sub }), line(3, pre("x"))]),
     );
     expect(listToolCalls(otherAgent).map((call) => [call.agent, call.status])).toEqual([
@@ -232,6 +240,6 @@ describe("events named like JavaScript prototype keys", () => {
       "toString",
       "__proto__",
     ]);
-    expect(listToolCalls(await readRun(runDir)).map((call) => call.name)).toEqual(["Bash"]);
+    expect(listToolCalls(await runIn(runDir)).map((call) => call.name)).toEqual(["Bash"]);
   });
 });

@@ -98,6 +98,7 @@ export {
 } from "./normalize.js";
 export {
   ANTHROPIC_API_URL,
+  apiKeyEnv,
   failedRecording,
   GEMINI_API_URL,
   isLoopbackUrl,

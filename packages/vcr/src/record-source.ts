@@ -31,6 +31,11 @@ const UPSTREAMS: Record<ModelApi, { url: string; keyEnv: string; auth: (key: str
     },
   };
 
+/** The env var that holds the key of `modelApi`'s real API (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY). */
+export function apiKeyEnv(modelApi: ModelApi = "anthropic-messages"): string {
+  return UPSTREAMS[modelApi].keyEnv;
+}
+
 export interface PassthroughOptions {
   /**
    * The API the CLI speaks (default "anthropic-messages"): picks the default upstream, the key's env var

@@ -15,7 +15,7 @@ import { passthrough, type RecordingSource, recording } from "./record-source.js
 import { type Recording, readRecording } from "./recording.js";
 import type { Divergence, ReplaySource } from "./replay-source.js";
 import { type ReplayOptions, replaying } from "./replay-source.js";
-import { isModelPath, type ModelSource } from "./wire.js";
+import { isModelPath, type ModelApi, type ModelSource } from "./wire.js";
 
 /** Where a case's wire recording lives: `<dir>/<suite>/<case-id>.<hash>.recording.json`. */
 export function recordingPath(identity: CassetteIdentity & { dir?: string }): string {
@@ -59,9 +59,14 @@ export interface WireSourceOptions extends CassetteIdentity {
   mode?: VcrMode;
   /** The recordings folder (default `cassettes`). */
   dir?: string;
-  /** Where live requests go: the real API by default (needs ANTHROPIC_API_KEY), or a loopback server. */
+  /**
+   * The API the CLI speaks (default "anthropic-messages"): the real API live requests go to, and the
+   * env var of its key (see apiKeyEnv).
+   */
+  modelApi?: ModelApi;
+  /** Where live requests go: the real API of `modelApi` by default (needs its key), or a loopback server. */
   upstream?: string;
-  /** The API key for the upstream (default ANTHROPIC_API_KEY). The CLI itself gets a dummy key. */
+  /** The API key for the upstream (default: the env var of `modelApi`'s key). The CLI itself gets a dummy key. */
   apiKey?: string;
   redact?: RedactOptions;
   /** How replayed requests are matched (extra rewrites, ignored fields, path rewriting). */
@@ -95,6 +100,7 @@ export function wireSource(options: WireSourceOptions): WireSource {
       found.problem,
     );
   const forward = {
+    ...(options.modelApi ? { modelApi: options.modelApi } : {}),
     ...(options.upstream ? { upstream: options.upstream } : {}),
     ...(options.apiKey ? { apiKey: options.apiKey } : {}),
   };

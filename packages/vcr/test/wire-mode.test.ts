@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { identityMetadata } from "../src/cassette-file.js";
 import {
+  apiKeyEnv,
   CassetteMissingError,
   type ModelServer,
   ReplayDivergenceError,
@@ -79,6 +80,32 @@ describe("wireSource", () => {
       expect(JSON.parse(await answer.text()).content[0].text).toBe("recorded answer");
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe("wireSource for the CLI's model API", () => {
+  it("records the real API the CLI speaks with that API's key (not Anthropic's)", () => {
+    const saved = { ...process.env };
+    process.env.ANTHROPIC_API_KEY = "sk-ant-not-for-openai";
+    delete process.env.OPENAI_API_KEY;
+    delete process.env.GEMINI_API_KEY;
+    try {
+      const identity = { suite: "suite", caseId: "case", prompt: "p", dir };
+      expect(() => wireSource({ ...identity, mode: "record", modelApi: "openai-responses" })).toThrow(
+        "forwarding to https://api.openai.com needs an API key: set OPENAI_API_KEY",
+      );
+      expect(() => wireSource({ ...identity, mode: "off", modelApi: "gemini" })).toThrow(
+        "forwarding to https://generativelanguage.googleapis.com needs an API key: set GEMINI_API_KEY",
+      );
+      expect(wireSource({ ...identity, mode: "record" }).action).toBe("record");
+      expect([apiKeyEnv(), apiKeyEnv("openai-responses"), apiKeyEnv("gemini")]).toEqual([
+        "ANTHROPIC_API_KEY",
+        "OPENAI_API_KEY",
+        "GEMINI_API_KEY",
+      ]);
+    } finally {
+      process.env = saved;
     }
   });
 });

@@ -90,15 +90,15 @@ async function migrateCommand(args: string[], io: CommandIo): Promise<number> {
   }
   const { report, outputs } = migrateOacCases(source, { includeArchive: parsed.includeArchive });
   if (report.totals.converted + report.totals.failed === 0) {
-    io.stderr.write(
-      `evals migrate: no OpenAgentsControl case under ${parsed.source} (${report.totals.files} YAML files, ${report.totals.skipped} skipped${
-        report.files.some((file) => /--include-archive/.test(file.reason ?? ""))
-          ? "; --include-archive converts the _archive/ copies"
-          : ""
-      }): give the OAC repository, its evals/ or an agent's tests/ folder\n`,
+    const archived = report.files.some((file) => /--include-archive/.test(file.reason ?? ""));
+    throw new UnreadableFileError(
+      parsed.source,
+      `no OpenAgentsControl case under ${parsed.source} (${report.totals.files} YAML files, ${report.totals.skipped} skipped${
+        archived ? "; --include-archive converts the _archive/ copies" : ""
+      }): give the OAC repository, its evals/ or an agent's tests/ folder (evals migrate <OpenAgentsControl>/evals --out ${parsed.out})${
+        report.files.length > 0 ? `\n${formatMigrationReport(report).trimEnd()}` : ""
+      }`,
     );
-    if (report.files.length > 0) io.stderr.write(formatMigrationReport(report));
-    return EXIT.badInput;
   }
   const byFile = new Map(report.files.map((file) => [file.file, file]));
   // All or nothing: a case file in the way (without --force) writes none of them.

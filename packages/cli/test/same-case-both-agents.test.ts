@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { claudeCodeRunner } from "@evals/claude-code";
 import { type EvalCase, parseCase } from "@evals/evaluators";
 import { type CaseModels, type RunCasesResult, RunnerRegistry, runCases } from "@evals/harness";
+import { openCodeRunner } from "@evals/opencode";
 import {
   countToolResults,
   lastToolResult,
@@ -14,7 +15,6 @@ import {
   toolUse,
 } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openCodeRunner } from "../src/index.js";
 
 // One task, two agents, one case file: the same evaluator code judges a Claude Code run and an
 // OpenCode run. Each agent is the real CLI against a scripted loopback model that does the same

@@ -7,7 +7,7 @@ import { EvalTestMetaSchema } from "@evals/logging";
 import { afterAll, describe, expect, it } from "vitest";
 import { startVitest } from "vitest/node";
 
-const fixtureDir = fileURLToPath(new URL("./__fixtures__/describe-eval/", import.meta.url));
+const fixtureDir = fileURLToPath(new URL("./__fixtures__/opencode-describe-eval/", import.meta.url));
 const dirs: string[] = [];
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });

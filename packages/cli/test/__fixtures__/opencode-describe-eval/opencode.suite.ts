@@ -1,8 +1,8 @@
-// The suite describe-eval.test.ts runs through vitest's own API: describeEval with agent openCodeRunner,
+// The suite opencode-describe-eval.test.ts runs through vitest's own API: describeEval with agent openCodeRunner,
 // so every trial's runAgent is the real opencode CLI. Not run directly (tests match *.test.ts).
 import { type EvalCaseInput, scorersForCase } from "@evals/evaluators";
 import { describeEval } from "@evals/harness/vitest";
-import { openCodeRunner } from "../../../src/index.js";
+import { openCodeRunner } from "@evals/opencode";
 import { countToolResults, reply, text, toolUse } from "@evals/vcr";
 
 const lists: EvalCaseInput = {
