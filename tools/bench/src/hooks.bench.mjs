@@ -2,7 +2,7 @@
 //
 // 1. One hook call: the wall time of each entry (spawn, read the event on stdin, append, exit)
 //    against a bare `node -e 0` and a bare `dash -c :` spawned the same way, interleaved.
-// 2. A whole run: the real claude CLI against the scripted loopback model (Bash, Read, answer, in a
+// 2. A whole run (BENCH_HOOK_FOCUS=1: the judged variants only): the real claude CLI against the scripted loopback model (Bash, Read, answer, in a
 //    project with a CLAUDE.md), interleaved, BENCH_HOOK_RUNS rounds (default 9): without capture;
 //    with what runAgent registers (HTTP hooks to the collector in this process, for the events the
 //    stream-json output does not carry: STREAM_GAP_HOOK_EVENTS); the same HTTP hooks on every default
@@ -148,6 +148,13 @@ const runVariants = {
   // The floor of a command hook: every default event registered with a command that does nothing.
   "true, every default event": settingsFile("true", { command: "true" }),
 };
+// BENCH_HOOK_FOCUS=1: only what the goals judge (no capture, runAgent's HTTP capture, the command
+// hook), so more rounds fit in the same time: at a load of 20 one variant's CPU varies by +-20%.
+if (process.env.BENCH_HOOK_FOCUS) {
+  for (const name of Object.keys(runVariants))
+    if (!["no capture", "HTTP, runAgent's events", "command, every default event"].includes(name))
+      delete runVariants[name];
+}
 const COMMAND = runVariants["command, every default event"];
 const targets = { [HTTP]: 1.05, [COMMAND]: 1.15 };
 const isHttp = (variant) => variant === HTTP || variant === HTTP_ALL;
