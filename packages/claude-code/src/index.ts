@@ -24,6 +24,12 @@ export {
   type ClaudeCodeOptions,
   ClaudeCodeOptionsSchema,
 } from "./options.js";
-export { backfillStreamIds, type ReconcileInput, reconcileRun, reconcileRuns } from "./reconcile.js";
+export {
+  backfillStreamIds,
+  type HookCoverage,
+  type ReconcileInput,
+  reconcileRun,
+  reconcileRuns,
+} from "./reconcile.js";
 export { type RunAgentOptions, type RunAgentResult, runAgent } from "./run-agent.js";
 export { claudeCodeRunner } from "./runner.js";

@@ -34,6 +34,15 @@ export interface ReconcileInput {
   /** Prompts given with -p (they are not echoed in the stream). */
   prompts?: string[];
   runId?: string;
+  /** Which hook events were captured: the hooks are not expected to see the rest. Default: all. */
+  hookCoverage?: HookCoverage;
+}
+
+/** The hook events a capture registered, and for tool events the tools they fired for. */
+export interface HookCoverage {
+  events: readonly string[];
+  /** Tool-name matchers by event (`"Agent|Task"`, a list of names); absent or "*" = every tool. */
+  toolMatcher?: Readonly<Record<string, string>>;
 }
 
 /** Builds the reconciled Run of one run from its two sources. */
@@ -53,7 +62,7 @@ export function reconcileRun(input: ReconcileInput): Run {
   streamRun.notes.push(...repaired.notes);
   if (input.hookEvents.length === 0) return streamRun;
   if (input.streamLines.length === 0) return { ...hooksRun, notes: [...hooksRun.notes] };
-  return reconcileRuns(streamRun, hooksRun);
+  return reconcileRuns(streamRun, hooksRun, input.hookCoverage);
 }
 
 /* ------------------------------------------------------------------------------------------- */
@@ -184,13 +193,14 @@ interface Slot {
  * Merges a stream-built run with a hook-built run of the same session. The stream's order is
  * kept; events only the hooks saw are placed after the last event both sources agree on.
  */
-export function reconcileRuns(stream: Run, hooks: Run): Run {
+export function reconcileRuns(stream: Run, hooks: Run, coverage?: HookCoverage): Run {
   const notes: { note: Omit<RunNote, "event_index">; slot?: Slot }[] = [];
   const agentMap = mapStreamAgents(stream, hooks);
   const streamEvents = stream.events.map((event) => remapAgents(stripIndex(event), agentMap));
   const hookEvents = hooks.events.map(stripIndex);
   const backfilled: Omit<RunNote, "event_index">[] = [];
   const renamed = backfillHookIds(streamEvents, hookEvents, (note) => backfilled.push(note));
+
   // Notes about placeholder ids ("missing:...") that now have their real id are out of date.
   for (const note of [...stream.notes, ...hooks.notes]) {
     if (!note.tool_use_id || !renamed.has(note.tool_use_id)) notes.push({ note: withoutIndex(note) });
@@ -200,10 +210,17 @@ export function reconcileRuns(stream: Run, hooks: Run): Run {
   const slots: Slot[] = streamEvents.map((event) => ({ event, sources: new Set<RunSource>(["stream"]) }));
   const byKey = new Map<string, Slot>();
   const occurrences = new Map<string, number>();
+  /** Stream tool calls by id: a hook event of a call the hooks did not see follows its call. */
+  const callSlots = new Map<string, Slot>();
   for (const slot of slots) {
     const key = matchKey(slot.event, occurrences);
     if (key && !byKey.has(key)) byKey.set(key, slot);
+    if (slot.event.type === "tool_call" && !callSlots.has(slot.event.id)) callSlots.set(slot.event.id, slot);
   }
+  const hooksSee = hooksExpected(coverage, (id) => {
+    const call = callSlots.get(id)?.event;
+    return call?.type === "tool_call" ? call.name : undefined;
+  });
 
   /** Hook events with no stream counterpart, grouped under the slot they follow. */
   const inserts = new Map<Slot | "start", Slot[]>();
@@ -219,6 +236,8 @@ export function reconcileRuns(stream: Run, hooks: Run): Run {
       continue;
     }
     const slot: Slot = { event, sources: new Set<RunSource>(["hooks"]) };
+    const call = "id" in event && event.id ? callSlots.get(event.id) : undefined;
+    if (call && !hooksSee(call.event)) anchor = call;
     const list = inserts.get(anchor) ?? [];
     list.push(slot);
     inserts.set(anchor, list);
@@ -240,6 +259,7 @@ export function reconcileRuns(stream: Run, hooks: Run): Run {
   const deniedOrBlocked = deniedCallIds(streamEvents);
   for (const slot of slots) {
     if (slot.sources.has("hooks") || !BOTH_SOURCES_EXPECTED.has(slot.event.type)) continue;
+    if (!hooksSee(slot.event)) continue;
     // Hooks report no result for a tool that never ran (denied, or blocked by a PreToolUse hook).
     if (slot.event.type === "tool_result" && (slot.event.is_error || deniedOrBlocked.has(slot.event.id)))
       continue;
@@ -415,6 +435,7 @@ function backfillHookIds(
       event.type === "tool_call" && !hookIds.has(event.id),
   );
   const claimed = new Set<string>();
+  const claimedRequests = new Set<string>();
   const renamed = new Map<string, string>();
   for (const event of hookEvents) {
     if (event.type !== "tool_call" || !event.id.startsWith("missing:")) continue;
@@ -453,11 +474,71 @@ function backfillHookIds(
             earlier.name === event.tool_name &&
             stableJson(earlier.input) === json,
         ) as Extract<RunEventInput, { type: "tool_call" }> | undefined;
-      const id = call && !call.id.startsWith("missing:") ? call.id : undefined;
-      if (id) hookEvents[i] = { ...event, id };
+      // Without the call's PreToolUse (a capture of a few events), the stream's call of it.
+      const id =
+        call && !call.id.startsWith("missing:")
+          ? call.id
+          : !call
+            ? streamCallFor(event, streamEvents, claimedRequests)
+            : undefined;
+      if (id) {
+        claimedRequests.add(id);
+        hookEvents[i] = { ...event, id };
+      }
     }
   }
   return renamed;
+}
+
+/** The first stream call of the request's agent, tool and input that no other request took. */
+function streamCallFor(
+  request: Extract<RunEventInput, { type: "permission_request" }>,
+  streamEvents: RunEventInput[],
+  claimed: Set<string>,
+): string | undefined {
+  const json = stableJson(request.input);
+  const call = streamEvents.find(
+    (event) =>
+      event.type === "tool_call" &&
+      !claimed.has(event.id) &&
+      event.agent === request.agent &&
+      event.name === request.tool_name &&
+      stableJson(event.input) === json,
+  );
+  return call?.type === "tool_call" ? call.id : undefined;
+}
+
+/**
+ * Whether the capture's hooks fire for an event: a tool call needs PreToolUse for its tool, a
+ * result PostToolUse (or PostToolUseFailure), a subagent SubagentStart/SubagentStop.
+ */
+function hooksExpected(
+  coverage: HookCoverage | undefined,
+  toolOf: (callId: string) => string | undefined,
+): (event: RunEventInput) => boolean {
+  if (!coverage) return () => true;
+  const fires = (hook: string, tool?: string) => {
+    if (!coverage.events.includes(hook)) return false;
+    const matcher = coverage.toolMatcher?.[hook];
+    return tool === undefined || !matcher || matcher === "*" || matcher.split("|").includes(tool);
+  };
+  return (event) => {
+    switch (event.type) {
+      case "tool_call":
+        return fires("PreToolUse", event.name);
+      case "tool_result": {
+        // A result names its call by id only: the stream's call says which tool it was.
+        const tool = toolOf(event.id);
+        return fires("PostToolUse", tool) || fires("PostToolUseFailure", tool);
+      }
+      case "subagent_start":
+        return fires("SubagentStart");
+      case "subagent_stop":
+        return fires("SubagentStop");
+      default:
+        return true;
+    }
+  };
 }
 
 /** Calls that never ran: denied by permissions (stream permission_denied events). */

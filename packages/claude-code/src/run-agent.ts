@@ -33,7 +33,6 @@ import {
 } from "@evals/core/process";
 import {
   type ClaudeSettings,
-  DEFAULT_HOOK_EVENTS,
   describeLostEvents,
   EVENTS_FILE,
   type HookCollector,
@@ -42,6 +41,8 @@ import {
   lostHookEvents,
   readEvents,
   readHookErrors,
+  STREAM_GAP_HOOK_EVENTS,
+  STREAM_GAP_TOOL_MATCHER,
   startHookCollector,
   supportsHttpHooks,
 } from "@evals/hooks";
@@ -244,11 +245,12 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   // The hook wrote what the agent printed, secrets included: redacted here, off the hook's hot path.
   redactTreeSync(outputDir, redactor);
 
-  const captured = await readCaptured(outputDir, capture !== undefined);
+  const captured = await readCaptured(outputDir);
   const run: Run = reconcileRun({
     streamLines: lines,
     hookEvents: captured.events.map((line) => line.event),
     hookTimestamps: captured.events.map((line) => line.captured_at),
+    ...(capture ? { hookCoverage: RUN_AGENT_CAPTURE } : {}),
     prompts: multiTurn ? [] : prompts,
     runId,
   });
@@ -412,6 +414,13 @@ function baseSettings(settings: RunAgentOptions["settings"]): ClaudeSettings {
 }
 
 /**
+ * What runAgent captures with hooks: only what its stream-json output does not carry (each hook the
+ * CLI runs costs it CPU; see @evals/hooks' STREAM_GAP_HOOK_EVENTS). The reconciler is told, so it
+ * does not expect the hooks to see the other tool calls.
+ */
+const RUN_AGENT_CAPTURE = { events: STREAM_GAP_HOOK_EVENTS, toolMatcher: STREAM_GAP_TOOL_MATCHER };
+
+/**
  * The run's settings: the user's, with the capture hooks added to every captured event (their own
  * hooks are kept): HTTP hooks to the collector, else the command hook. `base` alone without capture.
  */
@@ -420,8 +429,8 @@ function captureSettings(
   collector: HookCollector | undefined,
   capture?: CaptureMode,
 ): ClaudeSettings {
-  if (collector) return httpHookSettings({ base, url: collector.url });
-  return capture === "command" ? hookSettings({ base }) : base;
+  if (collector) return httpHookSettings({ base, url: collector.url, ...RUN_AGENT_CAPTURE });
+  return capture === "command" ? hookSettings({ base, ...RUN_AGENT_CAPTURE }) : base;
 }
 
 /** Writes the run's settings file; undefined when there is nothing to write. */
@@ -451,31 +460,25 @@ function lostEventsFailure(
   },
 ): string | undefined {
   if (!capture) return undefined;
+  const registered = RUN_AGENT_CAPTURE.events;
   const events =
     capture === "http"
-      ? DEFAULT_HOOK_EVENTS
+      ? registered
       : input.options.pluginDirs?.length
         ? []
-        : DEFAULT_HOOK_EVENTS.filter((event) => !input.base.hooks?.[event]?.length);
+        : registered.filter((event) => !input.base.hooks?.[event]?.length);
   const lost = lostHookEvents({ streamLines: input.lines, captured: input.captured, events, capture });
   return lost.length > 0 ? describeLostEvents(lost, input.outputDir) : undefined;
 }
 
-/** The capture hook's lines for this run (bad lines and the hook's own errors become notes). */
-async function readCaptured(
-  outputDir: string,
-  capture: boolean,
-): Promise<{ events: CapturedEvent[]; notes: RunNote[] }> {
+/**
+ * The capture hook's lines for this run (bad lines and the hook's own errors become notes). A run
+ * may fire none of the captured events (no subagent, no permission request): then there is no file,
+ * and a hook that fired but wrote nothing is a lost event (lostEventsFailure).
+ */
+async function readCaptured(outputDir: string): Promise<{ events: CapturedEvent[]; notes: RunNote[] }> {
   const notes: RunNote[] = [];
-  if (!existsSync(join(outputDir, EVENTS_FILE))) {
-    if (capture) {
-      notes.push({
-        kind: "other",
-        message: `the capture hook wrote no ${EVENTS_FILE}; the run was built from the stream alone`,
-      });
-    }
-    return { events: [], notes };
-  }
+  if (!existsSync(join(outputDir, EVENTS_FILE))) return { events: [], notes };
   const events = await readEvents(outputDir, {
     onError: "skip",
     onBadLine: (error) => notes.push({ kind: "parse_error", message: error.message }),

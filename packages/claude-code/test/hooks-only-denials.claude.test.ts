@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { listToolCalls, RUN_FOLDER_FILES, readRunFolder } from "@evals/core";
 import { evaluate, parseCase } from "@evals/evaluators";
+import { type ClaudeSettings, hookSettings } from "@evals/hooks";
 import { countToolResults, lastToolResult, reply, type ScriptFunction, text, toolUse } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunAgentOptions, runAgent, skipIfNoClaude } from "../src/index.js";
@@ -11,7 +12,9 @@ import { withModel } from "./models.js";
 /*
  * A call denied without a permission prompt (the permission mode dontAsk, or another PreToolUse
  * hook's `deny` decision) gets a PreToolUse and then no other tool hook. The stream says it was
- * denied (permission_denials); evals grade on the hook files alone must say so too.
+ * denied (permission_denials); evals grade on the hook files alone must say so too. The hook files
+ * are those of a capture outside the harness (the command hook on every default event, registered
+ * in the user's settings, as a plugin would): runAgent's own capture keeps only what the stream lacks.
  */
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");
 
@@ -46,6 +49,12 @@ function denyingHook(dir: string): string {
   return hook;
 }
 
+/** Settings that capture every default event with the command hook, `base`'s hooks kept. */
+const captureEverything = (base: ClaudeSettings = {}): Partial<RunAgentOptions> => ({
+  capture: false,
+  settings: hookSettings({ base }),
+});
+
 /** The run folder with only what the capture hook wrote (no stream, no result): a hooks-only run. */
 function hooksOnlyCopy(dir: string, name: string): string {
   const copy = join(root, `${name}-hooks-only`);
@@ -58,7 +67,10 @@ describe("denials without a permission prompt, from the hook files alone (real c
   it.for([
     {
       name: "dontAsk",
-      options: (_dir: string): Partial<RunAgentOptions> => ({ permissionMode: "dontAsk" }),
+      options: (_dir: string): Partial<RunAgentOptions> => ({
+        permissionMode: "dontAsk",
+        ...captureEverything(),
+      }),
       expected: [
         ["Write", "denied"],
         ["Bash", "ok"],
@@ -68,11 +80,11 @@ describe("denials without a permission prompt, from the hook files alone (real c
       name: "hook-deny",
       options: (dir: string): Partial<RunAgentOptions> => ({
         allowedTools: ["Write", "Bash"],
-        settings: {
+        ...captureEverything({
           hooks: {
             PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: denyingHook(dir) }] }],
           },
-        },
+        }),
       }),
       expected: [
         ["Write", "ok"],

@@ -7,6 +7,7 @@ import {
   runSummary,
   toolSequence,
 } from "@evals/core";
+import { STREAM_GAP_HOOK_EVENTS, STREAM_GAP_TOOL_MATCHER } from "@evals/hooks";
 import { describe, expect, it } from "vitest";
 import { reconcileRun } from "../src/index.js";
 import { type FixtureName, fixtureHookInputs, fixturePrompt, fixtureStream } from "./fixtures.js";
@@ -301,5 +302,59 @@ describe("reconcileRun on the real task-alias run (the stream says Task, the hoo
     });
     // Neither source is said to have missed the call under the other name.
     expect(run.notes).toEqual([]);
+  });
+});
+
+describe("reconcileRun with runAgent's capture (only what the stream lacks)", () => {
+  /** The hook events runAgent's capture registers would have fired in the fixture run. */
+  const streamGapOnly = (events: HookInput[]) =>
+    events.filter((event) => {
+      if (!(STREAM_GAP_HOOK_EVENTS as readonly string[]).includes(event.hook_event_name)) return false;
+      const matcher = STREAM_GAP_TOOL_MATCHER[event.hook_event_name];
+      const tool = (event as { tool_name?: string }).tool_name;
+      return !matcher || (tool !== undefined && matcher.split("|").includes(tool));
+    });
+  /** What the rules read: each event's type, agent, call, tool and status, in order. */
+  const shape = (run: Run) =>
+    run.events.map((event) => ({
+      type: event.type,
+      agent: event.agent,
+      ...("id" in event ? { id: event.id } : {}),
+      ...("name" in event ? { name: event.name } : {}),
+      ...("agent_id" in event ? { agent_id: event.agent_id } : {}),
+      ...("parent_tool_use_id" in event ? { parent: event.parent_tool_use_id } : {}),
+      ...("last_message" in event ? { last_message: event.last_message } : {}),
+      ...(event.type === "assistant_text" || event.type === "user_message"
+        ? { text: event.text.trim() }
+        : {}),
+    }));
+
+  it.for([
+    "multi-tool",
+    "subagent",
+    "rules",
+    "background-subagent",
+    "api-error",
+    "max-turns",
+    "task-alias",
+  ] as const)("builds the same run as with every hook event: %s", (name) => {
+    const everything = reconcile(name);
+    const streamLines = fixtureStream(name);
+    const gap = reconcileRun({
+      streamLines,
+      hookEvents: streamGapOnly(fixtureHookInputs(name)),
+      hookCoverage: { events: STREAM_GAP_HOOK_EVENTS, toolMatcher: STREAM_GAP_TOOL_MATCHER },
+      prompts: [fixturePrompt[name]],
+      runId: "r",
+    });
+    expect(() => RunSchema.parse(gap)).not.toThrow();
+    expect(shape(gap)).toEqual(shape(everything));
+    expect(gap.agents).toEqual(everything.agents);
+    expect(gap.instructions).toEqual(everything.instructions);
+    expect(listToolCalls(gap).map((call) => call.status)).toEqual(
+      listToolCalls(everything).map((call) => call.status),
+    );
+    // The hooks were not asked for the other calls: no note says they missed them.
+    expect(kinds(gap)).toEqual(kinds(everything));
   });
 });

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { finalResult, listToolCalls, readRunFolder, toolSequence } from "@evals/core";
 import { isAlive, listProcesses, runProcesses } from "@evals/core/process";
+import { readEvents } from "@evals/hooks";
 import { countToolResults, reply, text, toolUse } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClaudeNotFoundError, runAgent, skipIfNoClaude } from "../src/index.js";
@@ -67,13 +68,17 @@ describe("runAgent with the real claude CLI and a scripted loopback model", () =
     expect(final?.total_cost_usd).toBeGreaterThan(0);
     expect(result.run.cwd).toBe(project);
     expect(result.run.claude_version).toBe("2.1.330");
-    // Stream and capture hooks agree on every tool event.
+    // The hooks capture only what the stream lacks (prompts, subagents, permission requests,
+    // instruction files): here the prompt; no note says the hooks missed the calls.
+    expect(result.command).toContain("--include-hook-events");
     expect(result.run.sources).toEqual(["stream", "hooks"]);
+    expect(result.run.events[0]?.sources).toEqual(["stream", "hooks"]);
     for (const event of result.run.events.filter((event) => event.type.startsWith("tool_"))) {
-      expect(event.sources, `${event.type} ${event.index}`).toEqual(["stream", "hooks"]);
+      expect(event.sources, `${event.type} ${event.index}`).toEqual(["stream"]);
     }
     expect(result.run.notes).toEqual([]);
-    expect(existsSync(join(result.output_dir!, "events.jsonl"))).toBe(true);
+    const captured = await readEvents(result.output_dir!);
+    expect(captured.map((line) => line.event.hook_event_name)).toEqual(["UserPromptSubmit"]);
 
     expect(result.output_dir).toBe(join(outputRoot, "test-output", result.run_id));
     const stored = JSON.parse(readFileSync(join(result.output_dir!, "result.json"), "utf8"));
@@ -318,6 +323,19 @@ describe("runAgent with the real claude CLI and a scripted loopback model", () =
       listToolCalls(result.run, { agent: child.id }).map((call) => [call.name, call.input.command]),
     ).toEqual([["Bash", "echo from-child"]]);
     expect(finalResult(result.run)?.result).toBe("parent done");
+    // The hooks saw the delegation (the Agent call, the subagent's start and stop), not the child's Bash.
+    const captured = await readEvents(result.output_dir!);
+    expect(captured.map((line) => line.event.hook_event_name)).toEqual([
+      "UserPromptSubmit",
+      "PreToolUse",
+      "SubagentStart",
+      "SubagentStop",
+      "PostToolUse",
+    ]);
+    for (const event of result.run.events.filter((event) => event.type.startsWith("subagent_"))) {
+      expect(event.sources, event.type).toEqual(["stream", "hooks"]);
+    }
+    expect(result.run.notes).toEqual([]);
   });
 
   it("holds a multi-turn conversation, one user turn per prompt, in order", async (ctx) => {

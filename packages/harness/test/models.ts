@@ -1,5 +1,6 @@
 import {
   countToolResults,
+  isSubagentRequest,
   lastToolResult,
   type ModelServer,
   reply,
@@ -39,3 +40,22 @@ export function listThenRead(dir: string): Parameters<typeof scripted>[0] {
 /** A model that keeps calling tools forever. */
 export const neverDone: Parameters<typeof scripted>[0] = (request) =>
   reply(toolUse("Bash", { command: `echo step-${countToolResults(request)}`, description: "step" }));
+
+/** The parent delegates to a general-purpose subagent that runs one Bash command. */
+export const delegate: Parameters<typeof scripted>[0] = (request) => {
+  if (isSubagentRequest(request)) {
+    return countToolResults(request) === 0
+      ? reply(toolUse("Bash", { command: "echo from-child", description: "child echo" }))
+      : reply(text(`child saw ${lastToolResult(request)?.text}`));
+  }
+  return countToolResults(request) === 0
+    ? reply(
+        toolUse("Agent", {
+          subagent_type: "general-purpose",
+          description: "child echo",
+          prompt: "SUBTASK: run echo from-child",
+          run_in_background: false,
+        }),
+      )
+    : reply(text("parent done"));
+};

@@ -31,6 +31,33 @@ export const DEFAULT_HOOK_EVENTS = [
   "PostToolBatch",
 ] as const;
 
+/**
+ * What runAgent captures beside Claude Code's stream-json output: only what the stream does not
+ * carry. Measured (tools/bench hooks): each event the CLI runs a hook for costs it ~5 ms of CPU,
+ * and a run's tool calls, results, texts and final answer are all in the stream already. Kept:
+ * the prompts (a background subagent's `<task-notification>` reaches the parent as one, and the
+ * stream does not show it), permission requests (the stream shows denials only), subagents' real
+ * ids, types and last messages, the instruction files the CLI loaded itself, and the delegation
+ * calls (Agent/Task, see STREAM_GAP_TOOL_MATCHER), which tell which call started which subagent.
+ */
+export const STREAM_GAP_HOOK_EVENTS = [
+  "UserPromptSubmit",
+  ...TOOL_HOOK_EVENTS,
+  "SubagentStart",
+  "SubagentStop",
+  "InstructionsLoaded",
+] as const;
+
+/**
+ * The tool matchers of STREAM_GAP_HOOK_EVENTS: the tool events of the delegation tools only (Claude
+ * Code reads `A|B` as a list of tool names); PermissionRequest fires for every tool.
+ */
+export const STREAM_GAP_TOOL_MATCHER: Readonly<Record<string, string>> = {
+  PreToolUse: "Agent|Task",
+  PostToolUse: "Agent|Task",
+  PostToolUseFailure: "Agent|Task",
+};
+
 /** Captured on request only (`events: CAPTURABLE_HOOK_EVENTS`, or `--events`): no reader needs them. */
 export const OPTIONAL_HOOK_EVENTS = ["SessionStart", "Notification", "SessionEnd"] as const;
 

@@ -25,6 +25,8 @@ export {
   CAPTURABLE_HOOK_EVENTS,
   DEFAULT_HOOK_EVENTS,
   OPTIONAL_HOOK_EVENTS,
+  STREAM_GAP_HOOK_EVENTS,
+  STREAM_GAP_TOOL_MATCHER,
   TOOL_HOOK_EVENTS,
 } from "./events.js";
 export { HOOK_ERROR_VERSION, type HookErrorEntry, type HookErrorKind } from "./hook-errors.js";

@@ -44,6 +44,11 @@ export interface HookSettingsOptions {
    */
   events?: readonly string[];
   /**
+   * Tool-name matchers of tool events, by event (`{ PreToolUse: "Agent|Task" }`): the hook fires for
+   * those tools only. Default "*" (every tool).
+   */
+  toolMatcher?: Readonly<Record<string, string>>;
+  /**
    * The command Claude Code runs. Default: the fast shell entry, `<dash> <hookShellPath()> <node>`,
    * when dash is installed, else the Node entry `<node> <hookBinPath()>` (absolute, quoted).
    */
@@ -83,11 +88,15 @@ export const PLUGIN_HOOK_COMMAND = `sh "\${CLAUDE_PLUGIN_ROOT}/bin/${HOOK_SHELL_
 export function hookSettings(options: HookSettingsOptions = {}): ClaudeSettings {
   const command = options.command ?? defaultCommand(options.node, options.entry);
   const timeout = options.timeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_SECONDS;
-  return mergeHooks(options.base, hookRegistrations({ type: "command", command, timeout }, options.events));
+  return mergeHooks(
+    options.base,
+    hookRegistrations({ type: "command", command, timeout }, options.events, options.toolMatcher),
+  );
 }
 
-/** What httpHookSettings takes: the collector's url, and the events, timeout and base of hookSettings. */
-export interface HttpHookSettingsOptions extends Pick<HookSettingsOptions, "events" | "base"> {
+/** What httpHookSettings takes: the collector's url, and the events, matchers and base of hookSettings. */
+export interface HttpHookSettingsOptions
+  extends Pick<HookSettingsOptions, "events" | "toolMatcher" | "base"> {
   /** The collector's url (HookCollector.url). */
   url: string;
   /**
@@ -110,7 +119,7 @@ export function httpHookSettings(options: HttpHookSettingsOptions): ClaudeSettin
   const timeout = options.timeoutSeconds ?? DEFAULT_HTTP_HOOK_TIMEOUT_SECONDS;
   return mergeHooks(
     options.base,
-    hookRegistrations({ type: "http", url: options.url, timeout }, options.events),
+    hookRegistrations({ type: "http", url: options.url, timeout }, options.events, options.toolMatcher),
   );
 }
 
@@ -201,11 +210,12 @@ function packageRoot(): string | undefined {
 function hookRegistrations(
   hook: ClaudeHookCommand | ClaudeHookHttp,
   events: readonly string[] = DEFAULT_HOOK_EVENTS,
+  toolMatcher: Readonly<Record<string, string>> = {},
 ): Record<string, ClaudeHookMatcher[]> {
   const hooks: Record<string, ClaudeHookMatcher[]> = {};
   for (const event of new Set(events)) {
     const group: ClaudeHookMatcher = { hooks: [{ ...hook }] };
-    hooks[event] = [isToolHookEvent(event) ? { matcher: "*", ...group } : group];
+    hooks[event] = [isToolHookEvent(event) ? { matcher: toolMatcher[event] ?? "*", ...group } : group];
   }
   return hooks;
 }

@@ -17,6 +17,8 @@ import {
   PLUGIN_HOOK_COMMAND,
   pluginHooksFile,
   readEvents,
+  STREAM_GAP_HOOK_EVENTS,
+  STREAM_GAP_TOOL_MATCHER,
   shellQuote,
   supportsHttpHooks,
   TOOL_HOOK_EVENTS,
@@ -224,6 +226,28 @@ describe("httpHookSettings and supportsHttpHooks", () => {
       { matcher: "*", hooks: [{ type: "http", url: "http://127.0.0.1:1234/runs/r", timeout: 5 }] },
     ]);
     expect(settings.hooks?.Stop?.map((group) => group.hooks[0]?.type)).toEqual(["command", "http"]);
+  });
+
+  it("registers only the given events, tool events with their own matcher (runAgent's capture)", () => {
+    const url = "http://127.0.0.1:1234/runs/r";
+    const settings = httpHookSettings({
+      url,
+      events: STREAM_GAP_HOOK_EVENTS,
+      toolMatcher: STREAM_GAP_TOOL_MATCHER,
+    });
+    expect(Object.keys(settings.hooks ?? {})).toEqual([...STREAM_GAP_HOOK_EVENTS]);
+    const matchers = Object.fromEntries(
+      Object.entries(settings.hooks ?? {}).map(([event, groups]) => [event, groups[0]?.matcher]),
+    );
+    expect(matchers).toMatchObject({
+      PreToolUse: "Agent|Task",
+      PostToolUse: "Agent|Task",
+      PermissionRequest: "*",
+      SubagentStart: undefined,
+    });
+    expect(settings.hooks?.MessageDisplay).toBeUndefined();
+    const command = hookSettings({ events: ["PreToolUse"], toolMatcher: { PreToolUse: "Agent" } });
+    expect(command.hooks?.PreToolUse?.[0]?.matcher).toBe("Agent");
   });
 
   it("knows which CLI versions have HTTP hooks (2.1.63 and later)", () => {

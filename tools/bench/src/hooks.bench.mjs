@@ -2,15 +2,18 @@
 //
 // 1. One hook call: the wall time of each entry (spawn, read the event on stdin, append, exit)
 //    against a bare `node -e 0` and a bare `dash -c :` spawned the same way, interleaved.
-// 2. A whole run: the real claude CLI against the scripted loopback model (Bash, Read, answer),
-//    without capture, with HTTP hooks to the collector in this process (what runAgent registers),
-//    with the Node entry and with the shell entry of the command hook (the default where dash is
-//    installed), interleaved, BENCH_HOOK_RUNS rounds (default 9). Targets (median of the ratios
-//    within each round, wall and CPU, CPU counting this process too, where the collector and the
-//    model server run): HTTP capture <= 1.05x an uncaptured run, the command hook (default entry)
-//    <= 1.15x, with no event lost: every hook the CLI reports starting (--include-hook-events) is in
-//    events.jsonl. BENCH_ASYNC=1 adds the shell entry registered with Claude Code's `async: true`
-//    (measured: no faster here, and it lost a run's last event).
+// 2. A whole run (BENCH_HOOK_FOCUS=1: the judged variants only): the real claude CLI against the scripted loopback model (Bash, Read, answer, in a
+//    project with a CLAUDE.md), interleaved, BENCH_HOOK_RUNS rounds (default 9): without capture;
+//    with what runAgent registers (HTTP hooks to the collector in this process, for the events the
+//    stream-json output does not carry: STREAM_GAP_HOOK_EVENTS); the same HTTP hooks on every default
+//    event; the command hook (default entry) on runAgent's events and on every default event (a
+//    user's settings or plugin, outside the harness); and hooks that do nothing (`true`) on every
+//    default event. Targets (median of the ratios within each round, wall and CPU, CPU counting this
+//    process too, where the collector and the model server run): runAgent's HTTP capture <= 1.05x an
+//    uncaptured run, the command hook on every event <= 1.15x, with no event lost: every hook the CLI
+//    reports starting (--include-hook-events) is in events.jsonl. BENCH_ASYNC=1 adds the shell entry
+//    registered with Claude Code's `async: true` (measured: no faster here, and it lost a run's last
+//    event).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -23,6 +26,8 @@ import {
   hookShellPath,
   httpHookSettings,
   readEvents,
+  STREAM_GAP_HOOK_EVENTS,
+  STREAM_GAP_TOOL_MATCHER,
   startHookCollector,
 } from "@evals/hooks";
 import { startModelServer } from "@evals/vcr";
@@ -114,6 +119,8 @@ if (dash) {
 const project = join(work, "project");
 mkdirSync(project);
 writeFileSync(join(project, "a.txt"), "hello\n");
+// Most projects have one: the CLI loads it itself (an InstructionsLoaded event runAgent captures).
+writeFileSync(join(project, "CLAUDE.md"), "# Notes\nKeep answers short.\n");
 const outputRoot = join(work, "out");
 
 const settingsFile = (name, options, extra = {}) => {
@@ -124,21 +131,33 @@ const settingsFile = (name, options, extra = {}) => {
   writeFileSync(file, JSON.stringify(settings));
   return file;
 };
-// Started per run (its url names the run), so it is made in claudeRun.
+// runAgent's capture: the events the stream does not carry.
+const RUN_AGENT_EVENTS = { events: STREAM_GAP_HOOK_EVENTS, toolMatcher: STREAM_GAP_TOOL_MATCHER };
+// HTTP variants start a collector per run (its url names the run), so their settings are made in claudeRun.
 const HTTP = "http";
+const HTTP_ALL = "http, every default event";
 const runVariants = {
   "no capture": undefined,
-  "capture, HTTP collector (runAgent)": HTTP,
-  "capture, node entry": settingsFile("node", { entry: "node" }),
-  ...(dash ? { "capture, shell entry (default)": settingsFile("shell", { entry: "shell" }) } : {}),
+  "HTTP, runAgent's events": HTTP,
+  "HTTP, every default event": HTTP_ALL,
+  "command, runAgent's events": settingsFile("command-gap", RUN_AGENT_EVENTS),
+  "command, every default event": settingsFile("command-all", {}),
   ...(process.env.BENCH_ASYNC
-    ? { "capture, shell entry, async": settingsFile("shell-async", { entry: "shell" }, { async: true }) }
+    ? { "command, every event, async": settingsFile("command-async", {}, { async: true }) }
     : {}),
-  // The floor: the same events registered with a command that does nothing.
-  "hooks that do nothing (true)": settingsFile("true", { command: "true" }),
+  // The floor of a command hook: every default event registered with a command that does nothing.
+  "true, every default event": settingsFile("true", { command: "true" }),
 };
-const commandVariant = dash ? "capture, shell entry (default)" : "capture, node entry";
-const targets = { [HTTP]: 1.05, [runVariants[commandVariant]]: 1.15 };
+// BENCH_HOOK_FOCUS=1: only what the goals judge (no capture, runAgent's HTTP capture, the command
+// hook), so more rounds fit in the same time: at a load of 20 one variant's CPU varies by +-20%.
+if (process.env.BENCH_HOOK_FOCUS) {
+  for (const name of Object.keys(runVariants))
+    if (!["no capture", "HTTP, runAgent's events", "command, every default event"].includes(name))
+      delete runVariants[name];
+}
+const COMMAND = runVariants["command, every default event"];
+const targets = { [HTTP]: 1.05, [COMMAND]: 1.15 };
+const isHttp = (variant) => variant === HTTP || variant === HTTP_ALL;
 
 const model = () => listThenRead(project);
 
@@ -148,11 +167,12 @@ async function claudeRun(variant) {
   const runId = `run-${++runs}`;
   const cpuBefore = childCpuMs();
   const ownBefore = process.cpuUsage();
-  const collector = variant === HTTP ? await startHookCollector({ runId, outputRoot }) : undefined;
+  const collector = isHttp(variant) ? await startHookCollector({ runId, outputRoot }) : undefined;
   let settings = variant;
   if (collector) {
     settings = join(work, `${runId}.settings.json`);
-    writeFileSync(settings, JSON.stringify(httpHookSettings({ url: collector.url })));
+    const events = variant === HTTP ? RUN_AGENT_EVENTS : {};
+    writeFileSync(settings, JSON.stringify(httpHookSettings({ url: collector.url, ...events })));
   }
   const { code, stdout, ms } = await bareClaude({
     work,
@@ -169,14 +189,11 @@ async function claudeRun(variant) {
   if (code !== 0 || !stdout.includes('"type":"result"')) throw new Error(`claude failed (exit ${code})`);
   const started_ = stdout.split("\n").filter((line) => line.includes('"subtype":"hook_started"')).length;
   let captured = 0;
-  let raw = 0;
   if (settings && !settings.endsWith("true.settings.json")) {
     const lines = await readEvents(runFolderPath(runId, outputRoot));
     captured = lines.length;
-    // Version-2 lines are the shell entry's own; version 1, the Node entry's (also its fallback).
-    raw = lines.filter((line) => line.version === 2).length;
   }
-  return { ms, cpu, ownCpu: (own.user + own.system) / 1000, fired: started_, captured, raw };
+  return { ms, cpu, ownCpu: (own.user + own.system) / 1000, fired: started_, captured };
 }
 
 const names = Object.keys(runVariants);
@@ -199,22 +216,22 @@ try {
   console.log(
     `\n2. the real claude CLI, scripted run (Bash, Read, answer), ${rounds} interleaved rounds, medians:`,
   );
-  console.log(
-    `  load average (1 / 5 / 15 min) before: ${loadBefore}, after: ${load()} (${cpus().length} CPUs)`,
-  );
+  const loadLine = `load average (1 / 5 / 15 min) before ${loadBefore}, after ${load()} (${cpus().length} CPUs)`;
+  console.log(`  ${loadLine}`);
+  const hasCpu = (name) => results[name].every((run) => run.cpu !== undefined);
+  const counts = (name) => !runVariants[name] || runVariants[name].endsWith("true.settings.json");
   for (const name of names) {
     const list = results[name];
-    const cpu = list.every((run) => run.cpu !== undefined)
+    const cpu = hasCpu(name)
       ? `   CPU ${median(list.map((run) => run.cpu))
           .toFixed(0)
           .padStart(5)} ms (this process ${median(list.map((run) => run.ownCpu)).toFixed(0)} ms)`
       : "";
-    const events =
-      !runVariants[name] || runVariants[name].endsWith("true.settings.json")
-        ? ""
-        : `   events captured/fired ${list.map((run) => `${run.captured}/${run.fired}`).join(" ")}, by the shell entry ${list.reduce((sum, run) => sum + run.raw, 0)}`;
+    const events = counts(name)
+      ? ""
+      : `   events captured/fired ${list.map((run) => `${run.captured}/${run.fired}`).join(" ")}`;
     console.log(
-      `  ${name.padEnd(32)} ${median(list.map((run) => run.ms))
+      `  ${name.padEnd(30)} ${median(list.map((run) => run.ms))
         .toFixed(0)
         .padStart(6)} ms${cpu}   (wall: ${list.map((run) => run.ms.toFixed(0)).join(", ")})${events}`,
     );
@@ -223,25 +240,26 @@ try {
   // so the ratio is taken within each round, and the median of those is the one judged.
   const paired = (name, key) =>
     median(results[name].map((run, round) => run[key] / results["no capture"][round][key]));
-  const best = (name) =>
-    Math.min(...results[name].map((run) => run.ms)) / Math.min(...results["no capture"].map((run) => run.ms));
-  console.log("  ratios to no capture: median of per-round ratios (wall, CPU); fastest run over fastest run");
+  console.log(`\n  ratios to no capture (median of the ${rounds} per-round ratios), at ${loadLine}:`);
+  // InstructionsLoaded (the CLAUDE.md) is captured but never reported in the stream: one more captured than fired.
   for (const name of names.slice(1)) {
+    const variant = runVariants[name];
     const wall = paired(name, "ms");
-    const cpu = results[name].every((run) => run.cpu !== undefined) ? paired(name, "cpu") : Number.NaN;
-    const figures = `${wall.toFixed(3)}x wall, ${cpu.toFixed(3)}x CPU, ${best(name).toFixed(3)}x fastest`;
-    if (runVariants[name].endsWith("true.settings.json")) {
-      console.log(`  ${name}: ${figures} (what any command hook costs the CLI)`);
-      continue;
-    }
+    const cpu = hasCpu(name) ? paired(name, "cpu") : Number.NaN;
+    const fired = median(results[name].map((run) => run.fired));
     const lost = results[name].reduce((sum, run) => sum + Math.max(0, run.fired - run.captured), 0);
-    const goal = targets[runVariants[name]];
-    const cpuGoal = runVariants[name] === HTTP ? cpu : wall;
+    const captured = median(results[name].map((run) => run.captured));
+    const events = counts(name)
+      ? `${String(fired).padStart(2)} hooks fired a run (the floor of any command hook)`
+      : `${String(fired).padStart(2)} hooks fired a run, ${captured} events captured, lost ${lost}`;
+    const goal = targets[variant];
+    // runAgent's HTTP capture is judged on wall and CPU; the command hook on wall.
+    const judged = variant === HTTP ? wall <= goal && cpu <= goal : wall <= goal;
     const target =
       goal === undefined
         ? ""
-        : ` (target <= ${goal}x${runVariants[name] === HTTP ? " wall and CPU" : ""}): ${wall <= goal && cpuGoal <= goal && lost === 0 ? "OK" : "OVER"}`;
-    console.log(`  ${name}: ${figures}, events lost ${lost}${target}`);
+        : `   target <= ${goal}x${variant === HTTP ? " wall and CPU" : " wall"}, no event lost: ${judged && lost === 0 ? "OK" : "OVER"}`;
+    console.log(`  ${name.padEnd(30)} ${wall.toFixed(3)}x wall  ${cpu.toFixed(3)}x CPU  ${events}${target}`);
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -1,5 +1,6 @@
-// Started by leftovers.claude.test.ts: a run that prints a planted token (Bash `env`), then waits on a
-// model that never answers, when its test process is killed.
+// Started by leftovers.claude.test.ts: a run whose prompt names a planted token (the capture hook
+// writes the prompt, raw, to events.jsonl) and that prints it (Bash `env`), then waits on a model
+// that never answers, when its test process is killed.
 // Usage: node secret-run.mjs <claudeBin> <cwd> <outputRoot> <token>
 import { countToolResults, reply, scripted, startModelServer, toolUse } from "@evals/vcr";
 import { runAgent } from "@evals/claude-code";
@@ -13,7 +14,7 @@ const server = await startModelServer({
   }),
 });
 await runAgent({
-  prompt: "print env",
+  prompt: `print env, GITHUB_TOKEN is ${token}`,
   claudeBin,
   cwd,
   outputRoot,
