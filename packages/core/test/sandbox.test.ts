@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { newRunId } from "../src/run-id.js";
-import { safeName, stableEnv } from "../src/sandbox.js";
+import { safeName } from "../src/sandbox.js";
+import { applyEnvOverrides, inheritedEnv, stableEnv } from "../src/sandbox-env.js";
 
 describe("stableEnv", () => {
   it("quiets npm and fixes colors, time zone and a locale the platform has", () => {
@@ -27,5 +28,15 @@ describe("run ids", () => {
     expect(ids.size).toBe(50);
     for (const id of ids) expect(id).toMatch(/^lists-files-case-1-\d{8}T\d{9}Z-[0-9a-f]{12}$/);
     expect(safeName("../../etc")).toBe("etc");
+  });
+});
+
+describe("inheritedEnv / applyEnvOverrides", () => {
+  it("takes only INHERITED_ENV and the runner's own names from the caller, and lets the caller have the last word", () => {
+    const parent = { PATH: "/bin", SHELL: "/bin/sh", LANG: "C", SECRET: "s3cret", HOME: "/root" };
+    expect(inheritedEnv([], parent)).toEqual({ PATH: "/bin", SHELL: "/bin/sh" });
+    expect(inheritedEnv(["LANG", "TZ"], parent)).toEqual({ PATH: "/bin", SHELL: "/bin/sh", LANG: "C" });
+    const env = applyEnvOverrides({ PATH: "/bin", HOME: "/sandbox" }, { HOME: undefined, EXTRA: "1" });
+    expect(env).toEqual({ PATH: "/bin", EXTRA: "1" });
   });
 });
