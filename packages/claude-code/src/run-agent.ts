@@ -8,6 +8,8 @@ import {
   type CapturedEvent,
   createRedactor,
   finalResult,
+  type LiveRunFields,
+  liveRunResult,
   newRunId,
   outputRoot,
   type Redactor,
@@ -28,6 +30,7 @@ import {
   type GuardedRun,
   guardRun,
   isLoopbackUrl,
+  keepOrRemoveSandbox,
   runProcesses,
   spawnSandboxedCli,
 } from "@evals/core/process";
@@ -61,15 +64,9 @@ export interface RunAgentOptions extends AgentRunOptions, ClaudeCodeOptions {
 }
 
 /** A @evals/core AgentRunResult, plus what helps to reproduce or debug the run. */
-export interface RunAgentResult extends AgentRunResult {
-  /** The command that ran: the executable and its arguments. */
-  command: string[];
+export interface RunAgentResult extends AgentRunResult, LiveRunFields {
   /** The CLI's process id, which is also its process group id (it ran detached). */
   pid?: number;
-  /** The run's private config/home/tmp folder, when it was kept. */
-  sandbox_dir?: string;
-  /** One sentence on what went wrong (timeout, exit code, error result), when something did. */
-  error?: string;
   /**
    * Why the run's record is incomplete, when it is: its capture lost hook events the CLI fired. The
    * engine does not grade such a run (its trial errors with this); `error` says it too.
@@ -83,7 +80,6 @@ export interface RunAgentResult extends AgentRunResult {
 }
 
 const DEFAULT_TIMEOUT_MS = 300_000;
-const STDERR_LIMIT = 20_000;
 
 /**
  * Runs the real `claude` CLI headless on one prompt (or conversation) and returns what happened as
@@ -240,24 +236,21 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
       stderr,
       ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     }) ?? incomplete;
-  const keep = options.keepSandbox ?? "on-failure";
-  const keepSandbox = keep === "always" || (keep === "on-failure" && error !== undefined);
-  if (keepSandbox) redactTreeSync(sandbox.root, redactor);
-  else sandbox.removeLater();
-
+  const keepSandbox = keepOrRemoveSandbox(sandbox.root, options.keepSandbox, error !== undefined, redactor);
   const result: RunAgentResult = redactor.value<RunAgentResult>({
-    run_id: runId,
-    output_dir: outputDir,
-    run,
-    exit_code: exitCode,
-    timed_out: timedOut,
-    duration_ms: Math.round(performance.now() - entered),
-    ...(stderr ? { stderr: stderr.length > STDERR_LIMIT ? `…${stderr.slice(-STDERR_LIMIT)}` : stderr } : {}),
-    origin: "live",
-    command: [bin, ...args],
+    ...liveRunResult({
+      runId,
+      outputDir,
+      run,
+      exitCode,
+      timedOut,
+      entered,
+      stderr,
+      command: [bin, ...args],
+      ...(keepSandbox ? { sandboxDir: sandbox.root } : {}),
+      error,
+    }),
     ...(pid !== undefined ? { pid } : {}),
-    ...(keepSandbox ? { sandbox_dir: sandbox.root } : {}),
-    ...(error ? { error } : {}),
     ...(incomplete ? { incomplete } : {}),
     timings: {
       setup_ms: round(started - entered),

@@ -1,18 +1,18 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import {
   type AgentRunResult,
   createRedactor,
+  type LiveRunFields,
+  liveRunResult,
   RUN_FOLDER_FILES,
   RUNS_FOLDER,
   type Run,
-  redactTreeSync,
   writeRunFolder,
 } from "@evals/core";
-import { applyEnvOverrides, inheritedEnv, spawnSandboxedCli } from "@evals/core/process";
+import { applyEnvOverrides, inheritedEnv, keepOrRemoveSandbox, spawnSandboxedCli } from "@evals/core/process";
 import { findCodex, SUPPORTED_CODEX_VERSION } from "./bin.js";
 import {
   type CodexOptions,
@@ -25,13 +25,7 @@ import { buildCodexRun, type CodexStop, type CodexStreamLine } from "./codex-run
 import { startModelTap } from "./model-tap.js";
 import type { AgentRunOptions } from "./runner.js";
 
-export interface RunCodexResult extends AgentRunResult {
-  /** The last command that ran. */
-  command: string[];
-  /** The private CODEX_HOME/HOME folder, when it was kept. */
-  sandbox_dir?: string;
-  /** One sentence on what went wrong, when something did. */
-  error?: string;
+export interface RunCodexResult extends AgentRunResult, LiveRunFields {
   /** Where the time went: the runner's setup before the first spawn, the CLI, the runner's work after. */
   timings: { setup_ms: number; cli_ms: number; finish_ms: number };
 }
@@ -188,25 +182,20 @@ export async function runCodex(
   });
   const plainStderr = stderr.trim();
   const error = describeFailure(run, stop, exitCode, spawnError, plainStderr);
-  const keep = shared.keepSandbox ?? "on-failure";
-  const keepSandbox = keep === "always" || (keep === "on-failure" && error !== undefined);
-  if (keepSandbox) redactTreeSync(sandbox, redactor);
-  // Removed in the background (Codex leaves ~70 files there, 0.1-0.3 s of a slow disk): off the run's
-  // critical path, and Node does not exit before a pending removal ends.
-  else void rm(sandbox, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
-
+  const keepSandbox = keepOrRemoveSandbox(sandbox, shared.keepSandbox, error !== undefined, redactor);
   const result: RunCodexResult = redactor.value<RunCodexResult>({
-    run_id: runId,
-    output_dir: outputDir,
-    run,
-    exit_code: exitCode,
-    timed_out: stop?.kind === "timeout",
-    duration_ms: Math.round(performance.now() - entered),
-    ...(plainStderr ? { stderr: plainStderr.slice(-20_000) } : {}),
-    origin: "live",
-    command,
-    ...(keepSandbox ? { sandbox_dir: sandbox } : {}),
-    ...(error ? { error } : {}),
+    ...liveRunResult({
+      runId,
+      outputDir,
+      run,
+      exitCode,
+      timedOut: stop?.kind === "timeout",
+      entered,
+      stderr,
+      command,
+      ...(keepSandbox ? { sandboxDir: sandbox } : {}),
+      error,
+    }),
     timings: { setup_ms: 0, cli_ms: 0, finish_ms: 0 },
   });
   writeFileSync(

@@ -25,7 +25,7 @@ export {
   type RunLock,
   runLocksDir,
 } from "./run-guard.js";
-export { createSandbox, type Sandbox, safeName } from "./sandbox.js";
+export { createSandbox, keepOrRemoveSandbox, type Sandbox, safeName } from "./sandbox.js";
 export {
   applyEnvOverrides,
   INHERITED_ENV,

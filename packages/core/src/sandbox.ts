@@ -3,6 +3,7 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { registerExitCleanup } from "./exit-cleanup.js";
+import { type Redactor, redactTreeSync } from "./redact.js";
 
 /**
  * The fresh, private directories one run of the CLI gets instead of the user's own: its
@@ -35,16 +36,38 @@ export function createSandbox(runId: string, parent = tmpdir()): Sandbox {
     home: join(root, "home"),
     tmpDir: join(root, "tmp"),
     remove: () => removeNow(root),
-    removeLater: () => {
-      // Whatever is still there when the process exits or is interrupted is deleted then.
-      const unregister = registerExitCleanup(() => removeNow(root), "remove");
-      rm(root, { recursive: true, force: true, maxRetries: 3 })
-        .catch(() => undefined)
-        .finally(unregister);
-    },
+    removeLater: () => removeInBackground(root),
   };
   for (const dir of [sandbox.configDir, sandbox.home, sandbox.tmpDir]) mkdirSync(dir, { recursive: true });
   return sandbox;
+}
+
+/**
+ * Deletes a folder in the background, off the run's critical path (a CLI leaves dozens of files in
+ * its sandbox); whatever is still there when the process exits or is interrupted is deleted then.
+ */
+function removeInBackground(dir: string): void {
+  const unregister = registerExitCleanup(() => removeNow(dir), "remove");
+  rm(dir, { recursive: true, force: true, maxRetries: 3 })
+    .catch(() => undefined)
+    .finally(unregister);
+}
+
+/**
+ * What becomes of a run's private folder once the run is over: kept, redacted, for a look at what
+ * went wrong when `keep` says so ("always", or "on-failure", the default, when the run failed),
+ * else deleted in the background. Returns whether it was kept.
+ */
+export function keepOrRemoveSandbox(
+  dir: string,
+  keep: "on-failure" | "always" | "never" | undefined,
+  failed: boolean,
+  redactor: Redactor,
+): boolean {
+  const kept = keep === "always" || ((keep ?? "on-failure") === "on-failure" && failed);
+  if (kept) redactTreeSync(dir, redactor);
+  else removeInBackground(dir);
+  return kept;
 }
 
 /** Lower-case letters, digits, dashes and underscores only. */

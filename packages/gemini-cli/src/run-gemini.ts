@@ -1,15 +1,16 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import {
   type AgentRunResult,
   createRedactor,
+  type LiveRunFields,
+  liveRunResult,
   type RedactOptions,
   RUN_FOLDER_FILES,
   RUNS_FOLDER,
   type Run,
-  redactTreeSync,
   rememberSecrets,
   writeRunFolder,
 } from "@evals/core";
@@ -17,6 +18,7 @@ import {
   applyEnvOverrides,
   guardUntilExit,
   inheritedEnv,
+  keepOrRemoveSandbox,
   spawnSandboxedCli,
   WATCHDOG_MARKER_ENV,
 } from "@evals/core/process";
@@ -84,14 +86,8 @@ export interface RunGeminiOptions {
   onStreamEvent?: (event: GeminiStreamEvent) => void;
 }
 
-export interface RunGeminiResult extends AgentRunResult {
-  /** The last command that ran. */
-  command: string[];
-  /** The private HOME/TMPDIR folder, when it was kept. */
-  sandbox_dir?: string;
-  /** One sentence on what went wrong, when something did. */
-  error?: string;
-}
+/** A @evals/core AgentRunResult with what every live run adds. */
+export interface RunGeminiResult extends AgentRunResult, LiveRunFields {}
 
 const DEFAULT_TIMEOUT_MS = 300_000;
 export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
@@ -276,24 +272,21 @@ export async function runGemini(options: RunGeminiOptions): Promise<RunGeminiRes
     ...(options.pricing ? { pricing: options.pricing } : {}),
   });
   const error = describeFailure({ run, stop, options, exitCode, signal, spawnError, stderr: plainStderr });
-  const keep = options.keepSandbox ?? "on-failure";
-  const keepSandbox = keep === "always" || (keep === "on-failure" && error !== undefined);
-  if (keepSandbox) redactTreeSync(sandbox, redactor);
-  else rmSync(sandbox, { recursive: true, force: true, maxRetries: 3 });
-
-  const result: RunGeminiResult = redactor.value<RunGeminiResult>({
-    run_id: runId,
-    output_dir: outputDir,
-    run,
-    exit_code: exitCode,
-    timed_out: stop?.kind === "timeout",
-    duration_ms: Math.round(performance.now() - entered),
-    ...(plainStderr ? { stderr: plainStderr.slice(-20_000) } : {}),
-    origin: "live",
-    command,
-    ...(keepSandbox ? { sandbox_dir: sandbox } : {}),
-    ...(error ? { error } : {}),
-  });
+  const keepSandbox = keepOrRemoveSandbox(sandbox, options.keepSandbox, error !== undefined, redactor);
+  const result: RunGeminiResult = redactor.value<RunGeminiResult>(
+    liveRunResult({
+      runId,
+      outputDir,
+      run,
+      exitCode,
+      timedOut: stop?.kind === "timeout",
+      entered,
+      stderr: plainStderr,
+      command,
+      ...(keepSandbox ? { sandboxDir: sandbox } : {}),
+      error,
+    }),
+  );
   writeFileSync(
     join(outputDir, RUN_FOLDER_FILES.stream),
     `${streamLines.map((line) => redactor.text(line)).join("\n")}\n`,

@@ -14,6 +14,8 @@ import {
   type AgentRunResult,
   buildOpenCodeRun,
   createRedactor,
+  type LiveRunFields,
+  liveRunResult,
   newRunId,
   type OpenCodeChildSession,
   type OpenCodePart,
@@ -22,7 +24,6 @@ import {
   RUN_FOLDER_FILES,
   type Run,
   type RunnerStop,
-  redactTreeSync,
   rememberSecrets,
   runFolderPath,
   writeRunFolder,
@@ -31,6 +32,7 @@ import {
   applyEnvOverrides,
   guardUntilExit,
   inheritedEnv,
+  keepOrRemoveSandbox,
   RUN_MARKER_ENV,
   spawnSandboxedCli,
 } from "@evals/core/process";
@@ -112,13 +114,7 @@ export interface RunOpenCodeOptions {
   redact?: Omit<RedactOptions, "env">;
 }
 
-export interface RunOpenCodeResult extends AgentRunResult {
-  /** The last command that ran. */
-  command: string[];
-  /** The private HOME/XDG folder, when it was kept. */
-  sandbox_dir?: string;
-  /** One sentence on what went wrong, when something did. */
-  error?: string;
+export interface RunOpenCodeResult extends AgentRunResult, LiveRunFields {
   /** Where `rg` came from for glob/grep, or undefined when there was none. */
   ripgrep_dir?: string;
 }
@@ -317,23 +313,20 @@ export async function runOpenCode(options: RunOpenCodeOptions): Promise<RunOpenC
       message: "no rg was found: OpenCode's glob and grep tools fail without it",
     });
   }
-  const keep = options.keepSandbox ?? "on-failure";
-  const keepSandbox = keep === "always" || (keep === "on-failure" && error !== undefined);
-  if (keepSandbox) redactTreeSync(sandbox, redactor);
-  else rmSync(sandbox, { recursive: true, force: true, maxRetries: 3 });
-
+  const keepSandbox = keepOrRemoveSandbox(sandbox, options.keepSandbox, error !== undefined, redactor);
   const result: RunOpenCodeResult = redactor.value<RunOpenCodeResult>({
-    run_id: runId,
-    output_dir: outputDir,
-    run,
-    exit_code: exitCode,
-    timed_out: stop?.kind === "timeout",
-    duration_ms: Math.round(performance.now() - entered),
-    ...(plainStderr ? { stderr: plainStderr.slice(-20_000) } : {}),
-    origin: "live",
-    command,
-    ...(keepSandbox ? { sandbox_dir: sandbox } : {}),
-    ...(error ? { error } : {}),
+    ...liveRunResult({
+      runId,
+      outputDir,
+      run,
+      exitCode,
+      timedOut: stop?.kind === "timeout",
+      entered,
+      stderr: plainStderr,
+      command,
+      ...(keepSandbox ? { sandboxDir: sandbox } : {}),
+      error,
+    }),
     ...(ripgrepDir ? { ripgrep_dir: ripgrepDir } : {}),
   });
   writeFileSync(
