@@ -1,11 +1,7 @@
-import { execFile } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
-import { EvalTestMetaSchema } from "@evals/logging";
-import { canRefuseNetwork, networkRefused } from "@evals/vcr";
-import { afterAll, describe, expect, it } from "vitest";
-import { WORKSPACE } from "./packed.js";
+import { describe, expect, it } from "vitest";
+import { copyExample, netnsReason, runExampleSuite, type Verdict } from "./example-suite.js";
 
 /**
  * The OpenCode example (examples/opencode-agent: a custom agent file and OAC-style cases) recorded
@@ -18,77 +14,12 @@ import { WORKSPACE } from "./packed.js";
  * rewritten.
  */
 
-const example = join(WORKSPACE, "examples", "opencode-agent");
-const vitestBin = join(WORKSPACE, "node_modules", "vitest", "vitest.mjs");
-mkdirSync(join(WORKSPACE, "tmp"), { recursive: true });
-const copy = mkdtempSync(join(WORKSPACE, "tmp", "opencode-offline-"));
-afterAll(() => rmSync(copy, { recursive: true, force: true }));
+const copy = copyExample("opencode-agent", ["cassettes"]);
 
-const kept = new Set(["cassettes", "results", "test-output", "test-results", "node_modules"]);
-cpSync(example, copy, {
-  recursive: true,
-  filter: (source) => !kept.has(source.slice(example.length + 1).split("/")[0] ?? ""),
-});
-
-type Verdict = { id: string; state: string; scores: unknown; violations: string[] };
-
-/** Runs the copy's eval suite with vitest (inside `unshare -rn` when `offline`); its verdicts by case. */
-async function runSuite(name: string, env: Record<string, string>, offline: boolean): Promise<Verdict[]> {
-  // Where the workspace's shared eval config has vitest write its JSON report.
-  const report = join(copy, "test-results", "eval", "vitest.json");
-  rmSync(report, { force: true });
-  const command = [process.execPath, vitestBin, "run", "-c", "vitest.eval.config.ts"];
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: "0", ...env };
-  for (const variable of [
-    "ANTHROPIC_API_KEY",
-    "VITEST",
-    "VITEST_WORKER_ID",
-    "VITEST_POOL_ID",
-    "NODE_OPTIONS",
-  ]) {
-    delete childEnv[variable];
-  }
-  const [file, ...args] = offline ? networkRefused(command) : command;
-  let output = "";
-  try {
-    const child = await promisify(execFile)(file!, args, {
-      cwd: copy,
-      env: childEnv,
-      encoding: "utf8",
-      timeout: 280_000,
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    output = `${child.stdout}\n${child.stderr}`;
-  } catch (error) {
-    const failed = error as { stdout?: string; stderr?: string; message: string };
-    output = `${failed.message}\n${failed.stdout ?? ""}\n${failed.stderr ?? ""}`;
-  }
-  let results: {
-    testResults: Array<{
-      assertionResults: Array<{ status: string; meta: unknown; failureMessages?: string[] }>;
-    }>;
-  };
-  try {
-    results = JSON.parse(readFileSync(report, "utf8"));
-  } catch {
-    throw new Error(`the ${name} run wrote no report:\n${output}`);
-  }
-  return results.testResults.flatMap((file) =>
-    file.assertionResults.map((test) => {
-      const { evalCase } = EvalTestMetaSchema.parse(test.meta);
-      return {
-        id: evalCase.id,
-        state: test.status,
-        scores: evalCase.scores,
-        violations: evalCase.violations.map(
-          (violation) => `${violation.rule}/${violation.type}: ${violation.message}`,
-        ),
-      };
-    }),
-  );
+/** Runs the copy's eval suite (inside `unshare -rn` when `offline`): its verdicts by case. */
+async function runSuite(run: string, env: Record<string, string>, offline: boolean): Promise<Verdict[]> {
+  return (await runExampleSuite(copy, run, env, offline)).verdicts;
 }
-
-const netnsReason = canRefuseNetwork() ? "" : "(unprivileged network namespaces are not available here)";
 
 describe("the OpenCode example", () => {
   it.skipIf(netnsReason !== "")(

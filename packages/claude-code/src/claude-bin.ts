@@ -1,6 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { resolve } from "node:path";
-import { findInstalledBin, isExecutable } from "@evals/core/process";
+import { findInstalledBin } from "@evals/core/process";
 
 /** The Claude Code version these packages were built and tested against. */
 export const SUPPORTED_CLAUDE_VERSION = "2.1.330";
@@ -40,24 +39,15 @@ export interface FindClaudeOptions {
  * Throws a ClaudeNotFoundError that says where it looked and how to install it.
  */
 export function findClaude(options: FindClaudeOptions = {}): string {
-  const env = options.env ?? process.env;
-  if (options.claudeBin) {
-    const bin = resolve(options.claudeBin);
-    if (isExecutable(bin)) return bin;
-    throw new ClaudeNotFoundError([`claudeBin option: ${bin}`], "the claudeBin option names no executable");
-  }
-  if (env.EVALS_CLAUDE_BIN) {
-    const bin = resolve(env.EVALS_CLAUDE_BIN);
-    if (isExecutable(bin)) return bin;
-    throw new ClaudeNotFoundError([`EVALS_CLAUDE_BIN: ${bin}`], "EVALS_CLAUDE_BIN names no executable");
-  }
-  const found = findInstalledBin("claude", { ...(options.from ? { from: options.from } : {}), env });
+  const found = findInstalledBin("claude", {
+    option: { name: "claudeBin", value: options.claudeBin },
+    envVar: "EVALS_CLAUDE_BIN",
+    ...(options.from ? { from: options.from } : {}),
+    ...(options.env ? { env: options.env } : {}),
+  });
   if (found.bin) return found.bin;
-  throw new ClaudeNotFoundError([
-    "claudeBin option: not set",
-    "EVALS_CLAUDE_BIN: not set",
-    ...found.searched,
-  ]);
+  const named = found.explicit === "option" ? "the claudeBin option" : "EVALS_CLAUDE_BIN";
+  throw new ClaudeNotFoundError(found.searched, found.explicit ? `${named} names no executable` : undefined);
 }
 
 export type ClaudeAvailability =

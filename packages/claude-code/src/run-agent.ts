@@ -8,6 +8,8 @@ import {
   type CapturedEvent,
   createRedactor,
   finalResult,
+  type LiveRunFields,
+  liveRunResult,
   newRunId,
   outputRoot,
   type Redactor,
@@ -28,8 +30,9 @@ import {
   type GuardedRun,
   guardRun,
   isLoopbackUrl,
-  killProcessTree,
+  keepOrRemoveSandbox,
   runProcesses,
+  spawnSandboxedCli,
 } from "@evals/core/process";
 import {
   type ClaudeSettings,
@@ -46,7 +49,6 @@ import {
   startHookCollector,
   supportsHttpHooks,
 } from "@evals/hooks";
-import { execa } from "execa";
 import { claudeArgs, userMessageLine } from "./claude-args.js";
 import { claudeAvailable, findClaude } from "./claude-bin.js";
 import { hermeticEnv } from "./claude-env.js";
@@ -63,15 +65,9 @@ export interface RunAgentOptions extends AgentRunOptions, ClaudeCodeOptions {
 }
 
 /** A @evals/core AgentRunResult, plus what helps to reproduce or debug the run. */
-export interface RunAgentResult extends AgentRunResult {
-  /** The command that ran: the executable and its arguments. */
-  command: string[];
+export interface RunAgentResult extends AgentRunResult, LiveRunFields {
   /** The CLI's process id, which is also its process group id (it ran detached). */
   pid?: number;
-  /** The run's private config/home/tmp folder, when it was kept. */
-  sandbox_dir?: string;
-  /** One sentence on what went wrong (timeout, exit code, error result), when something did. */
-  error?: string;
   /**
    * Why the run's record is incomplete, when it is: its capture lost hook events the CLI fired. The
    * engine does not grade such a run (its trial errors with this); `error` says it too.
@@ -85,7 +81,6 @@ export interface RunAgentResult extends AgentRunResult {
 }
 
 const DEFAULT_TIMEOUT_MS = 300_000;
-const STDERR_LIMIT = 20_000;
 
 /**
  * Runs the real `claude` CLI headless on one prompt (or conversation) and returns what happened as
@@ -146,100 +141,60 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
 
   const started = performance.now();
   const multiTurn = prompts.length > 1;
-  const child = execa(bin, args, {
+  const lines: unknown[] = [];
+  const parseNotes: RunNote[] = [];
+  const streamFile = createWriteStream(join(outputDir, RUN_FOLDER_FILES.stream));
+  const cli = spawnSandboxedCli({
+    bin,
+    args,
     cwd,
     env,
-    extendEnv: false,
-    // Its own process group, so it can be ended as a whole; never tied to our terminal.
-    detached: true,
-    // The prompt goes on stdin (an argument over 128 KiB fails with E2BIG); a conversation's
-    // turns too, one stream-json line each.
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-    buffer: { stdout: false, stderr: true },
-    maxBuffer: { stderr: 10 * 1024 * 1024 },
-    reject: false,
-    stripFinalNewline: false,
+    // The prompt goes on stdin (an argument over 128 KiB fails with E2BIG); a conversation's turns
+    // too, one stream-json line each.
+    ...(multiTurn ? { feedStdin: true } : { input: prompts[0]! }),
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
+    marker,
+    onLine: (text) => {
+      streamFile.write(`${redactor.text(text)}\n`);
+      let line: unknown;
+      try {
+        line = JSON.parse(text);
+      } catch {
+        parseNotes.push({ kind: "parse_error", message: `stdout line is not JSON: ${text.slice(0, 200)}` });
+        return;
+      }
+      lines.push(line);
+      if (line && typeof line === "object") {
+        options.onStreamLine?.(line as Record<string, unknown>);
+        if ((line as { type?: unknown }).type === "result") feedNext();
+      }
+    },
   });
-  const pid = child.pid;
+  const pid = cli.pid;
   guard.started(pid);
   const untrackRun = trackRun({ pid, marker, outputDir, sandboxRoot: sandbox.root, redactor, guard });
-
-  let timedOut = false;
-  let aborted = false;
-  let stopping: Promise<unknown> | undefined;
-  const stop = () => {
-    stopping ??= killProcessTree(pid, { marker, graceMs: options.killGraceMs ?? 2000 });
-    return stopping;
-  };
-  const timer = setTimeout(() => {
-    timedOut = true;
-    void stop();
-  }, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-  const onAbort = () => {
-    aborted = true;
-    void stop();
-  };
-  if (options.signal?.aborted) onAbort();
-  options.signal?.addEventListener("abort", onAbort, { once: true });
 
   // Multi-turn: the first prompt now, each next one when the previous turn's result arrives,
   // then stdin is closed so the CLI ends after the last turn.
   let nextPrompt = 0;
-  const feedNext = () => {
-    if (!multiTurn || !child.stdin || child.stdin.destroyed) return;
-    if (nextPrompt < prompts.length) child.stdin.write(userMessageLine(prompts[nextPrompt++]!));
-    if (nextPrompt >= prompts.length) child.stdin.end();
-  };
-  child.stdin?.on("error", () => {
-    // The CLI exited before reading everything; its exit is reported below.
-  });
-  if (multiTurn) feedNext();
-  else child.stdin?.end(prompts[0]!);
+  function feedNext(): void {
+    const stdin = cli.stdin;
+    if (!stdin || stdin.destroyed) return;
+    if (nextPrompt < prompts.length) stdin.write(userMessageLine(prompts[nextPrompt++]!));
+    if (nextPrompt >= prompts.length) stdin.end();
+  }
+  feedNext();
 
-  const lines: unknown[] = [];
-  const parseNotes: RunNote[] = [];
-  const streamFile = createWriteStream(join(outputDir, RUN_FOLDER_FILES.stream));
-  let pendingText = "";
-  const takeLine = (text: string) => {
-    if (text.trim() === "") return;
-    streamFile.write(`${redactor.text(text)}\n`);
-    let line: unknown;
-    try {
-      line = JSON.parse(text);
-    } catch {
-      parseNotes.push({ kind: "parse_error", message: `stdout line is not JSON: ${text.slice(0, 200)}` });
-      return;
-    }
-    lines.push(line);
-    if (line && typeof line === "object") {
-      options.onStreamLine?.(line as Record<string, unknown>);
-      if ((line as { type?: unknown }).type === "result") feedNext();
-    }
-  };
-  child.stdout?.on("data", (chunk: Buffer) => {
-    pendingText += chunk.toString("utf8");
-    let newline = pendingText.indexOf("\n");
-    while (newline >= 0) {
-      takeLine(pendingText.slice(0, newline));
-      pendingText = pendingText.slice(newline + 1);
-      newline = pendingText.indexOf("\n");
-    }
-  });
-
-  const outcome = await child;
+  const outcome = await cli.exited;
   const exited = performance.now();
   // The CLI waited for every answer: nothing more comes once it has exited.
   await collector?.close();
-  clearTimeout(timer);
-  options.signal?.removeEventListener("abort", onAbort);
-  takeLine(pendingText);
   await new Promise<void>((done) => streamFile.end(done));
-  if (stopping) await stopping;
-  // Whatever the CLI left running (background shells, servers) goes too: nothing outlives a run.
-  const leftovers = runProcesses(undefined, marker);
-  if (leftovers.length > 0) await killProcessTree(undefined, { marker, graceMs: 500 });
+  const { leftovers } = outcome;
+  const timedOut = outcome.stopped?.kind === "timeout";
+  const aborted = outcome.stopped?.kind === "aborted";
   untrackRun();
   guard.release();
   // The hook wrote what the agent printed, secrets included: redacted here, off the hook's hot path.
@@ -262,8 +217,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
     });
   }
 
-  const exitCode = typeof outcome.exitCode === "number" ? outcome.exitCode : null;
-  const stderr = String(outcome.stderr ?? "").trim();
+  const { exitCode } = outcome;
+  const stderr = outcome.stderr.trim();
   const incomplete = lostEventsFailure(capture, {
     lines,
     captured: captured.events,
@@ -279,32 +234,25 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       exitCode,
       signal: outcome.signal,
-      // Killed by a signal is not "could not be started": only a failure without exit code or signal is.
-      spawnError:
-        outcome.failed && exitCode === null && !outcome.isTerminated && !timedOut && !aborted
-          ? spawnProblem(outcome)
-          : undefined,
+      spawnError: outcome.spawnError,
       stderr,
       ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     }) ?? incomplete;
-  const keep = options.keepSandbox ?? "on-failure";
-  const keepSandbox = keep === "always" || (keep === "on-failure" && error !== undefined);
-  if (keepSandbox) redactTreeSync(sandbox.root, redactor);
-  else sandbox.removeLater();
-
+  const keepSandbox = keepOrRemoveSandbox(sandbox.root, options.keepSandbox, error !== undefined, redactor);
   const result: RunAgentResult = redactor.value<RunAgentResult>({
-    run_id: runId,
-    output_dir: outputDir,
-    run,
-    exit_code: exitCode,
-    timed_out: timedOut,
-    duration_ms: Math.round(performance.now() - entered),
-    ...(stderr ? { stderr: stderr.length > STDERR_LIMIT ? `…${stderr.slice(-STDERR_LIMIT)}` : stderr } : {}),
-    origin: "live",
-    command: [bin, ...args],
+    ...liveRunResult({
+      runId,
+      outputDir,
+      run,
+      exitCode,
+      timedOut,
+      entered,
+      stderr,
+      command: [bin, ...args],
+      ...(keepSandbox ? { sandboxDir: sandbox.root } : {}),
+      error,
+    }),
     ...(pid !== undefined ? { pid } : {}),
-    ...(keepSandbox ? { sandbox_dir: sandbox.root } : {}),
-    ...(error ? { error } : {}),
     ...(incomplete ? { incomplete } : {}),
     timings: {
       setup_ms: round(started - entered),
@@ -336,19 +284,6 @@ function agentSettingsOf(options: RunAgentOptions, prompts: string[]): RunFolder
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;
-}
-
-/**
- * Why the CLI could not be started, in one short line: the system's error code and message (E2BIG:
- * an argument too long, ENOENT, EACCES), never execa's message, which repeats the whole command line.
- */
-function spawnProblem(outcome: { cause?: unknown; code?: unknown; shortMessage?: string }): string {
-  const cause = outcome.cause as { code?: unknown; message?: unknown } | undefined;
-  const code =
-    typeof cause?.code === "string" ? cause.code : typeof outcome.code === "string" ? outcome.code : "";
-  const message = typeof cause?.message === "string" ? cause.message : (outcome.shortMessage ?? "");
-  const line = `${code && !message.includes(code) ? `${code}: ` : ""}${message.split("\n")[0]}`;
-  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 
 /** What the CLI says when it cannot connect to its API. */

@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { eventsOfType, listToolCalls } from "@evals/core";
 import { approvalGate, cleanupConfirmation } from "@evals/evaluators";
+import { withModel } from "@evals/test-kit/models";
 import { countToolResults, isSubagentRequest, reply, type ScriptFunction, text, toolUse } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAgent, skipIfNoClaude } from "../src/index.js";
-import { withModel } from "./models.js";
 
 /*
  * A background subagent makes two result lines, and each lists only its own turn's

@@ -4,10 +4,10 @@ import { join, resolve } from "node:path";
 import { listToolCalls, RUN_FOLDER_FILES, readRunFolder } from "@evals/core";
 import { evaluate, parseCase } from "@evals/evaluators";
 import { type ClaudeSettings, hookSettings } from "@evals/hooks";
+import { withModel } from "@evals/test-kit/models";
 import { countToolResults, lastToolResult, reply, type ScriptFunction, text, toolUse } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunAgentOptions, runAgent, skipIfNoClaude } from "../src/index.js";
-import { withModel } from "./models.js";
 
 /*
  * A call denied without a permission prompt (the permission mode dontAsk, or another PreToolUse

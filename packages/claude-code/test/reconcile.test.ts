@@ -8,9 +8,14 @@ import {
   toolSequence,
 } from "@evals/core";
 import { STREAM_GAP_HOOK_EVENTS, STREAM_GAP_TOOL_MATCHER } from "@evals/hooks";
+import {
+  type FixtureName,
+  fixtureHookInputs,
+  fixturePrompt,
+  fixtureStream,
+} from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { reconcileRun } from "../src/index.js";
-import { type FixtureName, fixtureHookInputs, fixturePrompt, fixtureStream } from "./fixtures.js";
 
 type Line = Record<string, unknown>;
 
@@ -19,7 +24,7 @@ function reconcile(
   damage: { stream?: (lines: Line[]) => Line[]; hooks?: (events: HookInput[]) => HookInput[] } = {},
 ): Run {
   const streamLines = (damage.stream ?? ((lines) => lines))(fixtureStream(name));
-  const hookEvents = (damage.hooks ?? ((events) => events))(fixtureHookInputs(name));
+  const hookEvents = (damage.hooks ?? ((events) => events))(fixtureHookInputs(name) as HookInput[]);
   const run = reconcileRun({ streamLines, hookEvents, prompts: [fixturePrompt[name]], runId: "r" });
   expect(() => RunSchema.parse(run)).not.toThrow();
   return run;
@@ -224,7 +229,10 @@ describe("reconcileRun with one source", () => {
     });
     expect(streamOnly.sources).toEqual(["stream"]);
     expect(toolSequence(streamOnly)).toEqual(["Bash", "Read", "Bash", "Read", "Write"]);
-    const hooksOnly = reconcileRun({ streamLines: [], hookEvents: fixtureHookInputs("multi-tool") });
+    const hooksOnly = reconcileRun({
+      streamLines: [],
+      hookEvents: fixtureHookInputs("multi-tool") as HookInput[],
+    });
     expect(hooksOnly.sources).toEqual(["hooks"]);
     expect(toolSequence(hooksOnly)).toEqual(["Bash", "Read", "Bash", "Read", "Write"]);
     // Hooks alone: the denials are inferred, as evals grade infers them; the same statuses as the stream.

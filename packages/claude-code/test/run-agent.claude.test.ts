@@ -13,10 +13,10 @@ import { dirname, join, resolve } from "node:path";
 import { finalResult, listToolCalls, readRunFolder, toolSequence } from "@evals/core";
 import { isAlive, listProcesses, runProcesses } from "@evals/core/process";
 import { readEvents } from "@evals/hooks";
+import { delegate, listThenRead, neverDone, withModel } from "@evals/test-kit/models";
 import { countToolResults, reply, text, toolUse } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClaudeNotFoundError, runAgent, skipIfNoClaude } from "../src/index.js";
-import { delegate, listThenRead, neverDone, withModel } from "./models.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330). */
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");

@@ -4,10 +4,10 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { stableLocale } from "@evals/core/process";
+import { withModel } from "@evals/test-kit/models";
 import { countToolResults, lastToolResult, reply, text, toolUse } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAgent, skipIfNoClaude } from "../src/index.js";
-import { withModel } from "./models.js";
 
 /**
  * Observed: a Bash `npm test` in the agent's run printed "New minor version of npm available…" on

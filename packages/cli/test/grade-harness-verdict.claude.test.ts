@@ -6,9 +6,9 @@ import { claudeCodeRunner, skipIfNoClaude } from "@evals/claude-code";
 import { readRunFolder } from "@evals/core";
 import { type EvalCase, parseCase, scorersForCase, trajectoryScorer } from "@evals/evaluators";
 import { type CaseSettings, evaluateCase } from "@evals/harness";
+import { listThenRead, neverDone } from "@evals/test-kit/models";
 import { scripted, startModelServer } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listThenRead, neverDone } from "../../harness/test/models.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330), and the built `evals` CLI. */
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");

@@ -7,9 +7,9 @@ import { readRunFolder, runFromStreamJson } from "@evals/core";
 import { type EvalCase, parseCase, scorersForCase } from "@evals/evaluators";
 import { evaluateCase } from "@evals/harness";
 import { trialScore } from "@evals/logging";
+import { fixtureStream } from "@evals/test-kit/claude-fixtures";
 import { buildCassette, cassettePath, writeCassette } from "@evals/vcr";
 import { afterAll, describe, expect, it } from "vitest";
-import { fixtureStream } from "../../harness/test/fixtures.js";
 
 const evalsCli = resolve(__dirname, "../dist/cli.js");
 const root = mkdtempSync(join(tmpdir(), "harness-replayed-"));

@@ -1,18 +1,18 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import {
   type AgentRunResult,
   createRedactor,
+  type LiveRunFields,
+  liveRunResult,
   RUN_FOLDER_FILES,
   RUNS_FOLDER,
   type Run,
-  redactTreeSync,
   writeRunFolder,
 } from "@evals/core";
-import { execa } from "execa";
+import { applyEnvOverrides, inheritedEnv, keepOrRemoveSandbox, spawnSandboxedCli } from "@evals/core/process";
 import { findCodex, SUPPORTED_CODEX_VERSION } from "./bin.js";
 import {
   type CodexOptions,
@@ -25,21 +25,12 @@ import { buildCodexRun, type CodexStop, type CodexStreamLine } from "./codex-run
 import { startModelTap } from "./model-tap.js";
 import type { AgentRunOptions } from "./runner.js";
 
-export interface RunCodexResult extends AgentRunResult {
-  /** The last command that ran. */
-  command: string[];
-  /** The private CODEX_HOME/HOME folder, when it was kept. */
-  sandbox_dir?: string;
-  /** One sentence on what went wrong, when something did. */
-  error?: string;
+export interface RunCodexResult extends AgentRunResult, LiveRunFields {
   /** Where the time went: the runner's setup before the first spawn, the CLI, the runner's work after. */
   timings: { setup_ms: number; cli_ms: number; finish_ms: number };
 }
 
 const DEFAULT_TIMEOUT_MS = 300_000;
-
-/** Environment variables passed through to Codex (nothing else of the caller's env is). */
-const INHERITED_ENV = ["PATH", "SHELL", "USER", "LOGNAME", "LANG"] as const;
 
 /**
  * Runs the real `codex exec --json` headless and hermetic against the loopback model server at
@@ -104,21 +95,17 @@ export async function runCodex(
   if (options.hooks)
     writeFileSync(join(codexHome, "hooks.json"), JSON.stringify({ hooks: options.hooks }, null, 2));
 
-  const env: Record<string, string> = {};
-  for (const name of INHERITED_ENV) {
-    const value = process.env[name];
-    if (value !== undefined) env[name] = value;
-  }
-  Object.assign(env, {
-    HOME: home,
-    CODEX_HOME: codexHome,
-    EVALS_CODEX_API_KEY: shared.apiKey ?? "evals-offline-key",
-    NO_COLOR: "1",
-  });
-  for (const [name, value] of Object.entries(shared.env ?? {})) {
-    if (value === undefined) delete env[name];
-    else env[name] = value;
-  }
+  // Nothing else of the caller's environment gets through.
+  const env = applyEnvOverrides(
+    {
+      ...inheritedEnv(["LANG"]),
+      HOME: home,
+      CODEX_HOME: codexHome,
+      EVALS_CODEX_API_KEY: shared.apiKey ?? "evals-offline-key",
+      NO_COLOR: "1",
+    },
+    shared.env,
+  );
   const redactor = createRedactor({ ...shared.redact, ...(shared.env ? { secretEnv: shared.env } : {}) });
 
   const flags = (resume: boolean) => [
@@ -147,59 +134,30 @@ export async function runCodex(
           ? ["exec", "resume", ...flags(true), thread, prompt]
           : ["exec", ...flags(false), prompt];
       command = [bin, ...args];
-      const child = execa(bin, args, {
+      const cli = spawnSandboxedCli({
+        bin,
+        args,
         cwd,
         env,
-        extendEnv: false,
-        detached: true,
-        stdin: "ignore",
-        stdout: "pipe",
-        stderr: "pipe",
-        buffer: { stdout: false, stderr: true },
-        reject: false,
+        timeoutMs: Math.max(0, deadline - Date.now()),
+        ...(shared.signal ? { signal: shared.signal } : {}),
+        ...(shared.killGraceMs !== undefined ? { killGraceMs: shared.killGraceMs } : {}),
+        onLine: (text) => {
+          streamText.push(text);
+          try {
+            const line = JSON.parse(text) as CodexStreamLine;
+            if (line && typeof line.type === "string") lines.push(line);
+          } catch {
+            // Not an event line.
+          }
+        },
       });
-      let killed = false;
-      const kill = (why: CodexStop) => {
-        stop ??= why;
-        if (killed || child.pid === undefined) return;
-        killed = true;
-        // The whole process group: Codex and every command it started.
-        signalGroup(child.pid, "SIGTERM");
-        setTimeout(() => signalGroup(child.pid!, "SIGKILL"), shared.killGraceMs ?? 2000).unref();
-      };
-      const timer = setTimeout(
-        () => kill({ kind: "timeout", ms: timeoutMs }),
-        Math.max(0, deadline - Date.now()),
-      );
-      const onAbort = () => kill({ kind: "aborted" });
-      if (shared.signal?.aborted) onAbort();
-      shared.signal?.addEventListener("abort", onAbort, { once: true });
-      let pending = "";
-      const take = (text: string) => {
-        if (text.trim() === "") return;
-        streamText.push(text);
-        try {
-          const line = JSON.parse(text) as CodexStreamLine;
-          if (line && typeof line.type === "string") lines.push(line);
-        } catch {
-          // Not an event line.
-        }
-      };
-      child.stdout?.on("data", (chunk: Buffer) => {
-        pending += chunk.toString("utf8");
-        for (let newline = pending.indexOf("\n"); newline >= 0; newline = pending.indexOf("\n")) {
-          take(pending.slice(0, newline));
-          pending = pending.slice(newline + 1);
-        }
-      });
-      const outcome = await child;
-      clearTimeout(timer);
-      shared.signal?.removeEventListener("abort", onAbort);
-      take(pending);
-      if (killed) signalGroup(child.pid!, "SIGKILL");
-      stderr += String(outcome.stderr ?? "");
-      exitCode = typeof outcome.exitCode === "number" ? outcome.exitCode : null;
-      if (outcome.failed && exitCode === null && !stop) spawnError = outcome.shortMessage;
+      const outcome = await cli.exited;
+      if (outcome.stopped?.kind === "timeout") stop ??= { kind: "timeout", ms: timeoutMs };
+      if (outcome.stopped?.kind === "aborted") stop ??= { kind: "aborted" };
+      stderr += outcome.stderr;
+      exitCode = outcome.exitCode;
+      spawnError ??= outcome.spawnError;
       if (tap.limited()) stop ??= { kind: "max_turns", turns: shared.maxTurns ?? 0 };
       if (exitCode !== 0 || stop) break;
     }
@@ -224,25 +182,20 @@ export async function runCodex(
   });
   const plainStderr = stderr.trim();
   const error = describeFailure(run, stop, exitCode, spawnError, plainStderr);
-  const keep = shared.keepSandbox ?? "on-failure";
-  const keepSandbox = keep === "always" || (keep === "on-failure" && error !== undefined);
-  if (keepSandbox) redactTreeSync(sandbox, redactor);
-  // Removed in the background (Codex leaves ~70 files there, 0.1-0.3 s of a slow disk): off the run's
-  // critical path, and Node does not exit before a pending removal ends.
-  else void rm(sandbox, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
-
+  const keepSandbox = keepOrRemoveSandbox(sandbox, shared.keepSandbox, error !== undefined, redactor);
   const result: RunCodexResult = redactor.value<RunCodexResult>({
-    run_id: runId,
-    output_dir: outputDir,
-    run,
-    exit_code: exitCode,
-    timed_out: stop?.kind === "timeout",
-    duration_ms: Math.round(performance.now() - entered),
-    ...(plainStderr ? { stderr: plainStderr.slice(-20_000) } : {}),
-    origin: "live",
-    command,
-    ...(keepSandbox ? { sandbox_dir: sandbox } : {}),
-    ...(error ? { error } : {}),
+    ...liveRunResult({
+      runId,
+      outputDir,
+      run,
+      exitCode,
+      timedOut: stop?.kind === "timeout",
+      entered,
+      stderr,
+      command,
+      ...(keepSandbox ? { sandboxDir: sandbox } : {}),
+      error,
+    }),
     timings: { setup_ms: 0, cli_ms: 0, finish_ms: 0 },
   });
   writeFileSync(
@@ -279,14 +232,6 @@ export function parseCodexOptions(options: unknown): CodexOptions {
 function sandboxArgs(sandbox: CodexOptions["sandbox"] = "workspace-write", resume = false): string[] {
   if (sandbox === "bypass") return ["--dangerously-bypass-approvals-and-sandbox"];
   return resume ? ["-c", `sandbox_mode="${sandbox}"`] : ["--sandbox", sandbox];
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // Already gone.
-  }
 }
 
 function describeFailure(

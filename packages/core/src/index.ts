@@ -117,6 +117,7 @@ export {
   readJsonl,
   readJsonlFile,
 } from "./jsonl-reader.js";
+export { type LiveRunFields, liveRunResult } from "./live-run-result.js";
 export {
   type BuildOpenCodeRunInput,
   buildOpenCodeRun,

@@ -1,6 +1,11 @@
 // @evals/core/process: what every agent runner needs to start a CLI hermetic and leave nothing behind.
 // A subpath of its own: the root export stays free of child processes and the file system's temp dirs.
-export { findInstalledBin, isExecutable } from "./installed-bin.js";
+export {
+  type FindInstalledBinOptions,
+  findInstalledBin,
+  type InstalledBin,
+  isExecutable,
+} from "./installed-bin.js";
 export {
   isAlive,
   type KillTreeOptions,
@@ -20,16 +25,23 @@ export {
   type RunLock,
   runLocksDir,
 } from "./run-guard.js";
+export { createSandbox, keepOrRemoveSandbox, type Sandbox, safeName } from "./sandbox.js";
 export {
-  createSandbox,
+  applyEnvOverrides,
   INHERITED_ENV,
+  inheritedEnv,
   isLoopbackUrl,
   NETWORK_ENV,
-  type Sandbox,
-  safeName,
   stableEnv,
   stableLocale,
-} from "./sandbox.js";
+} from "./sandbox-env.js";
+export {
+  type CliStopReason,
+  type SandboxedCli,
+  type SandboxedCliExit,
+  type SandboxedCliOptions,
+  spawnSandboxedCli,
+} from "./sandboxed-cli.js";
 export {
   guardUntilExit,
   WATCHDOG_MARKER_ENV,

@@ -1,5 +1,4 @@
-import { accessSync, constants } from "node:fs";
-import { delimiter, dirname, join, resolve } from "node:path";
+import { findInstalledBin } from "@evals/core/process";
 
 /** The Gemini CLI version this package was built and tested against. */
 export const SUPPORTED_GEMINI_VERSION = "0.61.0";
@@ -16,15 +15,6 @@ export class GeminiNotFoundError extends Error {
   }
 }
 
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Finds `gemini`: the given path, then EVALS_GEMINI_BIN, then node_modules/.bin/gemini in `from`
  * (default process.cwd()) and each parent, then PATH. Called directly, never through npx (which
@@ -35,23 +25,12 @@ export function findGemini(
   from = process.cwd(),
   env: NodeJS.ProcessEnv = process.env,
 ): string {
-  const explicit = geminiBin ?? env.EVALS_GEMINI_BIN;
-  if (explicit) {
-    const bin = resolve(explicit);
-    if (isExecutable(bin)) return bin;
-    throw new GeminiNotFoundError([`${geminiBin ? "geminiBin option" : "EVALS_GEMINI_BIN"}: ${bin}`]);
-  }
-  const searched: string[] = [];
-  for (let dir = resolve(from); ; dir = dirname(dir)) {
-    const candidate = join(dir, "node_modules", ".bin", "gemini");
-    searched.push(candidate);
-    if (isExecutable(candidate)) return candidate;
-    if (dirname(dir) === dir) break;
-  }
-  for (const entry of (env.PATH ?? "").split(delimiter).filter(Boolean)) {
-    const candidate = join(entry, "gemini");
-    if (isExecutable(candidate)) return candidate;
-  }
-  searched.push("PATH");
-  throw new GeminiNotFoundError(searched);
+  const found = findInstalledBin("gemini", {
+    option: { name: "geminiBin", value: geminiBin },
+    envVar: "EVALS_GEMINI_BIN",
+    from,
+    env,
+  });
+  if (found.bin) return found.bin;
+  throw new GeminiNotFoundError(found.searched);
 }

@@ -1,20 +1,27 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import {
   type AgentRunResult,
   createRedactor,
+  type LiveRunFields,
+  liveRunResult,
   type RedactOptions,
   RUN_FOLDER_FILES,
   RUNS_FOLDER,
   type Run,
-  redactTreeSync,
   rememberSecrets,
   writeRunFolder,
 } from "@evals/core";
-import { guardUntilExit, WATCHDOG_MARKER_ENV } from "@evals/core/process";
-import { execa } from "execa";
+import {
+  applyEnvOverrides,
+  guardUntilExit,
+  inheritedEnv,
+  keepOrRemoveSandbox,
+  spawnSandboxedCli,
+  WATCHDOG_MARKER_ENV,
+} from "@evals/core/process";
 import { findGemini, SUPPORTED_GEMINI_VERSION } from "./bin.js";
 import {
   buildGeminiRun,
@@ -79,21 +86,15 @@ export interface RunGeminiOptions {
   onStreamEvent?: (event: GeminiStreamEvent) => void;
 }
 
-export interface RunGeminiResult extends AgentRunResult {
-  /** The last command that ran. */
-  command: string[];
-  /** The private HOME/TMPDIR folder, when it was kept. */
-  sandbox_dir?: string;
-  /** One sentence on what went wrong, when something did. */
-  error?: string;
-}
+/** A @evals/core AgentRunResult with what every live run adds. */
+export interface RunGeminiResult extends AgentRunResult, LiveRunFields {}
 
 const DEFAULT_TIMEOUT_MS = 300_000;
 export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
 /** The file the AfterTool hook writes each payload into (one file per call, in the sandbox). */
 const HOOK_DIR = "after-tool";
-/** Environment variables a run inherits from the caller: nothing else gets through. */
-const INHERITED_ENV = ["PATH", "LANG", "LC_ALL", "TZ", "SYSTEMROOT", "COMSPEC"] as const;
+/** What a Gemini run inherits from the caller besides @evals/core's INHERITED_ENV (Windows needs the last two). */
+const GEMINI_INHERITED_ENV = ["LANG", "LC_ALL", "TZ", "SYSTEMROOT", "COMSPEC"] as const;
 
 /**
  * The settings of a hermetic run (shared/reference/gemini-cli.md): API-key auth against the given
@@ -222,58 +223,36 @@ export async function runGemini(options: RunGeminiOptions): Promise<RunGeminiRes
     for (const dir of options.includeDirectories ?? []) args.push("--include-directories", dir);
     if (turn > 0) args.push("--resume", "latest");
     command = [bin, ...args];
-    const child = execa(bin, args, {
+    const cli = spawnSandboxedCli({
+      bin,
+      args,
       cwd,
       env,
-      extendEnv: false,
-      detached: true,
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
-      buffer: { stdout: false, stderr: true },
-      reject: false,
+      timeoutMs: Math.max(0, deadline - Date.now()),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
+      marker,
+      onLine: (text) => {
+        let event: unknown;
+        try {
+          event = JSON.parse(text);
+        } catch {
+          return;
+        }
+        if (!event || typeof event !== "object" || typeof (event as { type?: unknown }).type !== "string")
+          return;
+        streamLines.push(text);
+        events.push(event as GeminiStreamEvent);
+        options.onStreamEvent?.(event as GeminiStreamEvent);
+      },
     });
-    guard.started(child.pid);
-    let stopping: Promise<void> | undefined;
-    const stopRun = (why: GeminiRunnerStop) => {
-      stop ??= why;
-      stopping ??= killGroup(child.pid, options.killGraceMs ?? 2000);
-    };
-    const timer = setTimeout(() => stopRun({ kind: "timeout" }), Math.max(0, deadline - Date.now()));
-    const onAbort = () => stopRun({ kind: "aborted" });
-    if (options.signal?.aborted) onAbort();
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    let pending = "";
-    const take = (text: string) => {
-      if (text.trim() === "") return;
-      let event: unknown;
-      try {
-        event = JSON.parse(text);
-      } catch {
-        return;
-      }
-      if (!event || typeof event !== "object" || typeof (event as { type?: unknown }).type !== "string")
-        return;
-      streamLines.push(text);
-      events.push(event as GeminiStreamEvent);
-      options.onStreamEvent?.(event as GeminiStreamEvent);
-    };
-    child.stdout?.on("data", (chunk: Buffer) => {
-      pending += chunk.toString("utf8");
-      for (let newline = pending.indexOf("\n"); newline >= 0; newline = pending.indexOf("\n")) {
-        take(pending.slice(0, newline));
-        pending = pending.slice(newline + 1);
-      }
-    });
-    const outcome = await child;
-    clearTimeout(timer);
-    options.signal?.removeEventListener("abort", onAbort);
-    take(pending);
-    if (stopping) await stopping;
-    stderr += String(outcome.stderr ?? "");
-    exitCode = typeof outcome.exitCode === "number" ? outcome.exitCode : null;
+    guard.started(cli.pid);
+    const outcome = await cli.exited;
+    stop ??= outcome.stopped;
+    stderr += outcome.stderr;
+    exitCode = outcome.exitCode;
     signal = outcome.signal;
-    if (outcome.failed && exitCode === null && !signal && !stop) spawnError = outcome.shortMessage;
+    spawnError ??= outcome.spawnError;
     if (exitCode !== 0) break;
   }
   guard.release();
@@ -293,24 +272,21 @@ export async function runGemini(options: RunGeminiOptions): Promise<RunGeminiRes
     ...(options.pricing ? { pricing: options.pricing } : {}),
   });
   const error = describeFailure({ run, stop, options, exitCode, signal, spawnError, stderr: plainStderr });
-  const keep = options.keepSandbox ?? "on-failure";
-  const keepSandbox = keep === "always" || (keep === "on-failure" && error !== undefined);
-  if (keepSandbox) redactTreeSync(sandbox, redactor);
-  else rmSync(sandbox, { recursive: true, force: true, maxRetries: 3 });
-
-  const result: RunGeminiResult = redactor.value<RunGeminiResult>({
-    run_id: runId,
-    output_dir: outputDir,
-    run,
-    exit_code: exitCode,
-    timed_out: stop?.kind === "timeout",
-    duration_ms: Math.round(performance.now() - entered),
-    ...(plainStderr ? { stderr: plainStderr.slice(-20_000) } : {}),
-    origin: "live",
-    command,
-    ...(keepSandbox ? { sandbox_dir: sandbox } : {}),
-    ...(error ? { error } : {}),
-  });
+  const keepSandbox = keepOrRemoveSandbox(sandbox, options.keepSandbox, error !== undefined, redactor);
+  const result: RunGeminiResult = redactor.value<RunGeminiResult>(
+    liveRunResult({
+      runId,
+      outputDir,
+      run,
+      exitCode,
+      timedOut: stop?.kind === "timeout",
+      entered,
+      stderr: plainStderr,
+      command,
+      ...(keepSandbox ? { sandboxDir: sandbox } : {}),
+      error,
+    }),
+  );
   writeFileSync(
     join(outputDir, RUN_FOLDER_FILES.stream),
     `${streamLines.map((line) => redactor.text(line)).join("\n")}\n`,
@@ -355,11 +331,7 @@ function runEnv(
   options: RunGeminiOptions,
   dirs: { home: string; temp: string; marker: string },
 ): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of INHERITED_ENV) {
-    const value = process.env[name];
-    if (value !== undefined) env[name] = value;
-  }
+  const env = inheritedEnv(GEMINI_INHERITED_ENV);
   env.LANG ??= "C.UTF-8";
   Object.assign(env, {
     HOME: dirs.home,
@@ -376,31 +348,7 @@ function runEnv(
     [WATCHDOG_MARKER_ENV]: dirs.marker,
   });
   if (options.baseUrl) env.GOOGLE_GEMINI_BASE_URL = options.baseUrl.replace(/\/+$/, "");
-  for (const [name, value] of Object.entries(options.env ?? {})) {
-    if (value === undefined) delete env[name];
-    else env[name] = value;
-  }
-  return env;
-}
-
-/** SIGTERM to the CLI's process group, SIGKILL after `graceMs` if it is still there. */
-async function killGroup(pid: number | undefined, graceMs: number): Promise<void> {
-  if (pid === undefined) return;
-  const send = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(-pid, signal);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (!send("SIGTERM")) return;
-  const until = Date.now() + graceMs;
-  while (Date.now() < until) {
-    await new Promise((done) => setTimeout(done, 100));
-    if (!send(0 as unknown as NodeJS.Signals)) return;
-  }
-  send("SIGKILL");
+  return applyEnvOverrides(env, options.env);
 }
 
 function describeFailure(input: {

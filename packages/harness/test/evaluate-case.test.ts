@@ -1,9 +1,9 @@
 import { type EvaluatorResult, evaluatorResult, runFromStreamJson, type Scorer } from "@evals/core";
 import { outcomeScorer, parseCase, trajectoryScorer } from "@evals/evaluators";
 import { CaseResultSchema } from "@evals/logging";
+import { fixtureStream } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { type CaseSettings, evaluateCase, type TrialContext } from "../src/index.js";
-import { fixtureStream } from "./fixtures.js";
 
 /** The real multi-tool run: Bash, Read, Bash (blocked), Read (fails), Write (denied). */
 const multiTool = () => runFromStreamJson(fixtureStream("multi-tool"), { prompts: ["do the steps"] });

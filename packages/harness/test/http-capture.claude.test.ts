@@ -4,9 +4,9 @@ import { join, resolve } from "node:path";
 import { claudeCodeRunner, runAgent, skipIfNoClaude } from "@evals/claude-code";
 import { listToolCalls } from "@evals/core";
 import { readEvents } from "@evals/hooks";
+import { delegate, listThenRead, withModel } from "@evals/test-kit/models";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runCases } from "../src/index.js";
-import { delegate, listThenRead, withModel } from "./models.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330). */
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");

@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { claudeCodeRunner, type RunAgentOptions, skipIfNoClaude } from "@evals/claude-code";
 import { toolSequence } from "@evals/core";
 import { trajectoryScorer } from "@evals/evaluators";
+import { listThenRead, neverDone } from "@evals/test-kit/models";
 import {
   apiError,
   countToolResults,
@@ -17,7 +18,6 @@ import {
 } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CaseSettings, evaluateCase } from "../src/index.js";
-import { listThenRead, neverDone } from "./models.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330). */
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { claudeCodeRunner } from "@evals/claude-code";
 import { runFromStreamJson } from "@evals/core";
 import { type AnyRule, defaultRuleRegistry, parseCase, parseCaseText } from "@evals/evaluators";
+import { fixtureStream } from "@evals/test-kit/claude-fixtures";
 import { cassetteKey, reply, text } from "@evals/vcr";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -14,7 +15,6 @@ import {
   RunnerRegistry,
   runCases,
 } from "../src/index.js";
-import { fixtureStream } from "./fixtures.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "harness-run-case-unit-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

@@ -5,11 +5,11 @@ import { join, resolve } from "node:path";
 import { claudeCodeRunner, skipIfNoClaude } from "@evals/claude-code";
 import { listToolCalls, toolSequence } from "@evals/core";
 import { trajectoryScorer } from "@evals/evaluators";
+import { listThenRead } from "@evals/test-kit/models";
 import { countToolResults, reply, scripted, startModelServer, text, toolUse } from "@evals/vcr";
 import { commandScorer } from "@evals/worktree";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CaseSettings, evaluateCase } from "../src/index.js";
-import { listThenRead } from "./models.js";
 
 /** The real claude CLI installed at the workspace root (2.1.330). */
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");

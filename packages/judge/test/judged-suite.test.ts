@@ -1,16 +1,14 @@
-import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { type EvalTestMeta, EvalTestMetaSchema } from "@evals/logging";
-import { canRefuseNetwork, networkRefused, scripted, startModelServer } from "@evals/vcr";
+import { runVitestSuite } from "@evals/test-kit/vitest-suite";
+import { canRefuseNetwork, scripted, startModelServer } from "@evals/vcr";
 import { afterAll, describe, expect, it } from "vitest";
 import { keywordJudge } from "./helpers.js";
 
 const fixtureDir = fileURLToPath(new URL("./__fixtures__/judged-suite/", import.meta.url));
-const vitestBin = fileURLToPath(new URL("../../../node_modules/vitest/vitest.mjs", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "judged-suite-"));
 const judgeDir = join(work, "cassettes");
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -21,49 +19,15 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
  */
 async function runSuite(env: Record<string, string>, offline: boolean, name: string) {
   const report = join(work, `${name}.json`);
-  const command = [
-    process.execPath,
-    vitestBin,
-    "run",
-    "--root",
-    fixtureDir,
-    "--reporter=json",
-    `--outputFile=${report}`,
-  ];
-  const childEnv: NodeJS.ProcessEnv = {
-    ...process.env,
-    EVAL_LLM_JUDGE: "1",
-    JUDGE_DIR: judgeDir,
-    FORCE_COLOR: "0",
-    ...env,
-  };
-  for (const name of ["ANTHROPIC_API_KEY", "VITEST", "VITEST_WORKER_ID", "VITEST_POOL_ID", "NODE_OPTIONS"]) {
-    delete childEnv[name];
-  }
-  const [file, ...args] = offline ? networkRefused(command) : command;
-  let output = "";
-  try {
-    const child = await promisify(execFile)(file!, args, {
-      env: childEnv,
-      encoding: "utf8",
-      timeout: 240_000,
-    });
-    output = `${child.stdout}\n${child.stderr}`;
-  } catch (error) {
-    const failed = error as { stdout?: string; stderr?: string; message: string };
-    output = `${failed.message}\n${failed.stdout ?? ""}\n${failed.stderr ?? ""}`;
-  }
-  let results: {
-    testResults: Array<{
-      assertionResults: Array<{ status: string; meta: unknown; failureMessages?: string[] }>;
-    }>;
-  };
-  try {
-    results = JSON.parse(readFileSync(report, "utf8"));
-  } catch {
-    throw new Error(`the ${name} run wrote no report:\n${output}`);
-  }
-  const test = results.testResults[0]!.assertionResults[0]!;
+  const { tests, output } = await runVitestSuite({
+    name,
+    args: ["--root", fixtureDir, "--reporter=json", `--outputFile=${report}`],
+    report,
+    env: { EVAL_LLM_JUDGE: "1", JUDGE_DIR: judgeDir, ...env },
+    offline,
+    timeoutMs: 240_000,
+  });
+  const test = tests[0]!;
   expect(test.status, `${output}\n${test.failureMessages?.join("\n")}`).toBe("passed");
   return EvalTestMetaSchema.parse(test.meta).evalCase;
 }

@@ -1,8 +1,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { type Browser, launchChromium } from "@evals/test-kit/chromium";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderComparisonHtml } from "../src/index.js";
-import { type Browser, launchChromium, openPage } from "./browser.js";
+import { openPage } from "./browser.js";
 import { expectFindTodosComparison, findTodosComparison } from "./find-todos-comparison.js";
 
 /**

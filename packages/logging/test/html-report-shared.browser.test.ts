@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { type Browser, launchChromium } from "@evals/test-kit/chromium";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   buildResults,
@@ -10,7 +11,7 @@ import {
   readResults,
   renderHtmlReport,
 } from "../src/index.js";
-import { type Browser, launchChromium, openPage } from "./browser.js";
+import { openPage } from "./browser.js";
 import { expectFindTodosComparison, findTodosComparison } from "./find-todos-comparison.js";
 
 /**

@@ -1,10 +1,11 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { finalResult } from "@evals/core";
+import { type Browser, launchChromium } from "@evals/test-kit/chromium";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildResults, caseResult, renderHtmlReport } from "../src/index.js";
-import { type Browser, launchChromium, openPage } from "./browser.js";
+import { openPage } from "./browser.js";
 import { demoCases, forbiddenToolCase, HOSTILE } from "./demo-results.js";
 import { apiErrorRun, fixtureRun } from "./fixtures.js";
 import { manyCases } from "./many-cases.js";

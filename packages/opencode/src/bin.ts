@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { delimiter, dirname, join, resolve } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { findInstalledBin, isExecutable } from "@evals/core/process";
 
 /** The OpenCode version this package was built and tested against. */
@@ -26,16 +26,12 @@ export class OpenCodeNotFoundError extends Error {
 export function findOpenCode(
   options: { opencodeBin?: string; from?: string; env?: NodeJS.ProcessEnv } = {},
 ): string {
-  const env = options.env ?? process.env;
-  const explicit = options.opencodeBin ?? env.EVALS_OPENCODE_BIN;
-  if (explicit) {
-    const bin = resolve(explicit);
-    if (isExecutable(bin)) return bin;
-    throw new OpenCodeNotFoundError([
-      `${options.opencodeBin ? "opencodeBin option" : "EVALS_OPENCODE_BIN"}: ${bin}`,
-    ]);
-  }
-  const found = findInstalledBin("opencode", { ...(options.from ? { from: options.from } : {}), env });
+  const found = findInstalledBin("opencode", {
+    option: { name: "opencodeBin", value: options.opencodeBin },
+    envVar: "EVALS_OPENCODE_BIN",
+    ...(options.from ? { from: options.from } : {}),
+    ...(options.env ? { env: options.env } : {}),
+  });
   if (found.bin) return found.bin;
   throw new OpenCodeNotFoundError(found.searched);
 }

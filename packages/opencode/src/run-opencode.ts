@@ -14,6 +14,8 @@ import {
   type AgentRunResult,
   buildOpenCodeRun,
   createRedactor,
+  type LiveRunFields,
+  liveRunResult,
   newRunId,
   type OpenCodeChildSession,
   type OpenCodePart,
@@ -22,17 +24,17 @@ import {
   RUN_FOLDER_FILES,
   type Run,
   type RunnerStop,
-  redactTreeSync,
   rememberSecrets,
   runFolderPath,
   writeRunFolder,
 } from "@evals/core";
 import {
+  applyEnvOverrides,
   guardUntilExit,
-  INHERITED_ENV,
-  killProcessTree,
+  inheritedEnv,
+  keepOrRemoveSandbox,
   RUN_MARKER_ENV,
-  runProcesses,
+  spawnSandboxedCli,
 } from "@evals/core/process";
 import { execa } from "execa";
 import { findOpenCode, findRipgrepDir, SUPPORTED_OPENCODE_VERSION } from "./bin.js";
@@ -112,13 +114,7 @@ export interface RunOpenCodeOptions {
   redact?: Omit<RedactOptions, "env">;
 }
 
-export interface RunOpenCodeResult extends AgentRunResult {
-  /** The last command that ran. */
-  command: string[];
-  /** The private HOME/XDG folder, when it was kept. */
-  sandbox_dir?: string;
-  /** One sentence on what went wrong, when something did. */
-  error?: string;
+export interface RunOpenCodeResult extends AgentRunResult, LiveRunFields {
   /** Where `rg` came from for glob/grep, or undefined when there was none. */
   ripgrep_dir?: string;
 }
@@ -229,79 +225,55 @@ export async function runOpenCode(options: RunOpenCodeOptions): Promise<RunOpenC
     if (options.title !== false) args.push("--title", options.title ?? "evals run");
     if (turn > 0 && session) args.push("--session", session);
     command = [bin, ...args];
-    const child = execa(bin, args, {
+    const cli = spawnSandboxedCli<RunnerStop>({
+      bin,
+      args,
       cwd,
       env,
-      extendEnv: false,
-      detached: true,
       input: prompt,
-      stdout: "pipe",
-      stderr: "pipe",
-      buffer: { stdout: false, stderr: true },
-      reject: false,
+      timeoutMs: Math.max(0, deadline - Date.now()),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.killGraceMs !== undefined ? { killGraceMs: options.killGraceMs } : {}),
+      marker,
+      onLine: (text) => {
+        if (cli.stopped) return;
+        streamFile.push(text);
+        let line: unknown;
+        try {
+          line = JSON.parse(text);
+        } catch {
+          return;
+        }
+        if (!line || typeof line !== "object") return;
+        lines.push(line as OpenCodeStreamLine);
+        options.onStreamLine?.(line as OpenCodeStreamLine);
+        const part = (line as OpenCodeStreamLine).part;
+        // A step that ends asking for tools is one tool step; past maxSteps the model would be called again.
+        if (part?.type === "step-finish" && part.reason === "tool-calls") {
+          toolSteps++;
+          if (options.maxSteps !== undefined && toolSteps >= options.maxSteps) {
+            cli.stop({ kind: "max_steps", steps: options.maxSteps });
+          }
+        }
+      },
     });
-    guard.started(child.pid);
-    let stopping: Promise<unknown> | undefined;
-    const stopRun = (why: RunnerStop) => {
-      stop ??= why;
-      stopping ??= killProcessTree(child.pid, { marker, graceMs: options.killGraceMs ?? 2000 });
-    };
-    const timer = setTimeout(() => stopRun({ kind: "timeout" }), Math.max(0, deadline - Date.now()));
-    const onAbort = () => stopRun({ kind: "aborted" });
+    guard.started(cli.pid);
     // OpenCode prints nothing while it retries a failed model call: its session.status says so.
     const retryWatch = capture
       ? setInterval(() => {
           const retry = readRetry(statusFile);
           if (retry && retry.attempt > (options.apiRetries ?? 0)) {
-            stopRun({ kind: "api_error", message: retry.message, attempt: retry.attempt });
+            cli.stop({ kind: "api_error", message: retry.message, attempt: retry.attempt });
           }
         }, 250)
       : undefined;
-    if (options.signal?.aborted) onAbort();
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-
-    let pending = "";
-    const take = (text: string) => {
-      if (text.trim() === "" || stop) return;
-      streamFile.push(text);
-      let line: unknown;
-      try {
-        line = JSON.parse(text);
-      } catch {
-        return;
-      }
-      if (!line || typeof line !== "object") return;
-      lines.push(line as OpenCodeStreamLine);
-      options.onStreamLine?.(line as OpenCodeStreamLine);
-      const part = (line as OpenCodeStreamLine).part;
-      // A step that ends asking for tools is one tool step; past maxSteps the model would be called again.
-      if (part?.type === "step-finish" && part.reason === "tool-calls") {
-        toolSteps++;
-        if (options.maxSteps !== undefined && toolSteps >= options.maxSteps) {
-          stopRun({ kind: "max_steps", steps: options.maxSteps });
-        }
-      }
-    };
-    child.stdout?.on("data", (chunk: Buffer) => {
-      pending += chunk.toString("utf8");
-      for (let newline = pending.indexOf("\n"); newline >= 0; newline = pending.indexOf("\n")) {
-        take(pending.slice(0, newline));
-        pending = pending.slice(newline + 1);
-      }
-    });
-    const outcome = await child;
-    clearTimeout(timer);
+    const outcome = await cli.exited;
     clearInterval(retryWatch);
-    options.signal?.removeEventListener("abort", onAbort);
-    take(pending);
-    if (stopping) await stopping;
-    // Whatever the CLI left running goes too: nothing outlives a run.
-    if (runProcesses(undefined, marker).length > 0)
-      await killProcessTree(undefined, { marker, graceMs: 500 });
-    stderr += String(outcome.stderr ?? "");
-    exitCode = typeof outcome.exitCode === "number" ? outcome.exitCode : null;
+    stop ??= outcome.stopped;
+    stderr += outcome.stderr;
+    exitCode = outcome.exitCode;
     signal = outcome.signal;
-    if (outcome.failed && exitCode === null && !signal && !stop) spawnError = outcome.shortMessage;
+    spawnError ??= outcome.spawnError;
     if (exitCode !== 0 && !stop) break;
   }
 
@@ -341,23 +313,20 @@ export async function runOpenCode(options: RunOpenCodeOptions): Promise<RunOpenC
       message: "no rg was found: OpenCode's glob and grep tools fail without it",
     });
   }
-  const keep = options.keepSandbox ?? "on-failure";
-  const keepSandbox = keep === "always" || (keep === "on-failure" && error !== undefined);
-  if (keepSandbox) redactTreeSync(sandbox, redactor);
-  else rmSync(sandbox, { recursive: true, force: true, maxRetries: 3 });
-
+  const keepSandbox = keepOrRemoveSandbox(sandbox, options.keepSandbox, error !== undefined, redactor);
   const result: RunOpenCodeResult = redactor.value<RunOpenCodeResult>({
-    run_id: runId,
-    output_dir: outputDir,
-    run,
-    exit_code: exitCode,
-    timed_out: stop?.kind === "timeout",
-    duration_ms: Math.round(performance.now() - entered),
-    ...(plainStderr ? { stderr: plainStderr.slice(-20_000) } : {}),
-    origin: "live",
-    command,
-    ...(keepSandbox ? { sandbox_dir: sandbox } : {}),
-    ...(error ? { error } : {}),
+    ...liveRunResult({
+      runId,
+      outputDir,
+      run,
+      exitCode,
+      timedOut: stop?.kind === "timeout",
+      entered,
+      stderr: plainStderr,
+      command,
+      ...(keepSandbox ? { sandboxDir: sandbox } : {}),
+      error,
+    }),
     ...(ripgrepDir ? { ripgrep_dir: ripgrepDir } : {}),
   });
   writeFileSync(
@@ -387,11 +356,7 @@ function runEnv(input: {
   ripgrepDir: string | undefined;
 }): Record<string, string> {
   const { options } = input;
-  const env: Record<string, string> = {};
-  for (const name of INHERITED_ENV) {
-    const value = process.env[name];
-    if (value !== undefined) env[name] = value;
-  }
+  const env = inheritedEnv();
   if (input.ripgrepDir) env.PATH = [input.ripgrepDir, env.PATH].filter(Boolean).join(delimiter);
   const config = {
     $schema: "https://opencode.ai/config.json",
@@ -428,11 +393,7 @@ function runEnv(input: {
     [RUN_MARKER_ENV]: input.marker,
   });
   if (options.ignoreClaudeMd) env.OPENCODE_DISABLE_CLAUDE_CODE = "1";
-  for (const [name, value] of Object.entries(options.env ?? {})) {
-    if (value === undefined) delete env[name];
-    else env[name] = value;
-  }
-  return env;
+  return applyEnvOverrides(env, options.env);
 }
 
 /** `--agent` must name an agent the run defines: OpenCode itself falls back to `build`, silently. */

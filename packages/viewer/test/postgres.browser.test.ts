@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Store } from "@evals/store";
+import { type Browser, launchChromium } from "@evals/test-kit/chromium";
 import { startViewer, type Viewer } from "@evals/viewer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PostgresServer, startPostgres } from "../../store/test/postgres-server.js";
-import { type Browser, launchChromium } from "./browser.js";
 import { openStore, planned, results } from "./fill.js";
 
 const root = mkdtempSync(join(tmpdir(), "evals-viewer-pg-"));

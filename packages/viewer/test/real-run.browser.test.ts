@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { readRunFolder } from "@evals/core";
 import type { CaseResult, ResultsFile } from "@evals/logging";
 import type { Store } from "@evals/store";
+import { type Browser, launchChromium } from "@evals/test-kit/chromium";
 import { startViewer, type Viewer } from "@evals/viewer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Browser, launchChromium } from "./browser.js";
 import { openStore } from "./fill.js";
 
 /**

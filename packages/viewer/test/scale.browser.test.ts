@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Store } from "@evals/store";
+import { type Browser, launchChromium } from "@evals/test-kit/chromium";
 import { startViewer, type Viewer } from "@evals/viewer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Browser, launchChromium } from "./browser.js";
 import { openStore, planned, results } from "./fill.js";
 
 const RUNS = 100;

@@ -1,3 +1,4 @@
+// Scripted loopback Claude models shared by the runner and engine tests (@evals/vcr's scripted source).
 import {
   countToolResults,
   isSubagentRequest,

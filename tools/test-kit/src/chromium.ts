@@ -7,6 +7,8 @@ import { pathToFileURL } from "node:url";
 import bundledChromium from "@sparticuz/chromium";
 import { type BrowserContext, chromium } from "playwright-core";
 
+// Real headless Chromium for the browser tests of the HTML report (@evals/logging) and the viewer.
+
 /**
  * A system Chromium to use instead of the bundled one (e.g. `EVALS_CHROMIUM=/usr/bin/chromium`).
  * Optional: by default the test runs the Chromium that `npm install` brought (@sparticuz/chromium).
@@ -62,8 +64,8 @@ function bundledChromiumPath(): string {
   return executable;
 }
 
-/** Real headless Chromium with a fresh profile, removed on close. */
-export async function launchChromium(): Promise<Browser> {
+/** Real headless Chromium with a fresh profile, removed on close; `javaScriptEnabled: false` turns scripts off. */
+export async function launchChromium({ javaScriptEnabled = true } = {}): Promise<Browser> {
   if (SYSTEM_CHROMIUM !== undefined && !existsSync(SYSTEM_CHROMIUM)) {
     throw new Error(
       `EVALS_CHROMIUM names ${SYSTEM_CHROMIUM}, which does not exist: unset it to use the Chromium bundled by npm install (@sparticuz/chromium).`,
@@ -77,6 +79,7 @@ export async function launchChromium(): Promise<Browser> {
     headless: true,
     args,
     viewport: { width: 1360, height: 900 },
+    javaScriptEnabled,
     timeout: 30_000,
   });
   return {
