@@ -350,7 +350,7 @@ describe("reconcileRun with runAgent's capture (only what the stream lacks)", ()
     const streamLines = fixtureStream(name);
     const gap = reconcileRun({
       streamLines,
-      hookEvents: streamGapOnly(fixtureHookInputs(name)),
+      hookEvents: streamGapOnly(fixtureHookInputs(name) as HookInput[]),
       hookCoverage: { events: STREAM_GAP_HOOK_EVENTS, toolMatcher: STREAM_GAP_TOOL_MATCHER },
       prompts: [fixturePrompt[name]],
       runId: "r",
