@@ -1,20 +1,20 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { ResultsFileError } from "@evals/logging";
+import type { Store } from "@evals/store";
 import {
-  caseHistory,
+  type CaseHistory,
   describeLocation,
   formatHistory,
-  importResults,
+  historyDigestFile,
+  historyFromDigest,
   locateStore,
-  Store,
+  readHistoryDigest,
   type StoreLocation,
-} from "@evals/store";
+} from "@evals/store/history-reader";
 import { parseCommandArgs } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
 import { UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
-import { showFlaky } from "./history-flaky.js";
 
 export const HISTORY_USAGE = `Usage: evals history [case ids...] [options]
        evals history --flaky [case ids...] [options]
@@ -87,20 +87,36 @@ export const history: Command = {
       );
       return EXIT.passed;
     }
-    const store = await openOrSay(location, io);
-    if (!store) return EXIT.badInput;
-    try {
-      if (values.flaky) return await showFlaky(store, { last, positionals, since, json: values.json }, io);
-      const cases = await caseHistory(store, {
-        last,
-        ...(positionals.length > 0 ? { cases: positionals } : {}),
-        ...(since ? { since } : {}),
-      });
+    const query = {
+      last,
+      ...(positionals.length > 0 ? { cases: positionals } : {}),
+      ...(since ? { since } : {}),
+    };
+    const show = (cases: CaseHistory[]) =>
       io.stdout.write(
         values.json
           ? `${JSON.stringify({ db: describeLocation(location), last, ...(since ? { since: since.toISOString() } : {}), cases }, null, 2)}\n`
           : formatHistory(cases),
       );
+    // The embedded database's history digest answers without starting PostgreSQL (see @evals/store).
+    const digest =
+      location.kind === "embedded" && !values.flaky
+        ? readHistoryDigest(historyDigestFile(location.dir))
+        : undefined;
+    if (digest) {
+      show(historyFromDigest(digest, query));
+      return EXIT.passed;
+    }
+    const store = await openOrSay(location, io);
+    if (!store) return EXIT.badInput;
+    try {
+      if (values.flaky) {
+        const { showFlaky } = await import("./history-flaky.js");
+        return await showFlaky(store, { last, positionals, since, json: values.json }, io);
+      }
+      const { caseHistory, refreshHistoryDigest } = await import("@evals/store");
+      show(await caseHistory(store, query));
+      await refreshHistoryDigest(store);
       return EXIT.passed;
     } finally {
       await store.close();
@@ -116,6 +132,8 @@ async function importFiles(
   if (files.length === 0) throw new UsageError("import: name the results files to add");
   const store = await openOrSay(location, io);
   if (!store) return EXIT.badInput;
+  const { importResults } = await import("@evals/store");
+  const { ResultsFileError } = await import("@evals/logging");
   try {
     const imported = await importResults(store, files);
     const added = imported.filter((file) => file.added).length;
@@ -134,8 +152,12 @@ async function importFiles(
   }
 }
 
-async function openOrSay(location: Exclude<StoreLocation, { kind: "off" }>, io: CommandIo) {
+async function openOrSay(
+  location: Exclude<StoreLocation, { kind: "off" }>,
+  io: CommandIo,
+): Promise<Store | undefined> {
   try {
+    const { Store } = await import("@evals/store");
     return await Store.open(location);
   } catch (error) {
     io.stderr.write(

@@ -1,4 +1,10 @@
-import { formatPercent, wilsonInterval } from "@evals/logging";
+import { formatPercent, wilsonInterval } from "@evals/logging/stats";
+import {
+  type DigestRun,
+  type DigestVerdict,
+  readHistoryDigest,
+  writeHistoryDigest,
+} from "./history-digest.js";
 import type { Store } from "./store.js";
 
 export interface HistoryQuery {
@@ -119,6 +125,47 @@ async function storedRuns(store: Store, seqs: Set<string>): Promise<Map<string, 
       { id: row.id, finished_at: new Date(row.finished_at).toISOString(), git_commit: row.git_commit },
     ]),
   );
+}
+
+/**
+ * Writes the embedded database's history digest from the database when it has none of this version
+ * (a write set it aside and was killed, a migration, an older digest), so that the next `evals
+ * history` answers from it. Call it with the store open: the lock keeps the writers out meanwhile.
+ */
+export async function refreshHistoryDigest(store: Store): Promise<void> {
+  const file = store.digestFile;
+  if (!file || readHistoryDigest(file)) return;
+  const rows = await store.sql.query<{
+    id: string;
+    finished_at: Date | string;
+    git_commit: string | null;
+    suite: string;
+    case_id: string;
+    status: string;
+    passed_trials: number;
+    trial_count: number;
+  }>(
+    `SELECT r.id, r.finished_at, r.git_commit, c.suite, c.case_id, c.status, c.passed_trials, c.trial_count
+     FROM runs r JOIN cases c ON c.run_id = r.id
+     WHERE c.whole_run AND c.status <> 'skipped'
+     ORDER BY r.seq, c.position`,
+  );
+  const runs: DigestRun[] = [];
+  for (const row of rows) {
+    let run = runs.at(-1);
+    if (run?.id !== row.id) {
+      run = {
+        id: row.id,
+        finished_at: new Date(row.finished_at).toISOString(),
+        git_commit: row.git_commit,
+        cases: [],
+      };
+      runs.push(run);
+    }
+    const verdict: DigestVerdict = [row.suite, row.case_id, row.status, row.passed_trials, row.trial_count];
+    run.cases.push(verdict);
+  }
+  writeHistoryDigest(file, runs);
 }
 
 const BARS = "▁▂▃▄▅▆▇█";

@@ -25,8 +25,17 @@ export {
   caseHistory,
   formatHistory,
   type HistoryQuery,
+  refreshHistoryDigest,
   sparkline,
 } from "./history.js";
+export {
+  type DigestRun,
+  type DigestVerdict,
+  HISTORY_DIGEST_VERSION,
+  historyDigestFile,
+  historyFromDigest,
+  readHistoryDigest,
+} from "./history-digest.js";
 export { type ImportedFile, importResults } from "./import-results.js";
 export {
   DB_URL_ENV,
