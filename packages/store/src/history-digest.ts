@@ -47,10 +47,31 @@ export function readHistoryDigest(file: string): DigestRun[] | undefined {
   if (lines[0] !== HEADER) return undefined;
   lines.pop(); // after the last newline: empty, or a line still being written
   try {
-    return lines.slice(1).map((line) => JSON.parse(line) as DigestRun);
+    const runs = lines.slice(1).map((line) => JSON.parse(line) as DigestRun);
+    return runs.every(isDigestRun) ? runs : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** A line of the digest's shape (checked by hand: the reader loads no schema library). */
+function isDigestRun(run: DigestRun): boolean {
+  return (
+    typeof run?.id === "string" &&
+    typeof run.finished_at === "string" &&
+    (run.git_commit === null || typeof run.git_commit === "string") &&
+    Array.isArray(run.cases) &&
+    run.cases.every(
+      (v) =>
+        Array.isArray(v) &&
+        v.length === 5 &&
+        typeof v[0] === "string" &&
+        typeof v[1] === "string" &&
+        typeof v[2] === "string" &&
+        typeof v[3] === "number" &&
+        typeof v[4] === "number",
+    )
+  );
 }
 
 /** The digest's line of a run. */
@@ -79,12 +100,14 @@ export function setDigestAside(
     return undefined;
   }
   return ({ append, stale }) => {
-    if (stale) {
+    try {
+      if (stale) throw new Error("stale");
+      if (append) appendFileSync(writing, digestLine(append));
+      renameSync(writing, file);
+    } catch {
+      // Stale, or it could not be kept (a full disk): none, and the next reader writes it anew.
       rmSync(writing, { force: true });
-      return;
     }
-    if (append) appendFileSync(writing, digestLine(append));
-    renameSync(writing, file);
   };
 }
 
@@ -97,54 +120,67 @@ export function removeHistoryDigest(file: string): void {
 /** caseHistory's answer, computed from the digest's runs: the same cases, runs, order and bands. */
 export function historyFromDigest(runs: DigestRun[], query: HistoryQuery = {}): CaseHistory[] {
   const last = query.last ?? 20;
-  const since = query.since?.getTime();
+  const since = query.since?.getTime() ?? Number.NEGATIVE_INFINITY;
   const wanted = query.cases && query.cases.length > 0 ? new Set(query.cases) : undefined;
-  const byCase = new Map<string, { suite: string; case_id: string; runs: (CaseRun & { at: number })[] }>();
-  for (const run of runs) {
-    const at = Date.parse(run.finished_at);
-    if (since !== undefined && at < since) continue;
-    for (const [suite, case_id, status, passed_trials, trial_count] of run.cases) {
-      if (wanted && !wanted.has(case_id)) continue;
-      const key = `${suite}\u0000${case_id}`;
-      let entry = byCase.get(key);
-      if (!entry) {
-        entry = { suite, case_id, runs: [] };
-        byCase.set(key, entry);
+  // The runs newest first (as the database orders them: end, then id); each case takes its first
+  // `last`. Only those become objects: a fresh process spends its time collecting garbage otherwise.
+  const newestFirst = runs
+    .map((run) => ({ run, at: Date.parse(run.finished_at) }))
+    .filter(({ at }) => at >= since)
+    .sort((a, b) => b.at - a.at || compareBytes(b.run.id, a.run.id));
+  const bySuite = new Map<string, Map<string, CaseRun[]>>();
+  for (const { run } of newestFirst) {
+    for (const [suite, caseId, status, passed_trials, trial_count] of run.cases) {
+      if (wanted && !wanted.has(caseId)) continue;
+      let byCase = bySuite.get(suite);
+      if (!byCase) {
+        byCase = new Map();
+        bySuite.set(suite, byCase);
       }
-      entry.runs.push({
-        run_id: run.id,
-        finished_at: run.finished_at,
-        git_commit: run.git_commit,
-        status,
-        passed_trials,
-        trial_count,
-        at,
-      });
+      let caseRuns = byCase.get(caseId);
+      if (!caseRuns) {
+        caseRuns = [];
+        byCase.set(caseId, caseRuns);
+      }
+      if (caseRuns.length < last)
+        caseRuns.push({
+          run_id: run.id,
+          finished_at: run.finished_at,
+          git_commit: run.git_commit,
+          status,
+          passed_trials,
+          trial_count,
+        });
     }
   }
   // The database's order: suite, then case id (bytewise, its "C" collation).
-  const entries = [...byCase.values()].sort(
-    (a, b) => compareBytes(a.suite, b.suite) || compareBytes(a.case_id, b.case_id),
-  );
-  return entries.map((entry) => {
-    const runs = entry.runs
-      .sort((a, b) => a.at - b.at || compareBytes(a.run_id, b.run_id))
-      .slice(-last)
-      .map(({ at: _, ...run }) => run);
-    const passed = runs.filter((run) => run.status === "passed").length;
-    const [ci_low, ci_high] = wilsonInterval(passed, runs.length);
-    return {
-      suite: entry.suite === "" ? null : entry.suite,
-      case_id: entry.case_id,
-      runs,
-      passed,
-      pass_rate: runs.length === 0 ? 0 : passed / runs.length,
-      ci_low,
-      ci_high,
-    };
-  });
+  const histories: CaseHistory[] = [];
+  for (const suite of [...bySuite.keys()].sort(compareBytes)) {
+    const byCase = bySuite.get(suite)!;
+    for (const case_id of [...byCase.keys()].sort(compareBytes)) {
+      const caseRuns = byCase.get(case_id)!.reverse();
+      const passed = caseRuns.filter((run) => run.status === "passed").length;
+      const [ci_low, ci_high] = wilsonInterval(passed, caseRuns.length);
+      histories.push({
+        suite: suite === "" ? null : suite,
+        case_id,
+        runs: caseRuns,
+        passed,
+        pass_rate: caseRuns.length === 0 ? 0 : passed / caseRuns.length,
+        ci_low,
+        ci_high,
+      });
+    }
+  }
+  return histories;
 }
 
+/** UTF-8 byte order: JavaScript's own (UTF-16 units) but for characters from U+D800 up. */
 function compareBytes(a: string, b: string): number {
-  return a === b ? 0 : Buffer.compare(Buffer.from(a), Buffer.from(b));
+  if (a === b) return 0;
+  if (BEYOND_BMP_ORDER.test(a) || BEYOND_BMP_ORDER.test(b))
+    return Buffer.compare(Buffer.from(a), Buffer.from(b));
+  return a < b ? -1 : 1;
 }
+
+const BEYOND_BMP_ORDER = /[\uD800-\uFFFF]/;
