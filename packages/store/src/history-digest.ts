@@ -75,13 +75,16 @@ function isDigestRun(run: DigestRun): boolean {
 }
 
 /** The digest's line of a run. */
-export function digestLine(run: DigestRun): string {
+function digestLine(run: DigestRun): string {
   return `${JSON.stringify(run)}\n`;
 }
 
-/** Writes the whole digest anew (to a temporary file first, so a reader sees the old or the new). */
-export function writeHistoryDigest(file: string, runs: DigestRun[]): void {
-  writeFileSync(`${file}.tmp`, `${HEADER}\n${runs.map(digestLine).join("")}`);
+/**
+ * Writes the whole digest anew from its runs' lines, each a DigestRun as JSON (to a temporary file
+ * first, so a reader sees the old or the new).
+ */
+export function writeHistoryDigest(file: string, lines: string[]): void {
+  writeFileSync(`${file}.tmp`, `${HEADER}\n${lines.map((line) => `${line}\n`).join("")}`);
   renameSync(`${file}.tmp`, file);
 }
 

@@ -1,10 +1,5 @@
 import { formatPercent, wilsonInterval } from "@evals/logging/stats";
-import {
-  type DigestRun,
-  type DigestVerdict,
-  readHistoryDigest,
-  writeHistoryDigest,
-} from "./history-digest.js";
+import { readHistoryDigest, writeHistoryDigest } from "./history-digest.js";
 import type { Store } from "./store.js";
 
 export interface HistoryQuery {
@@ -135,37 +130,29 @@ async function storedRuns(store: Store, seqs: Set<string>): Promise<Map<string, 
 export async function refreshHistoryDigest(store: Store): Promise<void> {
   const file = store.digestFile;
   if (!file || readHistoryDigest(file)) return;
+  // Each run's verdicts as JSON text built by PostgreSQL, one row per run: a row per case (100,000
+  // for 100 runs of 1,000 cases) cost ~4x more CPU to hand over and collect.
   const rows = await store.sql.query<{
     id: string;
     finished_at: Date | string;
     git_commit: string | null;
-    suite: string;
-    case_id: string;
-    status: string;
-    passed_trials: number;
-    trial_count: number;
+    cases: string;
   }>(
-    `SELECT r.id, r.finished_at, r.git_commit, c.suite, c.case_id, c.status, c.passed_trials, c.trial_count
+    `SELECT r.id, r.finished_at, r.git_commit,
+            string_agg(json_build_array(c.suite, c.case_id, c.status, c.passed_trials, c.trial_count)::text, ','
+                       ORDER BY c.position) AS cases
      FROM runs r JOIN cases c ON c.run_id = r.id
      WHERE c.whole_run AND c.status <> 'skipped'
-     ORDER BY r.seq, c.position`,
+     GROUP BY r.seq, r.id, r.finished_at, r.git_commit
+     ORDER BY r.seq`,
   );
-  const runs: DigestRun[] = [];
-  for (const row of rows) {
-    let run = runs.at(-1);
-    if (run?.id !== row.id) {
-      run = {
-        id: row.id,
-        finished_at: new Date(row.finished_at).toISOString(),
-        git_commit: row.git_commit,
-        cases: [],
-      };
-      runs.push(run);
-    }
-    const verdict: DigestVerdict = [row.suite, row.case_id, row.status, row.passed_trials, row.trial_count];
-    run.cases.push(verdict);
-  }
-  writeHistoryDigest(file, runs);
+  writeHistoryDigest(
+    file,
+    rows.map(
+      (row) =>
+        `{"id":${JSON.stringify(row.id)},"finished_at":"${new Date(row.finished_at).toISOString()}","git_commit":${JSON.stringify(row.git_commit)},"cases":[${row.cases}]}`,
+    ),
+  );
 }
 
 const BARS = "▁▂▃▄▅▆▇█";
