@@ -1,6 +1,6 @@
 import { appendFileSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { wilsonInterval } from "@evals/logging/stats";
-import type { CaseHistory, CaseRun, HistoryQuery } from "./history.js";
+import type { CaseHistory, CaseRun, HistoryQuery } from "./history-types.js";
 
 /**
  * The history digest: a small file beside the embedded database (`<db>.history.jsonl`) from which

@@ -1,37 +1,6 @@
 import { formatPercent, wilsonInterval } from "@evals/logging/stats";
-import { readHistoryDigest, writeHistoryDigest } from "./history-digest.js";
+import type { CaseHistory, CaseRun, HistoryQuery } from "./history-types.js";
 import type { Store } from "./store.js";
-
-export interface HistoryQuery {
-  /** Only these case ids (default: every case). */
-  cases?: string[];
-  /** Each case over its last `last` runs (default 20). */
-  last?: number;
-  /** Only runs that finished at or after this time. */
-  since?: Date;
-}
-
-/** One run of a case: its verdict, and how many of its trials passed. */
-export interface CaseRun {
-  run_id: string;
-  finished_at: string;
-  git_commit: string | null;
-  status: string;
-  passed_trials: number;
-  trial_count: number;
-}
-
-/** A case over its last runs, oldest first: its pass rate with the 95% Wilson band. */
-export interface CaseHistory {
-  suite: string | null;
-  case_id: string;
-  runs: CaseRun[];
-  /** Runs whose verdict was passed. */
-  passed: number;
-  pass_rate: number;
-  ci_low: number;
-  ci_high: number;
-}
 
 /**
  * Per case, its verdicts over the last runs that ran it: whole runs only (not one shard of a run:
@@ -119,39 +88,6 @@ async function storedRuns(store: Store, seqs: Set<string>): Promise<Map<string, 
       String(row.seq),
       { id: row.id, finished_at: new Date(row.finished_at).toISOString(), git_commit: row.git_commit },
     ]),
-  );
-}
-
-/**
- * Writes the embedded database's history digest from the database when it has none of this version
- * (a write set it aside and was killed, a migration, an older digest), so that the next `evals
- * history` answers from it. Call it with the store open: the lock keeps the writers out meanwhile.
- */
-export async function refreshHistoryDigest(store: Store): Promise<void> {
-  const file = store.digestFile;
-  if (!file || readHistoryDigest(file)) return;
-  // Each run's verdicts as JSON text built by PostgreSQL, one row per run: a row per case (100,000
-  // for 100 runs of 1,000 cases) cost ~4x more CPU to hand over and collect.
-  const rows = await store.sql.query<{
-    id: string;
-    finished_at: Date | string;
-    git_commit: string | null;
-    cases: string;
-  }>(
-    `SELECT r.id, r.finished_at, r.git_commit,
-            string_agg(json_build_array(c.suite, c.case_id, c.status, c.passed_trials, c.trial_count)::text, ','
-                       ORDER BY c.position) AS cases
-     FROM runs r JOIN cases c ON c.run_id = r.id
-     WHERE c.whole_run AND c.status <> 'skipped'
-     GROUP BY r.seq, r.id, r.finished_at, r.git_commit
-     ORDER BY r.seq`,
-  );
-  writeHistoryDigest(
-    file,
-    rows.map(
-      (row) =>
-        `{"id":${JSON.stringify(row.id)},"finished_at":"${new Date(row.finished_at).toISOString()}","git_commit":${JSON.stringify(row.git_commit)},"cases":[${row.cases}]}`,
-    ),
   );
 }
 

@@ -19,15 +19,7 @@ export {
 export { LockTimeoutError } from "./file-lock.js";
 export { type FlakyCase, type FlakyQuery, type FlakyRun, findFlakyCases, formatFlaky } from "./flaky.js";
 export { type GithubReport, type GithubReportOptions, githubReport } from "./github-summary.js";
-export {
-  type CaseHistory,
-  type CaseRun,
-  caseHistory,
-  formatHistory,
-  type HistoryQuery,
-  refreshHistoryDigest,
-  sparkline,
-} from "./history.js";
+export { caseHistory, formatHistory, sparkline } from "./history.js";
 export {
   type DigestRun,
   type DigestVerdict,
@@ -36,6 +28,7 @@ export {
   historyFromDigest,
   readHistoryDigest,
 } from "./history-digest.js";
+export type { CaseHistory, CaseRun, HistoryQuery } from "./history-types.js";
 export { type ImportedFile, importResults } from "./import-results.js";
 export {
   DB_URL_ENV,
@@ -46,6 +39,7 @@ export {
 } from "./location.js";
 export { SchemaTooNewError } from "./migrate.js";
 export { type RecordRunOptions, type RecordRunOutcome, recordRun } from "./record-run.js";
+export { refreshHistoryDigest } from "./refresh-history-digest.js";
 export { type RunFiles, type RunSource, runId } from "./run-rows.js";
 export { SCHEMA_VERSION } from "./schema.js";
 export {
