@@ -28,6 +28,11 @@ export {
   historyFromDigest,
   readHistoryDigest,
 } from "./history-digest.js";
+export {
+  HistoryDigestHeaderSchema,
+  HistoryDigestRunSchema,
+  historyDigestJsonSchemas,
+} from "./history-digest-schema.js";
 export type { CaseHistory, CaseRun, HistoryQuery } from "./history-types.js";
 export { type ImportedFile, importResults } from "./import-results.js";
 export {

@@ -4,8 +4,11 @@ import { join } from "node:path";
 import type { CaseStatus, ResultsFile } from "@evals/logging";
 import {
   caseHistory,
+  HistoryDigestHeaderSchema,
+  HistoryDigestRunSchema,
   type HistoryQuery,
   historyDigestFile,
+  historyDigestJsonSchemas,
   historyFromDigest,
   importResults,
   readHistoryDigest,
@@ -85,6 +88,10 @@ const QUERIES: HistoryQuery[] = [
 async function expectDigestAnswersAsTheDatabase(store: Store) {
   const digest = readHistoryDigest(store.digestFile!);
   expect(digest).toBeDefined();
+  // Every line of its format (what a writer appended, or the reader wrote from the database).
+  const [header, ...lines] = readFileSync(store.digestFile!, "utf8").trimEnd().split("\n");
+  HistoryDigestHeaderSchema.parse(JSON.parse(header!));
+  for (const line of lines) HistoryDigestRunSchema.parse(JSON.parse(line));
   for (const query of QUERIES)
     expect(JSON.stringify(historyFromDigest(digest!, query))).toBe(
       JSON.stringify(await caseHistory(store, query)),
@@ -182,4 +189,11 @@ describe("the history digest of the embedded database", () => {
       await store.close();
     }
   }, 120_000);
+
+  it("ships the JSON Schemas of its lines as generated (npm run schemas -w @evals/store writes them)", () => {
+    for (const [name, schema] of Object.entries(historyDigestJsonSchemas()))
+      expect(JSON.parse(readFileSync(new URL(`../schemas/${name}.json`, import.meta.url), "utf8"))).toEqual(
+        schema,
+      );
+  });
 });
