@@ -1,5 +1,8 @@
 import { defineConfig } from "tsup";
 import { packageBuild, packageBuilds } from "../../tsup.shared";
 
-// Two entries: the library, and `@evals/store/reporter` (a default export vitest can load by name).
-export default defineConfig(packageBuilds([packageBuild({ entry: ["src/index.ts", "src/reporter.ts"] })]));
+// Three entries: the library, `@evals/store/reporter` (a default export vitest can load by name), and
+// `@evals/store/history-reader` (evals history from the digest, without PGlite, pg or zod).
+export default defineConfig(
+  packageBuilds([packageBuild({ entry: ["src/index.ts", "src/reporter.ts", "src/history-reader.ts"] })]),
+);

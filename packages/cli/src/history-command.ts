@@ -1,20 +1,20 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { ResultsFileError } from "@evals/logging";
+import type { Store } from "@evals/store";
 import {
-  caseHistory,
+  type CaseHistory,
   describeLocation,
   formatHistory,
-  importResults,
+  historyDigestFile,
+  historyFromDigest,
   locateStore,
+  readHistoryDigest,
   type StoreLocation,
-} from "@evals/store";
+} from "@evals/store/history-reader";
 import { parseCommandArgs } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
 import { UnreadableFileError, UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
-import { showFlaky } from "./history-flaky.js";
-import { openResultsDatabase } from "./results-database.js";
 
 export const HISTORY_USAGE = `Usage: evals history [case ids...] [options]
        evals history --flaky [case ids...] [options]
@@ -87,19 +87,35 @@ export const history: Command = {
       );
       return EXIT.passed;
     }
-    const store = await openResultsDatabase(location);
-    try {
-      if (values.flaky) return await showFlaky(store, { last, positionals, since, json: values.json }, io);
-      const cases = await caseHistory(store, {
-        last,
-        ...(positionals.length > 0 ? { cases: positionals } : {}),
-        ...(since ? { since } : {}),
-      });
+    const query = {
+      last,
+      ...(positionals.length > 0 ? { cases: positionals } : {}),
+      ...(since ? { since } : {}),
+    };
+    const show = (cases: CaseHistory[]) =>
       io.stdout.write(
         values.json
           ? `${JSON.stringify({ db: describeLocation(location), last, ...(since ? { since: since.toISOString() } : {}), cases }, null, 2)}\n`
           : formatHistory(cases),
       );
+    // The embedded database's history digest answers without starting PostgreSQL (see @evals/store).
+    const digest =
+      location.kind === "embedded" && !values.flaky
+        ? readHistoryDigest(historyDigestFile(location.dir))
+        : undefined;
+    if (digest) {
+      show(historyFromDigest(digest, query));
+      return EXIT.passed;
+    }
+    const store = await openDatabase(location);
+    try {
+      if (values.flaky) {
+        const { showFlaky } = await import("./history-flaky.js");
+        return await showFlaky(store, { last, positionals, since, json: values.json }, io);
+      }
+      const { caseHistory, refreshHistoryDigest } = await import("@evals/store");
+      show(await caseHistory(store, query));
+      await refreshHistoryDigest(store);
       return EXIT.passed;
     } finally {
       await store.close();
@@ -113,7 +129,9 @@ async function importFiles(
   io: CommandIo,
 ): Promise<number> {
   if (files.length === 0) throw new UsageError("import: name the results files to add");
-  const store = await openResultsDatabase(location);
+  const store = await openDatabase(location);
+  const { importResults } = await import("@evals/store");
+  const { ResultsFileError } = await import("@evals/logging");
   try {
     const imported = await importResults(store, files);
     const added = imported.filter((file) => file.added).length;
@@ -130,6 +148,12 @@ async function importFiles(
   } finally {
     await store.close();
   }
+}
+
+/** The database opened, or the SetupError saying why not; loaded only when the digest cannot answer. */
+async function openDatabase(location: Exclude<StoreLocation, { kind: "off" }>): Promise<Store> {
+  const { openResultsDatabase } = await import("./results-database.js");
+  return openResultsDatabase(location);
 }
 
 /** A date (YYYY-MM-DD…), or the commit time of a git ref of the checkout here. */

@@ -156,6 +156,21 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)("evals run --resume o
     expect(retriedTrials[0]).toBe(erroredCase.result.trials[0]!.run_id);
     expect(retriedTrials[2]).toBe(erroredCase.result.trials[2]!.run_id);
     expect(retriedTrials[1]).not.toBe(erroredRun);
+    // The retried run was appended to the history digest the evals history above wrote (see
+    // @evals/store): it answers as the database does.
+    const digest = join(project, "db.history.jsonl");
+    expect(existsSync(digest)).toBe(true);
+    const fromDigest = evals([cliJs, "history", "--db", "db", "--json"]).out;
+    rmSync(digest);
+    expect(evals([cliJs, "history", "--db", "db", "--json"]).out).toBe(fromDigest);
+    expect(
+      (JSON.parse(fromDigest) as { cases: { runs: { status: string }[] }[] }).cases.map((c) =>
+        c.runs.map((run) => run.status),
+      ),
+    ).toEqual([
+      ["passed", "passed"],
+      ["passed", "failed"],
+    ]);
 
     const other = evals([
       cliJs,

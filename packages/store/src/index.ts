@@ -19,14 +19,21 @@ export {
 export { LockTimeoutError } from "./file-lock.js";
 export { type FlakyCase, type FlakyQuery, type FlakyRun, findFlakyCases, formatFlaky } from "./flaky.js";
 export { type GithubReport, type GithubReportOptions, githubReport } from "./github-summary.js";
+export { caseHistory, formatHistory, sparkline } from "./history.js";
 export {
-  type CaseHistory,
-  type CaseRun,
-  caseHistory,
-  formatHistory,
-  type HistoryQuery,
-  sparkline,
-} from "./history.js";
+  type DigestRun,
+  type DigestVerdict,
+  HISTORY_DIGEST_VERSION,
+  historyDigestFile,
+  historyFromDigest,
+  readHistoryDigest,
+} from "./history-digest.js";
+export {
+  HistoryDigestHeaderSchema,
+  HistoryDigestRunSchema,
+  historyDigestJsonSchemas,
+} from "./history-digest-schema.js";
+export type { CaseHistory, CaseRun, HistoryQuery } from "./history-types.js";
 export { type ImportedFile, importResults } from "./import-results.js";
 export {
   DB_URL_ENV,
@@ -37,6 +44,7 @@ export {
 } from "./location.js";
 export { SchemaTooNewError } from "./migrate.js";
 export { type RecordRunOptions, type RecordRunOutcome, recordRun } from "./record-run.js";
+export { refreshHistoryDigest } from "./refresh-history-digest.js";
 export { type RunFiles, type RunSource, runId } from "./run-rows.js";
 export { SCHEMA_VERSION } from "./schema.js";
 export {

@@ -16,11 +16,12 @@ const MIGRATION_LOCK = 280_28;
 
 /**
  * Brings the database to SCHEMA_VERSION, in one transaction: the migrations it lacks, in order.
- * Several processes opening one server at once wait for each other on an advisory lock.
+ * Several processes opening one server at once wait for each other on an advisory lock. True when
+ * it changed the database (a migration ran).
  */
-export async function migrate(db: SqlClient): Promise<number> {
+export async function migrate(db: SqlClient): Promise<boolean> {
   // Most opens find the schema current: one read, no transaction or lock.
-  if ((await currentVersion(db)) === SCHEMA_VERSION) return SCHEMA_VERSION;
+  if ((await currentVersion(db)) === SCHEMA_VERSION) return false;
   return db.transaction(async (tx) => {
     await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
     await tx.exec(
@@ -31,12 +32,14 @@ export async function migrate(db: SqlClient): Promise<number> {
     );
     const current = row?.version ?? 0;
     if (current > SCHEMA_VERSION) throw new SchemaTooNewError(current);
+    let migrated = false;
     for (const migration of MIGRATIONS) {
       if (migration.version <= current) continue;
       await tx.exec(migration.sql);
       await tx.query("INSERT INTO evals_schema (version) VALUES ($1)", [migration.version]);
+      migrated = true;
     }
-    return SCHEMA_VERSION;
+    return migrated;
   });
 }
 

@@ -1,8 +1,10 @@
+import { rmSync } from "node:fs";
 import type { ResultsFile } from "@evals/logging";
 import { acquireLock } from "./file-lock.js";
+import { type DigestRun, historyDigestFile, removeHistoryDigest, setDigestAside } from "./history-digest.js";
 import type { StoreLocation } from "./location.js";
 import { migrate } from "./migrate.js";
-import { type RunFiles, type RunSource, runRows } from "./run-rows.js";
+import { type RunFiles, type RunRows, type RunSource, runRows } from "./run-rows.js";
 import { openPglite, openServer, type SqlClient } from "./sql-client.js";
 
 export interface OpenStoreOptions {
@@ -30,6 +32,8 @@ export class Store {
   private constructor(
     readonly sql: SqlClient,
     private readonly release: () => void,
+    /** The embedded database's history digest (see history-digest.ts); none for a server. */
+    readonly digestFile?: string,
   ) {}
 
   static async open(location: Exclude<StoreLocation, { kind: "off" }>, options: OpenStoreOptions = {}) {
@@ -45,18 +49,21 @@ export class Store {
       release();
       throw new Error(`the database in ${location.dir} could not be opened (${(error as Error).message})`);
     }
-    return Store.migrated(sql, release);
+    return Store.migrated(sql, release, historyDigestFile(location.dir));
   }
 
-  private static async migrated(sql: SqlClient, release: () => void): Promise<Store> {
+  private static async migrated(sql: SqlClient, release: () => void, digestFile?: string): Promise<Store> {
     try {
-      await migrate(sql);
+      // A migration may change what the history says (a backfill): the digest is written again.
+      // And one a writer killed between its commit and its append left set aside is stale.
+      if (digestFile) rmSync(`${digestFile}.writing`, { force: true });
+      if ((await migrate(sql)) && digestFile) removeHistoryDigest(digestFile);
     } catch (error) {
       await sql.close().catch(() => {});
       release();
       throw error;
     }
-    return new Store(sql, release);
+    return new Store(sql, release, digestFile);
   }
 
   /**
@@ -72,12 +79,30 @@ export class Store {
   ): Promise<RecordedRun> {
     const rows = runRows(results, source, files, mergedShards);
     const runId = rows.run.id as string;
-    const added = await this.sql.transaction(async (tx) => {
+    // The history digest is set aside while the database changes (see history-digest.ts).
+    const putBack = this.digestFile ? setDigestAside(this.digestFile) : undefined;
+    let replaced = false;
+    let added: boolean;
+    try {
+      added = await this.transactRecord(rows, runId, () => {
+        replaced = true;
+      });
+    } catch (error) {
+      putBack?.({ stale: true });
+      throw error;
+    }
+    putBack?.(added && !replaced ? { append: digestRun(rows) } : { stale: replaced });
+    return { runId, added };
+  }
+
+  private transactRecord(rows: RunRows, runId: string, onReplace: () => void): Promise<boolean> {
+    return this.sql.transaction(async (tx) => {
       const [found] = await tx.query<{ complete: boolean }>("SELECT complete FROM runs WHERE id = $1", [
         runId,
       ]);
       if (found?.complete) return false;
       if (found) {
+        onReplace();
         for (const table of [...TABLES, "runs"]) {
           await tx.query(`DELETE FROM ${table} WHERE ${table === "runs" ? "id" : "run_id"} = $1`, [runId]);
         }
@@ -108,7 +133,6 @@ export class Store {
       await tx.query("UPDATE runs SET complete = true WHERE id = $1", [runId]);
       return true;
     });
-    return { runId, added };
   }
 
   async close(): Promise<void> {
@@ -118,4 +142,22 @@ export class Store {
       this.release();
     }
   }
+}
+
+/** A new run's line of the history digest: nothing of a shard (caseHistory counts whole runs only). */
+function digestRun(rows: RunRows): DigestRun | undefined {
+  if (rows.run.shard_index !== null) return undefined;
+  const cases = rows.cases.filter((c) => c.status !== "skipped");
+  return {
+    id: rows.run.id as string,
+    finished_at: new Date(rows.run.finished_at as string).toISOString(),
+    git_commit: (rows.run.git_commit as string | null) ?? null,
+    cases: cases.map((c) => [
+      c.suite as string,
+      c.case_id as string,
+      c.status as string,
+      c.passed_trials as number,
+      c.trial_count as number,
+    ]),
+  };
 }

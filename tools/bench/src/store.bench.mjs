@@ -3,12 +3,12 @@
 // embedded database (PGlite). Opening the embedded database (loading PostgreSQL's WebAssembly) is
 // printed apart: a run pays it once, whatever its size.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MAIN_AGENT, RunBuilder } from "@evals/core";
 import { buildResults, caseResult, writeJsonResults } from "@evals/logging";
-import { caseHistory, formatHistory, recordRun, Store } from "@evals/store";
+import { caseHistory, formatHistory, recordRun, refreshHistoryDigest, Store } from "@evals/store";
 import { WORKSPACE } from "./bench-kit.mjs";
 
 const CASES = Number(process.env.BENCH_STORE_CASES ?? 1000);
@@ -125,6 +125,10 @@ const db = join(root, "db");
 try {
   // ---- recording one run --------------------------------------------------------------------------
   const created = await time(async () => (await Store.open({ kind: "embedded", dir: db })).close());
+  // The history digest there (as after a first evals history): each run recorded appends its lines.
+  const first = await Store.open({ kind: "embedded", dir: db });
+  await refreshHistoryDigest(first);
+  await first.close();
   const json = [];
   const recorded = [];
   const written = [];
@@ -189,13 +193,10 @@ try {
   // ---- `evals history` as a command: a fresh process, where its time goes ------------------------
   const phases = [];
   const commands = [];
-  for (let round = 0; round < 3; round++) {
-    const child = spawnSync(process.execPath, ["--input-type=module", "-e", HISTORY_PHASES, db], {
-      cwd: join(WORKSPACE, "tools/bench"),
-      encoding: "utf8",
-    });
-    if (child.status !== 0) throw new Error(child.stderr);
-    phases.push(JSON.parse(child.stdout));
+  const fromDb = [];
+  const digest = `${db}.history.jsonl`;
+  if (!existsSync(digest)) throw new Error("the runs recorded did not keep the history digest");
+  const evalsHistory = (list) => {
     const started = performance.now();
     const cli = spawnSync(
       process.execPath,
@@ -203,17 +204,31 @@ try {
       { encoding: "utf8" },
     );
     if (cli.status !== 0) throw new Error(cli.stderr);
-    commands.push({
-      ms: performance.now() - started,
-      cpu: Number(/evals-cpu-ms (\S+)/.exec(cli.stderr)?.[1]),
+    list.push({ ms: performance.now() - started, cpu: Number(/evals-cpu-ms (\S+)/.exec(cli.stderr)?.[1]) });
+    return cli.stdout;
+  };
+  for (let round = 0; round < 3; round++) {
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", HISTORY_PHASES, db], {
+      cwd: join(WORKSPACE, "tools/bench"),
+      encoding: "utf8",
     });
+    if (child.status !== 0) throw new Error(child.stderr);
+    phases.push(JSON.parse(child.stdout));
+    const fromDigest = evalsHistory(commands);
+    // Without the digest: the database answers, and the command writes the digest again.
+    rmSync(digest);
+    if (evalsHistory(fromDb) !== fromDigest)
+      throw new Error("evals history: the digest and the database differ");
   }
   const fastest = phases.reduce((a, b) => (a.total.wall <= b.total.wall ? a : b));
   console.log(`\nevals history as a command (a fresh process), wall / CPU ms of its best of 3:`);
   for (const [phase, { wall, cpu }] of Object.entries(fastest))
     console.log(`  ${phase.padEnd(30)} ${wall.toFixed(0).padStart(5)} / ${cpu.toFixed(0)}`);
   console.log(
-    `  the evals binary, end to end: ${both(commands)} (query under 300 ms: ${fastest["query (cold)"].wall < 300 ? "met" : "not met"}; the whole command: ${best(commands) < 300 ? "met" : "not met"})`,
+    `  the evals binary without the history digest (the database answers, the digest is written): ${both(fromDb)}`,
+  );
+  console.log(
+    `  the evals binary from the history digest, end to end: ${both(commands)} (the whole command under 300 ms: ${best(commands) < 300 ? "met" : "not met"})`,
   );
 } finally {
   rmSync(root, { recursive: true, force: true });
