@@ -7,6 +7,7 @@
 //   node tools/api-report/api-report.mjs          rewrites the reports (after `nx run-many -t build-dts`)
 //   node tools/api-report/api-report.mjs --check  only compares; lists the stale reports, exits 1
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Extractor, ExtractorConfig } from "@microsoft/api-extractor";
@@ -43,7 +44,7 @@ export function reportName(packageName, subpath) {
 
 /**
  * Runs API Extractor on every built types entry of `packageDir`. `check: true` compares the checked-in
- * reports with the build and writes none (the would-be report goes to dist/api-report/); otherwise
+ * reports with the build and writes none (the would-be report goes to a folder under the OS's temp folder, never into dist, which belongs to the builds); otherwise
  * the reports are rewritten. Returns one `{ report, changed, errors }` per entry.
  */
 export function extractPackage(packageDir, { check = false, log = () => {} } = {}) {
@@ -52,7 +53,11 @@ export function extractPackage(packageDir, { check = false, log = () => {} } = {
     const configObject = ExtractorConfig.loadFile(CONFIG_FILE);
     configObject.projectFolder = packageDir;
     configObject.mainEntryPointFilePath = join(packageDir, types);
-    configObject.apiReport = { ...configObject.apiReport, reportFileName: reportName(name, subpath) };
+    configObject.apiReport = {
+      ...configObject.apiReport,
+      reportFileName: reportName(name, subpath),
+      reportTempFolder: join(tmpdir(), "evals-api-report", reportName(name, subpath)),
+    };
     const config = ExtractorConfig.prepare({
       configObject,
       configObjectFullPath: CONFIG_FILE,
