@@ -157,11 +157,22 @@ describe("published module entries", () => {
 describe("published JavaScript files", () => {
   it("are all entry points of their package.json (no unreferenced builds in dist)", () => {
     for (const { dir, manifest } of packages) {
-      const shipped = readdirSync(join(dir, "dist"))
-        .filter((file) => /\.(c|m)?js$/.test(file))
-        // Chunks tsup splits out of several entries (core's process state is shared by two).
-        .filter((file) => !/^chunk-[A-Z0-9]+\.(c|m)?js$/.test(file))
-        .map((file) => normalize(`dist/${file}`));
+      const built = readdirSync(join(dir, "dist")).filter((file) => /\.(c|m)?js$/.test(file));
+      // Chunks esbuild splits out, named by their content hash: shared by several entries
+      // (`chunk-<hash>`: core's process state) or imported lazily (`<module>-<hash>`: the cli's
+      // commands). Each must be imported by another built file; every other file is an entry point.
+      const isChunk = (file: string) => /-[A-Z0-9]{8}\.(c|m)?js$/.test(file);
+      const unimportedChunks = built
+        .filter(isChunk)
+        .filter(
+          (chunk) =>
+            !built.some(
+              (file) =>
+                file !== chunk && readFileSync(join(dir, "dist", file), "utf8").includes(`./${chunk}`),
+            ),
+        );
+      expect(unimportedChunks, `${manifest.name}: chunks no built file imports`).toEqual([]);
+      const shipped = built.filter((file) => !isChunk(file)).map((file) => normalize(`dist/${file}`));
       const declared = entryPoints(manifest);
       expect(
         shipped.filter((file) => !declared.has(file)),
