@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadCases } from "@evals/evaluators";
@@ -22,23 +20,16 @@ import {
   toolUse,
   updateFile,
 } from "@evals/vcr";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { cliRunners } from "../src/runners.js";
+import { tempDirs } from "./temp-dirs.js";
 
 // One case file, four agents: the same evaluator code judges a Claude Code, an OpenCode, a Codex and
 // a Gemini CLI run of the same task. Each agent is its real CLI (node_modules/.bin) against a scripted
 // loopback model (offline) that does the same work in the agent's own tool dialect: a shell command
 // (`ls`), a read of config.txt (Codex has no read tool: `cat`), and an edit of one line.
 const casesFile = fileURLToPath(new URL("./__fixtures__/four-agents/cases.yaml", import.meta.url));
-const dirs: string[] = [];
-const temp = (prefix: string) => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-};
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const temp = tempDirs();
 
 const OLD = "timeout_ms = 5000";
 const NEW = "timeout_ms = 10000";

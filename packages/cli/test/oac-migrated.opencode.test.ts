@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { claudeCodeRunner } from "@evals/claude-code";
@@ -15,9 +13,10 @@ import {
   text,
   toolUse,
 } from "@evals/vcr";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { evals } from "../src/evals.js";
 import { runInProcess } from "./command-io.js";
+import { tempDirs } from "./temp-dirs.js";
 
 // OpenAgentsControl's own cases, migrated by `evals migrate`, run on the real `opencode` CLI against
 // scripted models that behave well or badly. Each verdict is the one OAC's evaluators
@@ -29,15 +28,7 @@ const oacCases = fileURLToPath(new URL("./__fixtures__/oac-cases/", import.meta.
 const workspace = fileURLToPath(new URL("./__fixtures__/oac-workspace/", import.meta.url));
 const cassettes = fileURLToPath(new URL("./__fixtures__/oac-cassettes/", import.meta.url));
 
-const dirs: string[] = [];
-const temp = (prefix: string) => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-};
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const temp = tempDirs();
 
 /** What the scripted model does: per prompt of the case, its replies in order (one tool call each at most). */
 type Turns = ModelMessageReply[][];

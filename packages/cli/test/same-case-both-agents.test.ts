@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { claudeCodeRunner } from "@evals/claude-code";
 import { type EvalCase, parseCase } from "@evals/evaluators";
@@ -14,22 +13,15 @@ import {
   text,
   toolUse,
 } from "@evals/vcr";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { tempDirs } from "./temp-dirs.js";
 
 // One task, two agents, one case file: the same evaluator code judges a Claude Code run and an
 // OpenCode run. Each agent is the real CLI against a scripted loopback model that does the same
 // work in its own tool dialect (Claude Code: `Read {file_path}` with an absolute path; OpenCode:
 // `read {filePath}` relative, `bash {command, description}`).
 
-const dirs: string[] = [];
-const temp = (prefix: string) => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
-};
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const temp = tempDirs();
 
 const openWork = "raise the timeout to 10s";
 
