@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { RUNS_FOLDER, readRunFolder } from "@evals/core";
 import { EvalTestMetaSchema } from "@evals/logging";
+import { runFixtureSuites } from "@evals/test-kit/vitest-fixture";
 import { afterAll, describe, expect, it } from "vitest";
-import { startVitest } from "vitest/node";
 
 const fixtureDir = fileURLToPath(new URL("./__fixtures__/opencode-describe-eval/", import.meta.url));
 const dirs: string[] = [];
@@ -20,34 +20,11 @@ describe("describeEval({ agent: openCodeRunner })", () => {
     dirs.push(project, output);
     writeFileSync(join(project, "a.txt"), "alpha\n");
 
-    const vitest = await startVitest(
-      "test",
-      [],
-      {
-        root: fixtureDir,
-        config: false,
-        include: ["opencode.suite.ts"],
-        watch: false,
-        reporters: [{}],
-        env: { OC_FIXTURE: project, EVALS_OUTPUT_DIR: output },
-      },
-      { logLevel: "silent" },
-    );
-    const tests = new Map<string, { state?: string; errors: string[]; meta: unknown }>();
-    try {
-      for (const module of vitest.state.getTestModules()) {
-        for (const testCase of module.children.allTests()) {
-          const result = testCase.result();
-          tests.set(testCase.fullName, {
-            state: result.state,
-            errors: (result.errors ?? []).map((error) => error.message),
-            meta: testCase.meta(),
-          });
-        }
-      }
-    } finally {
-      await vitest.close();
-    }
+    const tests = await runFixtureSuites({
+      root: fixtureDir,
+      include: ["opencode.suite.ts"],
+      env: { OC_FIXTURE: project, EVALS_OUTPUT_DIR: output },
+    });
 
     expect([...tests.keys()]).toEqual(["opencode > lists", "opencode > no-shell"]);
     const lists = tests.get("opencode > lists")!;

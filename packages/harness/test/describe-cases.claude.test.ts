@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runFixtureSuites } from "@evals/test-kit/vitest-fixture";
 import { afterAll, describe, expect, it } from "vitest";
-import { runFixtureSuites } from "./vitest-fixture.js";
 
 const fixtureDir = fileURLToPath(new URL("./__fixtures__/describe-cases/", import.meta.url));
 const outputRoot = mkdtempSync(join(tmpdir(), "describe-cases-"));

@@ -5,8 +5,8 @@ import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { caseHistory, Store } from "@evals/store";
 import { RecordingReporter } from "@evals/store/reporter";
+import { runFixtureSuites } from "@evals/test-kit/vitest-fixture";
 import { afterAll, describe, expect, it } from "vitest";
-import { runFixtureSuites } from "./vitest-fixture.js";
 
 const fixtureDir = fileURLToPath(new URL("./__fixtures__/describe-eval/", import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "harness-eval-history-"));

@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { EvalTestMetaSchema } from "@evals/logging";
+import { type FixtureTest, runFixtureSuites } from "@evals/test-kit/vitest-fixture";
 import { describe, expect, it } from "vitest";
-import { type FixtureTest, runFixtureSuites } from "./vitest-fixture.js";
 
 const fixtureDir = fileURLToPath(new URL("./__fixtures__/describe-eval/", import.meta.url));
 

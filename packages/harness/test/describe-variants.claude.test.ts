@@ -5,9 +5,9 @@ import { fileURLToPath } from "node:url";
 import { ResultsComparisonSchema } from "@evals/logging";
 import { Store } from "@evals/store";
 import { RecordingReporter } from "@evals/store/reporter";
+import { runFixtureSuites } from "@evals/test-kit/vitest-fixture";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Reporter } from "vitest/node";
-import { runFixtureSuites } from "./vitest-fixture.js";
 
 const fixtureDir = fileURLToPath(new URL("./__fixtures__/variants/", import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "describe-variants-"));
