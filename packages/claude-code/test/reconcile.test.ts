@@ -11,7 +11,7 @@ import { STREAM_GAP_HOOK_EVENTS, STREAM_GAP_TOOL_MATCHER } from "@evals/hooks";
 import {
   type FixtureName,
   fixtureHookInputs,
-  fixturePrompt,
+  fixturePrompts,
   fixtureStream,
 } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
@@ -25,7 +25,7 @@ function reconcile(
 ): Run {
   const streamLines = (damage.stream ?? ((lines) => lines))(fixtureStream(name));
   const hookEvents = (damage.hooks ?? ((events) => events))(fixtureHookInputs(name) as HookInput[]);
-  const run = reconcileRun({ streamLines, hookEvents, prompts: [fixturePrompt[name]], runId: "r" });
+  const run = reconcileRun({ streamLines, hookEvents, prompts: fixturePrompts(name), runId: "r" });
   expect(() => RunSchema.parse(run)).not.toThrow();
   return run;
 }
@@ -352,7 +352,7 @@ describe("reconcileRun with runAgent's capture (only what the stream lacks)", ()
       streamLines,
       hookEvents: streamGapOnly(fixtureHookInputs(name) as HookInput[]),
       hookCoverage: { events: STREAM_GAP_HOOK_EVENTS, toolMatcher: STREAM_GAP_TOOL_MATCHER },
-      prompts: [fixturePrompt[name]],
+      prompts: fixturePrompts(name),
       runId: "r",
     });
     expect(() => RunSchema.parse(gap)).not.toThrow();

@@ -11,8 +11,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fixtureHookInputs, fixturesDir } from "@evals/test-kit/claude-fixtures";
 import { afterAll, describe, expect, it } from "vitest";
-import { fixtureHookInputs, fixturesDir } from "../../evaluators/test/helpers.js";
 import { builtIndex, runEvals } from "./evals-bin.js";
 
 /** The built @evals/evaluators, for a child process of a test's own making. */

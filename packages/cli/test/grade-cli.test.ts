@@ -11,8 +11,8 @@ import {
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { fixtureHookInputs, fixtureRun, fixturesDir } from "@evals/test-kit/claude-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixtureHookInputs, fixtureRun, fixturesDir } from "../../evaluators/test/helpers.js";
 import { builtIndex, runEvals } from "./evals-bin.js";
 
 const temp = mkdtempSync(join(tmpdir(), "evals-grade-"));

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RUN_FOLDER_FILES, writeRunFolder } from "@evals/core";
+import { fixturesDir } from "@evals/test-kit/claude-fixtures";
 import { afterAll, describe, expect, it } from "vitest";
-import { fixturesDir } from "../../evaluators/test/helpers.js";
 import { runEvals } from "./evals-bin.js";
 
 const temp = mkdtempSync(join(tmpdir(), "evals-grade-outcome-"));

@@ -3,8 +3,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { claudeAvailable } from "@evals/claude-code";
+import { startPostgres } from "@evals/test-kit/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPostgres } from "../../store/test/postgres-server.js";
 import { EXIT } from "../src/exit-codes.js";
 
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");

@@ -1,3 +1,4 @@
+import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import {
   type ArgsMatchMode,
@@ -9,7 +10,6 @@ import {
   trajectoryOf,
 } from "../src/index.js";
 import { AGENTEVALS_MODES } from "../src/trajectory/diagnose.js";
-import { fixtureRun } from "./helpers.js";
 
 /** A small seeded generator, so a failure can be replayed. */
 function random(seed: number) {

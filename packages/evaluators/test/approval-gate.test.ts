@@ -1,6 +1,7 @@
+import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { approvalGate } from "../src/index.js";
-import { fixtureRun, script, types } from "./helpers.js";
+import { script, types } from "./helpers.js";
 
 describe("approval-gate", () => {
   it("passes the real multi-tool run: read-only Bash needs no approval, the Write was gated by Claude Code", () => {

@@ -1,7 +1,8 @@
+import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { approvalGate, behavior, forbiddenCommands } from "../src/index.js";
 import { allowedToolRuleMatches } from "../src/permissions.js";
-import { fixtureRun, script, types } from "./helpers.js";
+import { script, types } from "./helpers.js";
 
 describe("Task and Agent are one tool for every rule (real rules run: the stream says Agent)", () => {
   it("matches Task in behavior, approval-gate, forbidden-commands and allowedTools rules", () => {

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   CaseFileError,
@@ -17,7 +18,6 @@ import {
   loadCases,
   parseCase,
 } from "../src/index.js";
-import { fixtureRun } from "./helpers.js";
 
 const casesDir = fileURLToPath(new URL("./__fixtures__/cases/", import.meta.url));
 const valid = (name: string) => `${casesDir}valid/${name}`;

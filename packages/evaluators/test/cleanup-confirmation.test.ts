@@ -1,6 +1,7 @@
+import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { cleanupConfirmation, destructiveOperations } from "../src/index.js";
-import { fixtureRun, script, types } from "./helpers.js";
+import { script, types } from "./helpers.js";
 
 const kinds = (command: string) => destructiveOperations(command).map((operation) => operation.type);
 

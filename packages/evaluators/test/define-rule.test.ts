@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
@@ -22,7 +23,6 @@ import {
   ruleScorer,
   scorersForCase,
 } from "../src/index.js";
-import { fixtureRun } from "./helpers.js";
 
 /** A rule a user writes: every Bash command starts with an allowed program. */
 const bashAllowlist = defineRule({

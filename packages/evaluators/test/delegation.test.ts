@@ -1,6 +1,7 @@
+import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { delegation } from "../src/index.js";
-import { fixtureRun, script, types } from "./helpers.js";
+import { script, types } from "./helpers.js";
 
 describe("delegation", () => {
   it("reports the real subagent run's delegation with the subagent's type and calls", () => {

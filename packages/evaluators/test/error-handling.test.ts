@@ -1,6 +1,7 @@
+import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { errorHandling, evaluate } from "../src/index.js";
-import { fixtureRun, script, types } from "./helpers.js";
+import { script, types } from "./helpers.js";
 
 describe("error-handling", () => {
   it("passes the real run that read a missing file and said so", () => {

@@ -1,3 +1,4 @@
+import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import {
   behaviorScorer,
@@ -9,7 +10,7 @@ import {
   scorersForCase,
   trajectoryScorer,
 } from "../src/index.js";
-import { fixtureRun, script } from "./helpers.js";
+import { script } from "./helpers.js";
 
 const multiTool = fixtureRun("multi-tool");
 

@@ -1,6 +1,7 @@
+import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { forbiddenCommands } from "../src/index.js";
-import { fixtureRun, script, types } from "./helpers.js";
+import { script, types } from "./helpers.js";
 
 describe("forbidden-commands", () => {
   it("passes the real runs with the defaults, and fails them with a matching pattern", () => {

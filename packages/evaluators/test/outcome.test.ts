@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AgentRunResult, type Run, runFromStreamJson, runOutcome } from "@evals/core";
+import { fixtureRun, fixtureStream } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { CaseFileError, evaluate, judgeOutcome, loadCase, outcomeScorer, parseCase } from "../src/index.js";
-import { fixtureRun, fixtureStreamLines } from "./helpers.js";
 
 /** A real run as runAgent returned it: its exit code from the fixture's exit-code file. */
 function asResult(run: Run, fields: Partial<AgentRunResult>): AgentRunResult {
@@ -50,9 +50,7 @@ describe("judgeOutcome on real 2.1.330 runs", () => {
   });
 
   it("fails a stream without a result line (the run was cut short), from the Run alone", () => {
-    const lines = fixtureStreamLines("multi-tool").filter(
-      (line) => (line as { type?: string }).type !== "result",
-    );
+    const lines = fixtureStream("multi-tool").filter((line) => (line as { type?: string }).type !== "result");
     const run = runFromStreamJson(lines);
     expect(judgeOutcome(run)).toMatchObject({
       passed: false,
@@ -61,9 +59,7 @@ describe("judgeOutcome on real 2.1.330 runs", () => {
   });
 
   it("fails a timeout, a kill and a nonzero exit, when the AgentRunResult tells them", () => {
-    const lines = fixtureStreamLines("multi-tool").filter(
-      (line) => (line as { type?: string }).type !== "result",
-    );
+    const lines = fixtureStream("multi-tool").filter((line) => (line as { type?: string }).type !== "result");
     const cut = runFromStreamJson(lines);
     expect(
       judgeOutcome(

@@ -1,6 +1,7 @@
+import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { measureRun, performanceMetrics } from "../src/index.js";
-import { fixtureRun, script } from "./helpers.js";
+import { script } from "./helpers.js";
 
 describe("performance-metrics", () => {
   it("always passes and reports the real run's turns, cost, tokens and calls per tool", () => {

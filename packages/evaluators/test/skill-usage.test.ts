@@ -1,6 +1,7 @@
+import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { evaluate, parseCase, skillUsage } from "../src/index.js";
-import { fixtureRun, script, types } from "./helpers.js";
+import { script, types } from "./helpers.js";
 
 // The real runs with their init line are in @evals/harness's skills-and-tools.claude.test.ts; these are
 // the cases a scripted model cannot easily show: plugin skill names, failed loads, hooks-only runs.

@@ -1,6 +1,7 @@
+import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { stopOnFailure } from "../src/index.js";
-import { fixtureRun, script, types } from "./helpers.js";
+import { script, types } from "./helpers.js";
 
 describe("stop-on-failure", () => {
   it("fails the real multi-tool run: after the blocked Bash and the failed Read it went on to Write", () => {

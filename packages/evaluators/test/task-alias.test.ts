@@ -1,3 +1,4 @@
+import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import {
   approvalGate,
@@ -9,7 +10,7 @@ import {
   performanceMetrics,
   trajectoryMatch,
 } from "../src/index.js";
-import { fixtureRun, types } from "./helpers.js";
+import { types } from "./helpers.js";
 
 /*
  * The real task-alias run: the model delegated through the `Task` name. Its stream says Task, its

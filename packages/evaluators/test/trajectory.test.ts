@@ -1,3 +1,4 @@
+import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import {
   diagnoseTrajectory,
@@ -9,7 +10,7 @@ import {
   trajectoryOf,
   trajectoryToMessages,
 } from "../src/index.js";
-import { fixtureRun, script, types } from "./helpers.js";
+import { script, types } from "./helpers.js";
 
 const calls = (...items: (string | [string, Record<string, unknown>])[]): TrajectoryCall[] =>
   items.map((item) =>

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { locateStore, Store } from "@evals/store";
-import { startPostgres } from "./postgres-server.js";
+import { startPostgres } from "@evals/test-kit/postgres";
 
 /** A place for databases: a fresh one per `db()` call. */
 export interface Backend {

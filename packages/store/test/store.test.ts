@@ -12,8 +12,8 @@ import {
   Store,
   sparkline,
 } from "@evals/store";
+import { type PostgresServer, startPostgres } from "@evals/test-kit/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PostgresServer, startPostgres } from "./postgres-server.js";
 import { sampleResults } from "./sample-results.js";
 
 const CHILD = join(import.meta.dirname, "fixtures", "record-child.mjs");

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Store } from "@evals/store";
 import { type Browser, launchChromium } from "@evals/test-kit/chromium";
+import { type PostgresServer, startPostgres } from "@evals/test-kit/postgres";
 import { startViewer, type Viewer } from "@evals/viewer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PostgresServer, startPostgres } from "../../store/test/postgres-server.js";
 import { openStore, planned, results } from "./fill.js";
 
 const root = mkdtempSync(join(tmpdir(), "evals-viewer-pg-"));

@@ -18,7 +18,7 @@ export interface PostgresServer {
 export async function startPostgres(): Promise<PostgresServer> {
   const port = await freePort();
   const server = new EmbeddedPostgres({
-    databaseDir: join(tmpdir(), `evals-store-pg-${randomBytes(6).toString("hex")}`),
+    databaseDir: join(tmpdir(), `evals-test-pg-${randomBytes(6).toString("hex")}`),
     port,
     user: "evals",
     password: "evals",
