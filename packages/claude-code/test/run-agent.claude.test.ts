@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -13,6 +12,7 @@ import { dirname, join, resolve } from "node:path";
 import { finalResult, listToolCalls, readRunFolder, toolSequence } from "@evals/core";
 import { isAlive, listProcesses, runProcesses } from "@evals/core/process";
 import { readEvents } from "@evals/hooks";
+import { startInterruptedRun } from "@evals/test-kit/interrupted-run";
 import { delegate, listThenRead, neverDone, withModel } from "@evals/test-kit/models";
 import { countToolResults, reply, text, toolUse } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -239,22 +239,14 @@ describe("runAgent with the real claude CLI and a scripted loopback model", () =
 
   it("takes the run's processes down with it when the test process is killed mid-run", async (ctx) => {
     skipIfNoClaude(ctx, { claudeBin });
-    const script = join(__dirname, "__fixtures__", "interrupted-run.mjs");
     let sandbox: string | undefined;
-    const parent = spawn(process.execPath, [script, claudeBin, project, outputRoot], {
-      stdio: ["ignore", "pipe", "inherit"],
+    const parent = await startInterruptedRun({
+      runAgentModule: new URL("../dist/index.js", import.meta.url).href,
+      claudeBin,
+      cwd: project,
+      outputRoot,
     });
     try {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error("the CLI never started")), 60_000);
-        parent.stdout.on("data", (chunk: Buffer) => {
-          if (chunk.toString().includes("cli-started")) {
-            clearTimeout(timer);
-            resolve();
-          }
-        });
-        parent.on("exit", () => reject(new Error("the test process ended early")));
-      });
       // The parent's children: the CLI, and the watchdog that would outlive a SIGKILL of the parent.
       const cliPids = listProcesses()
         .filter((proc) => proc.ppid === parent.pid)

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { claudeAvailable, claudeCodeRunner } from "@evals/claude-code";
 import { loadVariants, runCases } from "@evals/harness";
 import { ResultsComparisonSchema, ResultsFileSchema } from "@evals/logging";
+import { notesVariantsDir } from "@evals/test-kit/notes-variants";
 import { canRefuseNetwork, networkRefused } from "@evals/vcr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/exit-codes.js";
@@ -21,7 +22,6 @@ import { comparableHtml, comparableJson } from "./comparable-reports.js";
 
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");
 const cliJs = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
-const fixtures = fileURLToPath(new URL("../../harness/test/__fixtures__/variants/", import.meta.url));
 const haveClaude = claudeAvailable({ claudeBin }).available;
 const canIsolate = canRefuseNetwork();
 
@@ -31,7 +31,7 @@ const cassettes = join(suite, "cassettes");
 const out = join(scratch, "results");
 const previousBin = process.env.EVALS_CLAUDE_BIN;
 beforeAll(() => {
-  cpSync(fixtures, suite, { recursive: true });
+  cpSync(notesVariantsDir, suite, { recursive: true });
   process.env.EVALS_CLAUDE_BIN = claudeBin;
   process.env.EVALS_OUTPUT_DIR ??= scratch;
 });
@@ -79,7 +79,7 @@ describe.skipIf(!haveClaude)("evals run --variants, on the real CLI", () => {
         "--variants",
         join(suite, "variants.yaml"),
         "--model",
-        join(fixtures, "models.mjs"),
+        join(notesVariantsDir, "models.mjs"),
         "--cassettes",
         cassettes,
         "--out",

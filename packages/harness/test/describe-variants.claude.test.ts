@@ -9,7 +9,7 @@ import { runFixtureSuites } from "@evals/test-kit/vitest-fixture";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Reporter } from "vitest/node";
 
-const fixtureDir = fileURLToPath(new URL("./__fixtures__/variants/", import.meta.url));
+const fixtureDir = fileURLToPath(new URL("./__fixtures__/describe-variants/", import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "describe-variants-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -18,7 +18,7 @@ async function runSuite(mode: "record" | "strict") {
   const logs: string[] = [];
   const tests = await runFixtureSuites({
     root: fixtureDir,
-    include: ["describe.fixture.ts"],
+    include: ["variants.fixture.ts"],
     reporters: [
       { onUserConsoleLog: (log: { content: string }) => void logs.push(log.content) },
       // The eval reports and the results database, as `npm run eval` writes them.

@@ -8,15 +8,17 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { skipIfNoClaude } from "@evals/claude-code";
 import { cleanupLeftoverRuns, isAlive, listProcesses, runLocksDir } from "@evals/core/process";
+import { startInterruptedRun } from "@evals/test-kit/interrupted-run";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /** The real claude CLI installed at the workspace root (2.1.330). */
 const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");
-const script = join(__dirname, "__fixtures__", "interrupted-run.mjs");
 const nextRunScript = join(__dirname, "__fixtures__", "next-run.mjs");
 
 let root: string;
@@ -38,19 +40,12 @@ async function startRunInChild(tmp?: string): Promise<{
   sandbox: string;
   lockFile: string;
 }> {
-  const parent = spawn(process.execPath, [script, claudeBin, project, outputRoot], {
-    stdio: ["ignore", "pipe", "inherit"],
+  const parent = await startInterruptedRun({
+    runAgentModule: pathToFileURL(createRequire(import.meta.url).resolve("@evals/claude-code")).href,
+    claudeBin,
+    cwd: project,
+    outputRoot,
     ...(tmp ? { env: { ...process.env, TMPDIR: tmp } } : {}),
-  });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("the CLI never started")), 90_000);
-    parent.stdout!.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes("cli-started")) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    parent.on("exit", () => reject(new Error("the test process ended early")));
   });
   const children = listProcesses().filter((proc) => proc.ppid === parent.pid);
   const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, "utf8");

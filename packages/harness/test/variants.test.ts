@@ -5,11 +5,11 @@ import { fileURLToPath } from "node:url";
 import { claudeCodeRunner } from "@evals/claude-code";
 import { parseCase } from "@evals/evaluators";
 import { buildResults, type CaseResult, caseResult, compareResults } from "@evals/logging";
+import { notesVariantsDir } from "@evals/test-kit/notes-variants";
 import { afterAll, describe, expect, it } from "vitest";
 import { comparisonVerdict, loadVariants, RunnerRegistry } from "../src/index.js";
 import { checkVariants, VariantsFileError, variantCase, variantsJsonSchema } from "../src/variants.js";
 
-const fixtures = fileURLToPath(new URL("./__fixtures__/variants/", import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "harness-variants-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -21,7 +21,7 @@ function variantsFile(text: string): string {
 
 describe("variants files", () => {
   it("reads two variants, their agent paths made absolute against the file", () => {
-    const [a, b] = loadVariants(join(fixtures, "variants.yaml"));
+    const [a, b] = loadVariants(join(notesVariantsDir, "variants.yaml"));
     expect(a).toMatchObject({ name: "plain", mustPass: false });
     expect(b.agent?.options?.appendSystemPrompt).toContain("House rule");
     const file = variantsFile(

@@ -1,14 +1,13 @@
 import { resolve } from "node:path";
 import { claudeCodeRunner } from "@evals/claude-code";
+import { houseRuleModel, notesVariantsDir } from "@evals/test-kit/notes-variants";
 import { describeCases } from "../../../src/vitest.js";
-// @ts-expect-error: a plain ES module of the fixture, without types
-import houseRuleModel from "./models.mjs";
 
 const claudeBin = resolve(__dirname, "../../../../../node_modules/.bin/claude");
 const scratch = process.env.EVALS_TEST_OUTPUT_ROOT as string;
 
 describeCases("notes variants", {
-  cases: resolve(__dirname, "notes.yaml"),
+  cases: resolve(notesVariantsDir, "notes.yaml"),
   variants: [
     { name: "plain", mustPass: false },
     {
