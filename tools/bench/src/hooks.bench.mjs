@@ -167,7 +167,8 @@ if (process.env.BENCH_HOOK_FOCUS) {
 }
 // BENCH_HOOK_PROBE=1: where runAgent's HTTP capture spends its cost, one part at a time (with
 // FOCUS, instead of the command hook): the flag alone, a settings file alone, the collector alone,
-// an HTTP hook that never fires (SubagentStart: no subagent here), and each of the two that fire.
+// an HTTP hook that never fires (SubagentStart: no subagent here), each of the two that fire, and
+// "no capture" again (the noise floor: identical runs differ by this much at this load).
 // A comma-separated list of their keys runs only those (BENCH_HOOK_PROBE=never,collector).
 const PROBE = process.env.BENCH_HOOK_PROBE;
 if (PROBE) {
@@ -175,6 +176,8 @@ if (PROBE) {
   const empty = join(work, "empty.settings.json");
   writeFileSync(empty, "{}");
   const probes = {
+    // The same run as "no capture": how far two identical variants differ at this load.
+    again: ["probe: no capture again", {}],
     flag: ["probe: no --include-hook-events", { noHookEvents: true }],
     settings: ["probe: empty settings file", { settings: empty, counts: false }],
     collector: ["probe: collector, no hooks", { collectorOnly: true }],
