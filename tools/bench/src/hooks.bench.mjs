@@ -14,6 +14,8 @@
 //    reports starting (--include-hook-events) is in events.jsonl. BENCH_ASYNC=1 adds the shell entry
 //    registered with Claude Code's `async: true` (measured: no faster here, and it lost a run's last
 //    event).
+//    BENCH_HOOK_PROBE=1 (or some of its keys: flag,settings,collector,never,prompt,instructions,again)
+//    adds variants that split runAgent's HTTP capture into its parts (see docs/benchmarks.md).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
