@@ -222,6 +222,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   const incomplete = lostEventsFailure(capture, {
     lines,
     captured: captured.events,
+    ...(collector ? { collectorFailed: collector.failed } : {}),
     base,
     options,
     outputDir,
@@ -389,6 +390,7 @@ function lostEventsFailure(
   input: {
     lines: unknown[];
     captured: CapturedEvent[];
+    collectorFailed?: Readonly<Record<string, number>>;
     base: ClaudeSettings;
     options: RunAgentOptions;
     outputDir: string;
@@ -402,7 +404,13 @@ function lostEventsFailure(
       : input.options.pluginDirs?.length
         ? []
         : registered.filter((event) => !input.base.hooks?.[event]?.length);
-  const lost = lostHookEvents({ streamLines: input.lines, captured: input.captured, events, capture });
+  const lost = lostHookEvents({
+    streamLines: input.lines,
+    captured: input.captured,
+    events,
+    capture,
+    ...(input.collectorFailed ? { collectorFailed: input.collectorFailed } : {}),
+  });
   return lost.length > 0 ? describeLostEvents(lost, input.outputDir) : undefined;
 }
 

@@ -89,6 +89,40 @@ describe("runAgent's HTTP capture (the default) with the real claude CLI", () =>
     expect(result.error).toMatch(/^the capture lost 1 of 1 UserPromptSubmit hook event\(s\)/);
   });
 
+  for (const how of ["500", "close"] as const) {
+    it(`fails the run when the collector loses InstructionsLoaded, which the stream has no hook lines for (${how})`, async (ctx) => {
+      skipIfNoClaude(ctx, { claudeBin });
+      const withNotes = join(root, `instructions-${how}`);
+      mkdirSync(withNotes);
+      writeFileSync(join(withNotes, "a.txt"), "hello from a\n");
+      writeFileSync(join(withNotes, "CLAUDE.md"), "# Notes\nKeep answers short.\n");
+      const listAndRead = (runId: string) =>
+        withModel(listThenRead(withNotes), (server) =>
+          runAgent({
+            prompt: "list and read",
+            claudeBin,
+            baseUrl: server.url,
+            cwd: withNotes,
+            outputRoot: join(root, "out"),
+            runId,
+            timeoutMs: 90_000,
+          }),
+        );
+      const clean = await listAndRead(`http-instructions-${how}`);
+      expect(clean.error, clean.stderr).toBeUndefined();
+      expect(clean.run.instructions).toEqual([
+        expect.objectContaining({ file_path: join(withNotes, "CLAUDE.md"), load_reason: "session_start" }),
+      ]);
+      process.env.EVALS_HOOK_COLLECTOR_DROP =
+        how === "500" ? "InstructionsLoaded" : "InstructionsLoaded:close";
+      const dropped = await listAndRead(`http-instructions-drop-${how}`);
+      // Without the collector's own count the run looked complete, graded as if no CLAUDE.md was loaded.
+      expect(dropped.exit_code).toBe(0);
+      expect(dropped.run.instructions).toBeUndefined();
+      expect(dropped.error).toMatch(/^the capture lost 1 of 1 InstructionsLoaded hook event\(s\)/);
+    });
+  }
+
   it("counts only its own hooks: the user's command hook on the same events is not a lost event", async (ctx) => {
     skipIfNoClaude(ctx, { claudeBin });
     const own = { hooks: [{ type: "command", command: "true" }] };

@@ -38,6 +38,12 @@ export interface HookCollector {
   readonly url: string;
   /** Events written so far. */
   readonly captured: number;
+  /**
+   * Events that reached the collector but were not written (a failed write, an injected drop), by
+   * hook event name. The stream tells most lost events (lostHookEvents), but not all: Claude Code
+   * prints no hook lines for InstructionsLoaded, so only this count tells one was lost.
+   */
+  readonly failed: Readonly<Record<string, number>>;
   /** Stops listening (connections in flight are ended). */
   close(): Promise<void>;
 }
@@ -48,6 +54,11 @@ export async function startHookCollector(options: HookCollectorOptions): Promise
   const env = { TEST_RUN_ID: options.runId, EVALS_OUTPUT_DIR: options.outputRoot };
   const drop = parseDrop(options.drop ?? process.env.EVALS_HOOK_COLLECTOR_DROP);
   let captured = 0;
+  const failed: Record<string, number> = {};
+  const fail = (body: string) => {
+    const name = eventNameOf(body);
+    failed[name] = (failed[name] ?? 0) + 1;
+  };
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     // Taken when the event arrives, as the command hook takes it when it starts.
@@ -56,6 +67,7 @@ export async function startHookCollector(options: HookCollectorOptions): Promise
     const { text: body, problems } = await readStdin(request, limits);
     if (drop && !drop.done && body.includes(`"hook_event_name":"${drop.event}"`)) {
       drop.done = true;
+      fail(body);
       if (drop.close) request.socket.destroy();
       else response.writeHead(500).end();
       return;
@@ -69,6 +81,7 @@ export async function startHookCollector(options: HookCollectorOptions): Promise
       stdinProblems: problems,
     });
     if (outcome.captured) captured++;
+    else fail(body);
     // An empty answer: like a command hook's empty stdout, it decides nothing for the agent. A
     // failed write (logged to hook-errors.log) answers 500, which the stream shows as a failed hook.
     response.writeHead(outcome.captured ? COLLECTOR_STATUS : 500).end();
@@ -95,12 +108,20 @@ export async function startHookCollector(options: HookCollectorOptions): Promise
     get captured() {
       return captured;
     },
+    get failed() {
+      return { ...failed };
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       }),
   };
+}
+
+/** The hook_event_name of a body, read without parsing it all; "(unknown)" when it has none. */
+function eventNameOf(body: string): string {
+  return /"hook_event_name"\s*:\s*"([^"\\]{1,100})"/.exec(body)?.[1] ?? "(unknown)";
 }
 
 function parseDrop(spec: string | undefined): { event: string; close: boolean; done: boolean } | undefined {

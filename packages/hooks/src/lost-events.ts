@@ -32,6 +32,11 @@ export interface LostHookEventsInput {
    * a command hook's lines look like any other's, so only pass `events` no other hook is registered for.
    */
   capture: "http" | "command";
+  /**
+   * The collector's own count of events it received but did not write (HookCollector.failed): the
+   * only sign of a lost event the stream has no hook lines for (InstructionsLoaded).
+   */
+  collectorFailed?: Readonly<Record<string, number>>;
 }
 
 /** The events that fired more often than they were captured, in the order of `events`. */
@@ -49,8 +54,12 @@ export function lostHookEvents(input: LostHookEventsInput): LostHookEvent[] {
   for (const line of input.captured) bump(captured, line.event.hook_event_name);
   const lost: LostHookEvent[] = [];
   for (const event of new Set(input.events ?? DEFAULT_HOOK_EVENTS)) {
-    const fired = (started.get(event) ?? 0) - (others.get(event) ?? 0);
     const have = captured.get(event) ?? 0;
+    // A failure the stream also shows is counted once: the larger of the two tells.
+    const fired = Math.max(
+      (started.get(event) ?? 0) - (others.get(event) ?? 0),
+      have + (input.collectorFailed?.[event] ?? 0),
+    );
     if (have < fired) lost.push({ event, fired, captured: have });
   }
   return lost;

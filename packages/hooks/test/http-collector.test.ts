@@ -147,6 +147,8 @@ describe("the HTTP collector with the real claude CLI (2.1.330)", () => {
 
       // Nothing lost by either, by the stream's count of the hooks the CLI ran.
       expect(lostHookEvents({ streamLines: http.lines, captured: byHttp, capture: "http" })).toEqual([]);
+      // The collector's own count: it wrote every event it received.
+      expect(collector.failed).toEqual({});
       expect(lostHookEvents({ streamLines: command.lines, captured: byCommand, capture: "command" })).toEqual(
         [],
       );

@@ -14,12 +14,15 @@
 //    reports starting (--include-hook-events) is in events.jsonl. BENCH_ASYNC=1 adds the shell entry
 //    registered with Claude Code's `async: true` (measured: no faster here, and it lost a run's last
 //    event).
+//    BENCH_HOOK_PROBE=1 (or some of its keys: flag,settings,collector,never,prompt,instructions,again)
+//    adds variants that split runAgent's HTTP capture into its parts (see docs/benchmarks.md).
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { runFolderPath } from "@evals/core";
 import {
+  EVENTS_FILE,
   findDash,
   hookBinPath,
   hookSettings,
@@ -89,29 +92,34 @@ function oneCall() {
   return { names, times, input, root };
 }
 
-const single = oneCall();
-for (const runId of ["node-entry", ...(dash ? ["shell-entry"] : [])]) {
-  const captured = await readEvents(runFolderPath(runId, single.root));
-  if (captured.length !== warmup + calls)
-    throw new Error(`${runId}: expected ${warmup + calls} captured events, got ${captured.length}`);
-}
-console.log(`1. one hook call: ${calls} calls each, interleaved; payload ${single.input.length} bytes`);
-for (const name of single.names) {
-  const values = single.times[name];
+// BENCH_HOOK_PROBE=1 is about whole runs only.
+if (!process.env.BENCH_HOOK_PROBE) await measureOneCall();
+
+async function measureOneCall() {
+  const single = oneCall();
+  for (const runId of ["node-entry", ...(dash ? ["shell-entry"] : [])]) {
+    const captured = await readEvents(runFolderPath(runId, single.root));
+    if (captured.length !== warmup + calls)
+      throw new Error(`${runId}: expected ${warmup + calls} captured events, got ${captured.length}`);
+  }
+  console.log(`1. one hook call: ${calls} calls each, interleaved; payload ${single.input.length} bytes`);
+  for (const name of single.names) {
+    const values = single.times[name];
+    console.log(
+      `  ${name.padEnd(30)} median ${quantile(values, 0.5).toFixed(1).padStart(6)} ms   p90 ${quantile(values, 0.9).toFixed(1).padStart(6)} ms`,
+    );
+  }
+  const bareNode = quantile(single.times["node -e 0"], 0.5);
+  const nodeRatio = quantile(single.times["node entry (capturing)"], 0.5) / bareNode;
   console.log(
-    `  ${name.padEnd(30)} median ${quantile(values, 0.5).toFixed(1).padStart(6)} ms   p90 ${quantile(values, 0.9).toFixed(1).padStart(6)} ms`,
+    `  node entry / bare node start: ${nodeRatio.toFixed(2)}x (target <= 1.25x): ${nodeRatio <= 1.25 ? "OK" : "OVER"}`,
   );
-}
-const bareNode = quantile(single.times["node -e 0"], 0.5);
-const nodeRatio = quantile(single.times["node entry (capturing)"], 0.5) / bareNode;
-console.log(
-  `  node entry / bare node start: ${nodeRatio.toFixed(2)}x (target <= 1.25x): ${nodeRatio <= 1.25 ? "OK" : "OVER"}`,
-);
-if (dash) {
-  const shell = quantile(single.times["shell entry (capturing)"], 0.5);
-  console.log(
-    `  shell entry / bare node start: ${(shell / bareNode).toFixed(2)}x (${shell.toFixed(1)} ms a call)`,
-  );
+  if (dash) {
+    const shell = quantile(single.times["shell entry (capturing)"], 0.5);
+    console.log(
+      `  shell entry / bare node start: ${(shell / bareNode).toFixed(2)}x (${shell.toFixed(1)} ms a call)`,
+    );
+  }
 }
 
 // ---- 2. A whole run of the real CLI -----------------------------------------------------------
@@ -133,20 +141,24 @@ const settingsFile = (name, options, extra = {}) => {
 };
 // runAgent's capture: the events the stream does not carry.
 const RUN_AGENT_EVENTS = { events: STREAM_GAP_HOOK_EVENTS, toolMatcher: STREAM_GAP_TOOL_MATCHER };
-// HTTP variants start a collector per run (its url names the run), so their settings are made in claudeRun.
-const HTTP = "http";
-const HTTP_ALL = "http, every default event";
+// A variant: the settings file given with --settings (none: no flag), or `http` (a collector is
+// started per run, its url names the run, and these events are registered for it), and whether
+// --include-hook-events is passed (every variant passes it unless it says otherwise).
+const http = (events) => ({ http: events });
+const HTTP = http(RUN_AGENT_EVENTS);
+const HTTP_ALL = http({});
+const COMMAND = { settings: settingsFile("command-all", {}) };
 const runVariants = {
-  "no capture": undefined,
+  "no capture": {},
   "HTTP, runAgent's events": HTTP,
   "HTTP, every default event": HTTP_ALL,
-  "command, runAgent's events": settingsFile("command-gap", RUN_AGENT_EVENTS),
-  "command, every default event": settingsFile("command-all", {}),
+  "command, runAgent's events": { settings: settingsFile("command-gap", RUN_AGENT_EVENTS) },
+  "command, every default event": COMMAND,
   ...(process.env.BENCH_ASYNC
-    ? { "command, every event, async": settingsFile("command-async", {}, { async: true }) }
+    ? { "command, every event, async": { settings: settingsFile("command-async", {}, { async: true }) } }
     : {}),
   // The floor of a command hook: every default event registered with a command that does nothing.
-  "true, every default event": settingsFile("true", { command: "true" }),
+  "true, every default event": { settings: settingsFile("true", { command: "true" }), counts: false },
 };
 // BENCH_HOOK_FOCUS=1: only what the goals judge (no capture, runAgent's HTTP capture, the command
 // hook), so more rounds fit in the same time: at a load of 20 one variant's CPU varies by +-20%.
@@ -155,9 +167,38 @@ if (process.env.BENCH_HOOK_FOCUS) {
     if (!["no capture", "HTTP, runAgent's events", "command, every default event"].includes(name))
       delete runVariants[name];
 }
-const COMMAND = runVariants["command, every default event"];
-const targets = { [HTTP]: 1.05, [COMMAND]: 1.15 };
-const isHttp = (variant) => variant === HTTP || variant === HTTP_ALL;
+// BENCH_HOOK_PROBE=1: where runAgent's HTTP capture spends its cost, one part at a time (with
+// FOCUS, instead of the command hook): the flag alone, a settings file alone, the collector alone,
+// an HTTP hook that never fires (SubagentStart: no subagent here), each of the two that fire, and
+// "no capture" again (the noise floor: identical runs differ by this much at this load).
+// A comma-separated list of their keys runs only those (BENCH_HOOK_PROBE=never,collector).
+const PROBE = process.env.BENCH_HOOK_PROBE;
+if (PROBE) {
+  if (process.env.BENCH_HOOK_FOCUS) delete runVariants["command, every default event"];
+  const empty = join(work, "empty.settings.json");
+  writeFileSync(empty, "{}");
+  const probes = {
+    // The same run as "no capture": how far two identical variants differ at this load.
+    again: ["probe: no capture again", {}],
+    flag: ["probe: no --include-hook-events", { noHookEvents: true }],
+    settings: ["probe: empty settings file", { settings: empty, counts: false }],
+    collector: ["probe: collector, no hooks", { collectorOnly: true }],
+    never: ["probe: HTTP, never fires", http({ events: ["SubagentStart"] })],
+    prompt: ["probe: HTTP, UserPromptSubmit", http({ events: ["UserPromptSubmit"] })],
+    instructions: ["probe: HTTP, InstructionsLoaded", http({ events: ["InstructionsLoaded"] })],
+  };
+  const wanted = PROBE === "1" ? Object.keys(probes) : PROBE.split(",");
+  for (const key of wanted) {
+    if (!probes[key])
+      throw new Error(`BENCH_HOOK_PROBE: no probe ${key} (${Object.keys(probes).join(", ")})`);
+    const [name, variant] = probes[key];
+    runVariants[name] = variant;
+  }
+}
+const targets = new Map([
+  [HTTP, 1.05],
+  [COMMAND, 1.15],
+]);
 
 const model = () => listThenRead(project);
 
@@ -167,19 +208,22 @@ async function claudeRun(variant) {
   const runId = `run-${++runs}`;
   const cpuBefore = childCpuMs();
   const ownBefore = process.cpuUsage();
-  const collector = isHttp(variant) ? await startHookCollector({ runId, outputRoot }) : undefined;
-  let settings = variant;
-  if (collector) {
+  const collector =
+    variant.http || variant.collectorOnly ? await startHookCollector({ runId, outputRoot }) : undefined;
+  let settings = variant.settings;
+  if (variant.http) {
     settings = join(work, `${runId}.settings.json`);
-    const events = variant === HTTP ? RUN_AGENT_EVENTS : {};
-    writeFileSync(settings, JSON.stringify(httpHookSettings({ url: collector.url, ...events })));
+    writeFileSync(settings, JSON.stringify(httpHookSettings({ url: collector.url, ...variant.http })));
   }
   const { code, stdout, ms } = await bareClaude({
     work,
     cwd: project,
     prompt: LIST_THEN_READ,
     baseUrl: server.url,
-    args: ["--include-hook-events", ...(settings ? ["--settings", settings] : [])],
+    args: [
+      ...(variant.noHookEvents ? [] : ["--include-hook-events"]),
+      ...(settings ? ["--settings", settings] : []),
+    ],
     env: { TEST_MODE: "true", TEST_RUN_ID: runId, EVALS_OUTPUT_DIR: outputRoot },
   });
   await collector?.close();
@@ -189,12 +233,14 @@ async function claudeRun(variant) {
   if (code !== 0 || !stdout.includes('"type":"result"')) throw new Error(`claude failed (exit ${code})`);
   const started_ = stdout.split("\n").filter((line) => line.includes('"subtype":"hook_started"')).length;
   let captured = 0;
-  if (settings && !settings.endsWith("true.settings.json")) {
-    const lines = await readEvents(runFolderPath(runId, outputRoot));
-    captured = lines.length;
-  }
+  const folder = runFolderPath(runId, outputRoot);
+  // A run may fire none of the registered events: then there is no events.jsonl.
+  if (capturing(variant) && existsSync(join(folder, EVENTS_FILE)))
+    captured = (await readEvents(folder)).length;
   return { ms, cpu, ownCpu: (own.user + own.system) / 1000, fired: started_, captured };
 }
+// Whether a variant captures events (its lost events are counted).
+const capturing = (variant) => Boolean(variant.http || variant.settings) && variant.counts !== false;
 
 const names = Object.keys(runVariants);
 const results = Object.fromEntries(names.map((name) => [name, []]));
@@ -219,7 +265,7 @@ try {
   const loadLine = `load average (1 / 5 / 15 min) before ${loadBefore}, after ${load()} (${cpus().length} CPUs)`;
   console.log(`  ${loadLine}`);
   const hasCpu = (name) => results[name].every((run) => run.cpu !== undefined);
-  const counts = (name) => !runVariants[name] || runVariants[name].endsWith("true.settings.json");
+  const counts = (name) => !capturing(runVariants[name]);
   for (const name of names) {
     const list = results[name];
     const cpu = hasCpu(name)
@@ -250,9 +296,9 @@ try {
     const lost = results[name].reduce((sum, run) => sum + Math.max(0, run.fired - run.captured), 0);
     const captured = median(results[name].map((run) => run.captured));
     const events = counts(name)
-      ? `${String(fired).padStart(2)} hooks fired a run (the floor of any command hook)`
+      ? `${String(fired).padStart(2)} hooks fired a run`
       : `${String(fired).padStart(2)} hooks fired a run, ${captured} events captured, lost ${lost}`;
-    const goal = targets[variant];
+    const goal = targets.get(variant);
     // runAgent's HTTP capture is judged on wall and CPU; the command hook on wall.
     const judged = variant === HTTP ? wall <= goal && cpu <= goal : wall <= goal;
     const target =
