@@ -9,13 +9,19 @@ export function writeJsonInPieces(
   write: (piece: string) => void,
   chunkSize = 64 * 1024,
 ): void {
-  let buffer = "";
+  // The pieces of the next write, joined once (a string grown by += is a tree of pieces that
+  // every reader of it flattens again).
+  let parts: string[] = [];
+  let size = 0;
+  const flush = () => {
+    write(parts.join(""));
+    parts = [];
+    size = 0;
+  };
   const out = (text: string) => {
-    buffer += text;
-    if (buffer.length >= chunkSize) {
-      write(buffer);
-      buffer = "";
-    }
+    parts.push(text);
+    size += text.length;
+    if (size >= chunkSize) flush();
   };
   // A subtree of at most this many characters is stringified at once: walking every node of a large
   // report one at a time cost more than grading it.
@@ -54,7 +60,7 @@ export function writeJsonInPieces(
     out(JSON.stringify(node, null, 2)?.replaceAll("\n", `\n${pad}`) ?? "null");
   };
   visit(value, "");
-  if (buffer.length > 0) write(buffer);
+  if (size > 0) flush();
 }
 
 /**

@@ -3,8 +3,8 @@ import { z } from "zod";
 import { defineRule } from "../define-rule.js";
 import { fraction, pointerTo, RuleOptionsBaseSchema } from "../evaluator.js";
 import { textPattern } from "../patterns.js";
-import { outputText, type RunIndex } from "../run-index.js";
-import { callKind, describeCall, isFileWriteTool, truncate } from "../tools.js";
+import { kindOf, outputText, type RunIndex } from "../run-index.js";
+import { describeCall, isFileWriteTool, truncate } from "../tools.js";
 
 export const STOP_ON_FAILURE = "stop-on-failure";
 
@@ -103,7 +103,7 @@ export const stopOnFailureRule = defineRule({
           continue;
         }
         // Looking around to understand the failure is fine.
-        if (allowReads && !retry && callKind(call) !== "execute") continue;
+        if (allowReads && !retry && kindOf(index, call) !== "execute") continue;
         current.pressedOn++;
         if (current.pressedOn === 1) {
           const type = retry
