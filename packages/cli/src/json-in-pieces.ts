@@ -9,13 +9,19 @@ export function writeJsonInPieces(
   write: (piece: string) => void,
   chunkSize = 64 * 1024,
 ): void {
-  let buffer = "";
+  // The pieces of the next write, joined once (a string grown by += is a tree of pieces that
+  // every reader of it flattens again).
+  let parts: string[] = [];
+  let size = 0;
+  const flush = () => {
+    write(parts.join(""));
+    parts = [];
+    size = 0;
+  };
   const out = (text: string) => {
-    buffer += text;
-    if (buffer.length >= chunkSize) {
-      write(buffer);
-      buffer = "";
-    }
+    parts.push(text);
+    size += text.length;
+    if (size >= chunkSize) flush();
   };
   // A subtree of at most this many characters is stringified at once: walking every node of a large
   // report one at a time cost more than grading it.
@@ -27,12 +33,33 @@ export function writeJsonInPieces(
     if (Array.isArray(node)) {
       if (node.length === 0) return out("[]");
       out("[");
-      node.forEach((item, index) => {
-        out(`${index === 0 ? "" : ","}\n${pad}  `);
-        // As JSON.stringify: what has no JSON form is null inside an array.
-        if (item === undefined || typeof item === "function" || typeof item === "symbol") out("null");
-        else visit(item, `${pad}  `);
-      });
+      // Runs of small items (a long run's thousands of violations) are stringified together.
+      let batch: unknown[] = [];
+      let batchChars = 0;
+      let first = true;
+      const flushBatch = () => {
+        if (batch.length === 0) return;
+        // "[\n  a,\n  b\n]": the items without the brackets, each line indented to this depth.
+        const text = JSON.stringify(batch, null, 2);
+        out(`${first ? "" : ","}\n${pad}${text.slice(2, -2).replaceAll("\n", `\n${pad}`)}`);
+        first = false;
+        batch = [];
+        batchChars = 0;
+      };
+      for (const item of node) {
+        const budget = { left: smallChars };
+        if (fitsIn(item, budget, pad.length + 2)) {
+          batch.push(item);
+          batchChars += smallChars - budget.left;
+          if (batchChars >= smallChars) flushBatch();
+          continue;
+        }
+        flushBatch();
+        out(`${first ? "" : ","}\n${pad}  `);
+        first = false;
+        visit(item, `${pad}  `);
+      }
+      flushBatch();
       return out(`\n${pad}]`);
     }
     if (
@@ -54,7 +81,7 @@ export function writeJsonInPieces(
     out(JSON.stringify(node, null, 2)?.replaceAll("\n", `\n${pad}`) ?? "null");
   };
   visit(value, "");
-  if (buffer.length > 0) write(buffer);
+  if (size > 0) flush();
 }
 
 /**

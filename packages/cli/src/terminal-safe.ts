@@ -7,8 +7,13 @@ import type { CommandIo } from "./command.js";
  */
 const CONTROL = /\x1b\[[0-9;]*m|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
+const ANY_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+
 /** `text` with every control character a terminal would act on shown as an escape (`\x1b`). */
 export function terminalSafe(text: string): string {
+  // Most text has no control character at all: one scan of a character class says so (a --json
+  // report of a long run is hundreds of megabytes).
+  if (!ANY_CONTROL.test(text)) return text;
   return text.replace(CONTROL, (match) =>
     match.length > 1 ? match : `\\x${match.charCodeAt(0).toString(16).padStart(2, "0")}`,
   );

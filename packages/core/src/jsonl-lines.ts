@@ -32,9 +32,8 @@ export function* readJsonlLinesSync(
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let lineNumber = 0;
-  const parse = (bytes: Buffer, last: boolean): { value: unknown; line: number } | undefined => {
+  const parse = (text: string, last: boolean): { value: unknown; line: number } | undefined => {
     lineNumber++;
-    const text = bytes.toString("utf8");
     if (text.trim() === "") return undefined;
     try {
       return { value: JSON.parse(text), line: lineNumber };
@@ -52,12 +51,15 @@ export function* readJsonlLinesSync(
       if (read === 0) break;
       let start = 0;
       for (let newline = chunk.indexOf(0x0a, 0); newline >= 0 && newline < read; ) {
-        const piece = chunk.subarray(start, newline);
-        if (pendingBytes + piece.length > limit) throw lineTooLongError(file, lineNumber + 1, limit);
-        const bytes = pendingBytes > 0 ? Buffer.concat([...pending, piece]) : piece;
+        if (pendingBytes + newline - start > limit) throw lineTooLongError(file, lineNumber + 1, limit);
+        // A line within the chunk is decoded straight from it: no Buffer object for each line.
+        const text =
+          pendingBytes > 0
+            ? decode(Buffer.concat([...pending, chunk.subarray(start, newline)]))
+            : decode(chunk, start, newline);
         pending = [];
         pendingBytes = 0;
-        const record = parse(stripCr(bytes), false);
+        const record = parse(text, false);
         if (record) yield record;
         start = newline + 1;
         newline = chunk.indexOf(0x0a, start);
@@ -69,7 +71,7 @@ export function* readJsonlLinesSync(
       }
     }
     if (pendingBytes > 0) {
-      const record = parse(stripCr(Buffer.concat(pending)), true);
+      const record = parse(decode(Buffer.concat(pending)), true);
       if (record) yield record;
     }
   } finally {
@@ -77,6 +79,7 @@ export function* readJsonlLinesSync(
   }
 }
 
-function stripCr(bytes: Buffer): Buffer {
-  return bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.subarray(0, -1) : bytes;
+/** The UTF-8 text of `bytes` from `start` to `end`, without a final carriage return. */
+function decode(bytes: Buffer, start = 0, end = bytes.length): string {
+  return bytes.toString("utf8", start, end > start && bytes[end - 1] === 0x0d ? end - 1 : end);
 }

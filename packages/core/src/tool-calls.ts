@@ -42,6 +42,8 @@ export function listToolCalls(run: Pick<Run, "events">, options: { agent?: strin
     if (event.type !== "tool_call") continue;
     if (options.agent !== undefined && event.agent !== options.agent) continue;
     const result = results.get(event.id);
+    // Every field in one literal (absent ones undefined): one hidden class for all the views of a
+    // long run, their fields in the object itself.
     views.push({
       id: event.id,
       name: event.name,
@@ -49,8 +51,8 @@ export function listToolCalls(run: Pick<Run, "events">, options: { agent?: strin
       agent: event.agent,
       index: event.index,
       position: views.length,
-      ...(event.timestamp ? { timestamp: event.timestamp } : {}),
-      ...(result ? { result } : {}),
+      timestamp: event.timestamp || undefined,
+      result,
       permissionRequested: requested.has(event.id),
       status: denied.has(event.id) ? "denied" : !result ? "incomplete" : result.is_error ? "error" : "ok",
     });

@@ -7,18 +7,24 @@ import picomatch from "picomatch";
  * POSIX-style (Claude Code reports POSIX paths on every platform we run it on).
  */
 export function normalizePath(path: string, cwd?: string): string {
-  const key = `${cwd ?? ""}\u0000${path}`;
-  let normalized = normalizedCache.get(key);
+  // By cwd, then path: no key string made for each call of a long run.
+  let byPath = normalizedCache.get(cwd ?? "");
+  if (byPath === undefined) {
+    if (normalizedCache.size >= 100) normalizedCache.clear();
+    byPath = new Map();
+    normalizedCache.set(cwd ?? "", byPath);
+  }
+  let normalized = byPath.get(path);
   if (normalized === undefined) {
     normalized = normalizeUncached(path, cwd);
-    if (normalizedCache.size >= 50_000) normalizedCache.clear();
-    normalizedCache.set(key, normalized);
+    if (byPath.size >= 50_000) byPath.clear();
+    byPath.set(path, normalized);
   }
   return normalized;
 }
 
-/** Runs read and write the same files over and over. */
-const normalizedCache = new Map<string, string>();
+/** Runs read and write the same files over and over: cwd -> path -> normalized path. */
+const normalizedCache = new Map<string, Map<string, string>>();
 
 function normalizeUncached(path: string, cwd?: string): string {
   const slashed = path.replace(/\\/g, "/");

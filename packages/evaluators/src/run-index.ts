@@ -9,6 +9,7 @@ import {
   type UserMessageEvent,
 } from "@evals/core";
 import { appendTo } from "./collections.js";
+import { type CallKind, callKind } from "./tools.js";
 
 /**
  * The views of a run every evaluator needs, built once per Run object in one pass each (evaluators
@@ -81,6 +82,28 @@ export function indexRun(run: Run): RunIndex {
   };
   cache.set(run, index);
   return index;
+}
+
+const callKinds = new WeakMap<RunIndex, Uint8Array>();
+const KINDS: readonly CallKind[] = ["read", "execute", "other"];
+
+/**
+ * callKind of a call of the index, worked out once however many rules ask (a Bash command's is
+ * found by parsing it: a long run's commands are too many to keep parsed).
+ */
+export function kindOf(index: RunIndex, call: ToolCallView): CallKind {
+  if (index.calls[call.position] !== call) return callKind(call);
+  let known = callKinds.get(index);
+  if (known === undefined) {
+    known = new Uint8Array(index.calls.length);
+    callKinds.set(index, known);
+  }
+  let code = known[call.position] as number;
+  if (code === 0) {
+    code = KINDS.indexOf(callKind(call)) + 1;
+    known[call.position] = code;
+  }
+  return KINDS[code - 1] as CallKind;
 }
 
 /** The agent and its ancestors, nearest first (a subagent's approvals may come from its parent). */

@@ -170,6 +170,7 @@ export function parseShell(command: string): readonly SimpleCommand[] {
 }
 
 function parseShellUncached(command: string): SimpleCommand[] {
+  if (PLAIN_WORDS.test(command)) return withInlineScripts([plainCommand(command)]);
   const commands: SimpleCommand[] = [];
   let current = emptyCommand(false);
   const flush = (nextPiped: boolean) => {
@@ -199,14 +200,31 @@ function parseShellUncached(command: string): SimpleCommand[] {
       flush(token.value === "|" || token.value === "|&");
       continue;
     }
-    if (current.words.length === 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(token.value)) {
+    if (current.words.length === 0 && ASSIGNMENT.test(token.value)) {
       current.assignments.push(token.value);
       continue;
     }
     current.words.push(token.value);
   }
   flush(false);
-  // `bash -c 'rm -rf build'` runs rm: the script's commands follow the shell's own.
+  return withInlineScripts(commands);
+}
+
+/** A command line of plain words (see PLAIN_WORDS): one simple command, its leading assignments apart. */
+function plainCommand(command: string): SimpleCommand {
+  const simple = emptyCommand(false);
+  for (const word of command.trim().split(/[ \t]+/)) {
+    if (simple.words.length === 0 && ASSIGNMENT.test(word)) simple.assignments.push(word);
+    else simple.words.push(word);
+  }
+  return simple;
+}
+
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+
+/** `bash -c 'rm -rf build'` runs rm: the script's commands follow the shell's own. */
+function withInlineScripts(commands: SimpleCommand[]): SimpleCommand[] {
+  if (!commands.some((simple) => inlineScript(simple) !== undefined)) return commands;
   return commands.flatMap((simple) => {
     const script = inlineScript(simple);
     return script === undefined ? [simple] : [simple, ...parseShell(script)];

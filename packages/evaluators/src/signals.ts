@@ -1,5 +1,4 @@
 import { MAIN_AGENT } from "@evals/core";
-import { getOrCreate } from "./collections.js";
 import { escapeRegExp } from "./patterns.js";
 import { agentLineage, type RunIndex } from "./run-index.js";
 import { parseRegexLiteral } from "./shell.js";
@@ -69,18 +68,18 @@ export interface ApprovalSignalOptions {
 /**
  * For every tool call, the latest approval signal that covers it: an approval request by the same
  * agent or one of its ancestors earlier in the run, a question through AskUserQuestion, or a user
- * message that approves ("go ahead"). One pass over the events.
+ * message that approves ("go ahead"); a call without one is not in the map. One pass over the events.
  */
 export function approvalSignalsBefore(
   index: RunIndex,
   options: ApprovalSignalOptions = {},
-): Map<string, ApprovalSignal | undefined> {
+): Map<string, ApprovalSignal> {
   const requestPatterns = options.requestPatterns ?? DEFAULT_APPROVAL_REQUEST_PATTERNS;
   const prePatterns = options.preApprovalPatterns ?? DEFAULT_PRE_APPROVAL_PATTERNS;
   const askTools = new Set(options.askTools ?? ["AskUserQuestion"]);
   const latestByAgent = new Map<string, ApprovalSignal>();
   let latestFromUser: ApprovalSignal | undefined;
-  const covering = new Map<string, ApprovalSignal | undefined>();
+  const covering = new Map<string, ApprovalSignal>();
   const lineages = new Map<string, string[]>();
 
   for (const event of index.run.events) {
@@ -106,11 +105,19 @@ export function approvalSignalsBefore(
       }
     } else if (event.type === "tool_call") {
       let best: ApprovalSignal | undefined = latestFromUser;
-      for (const agent of getOrCreate(lineages, event.agent, () => agentLineage(index, event.agent))) {
-        const signal = latestByAgent.get(agent);
-        if (signal && (!best || signal.event_index > best.event_index)) best = signal;
+      if (latestByAgent.size > 0) {
+        let lineage = lineages.get(event.agent);
+        if (lineage === undefined) {
+          lineage = agentLineage(index, event.agent);
+          lineages.set(event.agent, lineage);
+        }
+        for (const agent of lineage) {
+          const signal = latestByAgent.get(agent);
+          if (signal && (!best || signal.event_index > best.event_index)) best = signal;
+        }
       }
-      covering.set(event.id, best);
+      // Only the covered calls: most calls of a long run have no signal before them.
+      if (best) covering.set(event.id, best);
       if (askTools.has(event.name)) {
         latestByAgent.set(event.agent, {
           kind: "ask-tool",

@@ -1,6 +1,7 @@
 // `evals grade` of a long run against the JSONL reader's validated read of the same file, side by side
 // in one run, each in a fresh process (its max RSS its own). Goals (issue #31): peak RSS <= 300 MB,
-// time <= 1.5x the validated read. The machine's load is printed beside them. No timings are asserted.
+// time <= 1.5x the validated read. The machine's load is printed beside them, and each process's CPU
+// time (steadier than wall time on a shared machine). No timings are asserted.
 //
 //   BENCH_GRADE_LINES   stream-json lines of the graded run (default 1000000)
 import { spawnSync } from "node:child_process";
@@ -47,17 +48,26 @@ try {
   if (graded.exit > 1) console.log(`evals grade said (exit ${graded.exit}): ${graded.stderr?.trim()}`);
   const rssMb = graded.maxRssKb / 1024;
   const ratio = graded.ms / read.ms;
+  const cpuRatio = graded.cpuMs / read.cpuMs;
+  const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
   const rows = [
-    ["", "wall time", "max RSS"],
+    ["", "wall time", "CPU time (process)", "max RSS"],
     [
       "JSONL reader, validated",
-      `${(read.ms / 1000).toFixed(1)} s`,
+      seconds(read.ms),
+      seconds(read.cpuMs),
       `${(read.maxRssKb / 1024).toFixed(0)} MB`,
     ],
-    [`evals grade (exit ${graded.exit})`, `${(graded.ms / 1000).toFixed(1)} s`, `${rssMb.toFixed(0)} MB`],
+    [
+      `evals grade (exit ${graded.exit})`,
+      seconds(graded.ms),
+      seconds(graded.cpuMs),
+      `${rssMb.toFixed(0)} MB`,
+    ],
     [
       "grade / read (goal)",
       `${ratio.toFixed(2)}x (<= ${GOAL_TIME_RATIO}x: ${ratio <= GOAL_TIME_RATIO ? "met" : "NOT met"})`,
+      `${cpuRatio.toFixed(2)}x`,
       `${rssMb.toFixed(0)} MB (<= ${GOAL_RSS_MB} MB: ${rssMb <= GOAL_RSS_MB ? "met" : "NOT met"})`,
     ],
   ];

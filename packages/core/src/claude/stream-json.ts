@@ -1,5 +1,5 @@
 import { MAIN_AGENT, type Run, type RunEventInput } from "../run.js";
-import { RunBuilder } from "../run-builder.js";
+import { RunBuilder, UNNUMBERED } from "../run-builder.js";
 
 /**
  * Translates Claude Code's `--output-format stream-json --verbose` lines into a Run.
@@ -25,8 +25,8 @@ export function runFromStreamJson(lines: Iterable<unknown>, options: StreamJsonO
   if (options.runId) builder.meta.id = options.runId;
   for (const prompt of options.prompts ?? [])
     builder.push({ type: "user_message", agent: MAIN_AGENT, text: prompt });
-  /** tool_use_id -> agent that made the call (to place subagents under the right parent). */
-  const callAgent = new Map<string, string>();
+  /** tool_use_id -> the call (its agent places subagents under the right parent). */
+  const callOf = new Map<string, { agent: string; id: string }>();
   /** Agent/Task tool_use_id -> the subagent it started. */
   const agentByParentCall = new Map<string, string>();
   const stopped = new Set<string>();
@@ -60,7 +60,7 @@ export function runFromStreamJson(lines: Iterable<unknown>, options: StreamJsonO
 
   const startSubagent = (agentId: string, parentCall: string | undefined, type?: string, prompt?: string) => {
     if (builder.hasAgent(agentId)) return;
-    const parentAgent = parentCall ? (callAgent.get(parentCall) ?? MAIN_AGENT) : MAIN_AGENT;
+    const parentAgent = parentCall ? (callOf.get(parentCall)?.agent ?? MAIN_AGENT) : MAIN_AGENT;
     if (parentCall) agentByParentCall.set(parentCall, agentId);
     builder.agent({
       id: agentId,
@@ -134,16 +134,20 @@ export function runFromStreamJson(lines: Iterable<unknown>, options: StreamJsonO
               ...timestamp,
             });
           } else if (block.type === "tool_use" && typeof block.id === "string") {
-            callAgent.set(block.id, agent);
-            builder.push({
+            // Calls and results (most of a long run) are made in one literal with every field, the
+            // index slot included (see UNNUMBERED), absent ones undefined (JSON leaves them out).
+            const call = {
+              index: UNNUMBERED,
               type: "tool_call",
               agent,
               id: block.id,
               name: String(block.name),
               input: (block.input ?? {}) as Record<string, unknown>,
-              ...(typeof message.id === "string" ? { message_id: message.id } : {}),
-              ...timestamp,
-            });
+              message_id: str(message.id),
+              timestamp: str(line.timestamp),
+            } as const;
+            callOf.set(block.id, call);
+            builder.push(call);
           }
         }
         break;
@@ -160,15 +164,18 @@ export function runFromStreamJson(lines: Iterable<unknown>, options: StreamJsonO
           if (block.type === "tool_result" && typeof block.tool_use_id === "string") {
             const isError = block.is_error === true;
             const output = shorten(block.content);
+            const call = callOf.get(block.tool_use_id);
             builder.push({
+              index: UNNUMBERED,
               type: "tool_result",
-              agent: callAgent.get(block.tool_use_id) ?? agent,
-              id: block.tool_use_id,
+              agent: call?.agent ?? agent,
+              // The call's own id string: one copy for both events.
+              id: call?.id ?? block.tool_use_id,
               output,
               is_error: isError,
-              ...(isError ? { error: textOf(output) } : {}),
-              ...timestamp,
-            });
+              error: isError ? textOf(output) : undefined,
+              timestamp: str(line.timestamp),
+            } as RunEventInput);
           } else if (block.type === "text" && typeof block.text === "string") {
             pushUserMessage(builder, userMessage(block.text, agent), timestamp);
           }

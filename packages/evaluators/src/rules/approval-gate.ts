@@ -3,13 +3,14 @@ import { z } from "zod";
 import { defineRule } from "../define-rule.js";
 import { fraction, pointerTo, RuleOptionsBaseSchema } from "../evaluator.js";
 import { type PermissionMode, PermissionModeSchema, preApprovedBySettings } from "../permissions.js";
+import { kindOf } from "../run-index.js";
 import {
   approvalSignalsBefore,
   DEFAULT_APPROVAL_REQUEST_PATTERNS,
   DEFAULT_PRE_APPROVAL_PATTERNS,
   toPatterns,
 } from "../signals.js";
-import { callKind, describeCall } from "../tools.js";
+import { describeCall } from "../tools.js";
 
 export const APPROVAL_GATE = "approval-gate";
 
@@ -61,10 +62,8 @@ export const approvalGateRule = defineRule({
 
     for (const call of index.calls) {
       if (!risky.has(canonicalToolName(call.name))) continue;
-      if (call.name === "Bash" && !options.includeReadOnlyBash && callKind(call) === "read") continue;
+      if (call.name === "Bash" && !options.includeReadOnlyBash && kindOf(index, call) === "read") continue;
       riskyCount++;
-      const pointer = pointerTo(call);
-      const what = describeCall(call);
       const bySettings = preApprovedBySettings(call, options, index.cwd);
       const signal = signals.get(call.id);
       let reason: string | undefined;
@@ -81,10 +80,15 @@ export const approvalGateRule = defineRule({
       }
       if (reason) {
         approved++;
-        evidence.add(() => ({ type: "approved", description: `${what}: ${reason}`, pointer }));
+        evidence.add(() => ({
+          type: "approved",
+          description: `${describeCall(call)}: ${reason}`,
+          pointer: pointerTo(call),
+        }));
         continue;
       }
-      violate("missing-approval", "error", `${what} ran without asking for approval first`, pointer, {
+      const what = describeCall(call);
+      violate("missing-approval", "error", `${what} ran without asking for approval first`, pointerTo(call), {
         tool: call.name,
         input: call.input,
       });

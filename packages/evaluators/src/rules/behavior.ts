@@ -11,10 +11,10 @@ import type { BehaviorExpectations } from "../cases/behavior-schema.js";
 import { runEvaluator } from "../define-rule.js";
 import { fraction, pointerTo } from "../evaluator.js";
 import { globToRegExp } from "../patterns.js";
-import type { RunIndex } from "../run-index.js";
+import { kindOf, type RunIndex } from "../run-index.js";
 import { parseRegexLiteral } from "../shell.js";
 import { approvalRequests } from "../signals.js";
-import { callKind, describeCall, isDelegationTool, isFileWriteTool, truncate } from "../tools.js";
+import { describeCall, isDelegationTool, isFileWriteTool, truncate } from "../tools.js";
 import { contextLoading } from "./context-loading.js";
 
 export const BEHAVIOR = "behavior";
@@ -118,7 +118,7 @@ export function behavior(run: Run, expectations: BehaviorExpectations = {}): Eva
     if (expectations.requiresApproval) {
       check(() => {
         const firstRisky = index.calls.find(
-          (call) => callKind(call) === "execute" && !isDelegationTool(call.name),
+          (call) => kindOf(index, call) === "execute" && !isDelegationTool(call.name),
         );
         const request = approvalRequests(index)[0];
         if (!request) fail("approval-not-requested", "the agent never asked for approval", firstRisky);
@@ -163,7 +163,9 @@ export function behavior(run: Run, expectations: BehaviorExpectations = {}): Eva
         const delegations = calls.filter((call) => isDelegationTool(call.name) && call.status !== "denied");
         if (shouldDelegate && delegations[0]) found(delegations[0], `delegated ${delegations.length}×`);
         else if (shouldDelegate) {
-          const firstWork = calls.find((call) => isFileWriteTool(call.name) || callKind(call) === "execute");
+          const firstWork = calls.find(
+            (call) => isFileWriteTool(call.name) || kindOf(index, call) === "execute",
+          );
           fail(
             "did-not-delegate",
             "the agent did the work itself instead of delegating through Agent/Task",

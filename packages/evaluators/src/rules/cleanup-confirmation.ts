@@ -41,6 +41,7 @@ const SQL_PATTERNS: [RegExp, string][] = [
   [/\btruncate\s+(table\s+)?\w/i, "truncate table"],
   [/\bdelete\s+from\s+[\w."`]+\s*(;|$|"|')/i, "delete from a table without a where clause"],
 ];
+const SQL_WORDS = /\b(drop|truncate|delete)\b/i;
 
 /**
  * The destructive operation in a command line, if any: rm (recursive, wildcard or plain), git reset
@@ -53,6 +54,8 @@ export function destructiveOperations(commandLine: string): DestructiveOperation
     const operation = destructiveCommand(simple);
     if (operation) found.push(operation);
   }
+  // One scan for the words every SQL pattern starts with, before the patterns themselves.
+  if (!SQL_WORDS.test(commandLine)) return found;
   for (const [pattern, description] of SQL_PATTERNS) {
     if (pattern.test(commandLine)) found.push({ type: "destructive-sql", description });
   }

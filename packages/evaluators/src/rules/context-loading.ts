@@ -4,8 +4,9 @@ import { ExpectedContextFilesSchema } from "../cases/behavior-schema.js";
 import { defineRule } from "../define-rule.js";
 import { fraction, pointerTo, RuleOptionsBaseSchema, severityFor, violation } from "../evaluator.js";
 import { compilePathPattern, type PathForms, pathForms } from "../paths.js";
+import { kindOf, type RunIndex } from "../run-index.js";
 import { parseShell, programOf } from "../shell.js";
-import { bashCommand, callKind, describeCall, filePathOf, isFileWriteTool } from "../tools.js";
+import { bashCommand, describeCall, filePathOf, isFileWriteTool } from "../tools.js";
 import { oacContextProblem } from "./context-task-type.js";
 
 export const CONTEXT_LOADING = "context-loading";
@@ -78,12 +79,16 @@ export const contextLoadingRule = defineRule({
   evaluate(run, options, { index, evidence, violate, violations }) {
     const patterns = options.contextFiles ?? DEFAULT_CONTEXT_FILES;
     const countSkills = options.countSkills ?? true;
-    const firstWrite = index.calls.find(isWriteAction);
+    const firstWrite = index.calls.find((call) => isWriteAction(call, index));
     const reads: ContextRead[] = [];
+    // A run reads the same files again and again: one PathForms each.
+    const forms = new Map<string, PathForms>();
+    const formsOf = (path: string) =>
+      forms.get(path) ?? (forms.set(path, pathForms(path, index.cwd)).get(path) as PathForms);
     const skills: ToolCallView[] = [];
     for (const call of index.calls) {
       if (call.name === "Skill" && countSkills) skills.push(call);
-      for (const path of filesRead(call)) reads.push({ call, path, forms: pathForms(path, index.cwd) });
+      for (const path of filesRead(call)) reads.push({ call, path, forms: formsOf(path) });
     }
     const onTime = (read: ContextRead) => !firstWrite || read.call.index < firstWrite.index;
     const autoLoaded = (run.instructions ?? []).map((file) => ({
@@ -231,8 +236,8 @@ export const contextLoadingRule = defineRule({
 export const contextLoading = contextLoadingRule.check;
 
 /** A call that changes something: a file write, or a Bash command that is not read-only. */
-export function isWriteAction(call: ToolCallView): boolean {
-  return isFileWriteTool(call.name) || (call.name === "Bash" && callKind(call) === "execute");
+export function isWriteAction(call: ToolCallView, index: RunIndex): boolean {
+  return isFileWriteTool(call.name) || (call.name === "Bash" && kindOf(index, call) === "execute");
 }
 
 const BASH_READERS = new Set(["cat", "head", "tail", "less", "more", "bat", "nl"]);

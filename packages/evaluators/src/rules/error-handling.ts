@@ -2,9 +2,9 @@ import type { ToolCallView } from "@evals/core";
 import { z } from "zod";
 import { defineRule } from "../define-rule.js";
 import { fraction, pointerTo, RuleOptionsBaseSchema } from "../evaluator.js";
-import { agentSaid } from "../run-index.js";
+import { agentSaid, kindOf } from "../run-index.js";
 import { firstMatch, toPatterns } from "../signals.js";
-import { callKind, describeCall, sameCall, truncate } from "../tools.js";
+import { describeCall, sameCall, truncate } from "../tools.js";
 import { DEFAULT_REPORT_PATTERNS } from "./report-first.js";
 import { type CallFailure, failureDetector } from "./stop-on-failure.js";
 
@@ -116,7 +116,7 @@ export const errorHandlingRule = defineRule({
         if (failed) {
           list.push({ call, failure: failed, blindRetries: 0, retryReported: false });
           failures.set(call.agent, list);
-        } else if (last && callKind(call) === "execute") {
+        } else if (last && kindOf(index, call) === "execute") {
           // Something changed: calling the failed call again is a new attempt, not a blind retry.
           last.changedSince = true;
         }

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { defineRule } from "../define-rule.js";
 import { fraction, pointerTo, RuleOptionsBaseSchema } from "../evaluator.js";
-import { callKind, describeCall } from "../tools.js";
+import { kindOf } from "../run-index.js";
+import { describeCall } from "../tools.js";
 
 export const EXECUTION_BALANCE = "execution-balance";
 
@@ -42,7 +43,7 @@ export const executionBalanceRule = defineRule({
       let readsBefore = 0;
       let checked = false;
       for (const call of calls) {
-        const kind = options.bashIsExecution && call.name === "Bash" ? "execute" : callKind(call);
+        const kind = options.bashIsExecution && call.name === "Bash" ? "execute" : kindOf(index, call);
         if (kind === "read") {
           reads++;
           readsBefore++;

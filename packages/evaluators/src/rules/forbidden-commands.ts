@@ -75,10 +75,16 @@ export const forbiddenCommandsRule = defineRule({
     ].map(compile);
     let checked = 0;
     let hits = 0;
+    // The patterns that apply to a tool, found once per tool name (not once per call).
+    const byTool = new Map<string, CompiledPattern[]>();
     for (const call of index.calls) {
-      const applicable = patterns.filter((pattern) =>
-        pattern.tools.some((tool) => tool === "*" || toolNameMatches(call.name, tool)),
-      );
+      let applicable = byTool.get(call.name);
+      if (applicable === undefined) {
+        applicable = patterns.filter((pattern) =>
+          pattern.tools.some((tool) => tool === "*" || toolNameMatches(call.name, tool)),
+        );
+        byTool.set(call.name, applicable);
+      }
       if (applicable.length === 0) continue;
       checked++;
       let hit = false;

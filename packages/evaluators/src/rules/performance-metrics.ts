@@ -72,8 +72,13 @@ export function measureRun(run: Run): PerformanceMetrics {
   const timings = new Map<string, ToolTiming>();
   const callsByAgent = new Map<string, number>();
   const intervals: [number, number][] = [];
-  // Each event's time, parsed once (Date.parse is the costly part of this evaluator).
-  const times = run.events.map((event) => time(event.timestamp));
+  // Each event's time, parsed once (Date.parse is the costly part of this evaluator); NaN when unknown.
+  const times = new Float64Array(run.events.length);
+  for (const event of run.events) times[event.index] = time(event.timestamp) ?? Number.NaN;
+  const timeAt = (eventIndex: number): number | undefined => {
+    const at = times[eventIndex] as number;
+    return Number.isNaN(at) ? undefined : at;
+  };
   for (const call of index.calls) {
     // One key per tool: a Task call (the stream's name) counts as Agent (the hooks' name).
     const tool = canonicalToolName(call.name);
@@ -93,8 +98,8 @@ export function measureRun(run: Run): PerformanceMetrics {
     timing.calls++;
     if (call.status === "error" || call.status === "denied") timing.errors++;
     callsByAgent.set(call.agent, (callsByAgent.get(call.agent) ?? 0) + 1);
-    const start = times[call.index];
-    const end = call.result ? times[call.result.index] : undefined;
+    const start = timeAt(call.index);
+    const end = call.result ? timeAt(call.result.index) : undefined;
     const duration =
       call.result?.duration_ms ?? (start !== undefined && end !== undefined ? end - start : undefined);
     if (duration !== undefined && duration >= 0) {
@@ -118,7 +123,7 @@ export function measureRun(run: Run): PerformanceMetrics {
   let longestGap: number | undefined;
   for (const event of run.events) {
     eventsByType[event.type] = (eventsByType[event.type] ?? 0) + 1;
-    const at = times[event.index];
+    const at = timeAt(event.index);
     if (at === undefined) continue;
     first = first === undefined ? at : Math.min(first, at);
     last = last === undefined ? at : Math.max(last, at);

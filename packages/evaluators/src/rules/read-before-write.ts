@@ -33,23 +33,30 @@ export const readBeforeWriteRule = defineRule({
   evaluate(_run, options, { index, evidence, violate }) {
     const scope = options.scope ?? "agent";
     const writes = options.writes ?? "updates";
-    /** scope key + path -> the call that made the file known. */
-    const known = new Map<string, ToolCallView>();
-    const key = (call: ToolCallView, path: string) =>
-      `${scope === "agent" ? call.agent : "*"}\u0000${normalizePath(path, index.cwd)}`;
+    /** scope (the agent, or "*") -> normalized path -> the call that made the file known. */
+    const known = new Map<string, Map<string, ToolCallView>>();
+    const knownIn = (call: ToolCallView) => {
+      const scoped = scope === "agent" ? call.agent : "*";
+      let paths = known.get(scoped);
+      if (paths === undefined) {
+        paths = new Map();
+        known.set(scoped, paths);
+      }
+      return paths;
+    };
     let checked = 0;
     let ok = 0;
 
     for (const call of index.calls) {
-      for (const path of filesRead(call)) known.set(key(call, path), call);
+      for (const path of filesRead(call)) knownIn(call).set(normalizePath(path, index.cwd), call);
       const isEdit = isFileEditTool(call.name);
       if (!isEdit && call.name !== "Write") continue;
       const path = filePathOf(call);
       if (!path) continue;
-      const k = key(call, path);
-      const before = known.get(k);
+      const normalized = normalizePath(path, index.cwd);
+      const before = knownIn(call).get(normalized);
       const succeeded = call.status === "ok";
-      if (succeeded) known.set(k, call);
+      if (succeeded) knownIn(call).set(normalized, call);
       if (!isEdit) {
         const outcome = writeOutcome(call);
         if (writes === "never" || outcome === "create") continue;

@@ -2,9 +2,9 @@ import { MAIN_AGENT, type ToolCallView } from "@evals/core";
 import { z } from "zod";
 import { defineRule } from "../define-rule.js";
 import { fraction, pointerTo, RuleOptionsBaseSchema } from "../evaluator.js";
-import { agentSaid } from "../run-index.js";
+import { agentSaid, kindOf } from "../run-index.js";
 import { approvingPhrase, DEFAULT_APPROVAL_REQUEST_PATTERNS, firstMatch, toPatterns } from "../signals.js";
-import { callKind, describeCall, sameCall, truncate } from "../tools.js";
+import { describeCall, sameCall, truncate } from "../tools.js";
 import { type CallFailure, failureDetector } from "./stop-on-failure.js";
 
 export const REPORT_FIRST = "report-first";
@@ -195,7 +195,7 @@ export const reportFirstRule = defineRule({
         if (!call || call.index !== event.index) continue;
         const current = open.get(call.agent);
         const retry = current !== undefined && sameCall(call, current.call);
-        const change = callKind(call) === "execute" && !retry;
+        const change = kindOf(index, call) === "execute" && !retry;
         if (change && call.agent === MAIN_AGENT && !firstChangeSeen) {
           firstChangeSeen = true;
           if (options.planFirst && !planned && !current) {

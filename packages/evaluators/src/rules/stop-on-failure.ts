@@ -3,8 +3,8 @@ import { z } from "zod";
 import { defineRule } from "../define-rule.js";
 import { fraction, pointerTo, RuleOptionsBaseSchema } from "../evaluator.js";
 import { textPattern } from "../patterns.js";
-import { outputText, type RunIndex } from "../run-index.js";
-import { callKind, describeCall, isFileWriteTool, truncate } from "../tools.js";
+import { kindOf, outputText, type RunIndex } from "../run-index.js";
+import { describeCall, isFileWriteTool, truncate } from "../tools.js";
 
 export const STOP_ON_FAILURE = "stop-on-failure";
 
@@ -39,6 +39,8 @@ interface OpenFailure {
   pressedOn: number;
   /** A retry of the same call succeeded. */
   recovered?: boolean;
+  /** The failed call's input as JSON, made the first time a later call is compared with it. */
+  inputJson?: string;
 }
 
 /**
@@ -87,7 +89,7 @@ export const stopOnFailureRule = defineRule({
             open.set(call.agent, { call, failure: failed, retries: 0, reported: false, pressedOn: 0 });
           continue;
         }
-        const retry = call.name === current.call.name && sameInput(call, current.call);
+        const retry = call.name === current.call.name && sameInput(call, current);
         if (retry && current.retries < maxRetries) {
           // Retrying the identical call once is fine; success closes the failure.
           current.retries++;
@@ -103,7 +105,7 @@ export const stopOnFailureRule = defineRule({
           continue;
         }
         // Looking around to understand the failure is fine.
-        if (allowReads && !retry && callKind(call) !== "execute") continue;
+        if (allowReads && !retry && kindOf(index, call) !== "execute") continue;
         current.pressedOn++;
         if (current.pressedOn === 1) {
           const type = retry
@@ -199,8 +201,9 @@ export function failureDetector(
   };
 }
 
-function sameInput(a: ToolCallView, b: ToolCallView): boolean {
-  return JSON.stringify(a.input) === JSON.stringify(b.input);
+function sameInput(call: ToolCallView, failed: OpenFailure): boolean {
+  failed.inputJson ??= JSON.stringify(failed.call.input);
+  return JSON.stringify(call.input) === failed.inputJson;
 }
 
 /** A failure's text on one line, so a violation's message stays one sentence. */
