@@ -166,6 +166,11 @@ function describeWithBaseline(suite: string, options: DescribeCasesOptions, base
     {
       ...suiteOptions(options, async () => {
         const all = await cases();
+        const unknown = (baseline.cases ?? []).filter((id) => !all.some((evalCase) => evalCase.id === id));
+        if (unknown.length > 0)
+          throw new Error(
+            `describeCases "${suite}": baseline.cases names ${unknown.map((id) => JSON.stringify(id)).join(", ")}, not a case of the suite (its cases: ${all.map((evalCase) => evalCase.id).join(", ")})`,
+          );
         const shardOf = shard
           ? shardsOfCases(
               suite,

@@ -84,4 +84,22 @@ describe("describeCases with a baseline", () => {
       "names-the-notes",
     ]);
   }, 600_000);
+
+  it("refuses a baseline naming a case the suite does not have, naming it and the suite's cases", async () => {
+    const errors: string[] = [];
+    await runFixtureSuites({
+      root: fixtureDir,
+      include: ["unknown-case.fixture.ts"],
+      reporters: [
+        {
+          onTestModuleEnd: (module: { errors(): { message: string }[] }) =>
+            void errors.push(...module.errors().map((error) => error.message)),
+        } as never,
+      ],
+      env: { EVALS_TEST_OUTPUT_ROOT: scratch },
+    });
+    expect(errors.join("\n")).toContain(
+      'describeCases "notes baseline typo": baseline.cases names "lists-the-note", not a case of the suite (its cases: lists-the-notes)',
+    );
+  });
 });
