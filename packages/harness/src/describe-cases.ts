@@ -1,6 +1,6 @@
 import { relative } from "node:path";
 import type { EvalCase } from "@evals/evaluators";
-import { shardResultsDir } from "@evals/logging";
+import { type Shard, shardResultsDir } from "@evals/logging";
 import { afterAll, describe } from "vitest";
 import { type DescribeEvalOptions, defineEvalSuite, suiteShard } from "./describe-eval.js";
 import type { CaseOutcome } from "./evaluate-case.js";
@@ -12,11 +12,13 @@ import {
   variantSettingsOf,
 } from "./run-case.js";
 import { suiteRegistry } from "./runner-registry.js";
+import { shardsOfCases } from "./shard.js";
 import {
   checkVariants,
   compareVariantOutcomes,
   formatVariantsReport,
   type Variant,
+  type VariantOutcomes,
   type VariantReportFiles,
   type VariantsResult,
   variantCase,
@@ -38,6 +40,13 @@ export interface DescribeCasesOptions
    */
   variants?: readonly Variant[];
   /**
+   * Compares the suite with a baseline without running the suite's cases twice: the baseline
+   * variant runs `baseline.cases` of the suite again (not gated, under `<suite> › <name>`), and is
+   * compared with the suite's own runs of them, labelled `baseline.against` (default "suite"). The
+   * comparison is printed and written as with `variants`. Not together with `variants`.
+   */
+  baseline?: SuiteBaseline;
+  /**
    * Where the comparison goes (default `results/variants/<suite slug>/`, relative to the cwd; under
    * a shard `results/shard-<i>-of-<n>/variants/<suite slug>/`, next to the shard's results, where
    * `evals merge` finds it).
@@ -45,6 +54,14 @@ export interface DescribeCasesOptions
   variantsDir?: string;
   /** Called with the comparison once both variants have run (e.g. to assert on it). */
   onComparison?: (result: VariantsResult, files: VariantReportFiles) => void;
+}
+
+/** describeCases' `baseline`: a variant run beside the suite and compared with the suite's own runs. */
+export interface SuiteBaseline extends Omit<Variant, "mustPass"> {
+  /** The ids of the suite's cases it runs and the comparison covers (default: every case). */
+  cases?: readonly string[];
+  /** The suite's side's name in the comparison (default "suite"), e.g. "with-skill". */
+  against?: string;
 }
 
 /**
@@ -63,8 +80,14 @@ export interface DescribeCasesOptions
  * ```
  */
 export function describeCases(suite: string, options: DescribeCasesOptions): void {
+  if (options.variants && options.baseline)
+    throw new Error(`describeCases "${suite}": give either variants or baseline, not both`);
   if (options.variants) {
     describeVariants(suite, options, checkVariants(options.variants));
+    return;
+  }
+  if (options.baseline) {
+    describeWithBaseline(suite, options, options.baseline);
     return;
   }
   defineEvalSuite<EvalCase>(
@@ -104,19 +127,107 @@ function describeVariants(suite: string, options: DescribeCasesOptions, variants
         outcomes: list.filter((outcome) => outcome !== undefined),
         positions: [...list.keys()].filter((index) => list[index] !== undefined),
       }));
-      if (sides[0]!.outcomes.length === 0 && sides[1]!.outcomes.length === 0) return;
-      const result = compareVariantOutcomes([sides[0]!, sides[1]!], { suite, ...(shard ? { shard } : {}) });
-      const dir =
-        options.variantsDir ??
-        variantReportsDir(suite, shard ? shardResultsDir("results", shard) : "results");
-      const files = writeVariantReports(result, { dir });
-      const show = (file: string) => relative(process.cwd(), file) || file;
-      console.log(
-        `\n${suite}: ${variants[0].name} vs ${variants[1].name}\n${formatVariantsReport(result, { files, show })}`,
-      );
-      options.onComparison?.(result, files);
+      reportComparison(suite, options, [sides[0]!, sides[1]!], shard);
     });
   });
+}
+
+/**
+ * describeCases with `baseline`: the suite as without it, and beside it the baseline's runs of the
+ * compared cases; once both have run, the baseline is compared with the suite's runs of those cases.
+ */
+function describeWithBaseline(suite: string, options: DescribeCasesOptions, baseline: SuiteBaseline): void {
+  const [variant] = checkVariants([baseline, { name: baseline.against ?? "suite" }]);
+  const against: Variant = { name: baseline.against ?? "suite" };
+  const shard = suiteShard(options.shard);
+  const compared = (evalCase: EvalCase) => !baseline.cases || baseline.cases.includes(evalCase.id);
+  // Each side's outcomes by the case's position among the suite's cases.
+  const outcomes: Map<number, CaseOutcome>[] = [new Map(), new Map()];
+  let suiteCases: Promise<EvalCase[]> | undefined;
+  const cases = () => {
+    suiteCases ??= loadNamedCases(options);
+    return suiteCases;
+  };
+  defineEvalSuite<EvalCase>(
+    suite,
+    suiteOptions(options, cases),
+    (evalCase) => caseSettingsOf(options, evalCase),
+    {
+      onOutcome: (outcome, index) => {
+        outcomes[1]!.set(index, outcome);
+      },
+    },
+  );
+  // The baseline runs the compared cases the suite runs here (under a shard, the suite's shard of
+  // them): its own list must not be sharded again.
+  let positions: number[] = [];
+  defineEvalSuite<EvalCase>(
+    variantSuite(suite, variant),
+    {
+      ...suiteOptions(options, async () => {
+        const all = await cases();
+        const unknown = (baseline.cases ?? []).filter((id) => !all.some((evalCase) => evalCase.id === id));
+        if (unknown.length > 0)
+          throw new Error(
+            `describeCases "${suite}": baseline.cases names ${unknown.map((id) => JSON.stringify(id)).join(", ")}, not a case of the suite (its cases: ${all.map((evalCase) => evalCase.id).join(", ")})`,
+          );
+        const shardOf = shard
+          ? shardsOfCases(
+              suite,
+              all.map((evalCase) => evalCase.id),
+              shard.count,
+            )
+          : undefined;
+        positions = [...all.keys()].filter(
+          (index) => compared(all[index]!) && (!shardOf || shardOf[index] === shard!.index),
+        );
+        return positions.map((index) => variantCase(all[index]!, variant));
+      }),
+      shard: { index: 1, count: 1 },
+    },
+    (evalCase) => ({ ...variantSettingsOf(options, evalCase, variant), suite }),
+    {
+      onOutcome: (outcome, index) => {
+        outcomes[0]!.set(positions[index]!, outcome);
+      },
+      gate: false,
+      metaSuite: variantSuite(suite, variant),
+    },
+  );
+  afterAll(() => {
+    // The cases both sides ran (the baseline's are compared ones), in the suite's order.
+    const both = [...outcomes[0]!.keys()].filter((index) => outcomes[1]!.has(index)).sort((a, b) => a - b);
+    const side = (v: Variant, list: Map<number, CaseOutcome>) => ({
+      variant: v,
+      outcomes: both.map((index) => list.get(index)!),
+      positions: both,
+    });
+    reportComparison(
+      suite,
+      options,
+      [side({ ...variant, mustPass: false }, outcomes[0]!), side(against, outcomes[1]!)],
+      shard,
+    );
+  });
+}
+
+/** Compares the two sides' outcomes, prints the comparison and writes its files. */
+function reportComparison(
+  suite: string,
+  options: DescribeCasesOptions,
+  sides: [VariantOutcomes, VariantOutcomes],
+  shard: Shard | undefined,
+): void {
+  if (sides[0].outcomes.length === 0 && sides[1].outcomes.length === 0) return;
+  const result = compareVariantOutcomes(sides, { suite, ...(shard ? { shard } : {}) });
+  const dir =
+    options.variantsDir ?? variantReportsDir(suite, shard ? shardResultsDir("results", shard) : "results");
+  const files = writeVariantReports(result, { dir });
+  const show = (file: string) => relative(process.cwd(), file) || file;
+  console.log(
+    `\n${suite}: ${sides[0].variant.name} vs ${sides[1].variant.name}\n${formatVariantsReport(result, { files, show })}`,
+  );
+  options.onComparison?.(result, files);
 }
 
 function suiteOptions(
@@ -131,6 +242,7 @@ function suiteOptions(
     scorers: _scorers,
     task: _task,
     variants: _variants,
+    baseline: _baseline,
     variantsDir: _variantsDir,
     onComparison: _onComparison,
     ...rest

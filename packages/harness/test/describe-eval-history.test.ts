@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { caseHistory, Store } from "@evals/store";
+import { caseHistory, RECORD_QUEUE_ENV, recordQueuedRuns, Store } from "@evals/store";
 import { RecordingReporter } from "@evals/store/reporter";
 import { runFixtureSuites } from "@evals/test-kit/vitest-fixture";
 import { afterAll, describe, expect, it } from "vitest";
@@ -40,6 +40,54 @@ describe("describeEval suites under @evals/store's reporter (npm run eval)", () 
         "SELECT count(*)::int AS n FROM violations v JOIN cases c USING (run_id, position) WHERE c.name = 'uses Read'",
       );
       expect(read?.n).toBe(4);
+    } finally {
+      await store.close();
+    }
+  }, 300_000);
+
+  it("under npm run eval (EVALS_RECORD_QUEUE) leaves each run but the database's first to be recorded in one open", async () => {
+    const db = join(scratch, "queued-db");
+    const queue = mkdtempSync(join(scratch, "queue-"));
+    for (let run = 0; run < 2; run++) {
+      const reporter = new RecordingReporter({
+        outputDir: join(scratch, "queued-results"),
+        db,
+        env: { [RECORD_QUEUE_ENV]: queue },
+        stream: new PassThrough(),
+      });
+      await runFixtureSuites({ root: fixtureDir, include: ["suites.fixture.ts"], reporters: [reporter] });
+    }
+    // The first run created the database; the second waits in the queue.
+    const recorded = async () => {
+      const store = await Store.open({ kind: "embedded", dir: db });
+      try {
+        return (await store.sql.query<{ n: number }>("SELECT count(*)::int AS n FROM runs"))[0]?.n;
+      } finally {
+        await store.close();
+      }
+    };
+    expect(await recorded()).toBe(1);
+    expect(readdirSync(queue)).toHaveLength(1);
+    const warnings: string[] = [];
+    expect(await recordQueuedRuns(queue, { warn: (message) => void warnings.push(message) })).toEqual({
+      recorded: 1,
+      failed: 0,
+    });
+    expect(warnings).toEqual([]);
+    expect(readdirSync(queue)).toEqual([]);
+    const store = await Store.open({ kind: "embedded", dir: db });
+    try {
+      expect(await store.sql.query("SELECT source, complete FROM runs")).toEqual([
+        { source: "vitest", complete: true },
+        { source: "vitest", complete: true },
+      ]);
+      const bash = (await caseHistory(store)).find(
+        (c) => c.suite === "basics" && c.case_id.includes("uses-bash"),
+      );
+      expect(bash?.runs.map((r) => [r.status, r.passed_trials, r.trial_count])).toEqual([
+        ["passed", 2, 2],
+        ["passed", 2, 2],
+      ]);
     } finally {
       await store.close();
     }

@@ -43,6 +43,12 @@ export {
   type StoreLocation,
 } from "./location.js";
 export { SchemaTooNewError } from "./migrate.js";
+export {
+  type QueuedRunsOutcome,
+  queueRun,
+  RECORD_QUEUE_ENV,
+  recordQueuedRuns,
+} from "./record-queue.js";
 export { type RecordRunOptions, type RecordRunOutcome, recordRun } from "./record-run.js";
 export { refreshHistoryDigest } from "./refresh-history-digest.js";
 export { type RunFiles, type RunSource, runId } from "./run-rows.js";

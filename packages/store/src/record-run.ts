@@ -43,7 +43,12 @@ export async function recordRun(results: ResultsFile, options: RecordRunOptions)
   }
 }
 
-function notRecordedWarning(location: StoreLocation, reason: string, options: RecordRunOptions): string {
+/** The one warning of a run not recorded: the database, why, and the command that adds it later. */
+export function notRecordedWarning(
+  location: StoreLocation,
+  reason: string,
+  options: Pick<RecordRunOptions, "files">,
+): string {
   const file = options.files?.history;
   const near = file ? relative(process.cwd(), file) : undefined;
   const shown = near && !near.startsWith("..") ? near : file;

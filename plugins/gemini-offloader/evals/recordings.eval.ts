@@ -10,6 +10,7 @@ import { describe, expect, test } from "vitest";
 import { OFFLOADER_MASKS } from "./support/masks.js";
 import { OFFLOADER_CASSETTE, offloaderTrial } from "./support/offloader-case.js";
 import { SKILL_NAME } from "./support/scripted-agent.js";
+import { WITHOUT_SKILL } from "./support/without-skill.js";
 
 /**
  * The recordings the two suites replay: one per case, made by the real claude CLI 2.1.330 through
@@ -44,21 +45,30 @@ function recordedSkillBody(requests: WireRequest[]): string | undefined {
   return undefined;
 }
 const SUITES = [
-  { suite: "gemini-offloader-skill", cases: "./cases/skill-invocation.yaml" },
-  { suite: "gemini-offloader-workflows", cases: "./cases/workflows.yaml" },
+  { suite: "gemini-offloader-skill", cases: "./cases/skill-invocation.yaml", baseline: WITHOUT_SKILL },
+  { suite: "gemini-offloader-workflows", cases: "./cases/workflows.yaml", baseline: undefined },
 ];
 
-describe.each(SUITES)("recordings of $suite", ({ suite, cases }) => {
+describe.each(SUITES)("recordings of $suite", ({ suite, cases, baseline }) => {
   const folder = here(`./cassettes/${suite}`);
   const files = readdirSync(folder).filter((name) => name.endsWith(".recording.json"));
   const loaded = loadCases(here(cases));
+  /** A baseline's recording is `<case id>.<baseline>.<hash>`: its case id says `<case id>.<baseline>`. */
+  const baselineSuffix = baseline ? `.${baseline.name}` : undefined;
+  const isBaseline = (name: string) =>
+    baselineSuffix !== undefined &&
+    String(readRecording(join(folder, name)).metadata.case_id).endsWith(baselineSuffix);
 
-  test("one recording per case, each for the case's current prompt", () => {
+  test("one recording per case (and per case of its baseline), each for the case's current prompt", () => {
     const byCase = new Map<string, string[]>();
     for (const name of files) {
       const recording = readRecording(join(folder, name));
-      const caseId = String(recording.metadata.case_id);
-      byCase.set(caseId, [...(byCase.get(caseId) ?? []), name]);
+      const recorded = String(recording.metadata.case_id);
+      const caseId =
+        baselineSuffix && recorded.endsWith(baselineSuffix)
+          ? recorded.slice(0, -baselineSuffix.length)
+          : recorded;
+      byCase.set(recorded, [...(byCase.get(recorded) ?? []), name]);
       const evalCase = loaded.find((item) => item.id === caseId);
       expect(evalCase, `${name} belongs to no case of ${cases} (delete it)`).toBeDefined();
       expect(recording.metadata.prompt, `${name} was recorded for another prompt`).toBe(
@@ -68,6 +78,9 @@ describe.each(SUITES)("recordings of $suite", ({ suite, cases }) => {
     for (const evalCase of loaded) {
       expect(byCase.get(evalCase.id), `recordings of ${evalCase.id}`).toHaveLength(1);
     }
+    const baselineCases = baseline ? baseline.cases.map((id) => `${id}${baselineSuffix}`) : [];
+    for (const id of baselineCases) expect(byCase.get(id), `recordings of ${id}`).toHaveLength(1);
+    expect(byCase.size).toBe(loaded.length + baselineCases.length);
   });
 
   test.each(files)(
@@ -77,13 +90,15 @@ describe.each(SUITES)("recordings of $suite", ({ suite, cases }) => {
       expect(recording.claude_version).toBe("2.1.330");
       expect(["loopback", "api"]).toContain(recording.metadata.upstream);
       const requests = recording.interactions.map((interaction) => recordedRequest(recording, interaction));
-      expect(requests.length).toBeGreaterThan(1);
+      // A session that used a tool has several requests; the baseline's agent answers at once.
+      expect(requests.length).toBeGreaterThan(isBaseline(name) ? 0 : 1);
       for (const request of requests) {
         expect(request.headers["user-agent"]).toMatch(/^claude-cli\/2\.1\.330 /);
         expect(request.headers["x-api-key"]).toBe("[REDACTED]");
       }
-      // The CLI offered the plugin's skill to the model in every session.
-      expect(JSON.stringify(requests[0]!.body)).toContain(`- ${SKILL_NAME}:`);
+      // The CLI offered the plugin's skill to the model in every session, but not without the plugin.
+      const offered = JSON.stringify(requests[0]!.body).includes(`- ${SKILL_NAME}:`);
+      expect(offered, "the skill offered to the model").toBe(!isBaseline(name));
     },
   );
 
@@ -91,10 +106,11 @@ describe.each(SUITES)("recordings of $suite", ({ suite, cases }) => {
     const recording = readRecording(join(folder, name));
     const loaded = recordedSkillBody(recording.interactions.map((item) => recordedRequest(recording, item)));
     if (loaded === undefined) {
-      // Only the agent that never loads the skill has no SKILL.md in its session.
-      expect(name).toMatch(/^misbehaves-calls-gemini-directly\./);
+      // Only the agent that never loads the skill (and the baseline, without it) has no SKILL.md in its session.
+      if (!isBaseline(name)) expect(name).toMatch(/^misbehaves-calls-gemini-directly\./);
       return;
     }
+    expect(isBaseline(name), `${name}: the baseline runs without the plugin`).toBe(false);
     const body = readFileSync(SKILL_MD, "utf8").replace(/^---\n[\s\S]*?\n---\n/, "");
     expect(
       loaded.trim(),

@@ -7,12 +7,18 @@ import { runCommand } from "./support/commands.js";
 import { OFFLOADER_CASSETTE, offloaderTrial, scriptedAgents } from "./support/offloader-case.js";
 import { expectation, type OutcomeExpectation, outcomeScorer, scriptCalls } from "./support/outcome.js";
 import { skillFirstScorer } from "./support/skill-first.js";
+import { WITHOUT_SKILL } from "./support/without-skill.js";
 import type { Workspace } from "./support/workspace.js";
 
 /**
  * Layer 2, skill invocation: the real claude CLI with the plugin installed picks the skill and runs
  * the right script with the right arguments. Cases: cases/skill-invocation.yaml. Model: replayed
  * from cassettes/gemini-offloader-skill/. Scripts and Gemini CLI: real, against the fake Gemini API.
+ *
+ * Does the skill help? Three of the cases also run without the plugin loaded (the baseline,
+ * support/without-skill.ts, not gated), and are compared with this suite's runs of them: pass
+ * rates with 95% intervals, the difference, the deltas in turns, tool calls, tokens and time,
+ * printed after the suite and written to results/variants/gemini-offloader-skill/.
  */
 
 const suite = "gemini-offloader-skill";
@@ -138,6 +144,7 @@ describeCases(suite, {
     const prepare = PREPARE[evalCase.id];
     return offloaderTrial(trial, { gemini: { rules: GEMINI_ANSWERS }, ...(prepare ? { prepare } : {}) });
   },
+  baseline: WITHOUT_SKILL,
   // A case mostly waits on CLIs starting and answering: two run at a time.
   concurrency: 2,
 });

@@ -65,9 +65,13 @@ export function sampleTreeCpu(rootPid, intervalMs = 100) {
         const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
         const cpuMs = ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
         const waitMs = Number(readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[1]) / 1e6;
-        const entry = seen.get(pid) ?? {
-          kind: processKind(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean)),
-        };
+        const entry = seen.get(pid) ?? {};
+        // Read again while the process is young: a child sampled between its fork and its exec still
+        // shows its parent's command line (a claude CLI started by a vitest worker counted as the worker).
+        if (entry.samples === undefined || entry.samples < 3) {
+          entry.kind = processKind(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean));
+          entry.samples = (entry.samples ?? 0) + 1;
+        }
         entry.cpuMs = cpuMs;
         entry.waitMs = waitMs;
         seen.set(pid, entry);

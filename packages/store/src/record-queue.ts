@@ -1,0 +1,106 @@
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { type ResultsFile, writeFileAtomic } from "@evals/logging";
+import { describeLocation, locateStore, type StoreLocation } from "./location.js";
+import { notRecordedWarning, type RecordRunOptions } from "./record-run.js";
+import type { RunFiles, RunSource } from "./run-rows.js";
+import { Store } from "./store.js";
+
+/**
+ * A folder where the vitest reporter leaves each run instead of recording it, for
+ * `recordQueuedRuns` to record them all at the end: `npm run eval` runs a dozen suites, and
+ * opening the embedded database costs each of them ~0.4 s of CPU (one open records them all).
+ */
+export const RECORD_QUEUE_ENV = "EVALS_RECORD_QUEUE";
+
+const QUEUED_RUN_VERSION = 1;
+
+/** A queued run: what recordRun would have been given, with the database it was meant for. */
+interface QueuedRun {
+  version: typeof QUEUED_RUN_VERSION;
+  location: Exclude<StoreLocation, { kind: "off" }>;
+  source: RunSource;
+  files?: RunFiles;
+  mergedShards?: number;
+  results: ResultsFile;
+}
+
+let queued = 0;
+
+/**
+ * Leaves the run in `dir` (a file of its own, written atomically) for recordQueuedRuns, with the
+ * database it is recorded in resolved now (from `db`, EVALS_DB_URL or the workspace of `cwd`).
+ * Nothing is queued when recording is off.
+ */
+export function queueRun(dir: string, results: ResultsFile, options: RecordRunOptions): void {
+  const location = locateStore(options);
+  if (location.kind === "off") return;
+  const run: QueuedRun = {
+    version: QUEUED_RUN_VERSION,
+    location,
+    source: options.source,
+    ...(options.files ? { files: options.files } : {}),
+    ...(options.mergedShards !== undefined ? { mergedShards: options.mergedShards } : {}),
+    results,
+  };
+  const name = `${Date.now()}-${process.pid}-${String(queued++).padStart(4, "0")}.json`;
+  writeFileAtomic(join(dir, name), JSON.stringify(run));
+}
+
+/** What recordQueuedRuns did. */
+export interface QueuedRunsOutcome {
+  recorded: number;
+  /** Runs that could not be recorded (each got recordRun's warning, with the command that adds it later). */
+  failed: number;
+}
+
+/**
+ * Records every run queued in `dir` (queueRun), oldest first, opening each database once, and
+ * removes their files. Like recordRun it never throws for a database that cannot be opened: each
+ * run not recorded gets one warning with the command that adds it later from its history file.
+ */
+export async function recordQueuedRuns(
+  dir: string,
+  options: { warn?: (message: string) => void } = {},
+): Promise<QueuedRunsOutcome> {
+  const files = readdirSync(dir)
+    .filter((name) => name.endsWith(".json"))
+    .sort()
+    .map((name) => join(dir, name));
+  const byDatabase = new Map<string, { location: QueuedRun["location"]; runs: [string, QueuedRun][] }>();
+  for (const file of files) {
+    const run = JSON.parse(readFileSync(file, "utf8")) as QueuedRun;
+    if (run.version !== QUEUED_RUN_VERSION) throw new Error(`${file}: not a queued run of this @evals/store`);
+    const key = describeLocation(run.location);
+    const group = byDatabase.get(key) ?? { location: run.location, runs: [] };
+    group.runs.push([file, run]);
+    byDatabase.set(key, group);
+  }
+  const warn = options.warn ?? ((message: string) => process.stderr.write(message));
+  const outcome: QueuedRunsOutcome = { recorded: 0, failed: 0 };
+  for (const { location, runs } of byDatabase.values()) {
+    let store: Store | undefined;
+    let openError: Error | undefined;
+    try {
+      store = await Store.open(location);
+    } catch (error) {
+      openError = error as Error;
+    }
+    try {
+      for (const [file, run] of runs) {
+        try {
+          if (!store) throw openError;
+          await store.record(run.results, run.source, run.files, run.mergedShards);
+          outcome.recorded++;
+        } catch (error) {
+          outcome.failed++;
+          warn(notRecordedWarning(location, (error as Error).message, run.files ? { files: run.files } : {}));
+        }
+        rmSync(file, { force: true });
+      }
+    } finally {
+      await store?.close().catch(() => {});
+    }
+  }
+  return outcome;
+}
