@@ -193,9 +193,11 @@ export async function runOpenCode(options: RunOpenCodeOptions): Promise<RunOpenC
   const marker = randomUUID();
   const ripgrepDir = findRipgrepDir();
   const env = runEnv({ options, dirs, marker, ripgrepDir });
-  const provider = onlyProvider(options, cwd);
+  // OpenCode reads only the models of the run's provider (the `env` option may name another file, or none).
+  const provider =
+    options.env && "OPENCODE_MODELS_PATH" in options.env ? undefined : onlyProvider(options, cwd);
   const modelsDb = provider ? await providerModelsDb(bin, provider) : undefined;
-  if (modelsDb) env.OPENCODE_MODELS_PATH ??= modelsDb;
+  if (modelsDb) env.OPENCODE_MODELS_PATH = modelsDb;
   if (capture) {
     env[CAPTURE_ENV.events] ??= join(outputDir, RUN_FOLDER_FILES.events);
     env[CAPTURE_ENV.status] ??= statusFile;
