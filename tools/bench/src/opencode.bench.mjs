@@ -100,7 +100,7 @@ async function bare(server, { pluginMarker }) {
   child.stderr.resume();
   const code = await new Promise((resolve) => child.on("close", resolve));
   rmSync(sandbox, { recursive: true, force: true });
-  if (code !== 0 || !stdout.includes("Read: hello")) throw new Error(`bare opencode failed (exit ${code})`);
+  if (code !== 0 || !stdout.includes("1: hello")) throw new Error(`bare opencode failed (exit ${code})`);
 }
 
 async function runner(server, env) {
