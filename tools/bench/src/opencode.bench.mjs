@@ -13,7 +13,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { capturePluginSource, findOpenCode, runOpenCode } from "@evals/opencode";
 import {
   countToolResults,
@@ -29,6 +29,9 @@ import { childCpuMs } from "./bench-kit.mjs";
 const rounds = Number(process.env.BENCH_OPENCODE_RUNS ?? 5);
 const PROMPT = "List the files, then read a.txt.";
 const OPENCODE_BIN = findOpenCode();
+// rg for OpenCode's file search, on PATH as the runner puts it (without it OpenCode tries to fetch one):
+// the runner's own, from a first run (which also makes the provider's models file), not counted.
+let rgDir;
 const work = mkdtempSync(join(tmpdir(), "evals-bench-opencode-"));
 const project = join(work, "project");
 mkdirSync(project);
@@ -74,7 +77,7 @@ async function bare(server, { pluginMarker }) {
     cwd: project,
     stdio: ["pipe", "pipe", "pipe"],
     env: {
-      PATH: process.env.PATH,
+      PATH: [rgDir, process.env.PATH].filter(Boolean).join(delimiter),
       LANG: "C.UTF-8",
       HOME: dir("home"),
       XDG_CONFIG_HOME: dir("config"),
@@ -113,6 +116,7 @@ async function runner(server, env) {
     ...(env ? { env } : {}),
   });
   if (result.error) throw new Error(`runOpenCode failed: ${result.error}`);
+  rgDir ??= result.ripgrep_dir;
   const tools = result.run.events.filter((event) => event.type === "tool_call").map((event) => event.name);
   if (tools.join(",") !== "Bash,Read") throw new Error(`unexpected tool calls: ${tools}`);
 }
@@ -128,6 +132,8 @@ const loads = [];
 
 try {
   const names = Object.keys(variants);
+  const first = await startModelServer({ source: model() });
+  await runner(first).finally(() => first.close());
   // One warm-up of each (file cache; the first runOpenCode makes the provider's models file), not counted.
   for (let round = -1; round < rounds; round++) {
     const order = names.map((_, i) => names[(i + Math.max(round, 0)) % names.length]);
