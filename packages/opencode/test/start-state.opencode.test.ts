@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +16,13 @@ import { execa } from "execa";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { findOpenCode } from "../src/bin.js";
 import { runOpenCode } from "../src/index.js";
-import { MODELS_DB_FILE, modelsDbDir, providerModelsDb } from "../src/models-db.js";
+import {
+  CHECKED_MODELS_DBS,
+  MODELS_DB_FILE,
+  modelsDbDir,
+  providerModelsDb,
+  showsTheSame,
+} from "../src/models-db.js";
 
 // What makes an OpenCode start cheaper (its provider's models only, the plugin install skipped) must
 // neither carry one run's state into the next nor change what OpenCode sends. The real `opencode` CLI
@@ -152,6 +159,32 @@ describe("an OpenCode run's start", () => {
         JSON.stringify(bodies).replace(/evals-opencode-[A-Za-z0-9-]+/g, "evals-opencode-SANDBOX");
       expect(comparable(trimmedRequests)).toBe(comparable(wholeRequests));
       expect(trimmed.run.events.filter((event) => event.type === "tool_call")).toHaveLength(1);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "hands out, unchecked, only a models file OpenCode shows the same as its snapshot",
+    async () => {
+      const bin = findOpenCode();
+      const file = (await providerModelsDb(bin, "anthropic")) as string;
+      const content = readFileSync(file, "utf8");
+      // The file of this OpenCode version is one CHECKED_MODELS_DBS lists...
+      expect(CHECKED_MODELS_DBS.has(createHash("sha256").update(content).digest("hex"))).toBe(true);
+      // ...and OpenCode still shows the provider the same from it as from its bundled snapshot.
+      const entry = (JSON.parse(content) as Record<string, Record<string, unknown>>).anthropic as Record<
+        string,
+        unknown
+      >;
+      expect(await showsTheSame(bin, "anthropic", entry, file, temp("oc-checked-"))).toBe(true);
+      // A file with one model's limit changed is not shown the same.
+      const changed = JSON.parse(content) as {
+        anthropic: { models: Record<string, { limit: { output: number } }> };
+      };
+      (changed.anthropic.models["claude-sonnet-4-5"] as { limit: { output: number } }).limit.output = 12_345;
+      const changedFile = join(temp("oc-changed-"), MODELS_DB_FILE);
+      writeFileSync(changedFile, JSON.stringify(changed));
+      expect(await showsTheSame(bin, "anthropic", entry, changedFile, temp("oc-checked-"))).toBe(false);
     },
     TIMEOUT,
   );
