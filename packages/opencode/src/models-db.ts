@@ -21,7 +21,7 @@ import { execa } from "execa";
 
 /**
  * OpenCode turns its whole bundled models.dev snapshot (225 providers, thousands of models) into
- * provider entries at every start: about 1.5 s of CPU of a ~5.5 s replayed run. Given
+ * provider entries at every start: about a quarter of a replayed run's CPU (tools/bench opencode). Given
  * OPENCODE_MODELS_PATH, it reads that file instead of the snapshot. This module makes, once per
  * machine and `opencode` binary, a file with one provider's entry of that same snapshot, and hands it
  * out only when OpenCode shows the provider identically from it and from its snapshot
@@ -92,12 +92,23 @@ async function usableOrMade(bin: string, provider: string, dir: string): Promise
     const candidate = join(scratch, MODELS_DB_FILE);
     const content = entry ? JSON.stringify({ [provider]: entry }) : undefined;
     if (content) writeFileSync(candidate, content);
-    const same =
-      entry !== undefined &&
-      content !== undefined &&
-      (CHECKED_MODELS_DBS.has(createHash("sha256").update(content).digest("hex")) ||
-        (await showsTheSame(bin, provider, entry, candidate, scratch)));
-    if (!same) writeFileSync(join(scratch, UNUSABLE_FILE), "opencode showed this provider differently\n");
+    const checked =
+      entry === undefined || content === undefined
+        ? "different"
+        : CHECKED_MODELS_DBS.has(createHash("sha256").update(content).digest("hex"))
+          ? "same"
+          : await showsTheSame(bin, provider, entry, candidate, scratch);
+    // A check that could not run (OpenCode failed, timed out) is tried again by the next run.
+    if (checked === "failed") {
+      rmSync(scratch, { recursive: true, force: true });
+      return undefined;
+    }
+    const same = checked === "same";
+    if (!same)
+      writeFileSync(
+        join(scratch, UNUSABLE_FILE),
+        "no entry for this provider in the snapshot, or opencode showed it differently\n",
+      );
     for (const name of readdirSync(scratch)) {
       if (name !== MODELS_DB_FILE && name !== UNUSABLE_FILE) rmSync(join(scratch, name), { recursive: true });
     }
@@ -169,14 +180,17 @@ function balancedLiteral(fd: number, start: number, size: number): string | unde
   return undefined;
 }
 
-/** Whether `opencode models <provider> --verbose` prints the same from `file` as from the snapshot. */
+/**
+ * Whether `opencode models <provider> --verbose` prints the same from `file` as from the snapshot:
+ * "failed" when either listing did not succeed.
+ */
 export async function showsTheSame(
   bin: string,
   provider: string,
   entry: Record<string, unknown>,
   file: string,
   scratch: string,
-): Promise<boolean> {
+): Promise<"same" | "different" | "failed"> {
   // The provider is listed only with a credential: a dummy one in each of its env variables.
   const keys = Array.isArray(entry.env) ? entry.env.filter((name) => typeof name === "string") : [];
   const list = async (extra: Record<string, string>, name: string) => {
@@ -208,5 +222,6 @@ export async function showsTheSame(
     list({}, "snapshot"),
     list({ OPENCODE_MODELS_PATH: file }, "file"),
   ]);
-  return fromSnapshot?.includes(`${provider}/`) === true && fromSnapshot === fromFile;
+  if (fromSnapshot === undefined || fromFile === undefined) return "failed";
+  return fromSnapshot.includes(`${provider}/`) && fromSnapshot === fromFile ? "same" : "different";
 }

@@ -176,7 +176,7 @@ describe("an OpenCode run's start", () => {
         string,
         unknown
       >;
-      expect(await showsTheSame(bin, "anthropic", entry, file, temp("oc-checked-"))).toBe(true);
+      expect(await showsTheSame(bin, "anthropic", entry, file, temp("oc-checked-"))).toBe("same");
       // A file with one model's limit changed is not shown the same.
       const changed = JSON.parse(content) as {
         anthropic: { models: Record<string, { limit: { output: number } }> };
@@ -184,7 +184,7 @@ describe("an OpenCode run's start", () => {
       (changed.anthropic.models["claude-sonnet-4-5"] as { limit: { output: number } }).limit.output = 12_345;
       const changedFile = join(temp("oc-changed-"), MODELS_DB_FILE);
       writeFileSync(changedFile, JSON.stringify(changed));
-      expect(await showsTheSame(bin, "anthropic", entry, changedFile, temp("oc-checked-"))).toBe(false);
+      expect(await showsTheSame(bin, "anthropic", entry, changedFile, temp("oc-checked-"))).toBe("different");
     },
     TIMEOUT,
   );
