@@ -39,6 +39,7 @@ import {
 import { execa } from "execa";
 import { findOpenCode, findRipgrepDir, SUPPORTED_OPENCODE_VERSION } from "./bin.js";
 import { CAPTURE_ENV, CAPTURE_PLUGIN_FILE, capturePluginSource } from "./capture-plugin.js";
+import { providerModelsDb } from "./models-db.js";
 
 /** OpenCode's built-in agents that `--agent` accepts (`general` and `explore` are subagents). */
 export const OPENCODE_PRIMARY_AGENTS = ["build", "plan"] as const;
@@ -175,6 +176,7 @@ export async function runOpenCode(options: RunOpenCodeOptions): Promise<RunOpenC
     TMPDIR: join(sandbox, "tmp"),
   };
   for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
+  markPluginInstalled(join(dirs.XDG_CONFIG_HOME, "opencode"));
   if (options.agents) {
     const agentDir = join(dirs.XDG_CONFIG_HOME, "opencode", "agent");
     mkdirSync(agentDir, { recursive: true });
@@ -191,6 +193,11 @@ export async function runOpenCode(options: RunOpenCodeOptions): Promise<RunOpenC
   const marker = randomUUID();
   const ripgrepDir = findRipgrepDir();
   const env = runEnv({ options, dirs, marker, ripgrepDir });
+  // OpenCode reads only the models of the run's provider (the `env` option may name another file, or none).
+  const provider =
+    options.env && "OPENCODE_MODELS_PATH" in options.env ? undefined : onlyProvider(options, cwd);
+  const modelsDb = provider ? await providerModelsDb(bin, provider) : undefined;
+  if (modelsDb) env.OPENCODE_MODELS_PATH = modelsDb;
   if (capture) {
     env[CAPTURE_ENV.events] ??= join(outputDir, RUN_FOLDER_FILES.events);
     env[CAPTURE_ENV.status] ??= statusFile;
@@ -396,6 +403,66 @@ function runEnv(input: {
   return applyEnvOverrides(env, options.env);
 }
 
+/**
+ * OpenCode npm-installs @opencode-ai/plugin into each config dir at start (offline it fails, after
+ * loading npm's code: ~0.4 s of CPU). Its installer skips a dir that has node_modules/ and a lock
+ * file listing that package, so the run's own config dir gets both: the plugin is then as absent as
+ * after the failed install. (A workspace's .opencode/ is left alone; there the install still fails.)
+ */
+function markPluginInstalled(configDir: string): void {
+  mkdirSync(join(configDir, "node_modules"), { recursive: true });
+  const dependencies = { "@opencode-ai/plugin": SUPPORTED_OPENCODE_VERSION };
+  writeFileSync(join(configDir, "package-lock.json"), JSON.stringify({ packages: { "": { dependencies } } }));
+}
+
+/**
+ * The one provider every model this run can use comes from, or undefined when it may use others (a
+ * project config in `cwd`, OPENCODE_CONFIG in `env`, a model or provider of another provider): then
+ * OpenCode keeps its whole models database.
+ */
+function onlyProvider(options: RunOpenCodeOptions, cwd: string): string | undefined {
+  const projectConfigs = [
+    "opencode.json",
+    "opencode.jsonc",
+    ".opencode/opencode.json",
+    ".opencode/opencode.jsonc",
+  ];
+  if (projectConfigs.some((file) => existsSync(join(cwd, file)))) return undefined;
+  if (Object.keys(options.env ?? {}).some((name) => name.startsWith("OPENCODE_CONFIG"))) return undefined;
+  const config = options.config ?? {};
+  const agentConfigs = [config.agent, config.mode].flatMap((agents) =>
+    agents && typeof agents === "object" ? Object.values(agents as Record<string, { model?: unknown }>) : [],
+  );
+  const agentFiles = [...Object.values(options.agents ?? {}), ...workspaceAgentFiles(cwd).values()];
+  const models = [
+    options.model ?? DEFAULT_MODEL,
+    config.model,
+    config.small_model,
+    ...agentConfigs.map((agent) => agent?.model),
+    ...agentFiles.map((text) => /^model:\s*["']?([^"'\s]+)/m.exec(frontmatter(text))?.[1]),
+  ];
+  const providers = new Set(
+    models.filter((model): model is string => typeof model === "string").map((model) => model.split("/")[0]),
+  );
+  for (const name of Object.keys((config.provider as Record<string, unknown> | undefined) ?? {}))
+    providers.add(name);
+  if (options.baseUrl) providers.add("anthropic");
+  return providers.size === 1 ? [...providers][0] : undefined;
+}
+
+/** The workspace's agent files, name -> markdown (`.opencode/agent/` and `.opencode/agents/`). */
+function workspaceAgentFiles(cwd: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const folder of ["agent", "agents"]) {
+    const dir = join(cwd, ".opencode", folder);
+    if (!existsSync(dir)) continue;
+    for (const file of readdirSync(dir)) {
+      if (file.endsWith(".md")) files.set(file.slice(0, -3), readFileSync(join(dir, file), "utf8"));
+    }
+  }
+  return files;
+}
+
 /** `--agent` must name an agent the run defines: OpenCode itself falls back to `build`, silently. */
 function checkAgent(options: RunOpenCodeOptions, cwd: string): void {
   if (!options.agent) return;
@@ -404,13 +471,7 @@ function checkAgent(options: RunOpenCodeOptions, cwd: string): void {
   for (const name of Object.keys((options.config?.agent as Record<string, unknown> | undefined) ?? {})) {
     known.set(name, "");
   }
-  for (const folder of ["agent", "agents"]) {
-    const dir = join(cwd, ".opencode", folder);
-    if (!existsSync(dir)) continue;
-    for (const file of readdirSync(dir)) {
-      if (file.endsWith(".md")) known.set(file.slice(0, -3), readFileSync(join(dir, file), "utf8"));
-    }
-  }
+  for (const [name, text] of workspaceAgentFiles(cwd)) known.set(name, text);
   for (const [name, text] of Object.entries(options.agents ?? {})) known.set(name, text);
   const definition = known.get(options.agent);
   if (definition === undefined) {
