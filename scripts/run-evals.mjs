@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm run eval`: every project's eval target through Nx (replayed, offline), then one summary of
 // what ran: cases, trials, passed and failed, where the reports are, and why suites were skipped.
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { availableParallelism, tmpdir } from "node:os";
+import { mkdirSync, readdirSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { childrenCpuMs, evalReportFiles, evalSummary } from "./eval-summary.mjs";
 import { projectDirs, removeStale, runNx, WORKSPACE } from "./workspace-reports.mjs";
@@ -16,8 +16,10 @@ const parallel = process.argv.some((arg) => arg.startsWith("--parallel"))
   ? []
   : [`--parallel=${availableParallelism()}`];
 // Each suite's reporter leaves its run here, and all are recorded in the results database at the
-// end, in one open of it (opening it cost every suite ~0.4 s of CPU).
-const queue = mkdtempSync(join(tmpdir(), "evals-record-queue-"));
+// end, in one open of it (opening it cost every suite ~0.4 s of CPU). The folder outlives the run:
+// what an interrupted run queued is recorded by the next one (recording a run twice adds it once).
+const queue = join(WORKSPACE, ".evals", "record-queue");
+mkdirSync(queue, { recursive: true });
 process.env.EVALS_RECORD_QUEUE = queue;
 const started = performance.now();
 const cpuBefore = childrenCpuMs();
@@ -25,15 +27,11 @@ const ownCpuBefore = process.cpuUsage();
 const nxStatus = runNx("eval", [...parallel, ...process.argv.slice(2)]);
 // Built by the eval targets' dependencies, like @evals/logging below.
 const store = await import("@evals/store").catch(() => undefined);
-try {
-  if (store) await store.recordQueuedRuns(queue);
-  else if (readdirSync(queue).length > 0)
-    console.error(
-      "evals: @evals/store is not built, so this run's suites were not recorded in the results database",
-    );
-} finally {
-  rmSync(queue, { recursive: true, force: true });
-}
+if (store) await store.recordQueuedRuns(queue);
+else if (readdirSync(queue).length > 0)
+  console.error(
+    `evals: @evals/store is not built, so this run's suites wait in ${queue} to be recorded by the next npm run eval`,
+  );
 const cpuAfter = childrenCpuMs();
 const ownCpu = process.cpuUsage(ownCpuBefore);
 const timing = {

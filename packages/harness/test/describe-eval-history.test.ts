@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -68,6 +68,9 @@ describe("describeEval suites under @evals/store's reporter (npm run eval)", () 
     };
     expect(await recorded()).toBe(1);
     expect(readdirSync(queue)).toHaveLength(1);
+    // What an interrupted `npm run eval` left is recorded by the next one; a run queued twice is added once.
+    const [queuedName] = readdirSync(queue);
+    const queuedText = readFileSync(join(queue, queuedName as string), "utf8");
     const warnings: string[] = [];
     expect(await recordQueuedRuns(queue, { warn: (message) => void warnings.push(message) })).toEqual({
       recorded: 1,
@@ -75,6 +78,10 @@ describe("describeEval suites under @evals/store's reporter (npm run eval)", () 
     });
     expect(warnings).toEqual([]);
     expect(readdirSync(queue)).toEqual([]);
+    writeFileSync(join(queue, queuedName as string), queuedText);
+    expect(await recordQueuedRuns(queue)).toEqual({ recorded: 1, failed: 0 });
+    expect(readdirSync(queue)).toEqual([]);
+    expect(await recorded()).toBe(2);
     const store = await Store.open({ kind: "embedded", dir: db });
     try {
       expect(await store.sql.query("SELECT source, complete FROM runs")).toEqual([

@@ -69,7 +69,10 @@ export async function recordQueuedRuns(
     .map((name) => join(dir, name));
   const byDatabase = new Map<string, { location: QueuedRun["location"]; runs: [string, QueuedRun][] }>();
   for (const file of files) {
-    const run = JSON.parse(readFileSync(file, "utf8")) as QueuedRun;
+    // Another `npm run eval` of the workspace may have recorded and removed it meanwhile.
+    const text = readIfThere(file);
+    if (text === undefined) continue;
+    const run = JSON.parse(text) as QueuedRun;
     if (run.version !== QUEUED_RUN_VERSION) throw new Error(`${file}: not a queued run of this @evals/store`);
     const key = describeLocation(run.location);
     const group = byDatabase.get(key) ?? { location: run.location, runs: [] };
@@ -103,4 +106,13 @@ export async function recordQueuedRuns(
     }
   }
   return outcome;
+}
+
+function readIfThere(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
 }
