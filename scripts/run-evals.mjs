@@ -26,9 +26,16 @@ const cpuBefore = childrenCpuMs();
 const ownCpuBefore = process.cpuUsage();
 const nxStatus = runNx("eval", [...parallel, ...process.argv.slice(2)]);
 // Built by the eval targets' dependencies, like @evals/logging below.
-const store = await import("@evals/store").catch(() => undefined);
-if (store) await store.recordQueuedRuns(queue);
-else if (readdirSync(queue).length > 0)
+const store = await import("@evals/store").catch((error) => {
+  if (error?.code !== "ERR_MODULE_NOT_FOUND") throw error;
+  return undefined;
+});
+if (store) {
+  // Recording never changes the verdict: a failure here is a warning, and the summary still prints.
+  await store.recordQueuedRuns(queue).catch((error) => {
+    console.error(`evals: warning: the suites' runs in ${queue} were not recorded: ${error.message}`);
+  });
+} else if (readdirSync(queue).some((name) => name.endsWith(".json")))
   console.error(
     `evals: @evals/store is not built, so this run's suites wait in ${queue} to be recorded by the next npm run eval`,
   );

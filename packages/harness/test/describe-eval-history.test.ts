@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -71,16 +71,33 @@ describe("describeEval suites under @evals/store's reporter (npm run eval)", () 
     // What an interrupted `npm run eval` left is recorded by the next one; a run queued twice is added once.
     const [queuedName] = readdirSync(queue);
     const queuedText = readFileSync(join(queue, queuedName as string), "utf8");
+    // Owner-only: a server location's URL may hold its password.
+    expect(statSync(join(queue, queuedName as string)).mode & 0o777).toBe(0o600);
+    // A file that is not a queued run (cut off, or another version's) is set aside with a warning
+    // instead of blocking every later npm run eval.
+    writeFileSync(join(queue, "0-cut-off.json"), '{"version":1,"loc');
+    writeFileSync(join(queue, "0-older.json"), JSON.stringify({ ...JSON.parse(queuedText), version: 0 }));
     const warnings: string[] = [];
     expect(await recordQueuedRuns(queue, { warn: (message) => void warnings.push(message) })).toEqual({
       recorded: 1,
+      alreadyRecorded: 0,
       failed: 0,
+      rejected: 2,
     });
-    expect(warnings).toEqual([]);
-    expect(readdirSync(queue)).toEqual([]);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toContain("0-cut-off.json is not a run queued by this @evals/store (not JSON");
+    expect(warnings[1]).toContain("(version 0, this one reads 1)");
+    expect(warnings[1]).toContain("evals history import");
+    expect(readdirSync(queue)).toEqual(["rejected"]);
+    expect(readdirSync(join(queue, "rejected")).sort()).toEqual(["0-cut-off.json", "0-older.json"]);
     writeFileSync(join(queue, queuedName as string), queuedText);
-    expect(await recordQueuedRuns(queue)).toEqual({ recorded: 1, failed: 0 });
-    expect(readdirSync(queue)).toEqual([]);
+    expect(await recordQueuedRuns(queue)).toEqual({
+      recorded: 0,
+      alreadyRecorded: 1,
+      failed: 0,
+      rejected: 0,
+    });
+    expect(readdirSync(queue)).toEqual(["rejected"]);
     expect(await recorded()).toBe(2);
     const store = await Store.open({ kind: "embedded", dir: db });
     try {

@@ -47,6 +47,7 @@ export {
   type QueuedRunsOutcome,
   queueRun,
   RECORD_QUEUE_ENV,
+  REJECTED_QUEUE_FOLDER,
   recordQueuedRuns,
 } from "./record-queue.js";
 export { type RecordRunOptions, type RecordRunOutcome, recordRun } from "./record-run.js";

@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { basename, join } from "node:path";
 import { type ResultsFile, writeFileAtomic } from "@evals/logging";
-import { describeLocation, locateStore, type StoreLocation } from "./location.js";
+import { locateStore, type StoreLocation } from "./location.js";
 import { notRecordedWarning, type RecordRunOptions } from "./record-run.js";
 import type { RunFiles, RunSource } from "./run-rows.js";
 import { Store } from "./store.js";
@@ -44,15 +44,27 @@ export function queueRun(dir: string, results: ResultsFile, options: RecordRunOp
     results,
   };
   const name = `${Date.now()}-${process.pid}-${String(queued++).padStart(4, "0")}.json`;
-  writeFileAtomic(join(dir, name), JSON.stringify(run));
+  // Owner-only: a server location's URL may hold its password.
+  writeFileAtomic(join(dir, name), JSON.stringify(run), { mode: 0o600 });
 }
 
 /** What recordQueuedRuns did. */
 export interface QueuedRunsOutcome {
+  /** Runs added to their database. */
   recorded: number;
+  /** Runs their database already held (a queue an interrupted run left, recorded meanwhile). */
+  alreadyRecorded: number;
   /** Runs that could not be recorded (each got recordRun's warning, with the command that adds it later). */
   failed: number;
+  /**
+   * Queued files that are not runs of this @evals/store (unreadable JSON, another version): each
+   * moved to `<dir>/rejected/` with a warning, so one bad file never blocks the next runs.
+   */
+  rejected: number;
 }
+
+/** Where recordQueuedRuns moves a queued file it cannot read. */
+export const REJECTED_QUEUE_FOLDER = "rejected";
 
 /**
  * Records every run queued in `dir` (queueRun), oldest first, opening each database once, and
@@ -67,20 +79,28 @@ export async function recordQueuedRuns(
     .filter((name) => name.endsWith(".json"))
     .sort()
     .map((name) => join(dir, name));
+  const warn = options.warn ?? ((message: string) => process.stderr.write(message));
+  const outcome: QueuedRunsOutcome = { recorded: 0, alreadyRecorded: 0, failed: 0, rejected: 0 };
+  // Grouped by the whole location (a server's URL with its password), so each run goes to its own database.
   const byDatabase = new Map<string, { location: QueuedRun["location"]; runs: [string, QueuedRun][] }>();
   for (const file of files) {
     // Another `npm run eval` of the workspace may have recorded and removed it meanwhile.
     const text = readIfThere(file);
     if (text === undefined) continue;
-    const run = JSON.parse(text) as QueuedRun;
-    if (run.version !== QUEUED_RUN_VERSION) throw new Error(`${file}: not a queued run of this @evals/store`);
-    const key = describeLocation(run.location);
+    const run = queuedRun(text);
+    if (typeof run === "string") {
+      reject(dir, file);
+      outcome.rejected++;
+      warn(
+        `evals: warning: ${file} is not a run queued by this @evals/store (${run}), so it was not recorded; moved to ${join(dir, REJECTED_QUEUE_FOLDER)}. Its suite's results are in its history file as usual: add them with evals history import <that file>\n`,
+      );
+      continue;
+    }
+    const key = JSON.stringify(run.location);
     const group = byDatabase.get(key) ?? { location: run.location, runs: [] };
     group.runs.push([file, run]);
     byDatabase.set(key, group);
   }
-  const warn = options.warn ?? ((message: string) => process.stderr.write(message));
-  const outcome: QueuedRunsOutcome = { recorded: 0, failed: 0 };
   for (const { location, runs } of byDatabase.values()) {
     let store: Store | undefined;
     let openError: Error | undefined;
@@ -93,8 +113,9 @@ export async function recordQueuedRuns(
       for (const [file, run] of runs) {
         try {
           if (!store) throw openError;
-          await store.record(run.results, run.source, run.files, run.mergedShards);
-          outcome.recorded++;
+          const { added } = await store.record(run.results, run.source, run.files, run.mergedShards);
+          if (added) outcome.recorded++;
+          else outcome.alreadyRecorded++;
         } catch (error) {
           outcome.failed++;
           warn(notRecordedWarning(location, (error as Error).message, run.files ? { files: run.files } : {}));
@@ -114,5 +135,31 @@ function readIfThere(file: string): string | undefined {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
+  }
+}
+
+/** The queued run in `text`, or why it is not one. */
+function queuedRun(text: string): QueuedRun | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return "not JSON: written by something else, or cut off";
+  }
+  const run = value as Partial<QueuedRun> | null;
+  if (!run || typeof run !== "object") return "not an object";
+  if (run.version !== QUEUED_RUN_VERSION)
+    return `version ${String(run.version)}, this one reads ${QUEUED_RUN_VERSION}`;
+  if (!run.location || !run.results || !run.source) return "no location, results or source";
+  return run as QueuedRun;
+}
+
+function reject(dir: string, file: string): void {
+  const rejected = join(dir, REJECTED_QUEUE_FOLDER);
+  mkdirSync(rejected, { recursive: true });
+  try {
+    renameSync(file, join(rejected, basename(file)));
+  } catch {
+    rmSync(file, { force: true });
   }
 }
