@@ -116,8 +116,10 @@ export function approvalSignalsBefore(
           if (signal && (!best || signal.event_index > best.event_index)) best = signal;
         }
       }
-      // Only the covered calls: most calls of a long run have no signal before them.
+      // Only the covered calls: most calls of a long run have no signal before them. A later call
+      // with the same id (placeholder ids, merged runs) must not inherit an earlier one's signal.
       if (best) covering.set(event.id, best);
+      else covering.delete(event.id);
       if (askTools.has(event.name)) {
         latestByAgent.set(event.agent, {
           kind: "ask-tool",
