@@ -2,7 +2,7 @@ import { relative } from "node:path";
 import type { EvalCase } from "@evals/evaluators";
 import { type Shard, shardResultsDir } from "@evals/logging";
 import { afterAll, describe } from "vitest";
-import { type DescribeEvalOptions, defineEvalSuite, suiteShard } from "./describe-eval.js";
+import { type DescribeEvalOptions, defineEvalSuite, shardsOfSuite, suiteShard } from "./describe-eval.js";
 import type { CaseOutcome } from "./evaluate-case.js";
 import {
   type CaseList,
@@ -12,7 +12,6 @@ import {
   variantSettingsOf,
 } from "./run-case.js";
 import { suiteRegistry } from "./runner-registry.js";
-import { shardsOfCases } from "./shard.js";
 import {
   checkVariants,
   compareVariantOutcomes,
@@ -158,33 +157,24 @@ function describeWithBaseline(suite: string, options: DescribeCasesOptions, base
       },
     },
   );
-  // The baseline runs the compared cases the suite runs here (under a shard, the suite's shard of
-  // them): its own list must not be sharded again.
+  // The baseline declares every compared case on every shard, as the suite does (the reporter
+  // numbers a case by its place among all declared tests), and runs those of this shard: each on the
+  // shard of the suite's case (the suite's split, not one of the compared cases alone), so a shard
+  // compares the cases it ran under both, and `evals merge` joins the shards' comparisons.
+  let all: EvalCase[] = [];
   let positions: number[] = [];
   defineEvalSuite<EvalCase>(
     variantSuite(suite, variant),
-    {
-      ...suiteOptions(options, async () => {
-        const all = await cases();
-        const unknown = (baseline.cases ?? []).filter((id) => !all.some((evalCase) => evalCase.id === id));
-        if (unknown.length > 0)
-          throw new Error(
-            `describeCases "${suite}": baseline.cases names ${unknown.map((id) => JSON.stringify(id)).join(", ")}, not a case of the suite (its cases: ${all.map((evalCase) => evalCase.id).join(", ")})`,
-          );
-        const shardOf = shard
-          ? shardsOfCases(
-              suite,
-              all.map((evalCase) => evalCase.id),
-              shard.count,
-            )
-          : undefined;
-        positions = [...all.keys()].filter(
-          (index) => compared(all[index]!) && (!shardOf || shardOf[index] === shard!.index),
+    suiteOptions(options, async () => {
+      all = await cases();
+      const unknown = (baseline.cases ?? []).filter((id) => !all.some((evalCase) => evalCase.id === id));
+      if (unknown.length > 0)
+        throw new Error(
+          `describeCases "${suite}": baseline.cases names ${unknown.map((id) => JSON.stringify(id)).join(", ")}, not a case of the suite (its cases: ${all.map((evalCase) => evalCase.id).join(", ")})`,
         );
-        return positions.map((index) => variantCase(all[index]!, variant));
-      }),
-      shard: { index: 1, count: 1 },
-    },
+      positions = [...all.keys()].filter((index) => compared(all[index]!));
+      return positions.map((index) => variantCase(all[index]!, variant));
+    }),
     (evalCase) => ({ ...variantSettingsOf(options, evalCase, variant), suite }),
     {
       onOutcome: (outcome, index) => {
@@ -192,6 +182,10 @@ function describeWithBaseline(suite: string, options: DescribeCasesOptions, base
       },
       gate: false,
       metaSuite: variantSuite(suite, variant),
+      shardsOf: (count) => {
+        const shards = shardsOfSuite(suite, all, count);
+        return positions.map((index) => shards[index]!);
+      },
     },
   );
   afterAll(() => {

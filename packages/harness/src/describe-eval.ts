@@ -169,11 +169,7 @@ export function defineEvalSuite<Case>(
     const define = concurrency > 1 ? test.concurrent : test;
     const shard = suiteShard(options.shard);
     const shardOf = shard
-      ? shardsOfCases(
-          hooks.shardSuite ?? name,
-          cases.map((value, index) => caseId(value, names[index]!)),
-          shard.count,
-        )
+      ? (hooks.shardsOf?.(shard.count) ?? shardsOfSuite(hooks.shardSuite ?? name, cases, shard.count))
       : undefined;
 
     cases.forEach((caseValue, index) => {
@@ -248,6 +244,25 @@ export interface SuiteHooks {
    * one suite share it, so a case's A and B run on the same shard and each shard compares whole cases.
    */
   shardSuite?: string;
+  /**
+   * The shard (1-based) of each case, when the run is split in `count`, called once the cases are
+   * known (default: shardsOfSuite of the suite's cases). A suite of some of another suite's cases
+   * (describeCases' baseline) gives each the shard of that suite's case, so both run on one shard.
+   */
+  shardsOf?: (count: number) => number[];
+}
+
+/**
+ * The shard (1-based) each of a suite's cases falls to when the run is split in `count`: shardsOfCases
+ * over the cases' ids (or names), as describeEval declares them.
+ */
+export function shardsOfSuite(suite: string, cases: readonly unknown[], count: number): number[] {
+  const names = uniqueNames(cases.map((value, index) => caseName(value, index)));
+  return shardsOfCases(
+    suite,
+    cases.map((value, index) => caseId(value, names[index]!)),
+    count,
+  );
 }
 
 declare module "vitest" {

@@ -1,10 +1,12 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { ResultsComparisonSchema } from "@evals/logging";
-import { runFixtureSuites } from "@evals/test-kit/vitest-fixture";
+import { EvalReporter, mergeShardResults, ResultsComparisonSchema, readResults } from "@evals/logging";
+import { type FixtureTest, runFixtureSuites } from "@evals/test-kit/vitest-fixture";
 import { afterAll, describe, expect, it } from "vitest";
+import { mergeShardComparisons } from "../src/shard-variants.js";
 
 const fixtureDir = fileURLToPath(new URL("./__fixtures__/baseline/", import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "describe-baseline-"));
@@ -85,6 +87,82 @@ describe("describeCases with a baseline", () => {
     ]);
   }, 600_000);
 
+  it("runs in shards: a case's baseline run on the case's shard, named after it, and the shards merge with each case once", async () => {
+    // Two shards, run one after the other in one folder (as two machines would each in its own),
+    // each in vitest with the reporter, which writes results/shard-<i>-of-2/.
+    const cwd = join(scratch, "sharded");
+    mkdirSync(cwd, { recursive: true });
+    const shards: Map<string, FixtureTest>[] = [];
+    for (const index of [1, 2]) {
+      const shard = `${index}/2`;
+      const reporter = new EvalReporter({
+        outputDir: join(cwd, "results"),
+        stream: new PassThrough() as unknown as NodeJS.WriteStream,
+        caseLines: false,
+        env: { ...process.env, EVALS_SHARD: shard },
+      });
+      shards.push(
+        await inFolder(cwd, () =>
+          runFixtureSuites({
+            root: fixtureDir,
+            include: ["sharded.fixture.ts"],
+            reporters: [reporter],
+            env: { EVALS_TEST_OUTPUT_ROOT: scratch, EVALS_SHARD: shard },
+            testTimeout: 120_000,
+          }),
+        ),
+      );
+    }
+    const declared = [
+      "notes baseline shards > lists-the-notes",
+      "notes baseline shards > names-the-notes",
+      "notes baseline shards › plain > lists-the-notes",
+      "notes baseline shards › plain > names-the-notes",
+    ];
+    // Every shard declares every test (the reporter numbers a case by its place among them)...
+    for (const tests of shards)
+      expect([...tests.keys()].map((name) => name.replace(/ \(shard \d\/2\)$/, ""))).toEqual(declared);
+    if ([...shards[0]!.values()].every((test) => test.state === "skipped")) return; // no working claude here
+    // ...and runs one case, and the baseline's run of that same case.
+    const ran = shards.map((tests) =>
+      [...tests].filter(([, test]) => test.state !== "skipped").map(([name]) => name.split(" > ")[1]),
+    );
+    for (const names of ran) expect(names).toHaveLength(2);
+    for (const names of ran) expect(names[0]).toBe(names[1]);
+    expect(ran.map((names) => names[0]).sort()).toEqual(["lists-the-notes", "names-the-notes"]);
+
+    const files = [1, 2].map((index) => join(cwd, "results", `shard-${index}-of-2`, "latest.json"));
+    const results = files.map((source) => ({ results: readResults(source), source }));
+    // The baseline's runs name their shard, as the suite's do.
+    results.forEach(({ results: file }, n) => {
+      for (const trial of file.cases.flatMap((c) => c.trials))
+        expect(trial.run_id).toContain(`-s${n + 1}of2-`);
+    });
+    const merged = mergeShardResults(results);
+    expect(merged.cases.map((c) => `${c.suite} > ${c.id}`)).toEqual(declared);
+
+    // Each shard compared the case it ran; the merge compares both, as one machine would.
+    for (const [n, names] of ran.entries()) {
+      const file = join(
+        cwd,
+        "results",
+        `shard-${n + 1}-of-2`,
+        "variants",
+        "notes-baseline-shards",
+        "comparison.json",
+      );
+      expect(existsSync(file)).toBe(true);
+      const comparison = ResultsComparisonSchema.parse(JSON.parse(readFileSync(file, "utf8")));
+      expect(comparison.cases.map((c) => c.id)).toEqual([names[0]]);
+    }
+    const [comparison] = mergeShardComparisons(results);
+    expect(comparison!.comparison.cases.map((c) => c.id)).toEqual(["lists-the-notes", "names-the-notes"]);
+    expect([comparison!.comparison.a.label, comparison!.comparison.b.label]).toEqual(["plain", "house-rule"]);
+    expect([comparison!.comparison.overall.a.passed, comparison!.comparison.overall.b.passed]).toEqual([
+      0, 2,
+    ]);
+  }, 600_000);
+
   it("refuses a baseline naming a case the suite does not have, naming it and the suite's cases", async () => {
     const errors: string[] = [];
     await runFixtureSuites({
@@ -103,3 +181,14 @@ describe("describeCases with a baseline", () => {
     );
   });
 });
+
+/** Runs `run` with `cwd` as the current folder: describeCases writes its comparison under it. */
+async function inFolder<T>(cwd: string, run: () => Promise<T>): Promise<T> {
+  const before = process.cwd();
+  process.chdir(cwd);
+  try {
+    return await run();
+  } finally {
+    process.chdir(before);
+  }
+}
