@@ -36,6 +36,7 @@ describe("parseJsLiteral", () => {
       "{...x}",
       "{[k]:1}",
       "{get a(){return 1}}",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a template with a substitution, as source text
       "{a:`${process.exit()}`}",
       "{a:1}+1",
       "{a:(1)}",
