@@ -127,6 +127,7 @@ async function usableOrMade(bin: string, provider: string, dir: string): Promise
   const found = madeState(dir);
   if (found === "usable") return join(dir, MODELS_DB_FILE);
   if (found === "unusable") return undefined;
+  removeLeftovers(root);
   // Missing or damaged: made in a scratch folder (mode 0700), never by removing what is there first.
   const scratch = mkdtempSync(join(root, `.making-${basename(dir)}-`));
   try {
@@ -141,6 +142,19 @@ async function usableOrMade(bin: string, provider: string, dir: string): Promise
     return checked === "same" && madeState(dir) === "usable" ? join(dir, MODELS_DB_FILE) : undefined;
   } finally {
     rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Scratch and aside folders a killed process left: an hour old (no making takes that long). */
+function removeLeftovers(root: string): void {
+  for (const name of readdirSync(root)) {
+    if (!name.startsWith(".making-") && !name.startsWith(".damaged-")) continue;
+    try {
+      const path = join(root, name);
+      if (Date.now() - lstatSync(path).mtimeMs > 3_600_000) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Another process removed it, or it is not ours to remove.
+    }
   }
 }
 

@@ -2,17 +2,20 @@ import { createHash } from "node:crypto";
 import {
   chmodSync,
   chownSync,
+  existsSync,
   lstatSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
   statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { type ModelServer, reply, scripted, startModelServer, text } from "@evals/vcr";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { findOpenCode } from "../src/bin.js";
@@ -138,6 +141,25 @@ describe("the provider's models file", () => {
       // The planted file itself is untouched, and no folder was left behind aside or half-made.
       expect(readFileSync(elsewhere, "utf8")).toBe(planted(good));
       expect(readdirSync(join(dir, "..")).filter((name) => name.startsWith("."))).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "removes what a killed process left half-made an hour ago, not what another is making now",
+    async () => {
+      const root = privateRoot();
+      const old = join(root, `.making-${basename(modelsDbDir(bin, "anthropic"))}-killed`);
+      const now = join(root, `.making-${basename(modelsDbDir(bin, "anthropic"))}-running`);
+      for (const dir of [old, now]) {
+        mkdirSync(dir);
+        writeFileSync(join(dir, MODELS_DB_FILE), '{"anthropic":{"id":"anth');
+      }
+      const hourAgo = new Date(Date.now() - 2 * 3_600_000);
+      utimesSync(old, hourAgo, hourAgo);
+      expect(await providerModelsDb(bin, "anthropic")).toBeTruthy();
+      expect(existsSync(old)).toBe(false);
+      expect(existsSync(now)).toBe(true);
     },
     TIMEOUT,
   );
