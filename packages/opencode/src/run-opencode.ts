@@ -40,6 +40,7 @@ import { execa } from "execa";
 import { findOpenCode, findRipgrepDir, SUPPORTED_OPENCODE_VERSION } from "./bin.js";
 import { CAPTURE_ENV, CAPTURE_PLUGIN_FILE, capturePluginSource } from "./capture-plugin.js";
 import { providerModelsDb } from "./models-db.js";
+import { frontmatter, onlyProvider } from "./only-provider.js";
 
 /** OpenCode's built-in agents that `--agent` accepts (`general` and `explore` are subagents). */
 export const OPENCODE_PRIMARY_AGENTS = ["build", "plan"] as const;
@@ -195,7 +196,9 @@ export async function runOpenCode(options: RunOpenCodeOptions): Promise<RunOpenC
   const env = runEnv({ options, dirs, marker, ripgrepDir });
   // OpenCode reads only the models of the run's provider (the `env` option may name another file, or none).
   const provider =
-    options.env && "OPENCODE_MODELS_PATH" in options.env ? undefined : onlyProvider(options, cwd);
+    options.env && "OPENCODE_MODELS_PATH" in options.env
+      ? undefined
+      : onlyProvider({ ...options, model: options.model ?? DEFAULT_MODEL }, cwd);
   const modelsDb = provider ? await providerModelsDb(bin, provider) : undefined;
   if (modelsDb) env.OPENCODE_MODELS_PATH = modelsDb;
   if (capture) {
@@ -415,41 +418,6 @@ function markPluginInstalled(configDir: string): void {
   writeFileSync(join(configDir, "package-lock.json"), JSON.stringify({ packages: { "": { dependencies } } }));
 }
 
-/**
- * The one provider every model this run can use comes from, or undefined when it may use others (a
- * project config in `cwd`, OPENCODE_CONFIG in `env`, a model or provider of another provider): then
- * OpenCode keeps its whole models database.
- */
-function onlyProvider(options: RunOpenCodeOptions, cwd: string): string | undefined {
-  const projectConfigs = [
-    "opencode.json",
-    "opencode.jsonc",
-    ".opencode/opencode.json",
-    ".opencode/opencode.jsonc",
-  ];
-  if (projectConfigs.some((file) => existsSync(join(cwd, file)))) return undefined;
-  if (Object.keys(options.env ?? {}).some((name) => name.startsWith("OPENCODE_CONFIG"))) return undefined;
-  const config = options.config ?? {};
-  const agentConfigs = [config.agent, config.mode].flatMap((agents) =>
-    agents && typeof agents === "object" ? Object.values(agents as Record<string, { model?: unknown }>) : [],
-  );
-  const agentFiles = [...Object.values(options.agents ?? {}), ...workspaceAgentFiles(cwd).values()];
-  const models = [
-    options.model ?? DEFAULT_MODEL,
-    config.model,
-    config.small_model,
-    ...agentConfigs.map((agent) => agent?.model),
-    ...agentFiles.map((text) => /^model:\s*["']?([^"'\s]+)/m.exec(frontmatter(text))?.[1]),
-  ];
-  const providers = new Set(
-    models.filter((model): model is string => typeof model === "string").map((model) => model.split("/")[0]),
-  );
-  for (const name of Object.keys((config.provider as Record<string, unknown> | undefined) ?? {}))
-    providers.add(name);
-  if (options.baseUrl) providers.add("anthropic");
-  return providers.size === 1 ? [...providers][0] : undefined;
-}
-
 /** The workspace's agent files, name -> markdown (`.opencode/agent/` and `.opencode/agents/`). */
 function workspaceAgentFiles(cwd: string): Map<string, string> {
   const files = new Map<string, string>();
@@ -486,10 +454,6 @@ function checkAgent(options: RunOpenCodeOptions, cwd: string): void {
       `runOpenCode: agent ${JSON.stringify(options.agent)} has mode: subagent; --agent takes only primary agents`,
     );
   }
-}
-
-function frontmatter(text: string): string {
-  return /^---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1] ?? "";
 }
 
 /**

@@ -14,32 +14,35 @@ import {
 } from "@evals/vcr";
 import { execa } from "execa";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { findOpenCode } from "../src/bin.js";
+import { findOpenCode, SUPPORTED_OPENCODE_VERSION } from "../src/bin.js";
 import { runOpenCode } from "../src/index.js";
 import {
   CHECKED_MODELS_DBS,
   MODELS_DB_FILE,
+  MODELS_DIR_ENV,
   modelsDbDir,
+  openCodeVersion,
   providerModelsDb,
   showsTheSame,
 } from "../src/models-db.js";
 
 // What makes an OpenCode start cheaper (its provider's models only, the plugin install skipped) must
 // neither carry one run's state into the next nor change what OpenCode sends. The real `opencode` CLI
-// against a scripted loopback model; the models files go to a private temp folder of this file.
+// against a scripted loopback model; the models files go to a private folder of this file (never the
+// machine's own cache folder, which concurrent runs use).
 const TIMEOUT = 300_000;
 const servers: ModelServer[] = [];
 const dirs: string[] = [];
-const savedTmp = process.env.TMPDIR;
-let privateTmp = "";
+const savedModelsDir = process.env[MODELS_DIR_ENV];
+let privateModels = "";
 beforeAll(() => {
-  privateTmp = mkdtempSync(join(tmpdir(), "oc-start-state-"));
-  process.env.TMPDIR = privateTmp;
+  privateModels = mkdtempSync(join(tmpdir(), "oc-start-state-models-"));
+  process.env[MODELS_DIR_ENV] = privateModels;
 });
 afterAll(() => {
-  process.env.TMPDIR = savedTmp;
-  if (savedTmp === undefined) delete process.env.TMPDIR;
-  rmSync(privateTmp, { recursive: true, force: true });
+  process.env[MODELS_DIR_ENV] = savedModelsDir;
+  if (savedModelsDir === undefined) delete process.env[MODELS_DIR_ENV];
+  rmSync(privateModels, { recursive: true, force: true });
 });
 afterEach(async () => {
   for (const server of servers.splice(0)) await server.close();
@@ -169,8 +172,12 @@ describe("an OpenCode run's start", () => {
       const bin = findOpenCode();
       const file = (await providerModelsDb(bin, "anthropic")) as string;
       const content = readFileSync(file, "utf8");
-      // The file of this OpenCode version is one CHECKED_MODELS_DBS lists...
-      expect(CHECKED_MODELS_DBS.has(createHash("sha256").update(content).digest("hex"))).toBe(true);
+      // The file of this OpenCode version is one CHECKED_MODELS_DBS lists, keyed by that version...
+      const version = openCodeVersion(bin);
+      expect(version).toBe(SUPPORTED_OPENCODE_VERSION);
+      const hash = createHash("sha256").update(content).digest("hex");
+      expect(CHECKED_MODELS_DBS.has(`${version}:${hash}`)).toBe(true);
+      expect(CHECKED_MODELS_DBS.has(`0.0.1:${hash}`)).toBe(false);
       // ...and OpenCode still shows the provider the same from it as from its bundled snapshot.
       const entry = (JSON.parse(content) as Record<string, Record<string, unknown>>).anthropic as Record<
         string,
