@@ -37,7 +37,10 @@ const InstructionsLineSchema = z.looseObject({
   attachment: z.looseObject({ type: z.literal("instructions"), files: z.array(MemoryFileSchema) }),
 });
 
-/** A CLAUDE.md of a subdirectory, loaded when the agent first touched a file under it. */
+/**
+ * A CLAUDE.md of a subdirectory, loaded when the agent first touched a file under it, or a rule of
+ * .claude/rules whose `paths:` globs matched such a file (its content has the globs).
+ */
 const NestedMemoryLineSchema = z.looseObject({
   type: z.literal("attachment"),
   timestamp: z.string(),
@@ -124,11 +127,13 @@ export function transcriptEvents(
     const nested = NestedMemoryLineSchema.safeParse(line);
     if (nested.success) {
       const { attachment } = nested.data;
+      const globs = (attachment.content.globs as string[] | undefined) ?? [];
       push(nested.data.timestamp, {
         hook_event_name: "InstructionsLoaded",
         file_path: attachment.path,
         ...(attachment.content.type ? { memory_type: attachment.content.type } : {}),
-        load_reason: "nested_traversal",
+        load_reason: globs.length > 0 ? "path_glob_match" : "nested_traversal",
+        ...(globs.length > 0 ? { globs } : {}),
       });
     }
   }

@@ -28,7 +28,7 @@ function registeredEvents(command: string[]): string[] {
 }
 
 describe("runAgent reads the prompts and instruction files from the session transcript (real claude CLI)", () => {
-  it("has the CLAUDE.md, its @-import and a nested CLAUDE.md in the Run, with their load reasons, and no hook fired", async (ctx) => {
+  it("has the CLAUDE.md files, an @-import, a nested CLAUDE.md and a path-glob rule in the Run, with their load reasons, and no hook fired", async (ctx) => {
     skipIfNoClaude(ctx, { claudeBin });
     const project = join(root, "notes");
     mkdirSync(join(project, "docs"), { recursive: true });
@@ -37,6 +37,9 @@ describe("runAgent reads the prompts and instruction files from the session tran
     writeFileSync(join(project, "docs", "extra.md"), "extra imported rules\n");
     writeFileSync(join(project, "sub", "CLAUDE.md"), "nested rules\n");
     writeFileSync(join(project, "sub", "a.txt"), "hello\n");
+    writeFileSync(join(project, "CLAUDE.local.md"), "local rules\n");
+    mkdirSync(join(project, ".claude", "rules"), { recursive: true });
+    writeFileSync(join(project, ".claude", "rules", "sub.md"), '---\npaths:\n  - "sub/**"\n---\nsub rule\n');
     const readNested: ScriptFunction = (request) =>
       countToolResults(request) === 0
         ? reply(toolUse("Read", { file_path: join(project, "sub", "a.txt") }))
@@ -50,6 +53,7 @@ describe("runAgent reads the prompts and instruction files from the session tran
         outputRoot: join(root, "out"),
         keepSandbox: "always",
         allowedTools: ["Read"],
+        settingSources: ["project", "local"],
       }),
     );
     expect(result.error, result.stderr).toBeUndefined();
@@ -57,14 +61,21 @@ describe("runAgent reads the prompts and instruction files from the session tran
     expect(registeredEvents(result.command)).not.toContain("UserPromptSubmit");
     // The CLI ran no hook: the collector wrote nothing.
     expect(() => readFileSync(join(result.output_dir!, EVENTS_FILE))).toThrow(/ENOENT/);
-    // As the InstructionsLoaded hook said them (observed on 2.1.330 with the same project).
+    // As the InstructionsLoaded hook said them (observed on 2.1.330 with the same project; the hooks
+    // fire concurrently, so their order varied: the transcript's is the order of loading).
     expect(result.run.instructions).toEqual([
       { file_path: join(project, "CLAUDE.md"), memory_type: "Project", load_reason: "session_start" },
       { file_path: join(project, "docs", "extra.md"), memory_type: "Project", load_reason: "include" },
+      { file_path: join(project, "CLAUDE.local.md"), memory_type: "Local", load_reason: "session_start" },
       {
         file_path: join(project, "sub", "CLAUDE.md"),
         memory_type: "Project",
         load_reason: "nested_traversal",
+      },
+      {
+        file_path: join(project, ".claude", "rules", "sub.md"),
+        memory_type: "Project",
+        load_reason: "path_glob_match",
       },
     ]);
     expect(eventsOfType(result.run, "user_message").map((event) => event.text)).toEqual([

@@ -14,7 +14,8 @@
 //    reports starting (--include-hook-events) is in events.jsonl. BENCH_ASYNC=1 adds the shell entry
 //    registered with Claude Code's `async: true` (measured: no faster here, and it lost a run's last
 //    event).
-//    BENCH_HOOK_PROBE=1 (or some of its keys: flag,settings,collector,never,prompt,instructions,again)
+//    BENCH_HOOK_PROBE=1 (or some of its keys: flag,settings,collector,never,prompt,instructions,again,
+//    hooked: runAgent's capture as it was before it read the session transcript)
 //    adds variants that split runAgent's HTTP capture into its parts (see docs/benchmarks.md).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -33,6 +34,7 @@ import {
   STREAM_GAP_HOOK_EVENTS,
   STREAM_GAP_TOOL_MATCHER,
   startHookCollector,
+  TRANSCRIPT_HOOK_EVENTS,
 } from "@evals/hooks";
 import { startModelServer } from "@evals/vcr";
 import { bareClaude, childCpuMs, LIST_THEN_READ, listThenRead } from "./bench-kit.mjs";
@@ -188,6 +190,11 @@ if (PROBE) {
     never: ["probe: HTTP, never fires", http({ events: ["SubagentStart"] })],
     prompt: ["probe: HTTP, UserPromptSubmit", http({ events: ["UserPromptSubmit"] })],
     instructions: ["probe: HTTP, InstructionsLoaded", http({ events: ["InstructionsLoaded"] })],
+    // runAgent's capture before it read the transcript: the same hooks plus the transcript's two.
+    hooked: [
+      "probe: HTTP, runAgent's events + the transcript's",
+      http({ ...RUN_AGENT_EVENTS, events: [...STREAM_GAP_HOOK_EVENTS, ...TRANSCRIPT_HOOK_EVENTS] }),
+    ],
   };
   const wanted = PROBE === "1" ? Object.keys(probes) : PROBE.split(",");
   for (const key of wanted) {
