@@ -33,3 +33,5 @@ export {
 } from "./reconcile.js";
 export { type RunAgentOptions, type RunAgentResult, runAgent } from "./run-agent.js";
 export { claudeCodeRunner } from "./runner.js";
+// The prompts and instruction files of a run, from the session's transcript (instead of hooks).
+export { findTranscript, transcriptEvents } from "./transcript.js";

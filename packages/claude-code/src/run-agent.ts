@@ -48,12 +48,14 @@ import {
   STREAM_GAP_TOOL_MATCHER,
   startHookCollector,
   supportsHttpHooks,
+  TRANSCRIPT_HOOK_EVENTS,
 } from "@evals/hooks";
 import { claudeArgs, userMessageLine } from "./claude-args.js";
 import { claudeAvailable, findClaude } from "./claude-bin.js";
 import { hermeticEnv } from "./claude-env.js";
 import type { ClaudeCodeOptions } from "./options.js";
 import { reconcileRun } from "./reconcile.js";
+import { findTranscript, transcriptEvents } from "./transcript.js";
 
 /**
  * Everything runAgent accepts: the options every runner shares (@evals/core's AgentRunOptions) and
@@ -201,10 +203,12 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   redactTreeSync(outputDir, redactor);
 
   const captured = await readCaptured(outputDir);
+  const transcript = capture ? readTranscript(sandbox.configDir, lines, { cwd, runId }) : undefined;
+  const hookEvents = mergeByTime(captured.events, transcript?.events ?? []);
   const run: Run = reconcileRun({
     streamLines: lines,
-    hookEvents: captured.events.map((line) => line.event),
-    hookTimestamps: captured.events.map((line) => line.captured_at),
+    hookEvents: hookEvents.map((line) => line.event),
+    hookTimestamps: hookEvents.map((line) => line.captured_at),
     ...(capture ? { hookCoverage: RUN_AGENT_CAPTURE } : {}),
     prompts: multiTurn ? [] : prompts,
     runId,
@@ -219,14 +223,15 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
 
   const { exitCode } = outcome;
   const stderr = outcome.stderr.trim();
-  const incomplete = lostEventsFailure(capture, {
-    lines,
-    captured: captured.events,
-    ...(collector ? { collectorFailed: collector.failed } : {}),
-    base,
-    options,
-    outputDir,
-  });
+  const incomplete =
+    lostEventsFailure(capture, {
+      lines,
+      captured: captured.events,
+      ...(collector ? { collectorFailed: collector.failed } : {}),
+      base,
+      options,
+      outputDir,
+    }) ?? transcript?.failure;
   const error =
     describeFailure({
       run,
@@ -350,11 +355,64 @@ function baseSettings(settings: RunAgentOptions["settings"]): ClaudeSettings {
 }
 
 /**
- * What runAgent captures with hooks: only what its stream-json output does not carry (each hook the
- * CLI runs costs it CPU; see @evals/hooks' STREAM_GAP_HOOK_EVENTS). The reconciler is told, so it
- * does not expect the hooks to see the other tool calls.
+ * What runAgent captures with hooks: only what neither its stream-json output nor the session's
+ * transcript carries (each hook the CLI runs costs it CPU; see @evals/hooks' STREAM_GAP_HOOK_EVENTS).
+ * The reconciler is told, so it does not expect the hooks to see the other tool calls.
  */
 const RUN_AGENT_CAPTURE = { events: STREAM_GAP_HOOK_EVENTS, toolMatcher: STREAM_GAP_TOOL_MATCHER };
+
+/**
+ * The prompts and instruction files of the run, from the session's transcript (see transcript.ts),
+ * or why they could not be read: a run whose CLI started a session (its stream's init line) must
+ * have left its transcript, and without it the run's record is incomplete like a lost hook event.
+ */
+function readTranscript(
+  configDir: string,
+  lines: unknown[],
+  run: { cwd: string; runId: string },
+): { events: CapturedEvent[]; failure?: string } {
+  const sessionId = sessionIdOf(lines);
+  if (!sessionId) return { events: [] };
+  const file = findTranscript(configDir, sessionId);
+  const lost = `its prompts and the instruction files Claude Code loaded (${TRANSCRIPT_HOOK_EVENTS.join(", ")}) are not known`;
+  if (!file) {
+    return {
+      events: [],
+      failure: `the run's record is incomplete: claude wrote no session transcript ${join(configDir, "projects", "*", `${sessionId}.jsonl`)}, so ${lost}`,
+    };
+  }
+  try {
+    return { events: transcriptEvents(file, { sessionId, ...run }) };
+  } catch (error) {
+    return {
+      events: [],
+      failure: `the run's record is incomplete: the session transcript ${file} could not be read (${(error as Error).message}), so ${lost}`,
+    };
+  }
+}
+
+/** The session id of the stream's system/init line. */
+function sessionIdOf(lines: unknown[]): string | undefined {
+  for (const line of lines) {
+    const record = line as { type?: unknown; subtype?: unknown; session_id?: unknown } | null;
+    if (record?.type === "system" && record.subtype === "init" && typeof record.session_id === "string")
+      return record.session_id;
+  }
+  return undefined;
+}
+
+/** Two time-ordered lists of captured lines as one, by captured_at (the hooks' first on a tie). */
+function mergeByTime(hooks: CapturedEvent[], transcript: CapturedEvent[]): CapturedEvent[] {
+  if (transcript.length === 0) return hooks;
+  const merged: CapturedEvent[] = [];
+  let next = 0;
+  for (const line of hooks) {
+    while (next < transcript.length && transcript[next]!.captured_at < line.captured_at)
+      merged.push(transcript[next++]!);
+    merged.push(line);
+  }
+  return [...merged, ...transcript.slice(next)];
+}
 
 /**
  * The run's settings: the user's, with the capture hooks added to every captured event (their own

@@ -7,7 +7,7 @@ import {
   runSummary,
   toolSequence,
 } from "@evals/core";
-import { STREAM_GAP_HOOK_EVENTS, STREAM_GAP_TOOL_MATCHER } from "@evals/hooks";
+import { STREAM_GAP_HOOK_EVENTS, STREAM_GAP_TOOL_MATCHER, TRANSCRIPT_HOOK_EVENTS } from "@evals/hooks";
 import {
   type FixtureName,
   fixtureHookInputs,
@@ -314,9 +314,13 @@ describe("reconcileRun on the real task-alias run (the stream says Task, the hoo
 });
 
 describe("reconcileRun with runAgent's capture (only what the stream lacks)", () => {
-  /** The hook events runAgent's capture registers would have fired in the fixture run. */
+  /**
+   * The hook events runAgent's capture registers would have fired in the fixture run, and those it
+   * reads from the session transcript instead (the same hook inputs).
+   */
   const streamGapOnly = (events: HookInput[]) =>
     events.filter((event) => {
+      if ((TRANSCRIPT_HOOK_EVENTS as readonly string[]).includes(event.hook_event_name)) return true;
       if (!(STREAM_GAP_HOOK_EVENTS as readonly string[]).includes(event.hook_event_name)) return false;
       const matcher = STREAM_GAP_TOOL_MATCHER[event.hook_event_name];
       const tool = (event as { tool_name?: string }).tool_name;

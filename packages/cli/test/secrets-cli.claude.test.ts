@@ -173,7 +173,7 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)(
           "run-folder.json",
           "result.json",
           "stream.jsonl",
-          "events.jsonl",
+          // No events.jsonl: a run that neither delegates nor asks fires no capture hook.
           "export-0.body",
         ]) {
           expect(names).toContain(name);

@@ -49,9 +49,8 @@ describe("runAgent's HTTP capture (the default) with the real claude CLI", () =>
     expect(settings).toBeTruthy();
     expect(result.command).toContain("--include-hook-events");
     const events = await readEvents(result.output_dir!);
-    // What the stream lacks: the prompt, the Agent call (not the child's Bash), the subagent's start and stop.
+    // What the stream and the transcript lack: the Agent call (not the child's Bash), the subagent's start and stop.
     expect(events.map((line) => line.event.hook_event_name)).toEqual([
-      "UserPromptSubmit",
       "PreToolUse",
       "SubagentStart",
       "SubagentStop",
@@ -82,46 +81,49 @@ describe("runAgent's HTTP capture (the default) with the real claude CLI", () =>
     });
   }
 
-  it("fails the run when the first event (UserPromptSubmit) is lost", async (ctx) => {
-    skipIfNoClaude(ctx, { claudeBin });
-    process.env.EVALS_HOOK_COLLECTOR_DROP = "UserPromptSubmit";
-    const result = await run("http-drop-first");
-    expect(result.error).toMatch(/^the capture lost 1 of 1 UserPromptSubmit hook event\(s\)/);
-  });
-
   for (const how of ["500", "close"] as const) {
-    it(`fails the run when the collector loses InstructionsLoaded, which the stream has no hook lines for (${how})`, async (ctx) => {
+    it(`fails the run when the first event (the Agent call's PreToolUse) is lost (${how})`, async (ctx) => {
       skipIfNoClaude(ctx, { claudeBin });
-      const withNotes = join(root, `instructions-${how}`);
-      mkdirSync(withNotes);
-      writeFileSync(join(withNotes, "a.txt"), "hello from a\n");
-      writeFileSync(join(withNotes, "CLAUDE.md"), "# Notes\nKeep answers short.\n");
-      const listAndRead = (runId: string) =>
-        withModel(listThenRead(withNotes), (server) =>
-          runAgent({
-            prompt: "list and read",
-            claudeBin,
-            baseUrl: server.url,
-            cwd: withNotes,
-            outputRoot: join(root, "out"),
-            runId,
-            timeoutMs: 90_000,
-          }),
-        );
-      const clean = await listAndRead(`http-instructions-${how}`);
-      expect(clean.error, clean.stderr).toBeUndefined();
-      expect(clean.run.instructions).toEqual([
-        expect.objectContaining({ file_path: join(withNotes, "CLAUDE.md"), load_reason: "session_start" }),
-      ]);
-      process.env.EVALS_HOOK_COLLECTOR_DROP =
-        how === "500" ? "InstructionsLoaded" : "InstructionsLoaded:close";
-      const dropped = await listAndRead(`http-instructions-drop-${how}`);
-      // Without the collector's own count the run looked complete, graded as if no CLAUDE.md was loaded.
-      expect(dropped.exit_code).toBe(0);
-      expect(dropped.run.instructions).toBeUndefined();
-      expect(dropped.error).toMatch(/^the capture lost 1 of 1 InstructionsLoaded hook event\(s\)/);
+      process.env.EVALS_HOOK_COLLECTOR_DROP = how === "500" ? "PreToolUse" : "PreToolUse:close";
+      const result = await run(`http-drop-first-${how}`);
+      expect(result.error).toMatch(/^the capture lost 1 of 1 PreToolUse hook event\(s\)/);
     });
   }
+
+  it("reads the CLAUDE.md the CLI loaded from the session transcript, and fails the run naming the transcript when it is not there", async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    const withNotes = join(root, "instructions");
+    mkdirSync(withNotes);
+    writeFileSync(join(withNotes, "a.txt"), "hello from a\n");
+    writeFileSync(join(withNotes, "CLAUDE.md"), "# Notes\nKeep answers short.\n");
+    const listAndRead = (runId: string, env?: Record<string, string>) =>
+      withModel(listThenRead(withNotes), (server) =>
+        runAgent({
+          prompt: "list and read",
+          claudeBin,
+          baseUrl: server.url,
+          cwd: withNotes,
+          outputRoot: join(root, "out"),
+          runId,
+          timeoutMs: 90_000,
+          ...(env ? { env } : {}),
+        }),
+      );
+    const clean = await listAndRead("http-instructions");
+    expect(clean.error, clean.stderr).toBeUndefined();
+    expect(clean.run.instructions).toEqual([
+      expect.objectContaining({ file_path: join(withNotes, "CLAUDE.md"), load_reason: "session_start" }),
+    ]);
+    // The CLI writes its transcript elsewhere: the run looked complete, graded as if no CLAUDE.md was loaded.
+    const elsewhere = join(root, "other-config");
+    const lost = await listAndRead("http-instructions-no-transcript", { CLAUDE_CONFIG_DIR: elsewhere });
+    expect(lost.exit_code).toBe(0);
+    expect(lost.run.instructions).toBeUndefined();
+    expect(lost.error).toMatch(
+      /^the run's record is incomplete: claude wrote no session transcript .*claude-config\/projects\/\*\/[0-9a-f-]+\.jsonl, so its prompts and the instruction files/,
+    );
+    expect(lost.incomplete).toBe(lost.error);
+  });
 
   it("counts only its own hooks: the user's command hook on the same events is not a lost event", async (ctx) => {
     skipIfNoClaude(ctx, { claudeBin });
@@ -138,13 +140,10 @@ describe("runAgent's HTTP capture (the default) with the real claude CLI", () =>
   it("gives the case a failing verdict naming the lost event, not a grade of the partial run", async (ctx) => {
     skipIfNoClaude(ctx, { claudeBin });
     const caseFile = join(root, "lost.yaml");
-    writeFileSync(
-      caseFile,
-      "id: lists-and-reads\nprompt: list and read\nbehavior:\n  mustUseTools: [Bash, Read]\n",
-    );
-    process.env.EVALS_HOOK_COLLECTOR_DROP = "UserPromptSubmit";
+    writeFileSync(caseFile, "id: delegates\nprompt: delegate\nbehavior:\n  mustUseTools: [Agent]\n");
+    process.env.EVALS_HOOK_COLLECTOR_DROP = "PreToolUse";
     const result = await runCases(caseFile, {
-      model: { "lists-and-reads": listThenRead(project) },
+      model: { delegates: delegate },
       trials: 1,
       agent: claudeCodeRunner,
       runAgent: { cwd: project, timeoutMs: 90_000, options: { claudeBin } },
@@ -153,7 +152,7 @@ describe("runAgent's HTTP capture (the default) with the real claude CLI", () =>
     expect(result.passed).toBe(false);
     const trial = result.outcomes[0]!.result.trials[0]!;
     expect(trial.status).toBe("error");
-    expect(trial.error).toMatch(/^the capture lost 1 of 1 UserPromptSubmit hook event\(s\)/);
+    expect(trial.error).toMatch(/^the capture lost 1 of 1 PreToolUse hook event\(s\)/);
     // Not graded: no scorer ran on the partial run.
     expect(trial.scores ?? []).toEqual([]);
   });
@@ -164,7 +163,7 @@ describe("runAgent's HTTP capture (the default) with the real claude CLI", () =>
     const result = await run("command-capture", "command");
     expect(result.error, result.stderr).toBeUndefined();
     const events = await readEvents(result.output_dir!);
-    expect(events).toHaveLength(5);
+    expect(events).toHaveLength(4);
     expect(events.every((line) => line.pid !== process.pid)).toBe(true);
   });
 });

@@ -253,7 +253,7 @@ describe("a run killed after it printed a secret leaves it in no file", () => {
           });
         });
         const runDir = readdirSync(join(out, "test-output")).map((id) => join(out, "test-output", id))[0]!;
-        // The hook has written the prompt, token included, before the kill.
+        // The hook has written the Agent call, token included, before the kill.
         expect(await waitFor(() => existsSync(join(runDir, "events.jsonl")) && fileHas(runDir, token))).toBe(
           true,
         );

@@ -45,7 +45,7 @@ describe("describeEval's trial options with the real claude CLI", () => {
     for (const result of outcome.runs) {
       expect(toolSequence(result!.run)).toEqual(["Bash", "Read"]);
       expect(result!.output_dir).toBe(join(outputRoot, "test-output", result!.run_id));
-      expect(existsSync(join(result!.output_dir!, "events.jsonl"))).toBe(true);
+      expect(existsSync(join(result!.output_dir!, "stream.jsonl"))).toBe(true);
     }
   });
 
@@ -90,7 +90,7 @@ describe("describeEval's trial options with the real claude CLI", () => {
       expect(String(listToolCalls(result!.run)[0]?.result?.output).trim()).toBe(cwds[i]);
       // The worktree's changes were captured next to the run's files.
       expect(readdirSync(result!.output_dir!)).toEqual(
-        expect.arrayContaining(["outcome.json", "events.jsonl"]),
+        expect.arrayContaining(["outcome.json", "stream.jsonl"]),
       );
     }
     expect(existsSync(join(repo, "made-by-agent.txt"))).toBe(false);

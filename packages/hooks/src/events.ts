@@ -32,21 +32,24 @@ export const DEFAULT_HOOK_EVENTS = [
 ] as const;
 
 /**
- * What runAgent captures beside Claude Code's stream-json output: only what the stream does not
- * carry. Measured (tools/bench hooks): each event the CLI runs a hook for costs it ~5 ms of CPU,
- * and a run's tool calls, results, texts and final answer are all in the stream already. Kept:
- * the prompts (a background subagent's `<task-notification>` reaches the parent as one, and the
- * stream does not show it), permission requests (the stream shows denials only), subagents' real
- * ids, types and last messages, the instruction files the CLI loaded itself, and the delegation
- * calls (Agent/Task, see STREAM_GAP_TOOL_MATCHER), which tell which call started which subagent.
+ * What runAgent captures with hooks beside Claude Code's stream-json output: only what neither the
+ * stream nor the session's transcript carries. Measured (tools/bench hooks): each event the CLI runs
+ * a hook for costs it a request and ~5 ms of CPU, and a run's tool calls, results, texts and final
+ * answer are all in the stream already; its prompts (a background subagent's `<task-notification>`
+ * too) and the instruction files the CLI loaded itself (CLAUDE.md, its @-imports, nested ones) are
+ * in the transcript, which runAgent reads after the run. Kept: permission requests (the stream
+ * shows denials only), subagents' real ids, types and last messages, and the delegation calls
+ * (Agent/Task, see STREAM_GAP_TOOL_MATCHER), which tell which call started which subagent. A run
+ * that neither delegates nor asks fires none.
  */
-export const STREAM_GAP_HOOK_EVENTS = [
-  "UserPromptSubmit",
-  ...TOOL_HOOK_EVENTS,
-  "SubagentStart",
-  "SubagentStop",
-  "InstructionsLoaded",
-] as const;
+export const STREAM_GAP_HOOK_EVENTS = [...TOOL_HOOK_EVENTS, "SubagentStart", "SubagentStop"] as const;
+
+/**
+ * The events whose facts runAgent reads from the session's transcript after the run instead of
+ * registering their hooks (the prompts, a background subagent's `<task-notification>` too; the
+ * instruction files the CLI loaded itself), turned into the same hook inputs.
+ */
+export const TRANSCRIPT_HOOK_EVENTS = ["UserPromptSubmit", "InstructionsLoaded"] as const;
 
 /**
  * The tool matchers of STREAM_GAP_HOOK_EVENTS: the tool events of the delegation tools only (Claude

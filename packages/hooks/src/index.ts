@@ -28,6 +28,7 @@ export {
   STREAM_GAP_HOOK_EVENTS,
   STREAM_GAP_TOOL_MATCHER,
   TOOL_HOOK_EVENTS,
+  TRANSCRIPT_HOOK_EVENTS,
 } from "./events.js";
 export { HOOK_ERROR_VERSION, type HookErrorEntry, type HookErrorKind } from "./hook-errors.js";
 // Whether a capture lost events the CLI fired.

@@ -42,9 +42,10 @@ export const listThenRead = (project) =>
 /**
  * `claude -p <prompt> --output-format stream-json --verbose [args]` in `cwd`, hermetic like runAgent's
  * (a fresh home under `work`, removed after), against the model at `baseUrl`; `env` is added.
- * Resolves to its exit code, stdout and wall time.
+ * Resolves to its exit code, stdout and wall time; `afterExit({ configDir, stdout })` runs before the
+ * home goes (its time counted in the run's), and what it returns is `after`.
  */
-export async function bareClaude({ work, cwd, prompt, baseUrl, args = [], env = {} }) {
+export async function bareClaude({ work, cwd, prompt, baseUrl, args = [], env = {}, afterExit }) {
   const home = mkdtempSync(join(work, "home-"));
   for (const dir of ["config", "tmp"]) mkdirSync(join(home, dir));
   const started = performance.now();
@@ -69,7 +70,9 @@ export async function bareClaude({ work, cwd, prompt, baseUrl, args = [], env = 
   });
   child.stderr.resume();
   const code = await new Promise((resolve) => child.on("close", resolve));
+  // What the caller does with the run's config dir before it goes counts as the run's time.
+  const after = afterExit ? await afterExit({ configDir: join(home, "config"), stdout }) : undefined;
   const ms = performance.now() - started;
   rmSync(home, { recursive: true, force: true });
-  return { code, stdout, ms };
+  return { code, stdout, ms, after };
 }

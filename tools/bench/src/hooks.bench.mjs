@@ -14,12 +14,14 @@
 //    reports starting (--include-hook-events) is in events.jsonl. BENCH_ASYNC=1 adds the shell entry
 //    registered with Claude Code's `async: true` (measured: no faster here, and it lost a run's last
 //    event).
-//    BENCH_HOOK_PROBE=1 (or some of its keys: flag,settings,collector,never,prompt,instructions,again)
+//    BENCH_HOOK_PROBE=1 (or some of its keys: flag,settings,collector,never,prompt,instructions,again,
+//    hooked: runAgent's capture as it was before it read the session transcript)
 //    adds variants that split runAgent's HTTP capture into its parts (see docs/benchmarks.md).
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { findTranscript, transcriptEvents } from "@evals/claude-code";
 import { runFolderPath } from "@evals/core";
 import {
   EVENTS_FILE,
@@ -32,6 +34,7 @@ import {
   STREAM_GAP_HOOK_EVENTS,
   STREAM_GAP_TOOL_MATCHER,
   startHookCollector,
+  TRANSCRIPT_HOOK_EVENTS,
 } from "@evals/hooks";
 import { startModelServer } from "@evals/vcr";
 import { bareClaude, childCpuMs, LIST_THEN_READ, listThenRead } from "./bench-kit.mjs";
@@ -145,7 +148,8 @@ const RUN_AGENT_EVENTS = { events: STREAM_GAP_HOOK_EVENTS, toolMatcher: STREAM_G
 // started per run, its url names the run, and these events are registered for it), and whether
 // --include-hook-events is passed (every variant passes it unless it says otherwise).
 const http = (events) => ({ http: events });
-const HTTP = http(RUN_AGENT_EVENTS);
+// runAgent reads the prompts and instruction files from the session transcript after the run.
+const HTTP = { ...http(RUN_AGENT_EVENTS), transcript: true };
 const HTTP_ALL = http({});
 const COMMAND = { settings: settingsFile("command-all", {}) };
 const runVariants = {
@@ -186,6 +190,11 @@ if (PROBE) {
     never: ["probe: HTTP, never fires", http({ events: ["SubagentStart"] })],
     prompt: ["probe: HTTP, UserPromptSubmit", http({ events: ["UserPromptSubmit"] })],
     instructions: ["probe: HTTP, InstructionsLoaded", http({ events: ["InstructionsLoaded"] })],
+    // runAgent's capture before it read the transcript: the same hooks plus the transcript's two.
+    hooked: [
+      "probe: HTTP, runAgent's events + the transcript's",
+      http({ ...RUN_AGENT_EVENTS, events: [...STREAM_GAP_HOOK_EVENTS, ...TRANSCRIPT_HOOK_EVENTS] }),
+    ],
   };
   const wanted = PROBE === "1" ? Object.keys(probes) : PROBE.split(",");
   for (const key of wanted) {
@@ -215,7 +224,7 @@ async function claudeRun(variant) {
     settings = join(work, `${runId}.settings.json`);
     writeFileSync(settings, JSON.stringify(httpHookSettings({ url: collector.url, ...variant.http })));
   }
-  const { code, stdout, ms } = await bareClaude({
+  const { code, stdout, ms, after } = await bareClaude({
     work,
     cwd: project,
     prompt: LIST_THEN_READ,
@@ -225,12 +234,17 @@ async function claudeRun(variant) {
       ...(settings ? ["--settings", settings] : []),
     ],
     env: { TEST_MODE: "true", TEST_RUN_ID: runId, EVALS_OUTPUT_DIR: outputRoot },
+    ...(variant.transcript
+      ? { afterExit: ({ configDir, stdout }) => readTranscript(configDir, stdout, runId) }
+      : {}),
   });
   await collector?.close();
   const own = process.cpuUsage(ownBefore);
   const cpu = cpuBefore === undefined ? undefined : childCpuMs() - cpuBefore + (own.user + own.system) / 1000;
   await server.close();
   if (code !== 0 || !stdout.includes('"type":"result"')) throw new Error(`claude failed (exit ${code})`);
+  if (variant.transcript && after !== "UserPromptSubmit,InstructionsLoaded")
+    throw new Error(`the transcript lacked the prompt or the CLAUDE.md: ${after}`);
   const started_ = stdout.split("\n").filter((line) => line.includes('"subtype":"hook_started"')).length;
   let captured = 0;
   const folder = runFolderPath(runId, outputRoot);
@@ -238,6 +252,15 @@ async function claudeRun(variant) {
   if (capturing(variant) && existsSync(join(folder, EVENTS_FILE)))
     captured = (await readEvents(folder)).length;
   return { ms, cpu, ownCpu: (own.user + own.system) / 1000, fired: started_, captured };
+}
+/** What runAgent reads from the transcript (see @evals/claude-code's transcriptEvents): the event names. */
+function readTranscript(configDir, stdout, runId) {
+  const sessionId = JSON.parse(
+    stdout.split("\n").find((line) => line.includes('"subtype":"init"')),
+  ).session_id;
+  const file = findTranscript(configDir, sessionId);
+  const events = file ? transcriptEvents(file, { sessionId, cwd: project, runId }) : [];
+  return [...new Set(events.map((line) => line.event.hook_event_name))].sort().reverse().join(",");
 }
 // Whether a variant captures events (its lost events are counted).
 const capturing = (variant) => Boolean(variant.http || variant.settings) && variant.counts !== false;
