@@ -26,6 +26,12 @@ export function childCpuMs() {
 /** The prompt of the scripted run the benchmarks time. */
 export const LIST_THEN_READ = "List the files, then read a.txt.";
 
+/** The median of some measurements (the upper one of an even count). */
+export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** A duration in whole milliseconds, for the printed tables. */
+export const ms = (value) => `${value.toFixed(0)} ms`;
+
 /** The model of that run: Bash `ls`, Read `<project>/a.txt`, then an answer quoting it. */
 export const listThenRead = (project) =>
   scripted((request) => {

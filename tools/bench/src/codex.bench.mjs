@@ -21,16 +21,13 @@ import {
   scriptedResponses,
   startModelServer,
 } from "@evals/vcr";
-import { childCpuMs, WORKSPACE } from "./bench-kit.mjs";
+import { childCpuMs, median, ms, WORKSPACE } from "./bench-kit.mjs";
 
 const rounds = Number(process.env.BENCH_CODEX_RUNS ?? 7);
 const work = mkdtempSync(join(tmpdir(), "evals-bench-codex-"));
 const outputRoot = join(work, "out");
 const bin = findCodex({ from: WORKSPACE });
 const PROMPT = "List the files, then write a summary.";
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const ms = (value) => `${value.toFixed(0)} ms`;
 
 const model = () =>
   scriptedResponses((request, context) => {

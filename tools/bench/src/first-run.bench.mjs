@@ -22,7 +22,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { childCpuMs } from "./bench-kit.mjs";
+import { childCpuMs, median } from "./bench-kit.mjs";
 import { sampleTreeCpu } from "./process-tree-cpu.mjs";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
@@ -152,7 +152,6 @@ function breakdown(output) {
   return { builds, evals };
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
 
 /** Processes that only spin on the CPU, `count` of them, for the busy round; `stop()` ends them. */

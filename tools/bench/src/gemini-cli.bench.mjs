@@ -21,10 +21,10 @@ import {
   scriptedGemini,
   startModelServer,
 } from "@evals/vcr";
-import { childCpuMs, WORKSPACE } from "./bench-kit.mjs";
+import { childCpuMs, median, ms, LIST_THEN_READ as PROMPT, WORKSPACE } from "./bench-kit.mjs";
 
 const GEMINI_BIN = join(WORKSPACE, "node_modules/.bin/gemini");
-const PROMPT = "List the files, then read a.txt.";
+
 const MODEL = "gemini-2.5-flash";
 const rounds = Number(process.env.BENCH_GEMINI_RUNS ?? 5);
 const work = mkdtempSync(join(tmpdir(), "evals-bench-gemini-"));
@@ -32,9 +32,6 @@ const project = join(work, "project");
 mkdirSync(project);
 writeFileSync(join(project, "a.txt"), "hello\n");
 const outputRoot = join(work, "out");
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const ms = (value) => `${value.toFixed(0)} ms`;
 
 const model = () =>
   scriptedGemini((request) => {

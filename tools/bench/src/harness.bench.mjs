@@ -18,6 +18,8 @@ import {
   childCpuMs,
   CLAUDE_BIN as claudeBin,
   listThenRead,
+  median,
+  ms,
   LIST_THEN_READ as PROMPT,
 } from "./bench-kit.mjs";
 
@@ -28,9 +30,6 @@ mkdirSync(project);
 writeFileSync(join(project, "a.txt"), "hello\n");
 const outputRoot = join(work, "out");
 const hookSettingsFile = writeHookSettings(join(work, "hook-settings.json"));
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const ms = (value) => `${value.toFixed(0)} ms`;
 
 const model = () => listThenRead(project);
 

@@ -37,7 +37,7 @@ import {
   TRANSCRIPT_HOOK_EVENTS,
 } from "@evals/hooks";
 import { startModelServer } from "@evals/vcr";
-import { bareClaude, childCpuMs, LIST_THEN_READ, listThenRead } from "./bench-kit.mjs";
+import { bareClaude, childCpuMs, LIST_THEN_READ, listThenRead, median } from "./bench-kit.mjs";
 
 const calls = Math.max(100, Number(process.env.BENCH_HOOK_CALLS ?? 200));
 const rounds = Math.max(3, Number(process.env.BENCH_HOOK_RUNS ?? 9));
@@ -46,7 +46,6 @@ const work = mkdtempSync(join(tmpdir(), "evals-bench-hooks-"));
 const bin = hookBinPath();
 const dash = findDash();
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const quantile = (values, q) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];

@@ -24,10 +24,9 @@ import {
   text,
   toolUse,
 } from "@evals/vcr";
-import { childCpuMs } from "./bench-kit.mjs";
+import { childCpuMs, median, ms, LIST_THEN_READ as PROMPT } from "./bench-kit.mjs";
 
 const rounds = Number(process.env.BENCH_OPENCODE_RUNS ?? 5);
-const PROMPT = "List the files, then read a.txt.";
 const OPENCODE_BIN = findOpenCode();
 // rg for OpenCode's file search, on PATH as the runner puts it (without it OpenCode tries to fetch one):
 // the runner's own, from a first run (which also makes the provider's models file), not counted.
@@ -37,9 +36,6 @@ const project = join(work, "project");
 mkdirSync(project);
 writeFileSync(join(project, "a.txt"), "hello\n");
 const outputRoot = join(work, "out");
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const ms = (value) => `${value.toFixed(0)} ms`;
 
 const model = () =>
   scripted((request) => {

@@ -21,16 +21,13 @@ import {
   text,
   toolUse,
 } from "@evals/vcr";
-import { CLAUDE_BIN, WORKSPACE } from "./bench-kit.mjs";
+import { CLAUDE_BIN, median, ms, WORKSPACE } from "./bench-kit.mjs";
 
 const require = createRequire(import.meta.url);
 const root = WORKSPACE;
 const claudeBin = CLAUDE_BIN;
 const runs = Number(process.env.BENCH_VCR_RUNS ?? 5);
 const work = mkdtempSync(join(tmpdir(), "evals-bench-vcr-"));
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const ms = (value) => `${value.toFixed(0)} ms`;
 
 // ---------------------------------------------------------------- 1. wire-level replay, real CLI
 const PROMPT = "Run the five steps.";
