@@ -8,6 +8,21 @@ import { RecordingReporter } from "@evals/store/reporter";
 import { runFixtureSuites } from "@evals/test-kit/vitest-fixture";
 import { afterAll, describe, expect, it } from "vitest";
 
+/** Both vitest runs of suites.fixture.ts are recorded whole, with uses-bash passing in each. */
+async function expectTwoWholeRuns(store: Store): Promise<void> {
+  expect(await store.sql.query("SELECT source, complete FROM runs")).toEqual([
+    { source: "vitest", complete: true },
+    { source: "vitest", complete: true },
+  ]);
+  const bash = (await caseHistory(store)).find(
+    (c) => c.suite === "basics" && c.case_id.includes("uses-bash"),
+  );
+  expect(bash?.runs.map((r) => [r.status, r.passed_trials, r.trial_count])).toEqual([
+    ["passed", 2, 2],
+    ["passed", 2, 2],
+  ]);
+}
+
 const fixtureDir = fileURLToPath(new URL("./__fixtures__/describe-eval/", import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "harness-eval-history-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -25,17 +40,7 @@ describe("describeEval suites under @evals/store's reporter (npm run eval)", () 
     }
     const store = await Store.open({ kind: "embedded", dir: db });
     try {
-      expect(await store.sql.query("SELECT source, complete FROM runs")).toEqual([
-        { source: "vitest", complete: true },
-        { source: "vitest", complete: true },
-      ]);
-      const bash = (await caseHistory(store)).find(
-        (c) => c.suite === "basics" && c.case_id.includes("uses-bash"),
-      );
-      expect(bash?.runs.map((r) => [r.status, r.passed_trials, r.trial_count])).toEqual([
-        ["passed", 2, 2],
-        ["passed", 2, 2],
-      ]);
+      await expectTwoWholeRuns(store);
       const [read] = await store.sql.query<{ n: number }>(
         "SELECT count(*)::int AS n FROM violations v JOIN cases c USING (run_id, position) WHERE c.name = 'uses Read'",
       );
@@ -101,17 +106,7 @@ describe("describeEval suites under @evals/store's reporter (npm run eval)", () 
     expect(await recorded()).toBe(2);
     const store = await Store.open({ kind: "embedded", dir: db });
     try {
-      expect(await store.sql.query("SELECT source, complete FROM runs")).toEqual([
-        { source: "vitest", complete: true },
-        { source: "vitest", complete: true },
-      ]);
-      const bash = (await caseHistory(store)).find(
-        (c) => c.suite === "basics" && c.case_id.includes("uses-bash"),
-      );
-      expect(bash?.runs.map((r) => [r.status, r.passed_trials, r.trial_count])).toEqual([
-        ["passed", 2, 2],
-        ["passed", 2, 2],
-      ]);
+      await expectTwoWholeRuns(store);
     } finally {
       await store.close();
     }
