@@ -28,6 +28,8 @@ const MemoryFileSchema = z.looseObject({
   path: z.string(),
   type: z.string().optional(),
   content: z.string().optional(),
+  /** A .claude/rules file's `paths:` globs (a nested_memory of a path-glob rule). */
+  globs: z.array(z.string()).optional(),
 });
 
 /** The instruction files loaded at session start (CLAUDE.md files and what they @-import), in load order. */
@@ -127,7 +129,7 @@ export function transcriptEvents(
     const nested = NestedMemoryLineSchema.safeParse(line);
     if (nested.success) {
       const { attachment } = nested.data;
-      const globs = (attachment.content.globs as string[] | undefined) ?? [];
+      const globs = attachment.content.globs ?? [];
       push(nested.data.timestamp, {
         hook_event_name: "InstructionsLoaded",
         file_path: attachment.path,
