@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { parse as parseYaml } from "yaml";
 
 /** What of a run's options can name a model (RunOpenCodeOptions' fields of the same names). */
 export interface ModelSources {
@@ -27,13 +28,19 @@ export function onlyProvider(options: ModelSources, cwd: string): string | undef
       ? Object.values(entries as Record<string, { model?: unknown } | undefined>)
       : [],
   );
-  const files = [...Object.values(options.agents ?? {}), ...workspaceFiles];
+  const fileModels: unknown[] = [];
+  for (const text of [...Object.values(options.agents ?? {}), ...workspaceFiles]) {
+    const header = frontmatterData(text);
+    // A frontmatter that is not YAML may still name a model OpenCode reads: in doubt.
+    if (header === undefined) return undefined;
+    fileModels.push(header.model);
+  }
   const models = [
     options.model,
     config.model,
     config.small_model,
     ...configured.map((entry) => entry?.model),
-    ...files.map((text) => /^model:\s*["']?([^"'\s]+)/m.exec(frontmatter(text))?.[1]),
+    ...fileModels,
   ];
   const providers = new Set(
     models.filter((model): model is string => typeof model === "string").map((model) => model.split("/")[0]),
@@ -78,4 +85,15 @@ function workspaceModelFiles(cwd: string): string[] | undefined {
 /** The YAML frontmatter of a markdown file (agent, mode, command), or "". */
 export function frontmatter(text: string): string {
   return /^---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1] ?? "";
+}
+
+/** The frontmatter's fields ({} when there is none), or undefined when it is not a YAML mapping. */
+function frontmatterData(text: string): Record<string, unknown> | undefined {
+  try {
+    const data: unknown = parseYaml(frontmatter(text));
+    if (data === null || data === undefined) return {};
+    return typeof data === "object" && !Array.isArray(data) ? (data as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -59,6 +59,20 @@ describe("onlyProvider", () => {
     ).toBeUndefined();
   });
 
+  it("reads a frontmatter's model as YAML, and keeps the whole database when it is not YAML", () => {
+    // Forms a line pattern misses: a folded scalar, a quoted key, a flow mapping.
+    for (const header of [
+      "model: >-\n  openai/gpt-4o",
+      '"model": openai/gpt-4o',
+      "{ description: review, model: openai/gpt-4o }",
+      "description: [unclosed\nmodel: anthropic/claude-haiku-4-5",
+    ]) {
+      const { cwd, root } = workspace();
+      write(join(root, ".opencode", "agent", "helper.md"), `---\n${header}\n---\nDo it.\n`);
+      expect(onlyProvider(run, cwd), header).toBeUndefined();
+    }
+  });
+
   it("stops at the git root in a worktree, and walks to the filesystem root outside git", () => {
     const { outside, root, cwd } = workspace();
     write(join(outside, "opencode.json"), "{}");
