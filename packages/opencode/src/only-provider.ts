@@ -83,12 +83,12 @@ function workspaceModelFiles(cwd: string): string[] | undefined {
 }
 
 /** The YAML frontmatter of a markdown file (agent, mode, command), or "". */
-export function frontmatter(text: string): string {
+function frontmatter(text: string): string {
   return /^---\r?\n([\s\S]*?)\r?\n---/.exec(text)?.[1] ?? "";
 }
 
 /** The frontmatter's fields ({} when there is none), or undefined when it is not a YAML mapping. */
-function frontmatterData(text: string): Record<string, unknown> | undefined {
+export function frontmatterData(text: string): Record<string, unknown> | undefined {
   try {
     const data: unknown = parseYaml(frontmatter(text));
     if (data === null || data === undefined) return {};

@@ -40,7 +40,7 @@ import { execa } from "execa";
 import { findOpenCode, findRipgrepDir, SUPPORTED_OPENCODE_VERSION } from "./bin.js";
 import { CAPTURE_ENV, CAPTURE_PLUGIN_FILE, capturePluginSource } from "./capture-plugin.js";
 import { providerModelsDb } from "./models-db.js";
-import { frontmatter, onlyProvider } from "./only-provider.js";
+import { frontmatterData, onlyProvider } from "./only-provider.js";
 
 /** OpenCode's built-in agents that `--agent` accepts (`general` and `explore` are subagents). */
 export const OPENCODE_PRIMARY_AGENTS = ["build", "plan"] as const;
@@ -449,7 +449,7 @@ function checkAgent(options: RunOpenCodeOptions, cwd: string): void {
     );
   }
   // OpenCode falls back to its default agent, silently, for a subagent given to --agent.
-  if (/^mode:\s*["']?subagent["']?\s*$/m.test(frontmatter(definition))) {
+  if (frontmatterData(definition)?.mode === "subagent") {
     throw new UnknownAgentError(
       `runOpenCode: agent ${JSON.stringify(options.agent)} has mode: subagent; --agent takes only primary agents`,
     );
