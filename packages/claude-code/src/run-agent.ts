@@ -203,9 +203,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   redactTreeSync(outputDir, redactor);
 
   const captured = await readCaptured(outputDir);
-  // The caller's env may point the CLI at a config dir of its own: the transcript is there then.
-  const configDir = env.CLAUDE_CONFIG_DIR ? resolve(cwd, env.CLAUDE_CONFIG_DIR) : sandbox.configDir;
-  const transcript = capture ? readTranscript(configDir, lines, { cwd, runId }) : undefined;
+  const transcript = capture ? readTranscript(sandbox.configDir, lines, { cwd, runId }) : undefined;
   const hookEvents = mergeByTime(captured.events, transcript?.events ?? []);
   const run: Run = reconcileRun({
     streamLines: lines,

@@ -28,30 +28,6 @@ function registeredEvents(command: string[]): string[] {
 }
 
 describe("runAgent reads the prompts and instruction files from the session transcript (real claude CLI)", () => {
-  it("finds the transcript in the config dir the caller's env gives the CLI", async (ctx) => {
-    skipIfNoClaude(ctx, { claudeBin });
-    const project = join(root, "own-config");
-    mkdirSync(project, { recursive: true });
-    writeFileSync(join(project, "CLAUDE.md"), "# Own config rules\n");
-    const configDir = join(root, "own-config-dir");
-    mkdirSync(configDir);
-    const result = await withModel(
-      () => reply(text("done")),
-      (server) =>
-        runAgent({
-          prompt: "say done",
-          claudeBin,
-          cwd: project,
-          baseUrl: server.url,
-          outputRoot: join(root, "out"),
-          settingSources: ["project"],
-          env: { CLAUDE_CONFIG_DIR: configDir },
-        }),
-    );
-    expect(result.error, result.stderr).toBeUndefined();
-    expect(result.run.instructions?.map((file) => file.file_path)).toEqual([join(project, "CLAUDE.md")]);
-  }, 120_000);
-
   it("has the CLAUDE.md files, an @-import, a nested CLAUDE.md and a path-glob rule in the Run, with their load reasons, and no hook fired", async (ctx) => {
     skipIfNoClaude(ctx, { claudeBin });
     const project = join(root, "notes");
