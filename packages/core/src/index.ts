@@ -32,11 +32,12 @@ export {
   type ClaudeOutput,
   type ClaudeOutputFormat,
   type ClaudeOutputOptions,
+  claudeOutputInto,
   parseClaudeOutput,
   RESULT_ONLY_NOTE,
   runFromClaudeOutput,
 } from "./claude/output.js";
-export { runFromStreamJson, type StreamJsonOptions, textOf } from "./claude/stream-json.js";
+export { runFromStreamJson, type StreamJsonOptions, streamJsonInto, textOf } from "./claude/stream-json.js";
 export {
   ASK_TOOLS,
   BOOKKEEPING_TOOLS,
@@ -180,7 +181,7 @@ export {
   type Usage,
   type UserMessageEvent,
 } from "./run.js";
-export { RunBuilder } from "./run-builder.js";
+export { mergeAgent, RunBuilder, type RunSink } from "./run-builder.js";
 export {
   hookErrorNotes,
   isRunFolder,

@@ -16,10 +16,24 @@ import {
 export const UNNUMBERED = -1;
 
 /**
+ * What an edge translator writes a run into, event by event: a RunBuilder (the whole Run in memory),
+ * or a consumer that grades the events as they come and keeps only what it needs.
+ */
+export interface RunSink {
+  /** The run's facts (id, cwd, model...), filled in as the source tells them. */
+  meta: RunBuilder["meta"];
+  push(event: RunEventInput): void;
+  note(note: RunNote): void;
+  /** Registers an agent, keeping what was known before and adding what is new. */
+  agent(info: AgentInfo): void;
+  hasAgent(id: string): boolean;
+}
+
+/**
  * Collects events and agents while a source is being read, then numbers the events into a Run.
  * Every edge translator (stream-json, hooks, transcripts, cassettes) builds its Run through this.
  */
-export class RunBuilder {
+export class RunBuilder implements RunSink {
   readonly events: RunEventInput[] = [];
   readonly notes: RunNote[] = [];
   private readonly agents = new Map<string, AgentInfo>([[MAIN_AGENT, { id: MAIN_AGENT, type: "main" }]]);
@@ -47,10 +61,8 @@ export class RunBuilder {
     this.notes.push(note);
   }
 
-  /** Registers an agent, keeping what was known before and adding what is new. */
   agent(info: AgentInfo): void {
-    const known = this.agents.get(info.id);
-    this.agents.set(info.id, { ...info, ...known, ...definedOnly(info) });
+    this.agents.set(info.id, mergeAgent(this.agents.get(info.id), info));
   }
 
   hasAgent(id: string): boolean {
@@ -82,6 +94,11 @@ export class RunBuilder {
       return event as Run["events"][number];
     });
   }
+}
+
+/** An agent's info after `info` is registered again: what was known, and what is new. */
+export function mergeAgent(known: AgentInfo | undefined, info: AgentInfo): AgentInfo {
+  return { ...info, ...known, ...definedOnly(info) };
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

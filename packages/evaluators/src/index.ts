@@ -11,9 +11,11 @@ export {
   type EvaluatorVerdict,
   type ExpectedViolationOutcome,
   evaluate,
+  evaluateStream,
   evaluatorsForCase,
   meanScore,
   ruleOptionsFromCase,
+  type StreamedEvaluation,
 } from "./cases/evaluate.js";
 export {
   CaseFileError,
@@ -54,6 +56,7 @@ export {
   type RuleContext,
   type RuleOutcome,
   type RuleSpec,
+  type VisitContext,
 } from "./define-rule.js";
 export {
   type EvaluatorOptionsWithThreshold,
@@ -127,6 +130,7 @@ export { SkillUsageOptionsSchema, skillUsage, skillUsageRule } from "./rules/ski
 export { stopOnFailure } from "./rules/stop-on-failure.js";
 export { suggestTool, type ToolSuggestion, toolUsage } from "./rules/tool-usage.js";
 export { indexRun, type RunIndex } from "./run-index.js";
+export { type RunSoFar, RunStreamVisit, type RunVisitor, visitRun } from "./run-visit.js";
 export { behaviorScorer, caseScorer, caseWithOutcome, ruleScorer, scorersForCase } from "./scorers.js";
 export { commandsMatch, isReadOnlyCommand, parseShell, type SimpleCommand } from "./shell.js";
 export { type ApprovalSignal, approvalRequests } from "./signals.js";

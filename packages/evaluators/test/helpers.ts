@@ -1,4 +1,7 @@
-import { MAIN_AGENT, type Run, RunBuilder, type RunEventInput } from "@evals/core";
+import { type EvaluatorResult, MAIN_AGENT, type Run, RunBuilder, type RunEventInput } from "@evals/core";
+import { newRuleContext, type RuleOutcome, resultOf, type VisitContext } from "../src/define-rule.js";
+import type { RuleOptionsBase } from "../src/evaluator.js";
+import { type RunSoFar, RunStreamVisit, type RunVisitor } from "../src/run-visit.js";
 
 /** An event without the fields the script fills in (distributed over the event union). */
 type EventBody = RunEventInput extends infer E
@@ -122,4 +125,36 @@ export function script(cwd?: string): RunScript {
 /** The violation types of a result, in order. */
 export function types(result: { violations: { type: string }[] }): string[] {
   return result.violations.map((item) => item.type);
+}
+
+/**
+ * A rule's result when it grades the run while it is read (RunStreamVisit, as `evals grade` of a
+ * stream-json file does): compare with `rule.check(run, options)`, which visits the run in memory.
+ * Undefined when a fact came too late to grade the run so.
+ */
+export function streamedCheck<Options>(
+  rule: { id: string; visit?: (options: Options, context: VisitContext) => RunVisitor<RuleOutcome> },
+  run: Run,
+  options: Options = {} as Options,
+): EvaluatorResult | undefined {
+  const visit = rule.visit;
+  if (!visit) throw new Error(`rule ${rule.id} does not visit`);
+  let context: ReturnType<typeof newRuleContext<RunSoFar>> | undefined;
+  const stream = new RunStreamVisit((soFar) => {
+    context = newRuleContext(rule.id, options as RuleOptionsBase, soFar);
+    return [visit(options, context)];
+  });
+  Object.assign(
+    stream.meta,
+    Object.fromEntries(
+      Object.entries(run).filter(
+        ([key]) => !["events", "agents", "notes", "sources", "version"].includes(key),
+      ),
+    ),
+  );
+  for (const agent of run.agents) stream.agent(agent);
+  for (const { index: _index, ...event } of run.events) stream.push(event as RunEventInput);
+  const [outcome] = stream.end() as RuleOutcome[];
+  if (!stream.exact || !context || !outcome) return undefined;
+  return resultOf(rule.id, context, outcome);
 }

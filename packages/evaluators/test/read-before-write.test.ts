@@ -1,7 +1,9 @@
+import type { EvaluatorResult } from "@evals/core";
 import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { readBeforeWrite } from "../src/index.js";
-import { script, types } from "./helpers.js";
+import { readBeforeWriteRule } from "../src/rules/read-before-write.js";
+import { script, streamedCheck, types } from "./helpers.js";
 
 describe("read-before-write", () => {
   it("does not guess on the real run's denied Write (no result says whether the file existed)", () => {
@@ -83,5 +85,19 @@ describe("read-before-write", () => {
       )
       .build();
     expect(types(readBeforeWrite(run))).toEqual(["edit-without-read"]);
+  });
+});
+
+describe("read-before-write while the run is read", () => {
+  it("judges as it judges the whole run", () => {
+    const run = script("/repo")
+      .call("Read", { file_path: "/repo/a.ts" })
+      .call("Edit", { file_path: "/repo/a.ts" })
+      .call("Edit", { file_path: "/repo/b.ts" }, { error: "no such file" })
+      .call("Write", { file_path: "/repo/c.ts" }, { output: "The file /repo/c.ts has been updated." })
+      .build();
+    const streamed = streamedCheck(readBeforeWriteRule, run, { writes: "always" });
+    expect(streamed).toEqual(readBeforeWriteRule.check(run, { writes: "always" }));
+    expect(types(streamed as EvaluatorResult)).toEqual(["edit-without-read", "overwrite-without-read"]);
   });
 });

@@ -2,7 +2,8 @@ import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import { readJsonlLinesSync } from "../jsonl-lines.js";
 import { type JsonlLineError, parseJsonl } from "../jsonl-reader.js";
 import type { Run } from "../run.js";
-import { runFromStreamJson, type StreamJsonOptions } from "./stream-json.js";
+import { RunBuilder, type RunSink } from "../run-builder.js";
+import { runFromStreamJson, type StreamJsonOptions, streamJsonInto } from "./stream-json.js";
 
 /**
  * What `claude -p` printed, in any of its output formats:
@@ -34,7 +35,31 @@ export const RESULT_ONLY_NOTE =
  */
 export function runFromClaudeOutput(file: string, options: ClaudeOutputOptions = {}): ClaudeOutput {
   if (startsWithBracket(file)) return parseClaudeOutput(readFileSync(file, "utf8"), file, options);
+  const builder = new RunBuilder(["stream"]);
+  const format = claudeOutputInto(file, builder, options);
+  const run = builder.build();
+  if (format === "json-result") run.notes.push({ kind: "other", message: RESULT_ONLY_NOTE });
+  return { run, format };
+}
+
+/**
+ * Reads a file of Claude Code output into `sink`, event by event (stream-json line by line, so what
+ * is kept is up to the sink), and tells its format. A result-only file gets no note here: the
+ * caller decides (runFromClaudeOutput adds RESULT_ONLY_NOTE).
+ */
+export function claudeOutputInto(
+  file: string,
+  sink: RunSink,
+  options: ClaudeOutputOptions = {},
+): ClaudeOutputFormat {
   const { onTruncatedLine, ...streamOptions } = options;
+  if (startsWithBracket(file)) {
+    const [messages] = parseJsonl<unknown>(readFileSync(file, "utf8").replace(/\r?\n(?=.)/g, " "), file);
+    if (Array.isArray(messages)) {
+      streamJsonInto(messages, sink, streamOptions);
+      return "json-messages";
+    }
+  }
   let count = 0;
   let first: unknown;
   const lines = function* () {
@@ -43,13 +68,9 @@ export function runFromClaudeOutput(file: string, options: ClaudeOutputOptions =
       yield record.value;
     }
   };
-  const run = runFromStreamJson(lines(), streamOptions);
+  streamJsonInto(lines(), sink, streamOptions);
   const only = count === 1 ? (first as { type?: unknown } | null) : undefined;
-  if (only && typeof only === "object" && only.type === "result") {
-    run.notes.push({ kind: "other", message: RESULT_ONLY_NOTE });
-    return { run, format: "json-result" };
-  }
-  return { run, format: "stream-json" };
+  return only && typeof only === "object" && only.type === "result" ? "json-result" : "stream-json";
 }
 
 /** Whether the file's first non-blank character is "[" (`--output-format json --verbose`). */

@@ -1,5 +1,5 @@
 import { MAIN_AGENT, type Run, type RunEventInput } from "../run.js";
-import { RunBuilder, UNNUMBERED } from "../run-builder.js";
+import { RunBuilder, type RunSink, UNNUMBERED } from "../run-builder.js";
 
 /**
  * Translates Claude Code's `--output-format stream-json --verbose` lines into a Run.
@@ -22,6 +22,19 @@ type Json = Record<string, unknown>;
 
 export function runFromStreamJson(lines: Iterable<unknown>, options: StreamJsonOptions = {}): Run {
   const builder = new RunBuilder(["stream"]);
+  streamJsonInto(lines, builder, options);
+  return builder.build();
+}
+
+/**
+ * Translates stream-json lines into `builder`, event by event, as they are read (runFromStreamJson
+ * collects them into a Run; a grader can consume them without keeping the run).
+ */
+export function streamJsonInto(
+  lines: Iterable<unknown>,
+  builder: RunSink,
+  options: StreamJsonOptions = {},
+): void {
   if (options.runId) builder.meta.id = options.runId;
   for (const prompt of options.prompts ?? [])
     builder.push({ type: "user_message", agent: MAIN_AGENT, text: prompt });
@@ -216,7 +229,6 @@ export function runFromStreamJson(lines: Iterable<unknown>, options: StreamJsonO
       kind: "other",
       message: `${shortened} tool output(s) longer than ${max} characters were kept as their first and last ${Math.floor((max ?? 0) / 2)}`,
     });
-  return builder.build();
 }
 
 /**
@@ -231,7 +243,7 @@ export function userMessage(text: string, agent: string): RunEventInput & { type
 
 /** Pushes a user message, registering the subagent a notification is about when it is new. */
 export function pushUserMessage(
-  builder: RunBuilder,
+  builder: RunSink,
   message: RunEventInput & { type: "user_message" },
   timestamp: { timestamp?: string },
 ): void {

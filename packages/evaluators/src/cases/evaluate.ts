@@ -1,7 +1,10 @@
-import type { AgentRunResult, EvaluatorResult, Run, Violation } from "@evals/core";
+import type { AgentRunResult, EvaluatorResult, Run, RunSink, Violation } from "@evals/core";
+import { newRuleContext, type RuleOutcome, resultOf } from "../define-rule.js";
+import type { RuleOptionsBase } from "../evaluator.js";
 import { judgeOutcome, outcomeResult } from "../outcome.js";
 import { behavior } from "../rules/behavior.js";
 import { defaultRuleRegistry, type EvaluatorId, type RuleRegistry } from "../rules/registry.js";
+import { RunStreamVisit, type RunVisitor } from "../run-visit.js";
 import { trajectoryMatch, trajectoryOptionsFrom } from "../trajectory/trajectory-match.js";
 import { parseCase } from "./load.js";
 import { type EvalCase, type EvalCaseInput, type ExpectedViolation, withArticle } from "./schema.js";
@@ -145,6 +148,86 @@ export async function evaluate(
   const evalCase = parseCase(input, `case ${JSON.stringify((input as { id?: unknown })?.id ?? "?")}`, rules);
   const ids = evaluatorsForCase(evalCase, rules);
   const results = await Promise.all(ids.map((id) => runCaseEvaluator(id, run, evalCase, rules)));
+  return evaluationOf(evalCase, ids, results);
+}
+
+/** A run judged while it is read (see evaluateStream): the evaluation, and the run as reports see it. */
+export interface StreamedEvaluation {
+  evaluation: CaseEvaluation;
+  /**
+   * The run without its events when every evaluator visited it (its meta, agents, notes and result
+   * lines), else the whole run.
+   */
+  run: Run;
+  /** How many tool calls the run made. */
+  toolCalls: number;
+}
+
+/**
+ * Judges a run while `read` writes it into a sink event by event (e.g. @evals/core's
+ * claudeOutputInto), as `evaluate` judges it whole. The rules that visit (every built-in one) grade
+ * it as it comes and keep only what they need, so a long run is judged in bounded memory; behavior
+ * expectations, an expected trajectory and rules with only `evaluate` get the whole run, kept for
+ * them. Undefined when a fact about a call came after the call was graded (a denial only the result
+ * line names, as older CLIs write it): judge the whole run with `evaluate` instead.
+ */
+export async function evaluateStream(
+  read: (sink: RunSink) => void,
+  input: EvalCase | EvalCaseInput,
+  rules: RuleRegistry = defaultRuleRegistry,
+): Promise<StreamedEvaluation | undefined> {
+  const evalCase = parseCase(input, `case ${JSON.stringify((input as { id?: unknown })?.id ?? "?")}`, rules);
+  const ids = evaluatorsForCase(evalCase, rules);
+  const visiting = new Map<
+    EvaluatorId,
+    { options: Record<string, unknown>; visit: NonNullable<AnyRuleVisit> }
+  >();
+  for (const id of ids) {
+    const visit = rules.get(id)?.visit;
+    if (visit) visiting.set(id, { options: ruleOptionsFromCase(id, evalCase, rules) ?? {}, visit });
+  }
+  const needsWholeRun = ids.some(
+    (id) => id !== "outcome" && !visiting.has(id) && !(id === "behavior" && !hasExpectations(evalCase)),
+  );
+  const contexts = new Map<EvaluatorId, ReturnType<typeof newRuleContext>>();
+  const stream = new RunStreamVisit(
+    (soFar) =>
+      [...visiting].map(([id, { options, visit }]) => {
+        const context = newRuleContext(id, options as RuleOptionsBase, soFar);
+        contexts.set(id, context as never);
+        return visit(options, context) as RunVisitor<RuleOutcome>;
+      }),
+    { keepRun: needsWholeRun },
+  );
+  read(stream);
+  const outcomes = stream.end() as RuleOutcome[];
+  if (!stream.exact) return undefined;
+  const run = stream.run();
+  const visited = new Map(
+    [...visiting.keys()].map((id, position) => [id, outcomes[position] as RuleOutcome]),
+  );
+  const results = await Promise.all(
+    ids.map((id) => {
+      const outcome = visited.get(id);
+      const context = contexts.get(id);
+      if (outcome && context) return resultOf(id, context, outcome);
+      return runCaseEvaluator(id, run, evalCase, rules);
+    }),
+  );
+  return { evaluation: evaluationOf(evalCase, ids, results), run, toolCalls: stream.calls };
+}
+
+type AnyRuleVisit = NonNullable<ReturnType<RuleRegistry["get"]>>["visit"];
+
+/** Whether the case expects anything of the run's behavior (else behavior passes on any run). */
+function hasExpectations(evalCase: EvalCase): boolean {
+  return Object.entries(evalCase.behavior ?? {}).some(
+    ([key, value]) => key !== "agent" && value !== undefined,
+  );
+}
+
+/** The case's verdict from its evaluators' results, in order. */
+function evaluationOf(evalCase: EvalCase, ids: EvaluatorId[], results: EvaluatorResult[]): CaseEvaluation {
   const verdicts = ids.map((id, position) => judge(id, results[position] as EvaluatorResult, evalCase));
   const reasons = verdicts.flatMap((verdict) =>
     verdict.ok ? [] : verdict.reasons.map((reason) => `${verdict.evaluator}: ${reason}`),

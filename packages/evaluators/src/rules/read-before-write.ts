@@ -30,7 +30,7 @@ export const readBeforeWriteRule = defineRule({
   id: READ_BEFORE_WRITE,
   summary: "A file is read before it is edited or overwritten.",
   options: ReadBeforeWriteOptionsSchema,
-  evaluate(_run, options, { index, evidence, violate }) {
+  visit(options, { index, evidence, violate }) {
     const scope = options.scope ?? "agent";
     const writes = options.writes ?? "updates";
     /** scope (the agent, or "*") -> normalized path -> the call that made the file known. */
@@ -47,19 +47,19 @@ export const readBeforeWriteRule = defineRule({
     let checked = 0;
     let ok = 0;
 
-    for (const call of index.calls) {
+    const visitCall = (call: ToolCallView): void => {
       for (const path of filesRead(call)) knownIn(call).set(normalizePath(path, index.cwd), call);
       const isEdit = isFileEditTool(call.name);
-      if (!isEdit && call.name !== "Write") continue;
+      if (!isEdit && call.name !== "Write") return;
       const path = filePathOf(call);
-      if (!path) continue;
+      if (!path) return;
       const normalized = normalizePath(path, index.cwd);
       const before = knownIn(call).get(normalized);
       const succeeded = call.status === "ok";
       if (succeeded) knownIn(call).set(normalized, call);
       if (!isEdit) {
         const outcome = writeOutcome(call);
-        if (writes === "never" || outcome === "create") continue;
+        if (writes === "never" || outcome === "create") return;
         if (outcome === "unknown" && writes === "updates") {
           if (!before) {
             evidence.add(() => ({
@@ -68,7 +68,7 @@ export const readBeforeWriteRule = defineRule({
               pointer: pointerTo(call),
             }));
           }
-          continue;
+          return;
         }
       }
       checked++;
@@ -79,7 +79,7 @@ export const readBeforeWriteRule = defineRule({
           description: `${describeCall(call)} after ${describeCall(before)} (event ${before.index})`,
           pointer: pointerTo(call),
         }));
-        continue;
+        return;
       }
       const type = isEdit ? "edit-without-read" : "overwrite-without-read";
       violate(
@@ -91,10 +91,10 @@ export const readBeforeWriteRule = defineRule({
         pointerTo(call),
         { path: normalizePath(path, index.cwd), status: call.status },
       );
-    }
+    };
     return {
-      score: fraction(ok, checked),
-      metadata: { checkedWrites: checked, readFirst: ok },
+      call: visitCall,
+      end: () => ({ score: fraction(ok, checked), metadata: { checkedWrites: checked, readFirst: ok } }),
     };
   },
 });

@@ -1,0 +1,90 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import {
+  claudeOutputInto,
+  MAIN_AGENT,
+  type Run,
+  RunBuilder,
+  type RunEventInput,
+  type RunSink,
+  runFromClaudeOutput,
+} from "@evals/core";
+import { fixturePrompts, fixturesDir } from "@evals/test-kit/claude-fixtures";
+import { describe, expect, it } from "vitest";
+import { type EvalCaseInput, evaluate, evaluateStream } from "../src/index.js";
+
+/** A case that runs every built-in rule, the opt-in ones too. */
+const everyRule = (prompts: string[]): EvalCaseInput => ({
+  id: "every-rule",
+  prompt: prompts[0] ?? "go",
+  rules: { "report-first": {}, "error-handling": {} },
+});
+
+/** Writes a Run's events into a sink as a translator would while reading it. */
+function replay(run: Run): (sink: RunSink) => void {
+  return (sink) => {
+    Object.assign(sink.meta, { id: run.id, cwd: run.cwd });
+    for (const agent of run.agents) sink.agent(agent);
+    for (const { index: _index, ...event } of run.events) sink.push(event as RunEventInput);
+    for (const note of run.notes) sink.note(note);
+  };
+}
+
+describe("grading a run while it is read", () => {
+  const fixtures = readdirSync(fixturesDir, { withFileTypes: true })
+    .filter(
+      (entry) => entry.isDirectory() && readdirSync(join(fixturesDir, entry.name)).includes("stream.jsonl"),
+    )
+    .map((entry) => entry.name);
+
+  it.each(fixtures)("judges the real run %s as evaluate judges it whole", async (name) => {
+    const file = join(fixturesDir, name, "stream.jsonl");
+    const prompts = fixturePrompts(name as Parameters<typeof fixturePrompts>[0]);
+    const evalCase = everyRule(prompts);
+    const whole = await evaluate(runFromClaudeOutput(file, { prompts }).run, evalCase);
+    const streamed = await evaluateStream((sink) => claudeOutputInto(file, sink, { prompts }), evalCase);
+    expect(streamed).toBeDefined();
+    expect(streamed?.evaluation).toEqual(whole);
+  });
+
+  it("hands on parallel calls in order, each with its result, whatever order the results came in", async () => {
+    const builder = new RunBuilder(["stream"]);
+    builder.meta.cwd = "/repo";
+    const push = (event: RunEventInput) => builder.push(event);
+    push({ type: "user_message", agent: MAIN_AGENT, text: "fix it" });
+    push({ type: "tool_call", agent: MAIN_AGENT, id: "a", name: "Edit", input: { file_path: "/repo/a.ts" } });
+    push({ type: "tool_call", agent: MAIN_AGENT, id: "b", name: "Read", input: { file_path: "/repo/a.ts" } });
+    push({ type: "tool_call", agent: MAIN_AGENT, id: "c", name: "Bash", input: { command: "rm -rf build" } });
+    push({ type: "tool_result", agent: MAIN_AGENT, id: "c", output: "", is_error: false });
+    push({ type: "assistant_text", agent: MAIN_AGENT, text: "Shall I go ahead?" });
+    push({ type: "tool_result", agent: MAIN_AGENT, id: "b", output: "x", is_error: false });
+    push({ type: "tool_result", agent: MAIN_AGENT, id: "a", output: "boom", is_error: true });
+    push({ type: "tool_call", agent: MAIN_AGENT, id: "d", name: "Edit", input: { file_path: "/repo/a.ts" } });
+    push({ type: "final_result", agent: MAIN_AGENT, subtype: "success", is_error: false });
+    const run = builder.build();
+    const evalCase = everyRule(["fix it"]);
+    const streamed = await evaluateStream(replay(run), evalCase);
+    expect(streamed?.evaluation).toEqual(await evaluate(run, evalCase));
+    expect(streamed?.toolCalls).toBe(4);
+  });
+
+  it("gives up (undefined) when a denial comes after the call was graded: the whole run must be judged", async () => {
+    const builder = new RunBuilder(["stream"]);
+    builder.push({
+      type: "tool_call",
+      agent: MAIN_AGENT,
+      id: "w",
+      name: "Write",
+      input: { file_path: "/x" },
+    });
+    builder.push({ type: "tool_result", agent: MAIN_AGENT, id: "w", output: "no", is_error: true });
+    builder.push({
+      type: "final_result",
+      agent: MAIN_AGENT,
+      subtype: "success",
+      is_error: false,
+      permission_denials: [{ tool_name: "Write", tool_use_id: "w", tool_input: {} }],
+    });
+    expect(await evaluateStream(replay(builder.build()), everyRule(["go"]))).toBeUndefined();
+  });
+});
