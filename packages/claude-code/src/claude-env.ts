@@ -1,3 +1,5 @@
+import { userInfo } from "node:os";
+import { join, resolve } from "node:path";
 import {
   INHERITED_ENV,
   isLoopbackUrl,
@@ -53,4 +55,15 @@ export function hermeticEnv(input: HermeticEnvInput): Record<string, string> {
     else env[name] = value;
   }
   return env;
+}
+
+/**
+ * The config dir the CLI uses with this env, where it writes the session transcript. As 2.1.330 does:
+ * CLAUDE_CONFIG_DIR as given, even empty or `~` (no expansion), relative to the CLI's cwd; unset,
+ * $HOME/.claude, and without a HOME (or an empty one) the user's home of the password database.
+ */
+export function cliConfigDir(env: Record<string, string>, cwd: string): string {
+  const given = env.CLAUDE_CONFIG_DIR;
+  if (given !== undefined) return resolve(cwd, given);
+  return join(env.HOME ? resolve(cwd, env.HOME) : userInfo().homedir, ".claude");
 }

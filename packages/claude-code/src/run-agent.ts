@@ -52,7 +52,7 @@ import {
 } from "@evals/hooks";
 import { claudeArgs, userMessageLine } from "./claude-args.js";
 import { claudeAvailable, findClaude } from "./claude-bin.js";
-import { hermeticEnv } from "./claude-env.js";
+import { cliConfigDir, hermeticEnv } from "./claude-env.js";
 import type { ClaudeCodeOptions } from "./options.js";
 import { reconcileRun } from "./reconcile.js";
 import { findTranscript, transcriptEvents } from "./transcript.js";
@@ -203,7 +203,10 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   redactTreeSync(outputDir, redactor);
 
   const captured = await readCaptured(outputDir);
-  const transcript = capture ? readTranscript(sandbox.configDir, lines, { cwd, runId }) : undefined;
+  // The sandbox's config dir, unless the caller's env points the CLI at another one.
+  const transcript = capture
+    ? readTranscript(cliConfigDir(env, cwd), lines, { cwd, runId, keepsNoSession: args.includes(NO_SESSION) })
+    : undefined;
   const hookEvents = mergeByTime(captured.events, transcript?.events ?? []);
   const run: Run = reconcileRun({
     streamLines: lines,
@@ -361,6 +364,9 @@ function baseSettings(settings: RunAgentOptions["settings"]): ClaudeSettings {
  */
 const RUN_AGENT_CAPTURE = { events: STREAM_GAP_HOOK_EVENTS, toolMatcher: STREAM_GAP_TOOL_MATCHER };
 
+/** The CLI flag that makes it write no session transcript. */
+const NO_SESSION = "--no-session-persistence";
+
 /**
  * The prompts and instruction files of the run, from the session's transcript (see transcript.ts),
  * or why they could not be read: a run whose CLI started a session (its stream's init line) must
@@ -369,20 +375,23 @@ const RUN_AGENT_CAPTURE = { events: STREAM_GAP_HOOK_EVENTS, toolMatcher: STREAM_
 function readTranscript(
   configDir: string,
   lines: unknown[],
-  run: { cwd: string; runId: string },
+  run: { cwd: string; runId: string; keepsNoSession: boolean },
 ): { events: CapturedEvent[]; failure?: string } {
   const sessionId = sessionIdOf(lines);
   if (!sessionId) return { events: [] };
   const file = findTranscript(configDir, sessionId);
   const lost = `its prompts and the instruction files Claude Code loaded (${TRANSCRIPT_HOOK_EVENTS.join(", ")}) are not known`;
   if (!file) {
+    const why = run.keepsNoSession
+      ? ` (its arguments have ${NO_SESSION}: leave it out of extraArgs, or run with capture: false)`
+      : "";
     return {
       events: [],
-      failure: `the run's record is incomplete: claude wrote no session transcript ${join(configDir, "projects", "*", `${sessionId}.jsonl`)}, so ${lost}`,
+      failure: `the run's record is incomplete: claude wrote no session transcript ${join(configDir, "projects", "*", `${sessionId}.jsonl`)}${why}, so ${lost}`,
     };
   }
   try {
-    return { events: transcriptEvents(file, { sessionId, ...run }) };
+    return { events: transcriptEvents(file, { sessionId, cwd: run.cwd, runId: run.runId }) };
   } catch (error) {
     return {
       events: [],

@@ -5,8 +5,8 @@ import { eventsOfType } from "@evals/core";
 import { EVENTS_FILE, readEvents } from "@evals/hooks";
 import { withModel } from "@evals/test-kit/models";
 import { countToolResults, isSubagentRequest, reply, type ScriptFunction, text, toolUse } from "@evals/vcr";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runAgent, skipIfNoClaude } from "../src/index.js";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { findTranscript, runAgent, skipIfNoClaude } from "../src/index.js";
 
 /*
  * runAgent registers no UserPromptSubmit or InstructionsLoaded hook (each firing costs the CLI a
@@ -28,6 +28,72 @@ function registeredEvents(command: string[]): string[] {
 }
 
 describe("runAgent reads the prompts and instruction files from the session transcript (real claude CLI)", () => {
+  /*
+   * Where claude 2.1.330 writes the transcript for a CLAUDE_CONFIG_DIR (or HOME) of the caller's env,
+   * as observed: the value as given, relative to the run's cwd; no `~` expansion (a folder named `~`);
+   * an empty value is the cwd itself; unset, $HOME/.claude. (HOME unset too is the real user's home:
+   * not run here, it would write there.)
+   */
+  const configDirs: Array<{
+    name: string;
+    env: (project: string) => Record<string, string | undefined>;
+    dir: (project: string, sandbox: string) => string;
+  }> = [
+    {
+      name: "an absolute dir",
+      env: (project) => ({ CLAUDE_CONFIG_DIR: `${project}-config` }),
+      dir: (project) => `${project}-config`,
+    },
+    {
+      name: "a relative dir (to the run's cwd)",
+      env: () => ({ CLAUDE_CONFIG_DIR: "own/../config" }),
+      dir: (project) => join(project, "config"),
+    },
+    {
+      name: "`~` (not expanded)",
+      env: () => ({ CLAUDE_CONFIG_DIR: "~" }),
+      dir: (project) => join(project, "~"),
+    },
+    { name: "an empty value (the cwd)", env: () => ({ CLAUDE_CONFIG_DIR: "" }), dir: (project) => project },
+    {
+      name: "none: $HOME/.claude",
+      env: () => ({ CLAUDE_CONFIG_DIR: undefined }),
+      dir: (_, sandbox) => join(sandbox, "home", ".claude"),
+    },
+    {
+      name: "none, with the caller's HOME",
+      env: (project) => ({ CLAUDE_CONFIG_DIR: undefined, HOME: `${project}-home` }),
+      dir: (project) => join(`${project}-home`, ".claude"),
+    },
+  ];
+  configDirs.forEach(({ name, env, dir }, index) => {
+    it(`finds the transcript in the config dir the caller's env gives the CLI: ${name}`, async (ctx) => {
+      skipIfNoClaude(ctx, { claudeBin });
+      const project = join(root, `own-config-${index}`);
+      mkdirSync(project, { recursive: true });
+      writeFileSync(join(project, "CLAUDE.md"), "# Own config rules\n");
+      const result = await withModel(
+        () => reply(text("done")),
+        (server) =>
+          runAgent({
+            prompt: "say done",
+            claudeBin,
+            cwd: project,
+            baseUrl: server.url,
+            outputRoot: join(root, "out"),
+            settingSources: ["project"],
+            env: env(project),
+            keepSandbox: "always",
+          }),
+      );
+      const sandbox = result.sandbox_dir!;
+      onTestFinished(() => rmSync(sandbox, { recursive: true, force: true }));
+      expect(result.error, result.stderr).toBeUndefined();
+      expect(findTranscript(dir(project, sandbox), result.run.session_id!)).toBeDefined();
+      expect(result.run.instructions?.map((file) => file.file_path)).toEqual([join(project, "CLAUDE.md")]);
+    }, 120_000);
+  });
+
   it("has the CLAUDE.md files, an @-import, a nested CLAUDE.md and a path-glob rule in the Run, with their load reasons, and no hook fired", async (ctx) => {
     skipIfNoClaude(ctx, { claudeBin });
     const project = join(root, "notes");

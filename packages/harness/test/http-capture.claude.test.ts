@@ -96,7 +96,7 @@ describe("runAgent's HTTP capture (the default) with the real claude CLI", () =>
     mkdirSync(withNotes);
     writeFileSync(join(withNotes, "a.txt"), "hello from a\n");
     writeFileSync(join(withNotes, "CLAUDE.md"), "# Notes\nKeep answers short.\n");
-    const listAndRead = (runId: string, env?: Record<string, string>) =>
+    const listAndRead = (runId: string, extraArgs?: string[]) =>
       withModel(listThenRead(withNotes), (server) =>
         runAgent({
           prompt: "list and read",
@@ -106,7 +106,7 @@ describe("runAgent's HTTP capture (the default) with the real claude CLI", () =>
           outputRoot: join(root, "out"),
           runId,
           timeoutMs: 90_000,
-          ...(env ? { env } : {}),
+          ...(extraArgs ? { extraArgs } : {}),
         }),
       );
     const clean = await listAndRead("http-instructions");
@@ -114,13 +114,13 @@ describe("runAgent's HTTP capture (the default) with the real claude CLI", () =>
     expect(clean.run.instructions).toEqual([
       expect.objectContaining({ file_path: join(withNotes, "CLAUDE.md"), load_reason: "session_start" }),
     ]);
-    // The CLI writes its transcript elsewhere: the run looked complete, graded as if no CLAUDE.md was loaded.
-    const elsewhere = join(root, "other-config");
-    const lost = await listAndRead("http-instructions-no-transcript", { CLAUDE_CONFIG_DIR: elsewhere });
+    // The CLI is told to keep no session on disk: it exits 0 with no transcript, a run that looks
+    // complete but would be graded as if no CLAUDE.md was loaded.
+    const lost = await listAndRead("http-instructions-no-transcript", ["--no-session-persistence"]);
     expect(lost.exit_code).toBe(0);
     expect(lost.run.instructions).toBeUndefined();
     expect(lost.error).toMatch(
-      /^the run's record is incomplete: claude wrote no session transcript .*claude-config\/projects\/\*\/[0-9a-f-]+\.jsonl, so its prompts and the instruction files/,
+      /^the run's record is incomplete: claude wrote no session transcript .*claude-config\/projects\/\*\/[0-9a-f-]+\.jsonl \(its arguments have --no-session-persistence: leave it out of extraArgs, or run with capture: false\), so its prompts and the instruction files/,
     );
     expect(lost.incomplete).toBe(lost.error);
   });
