@@ -4,6 +4,7 @@ import {
   type EvalCase,
   formatEvaluation,
   gradeStoredRun,
+  gradeWhileReading,
   type HarnessVerdict,
   loadCases,
   loadStoredRun,
@@ -11,6 +12,7 @@ import {
   type RuleRegistry,
   type StoredRun,
   StoredRunError,
+  streamedRunSource,
 } from "@evals/evaluators";
 import { parseCommandArgs } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
@@ -65,10 +67,30 @@ export const grade: Command = {
     const agent = gradeAgent(values.agent);
     const evalCase =
       values.case === undefined ? undefined : chooseCase(values.case, values["case-id"], io.rules);
-    const stored = await loadTarget(target, {
+    const loadOptions = {
       ...(evalCase ? { prompts: casePrompts(evalCase) } : {}),
       ...(agent ? { agent } : {}),
-    });
+    };
+    const options = { json: values.json === true, verbose: values.verbose === true };
+    // A bare stream-json file is graded while it is read: a long run in bounded memory.
+    const streamed = evalCase
+      ? await readingTarget(target, async () => {
+          const source = streamedRunSource(target, loadOptions);
+          return source ? gradeWhileReading(source, evalCase, io.rules) : undefined;
+        })
+      : undefined;
+    if (streamed) {
+      for (const warning of streamed.stored.warnings) io.stderr.write(`evals grade: warning: ${warning}\n`);
+      print(
+        streamed.evaluation,
+        undefined,
+        streamed.stored,
+        { ...options, toolCalls: streamed.toolCalls },
+        io,
+      );
+      return streamed.evaluation.passed ? EXIT.passed : EXIT.failed;
+    }
+    const stored = await readingTarget(target, () => loadStoredRun(target, loadOptions));
     for (const warning of stored.warnings) io.stderr.write(`evals grade: warning: ${warning}\n`);
     let graded: Awaited<ReturnType<typeof gradeStoredRun>>;
     try {
@@ -80,13 +102,7 @@ export const grade: Command = {
         `${error.message.replace("\n", "; give --case <file>\n")}${error.harnessVerdict ? `\n${harnessVerdictLine(error.harnessVerdict)}` : ""}`,
       );
     }
-    print(
-      graded.evaluation,
-      graded.harnessVerdict,
-      stored,
-      { json: values.json === true, verbose: values.verbose === true },
-      io,
-    );
+    print(graded.evaluation, graded.harnessVerdict, stored, options, io);
     return graded.evaluation.passed ? EXIT.passed : EXIT.failed;
   },
 };
@@ -114,12 +130,13 @@ function chooseCase(file: string, id: string | undefined, rules: RuleRegistry | 
 }
 
 /**
- * The run to grade, by @evals/evaluators' loadStoredRun (a run folder through @evals/core's
- * readRunFolder, the one reader of run folders); what cannot be read is bad input naming the file.
+ * Reads the run to grade (@evals/evaluators' loadStoredRun, a run folder through @evals/core's
+ * readRunFolder, the one reader of run folders; or gradeWhileReading); what cannot be read is bad
+ * input naming the file.
  */
-async function loadTarget(target: string, options: Parameters<typeof loadStoredRun>[1]): Promise<StoredRun> {
+async function readingTarget<T>(target: string, read: () => Promise<T>): Promise<T> {
   try {
-    return await loadStoredRun(target, options);
+    return await read();
   } catch (error) {
     if (error instanceof StoredRunError || (error as Error).name === "JsonlLineError")
       throw new UnreadableFileError(
@@ -134,7 +151,7 @@ function print(
   evaluation: Awaited<ReturnType<typeof gradeStoredRun>>["evaluation"],
   harness: HarnessVerdict | undefined,
   stored: StoredRun,
-  options: { json: boolean; verbose: boolean },
+  options: { json: boolean; verbose: boolean; toolCalls?: number },
   io: CommandIo,
 ): void {
   if (options.json) {
@@ -154,7 +171,7 @@ function print(
   }
   const replayed = stored.result?.origin === "replay" ? ", replayed: its cost was the recording's" : "";
   io.stdout.write(
-    `${formatEvaluation(evaluation, stored.run, { source: `${stored.file} (${stored.format}${replayed})`, verbose: options.verbose })}\n`,
+    `${formatEvaluation(evaluation, stored.run, { source: `${stored.file} (${stored.format}${replayed})`, verbose: options.verbose, ...(options.toolCalls !== undefined ? { toolCalls: options.toolCalls } : {}) })}\n`,
   );
   if (harness) {
     const same =

@@ -13,7 +13,7 @@ import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fixtureHookInputs, fixtureRun, fixturesDir } from "@evals/test-kit/claude-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { builtIndex, runEvals } from "./evals-bin.js";
+import { builtIndex, evalsBin, runEvals } from "./evals-bin.js";
 
 const temp = mkdtempSync(join(tmpdir(), "evals-grade-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
@@ -107,6 +107,29 @@ describe("evals grade", () => {
       / {2}- stop-on-failure: unrequested-fix: Write \/home\/dev\/project\/out.txt/,
     );
     expect(result.stdout).toContain("[event 10, toolu_fake0014]");
+  });
+
+  it("keeps its exit code and prints no EPIPE crash when the reader closes the pipe early (| head)", () => {
+    // 3,000 copies of the real run's Bash call: a verdict of megabytes, most of it written after
+    // `head -c 1` has read one byte and closed the pipe.
+    const lines = readFileSync(`${fixturesDir}multi-tool/stream.jsonl`, "utf8").trimEnd().split("\n");
+    const copies = Array.from({ length: 3000 }, (_, n) =>
+      [lines[4], lines[5]].map((line) => (line as string).replaceAll("toolu_fake0002", `toolu_copy${n}`)),
+    ).flat();
+    const long = write(
+      join(temp, "long.jsonl"),
+      `${[...lines.slice(0, -1), ...copies, lines.at(-1)].join("\n")}\n`,
+    );
+    const child = spawnSync(
+      "bash",
+      [
+        "-c",
+        `"${process.execPath}" "${evalsBin}" grade "${long}" --case "${failingCase}" --json --verbose | head -c 1 > /dev/null; echo "exit \${PIPESTATUS[0]}" >&2`,
+      ],
+      { encoding: "utf8", env: { ...process.env, FORCE_COLOR: "0" } },
+    );
+    expect(child.stderr).not.toContain("EPIPE");
+    expect(child.stderr).toContain("exit 1");
   });
 
   it("says in plain English when a violation the case forbids occurred", () => {

@@ -69,8 +69,10 @@ export {
 export {
   type GradedRun,
   gradeStoredRun,
+  gradeWhileReading,
   type HarnessVerdict,
   NoGradableCaseError,
+  type StreamGradedRun,
 } from "./grade/grade-run.js";
 export {
   type AgentOutputReader,
@@ -78,6 +80,8 @@ export {
   loadStoredRun,
   type StoredRun,
   StoredRunError,
+  type StreamedRunSource,
+  streamedRunSource,
 } from "./grade/load-run.js";
 export { formatEvaluation, type ReportOptions } from "./grade/report.js";
 // How the run ended (judged on every case unless it expects another outcome).

@@ -1,12 +1,12 @@
 import { dirname, join } from "node:path";
 import { RUN_FOLDER_FILES, type RunFolderCase } from "@evals/core";
-import { type CaseEvaluation, evaluate } from "../cases/evaluate.js";
+import { type CaseEvaluation, evaluate, evaluateStream } from "../cases/evaluate.js";
 import { parseCase } from "../cases/load.js";
 import type { EvalCase } from "../cases/schema.js";
 import { defaultRuleRegistry, type RuleRegistry } from "../rules/registry.js";
 import { caseWithOutcome } from "../scorers.js";
 import { failOnHarnessError, judgeAsHarness } from "./harness-grading.js";
-import type { StoredRun } from "./load-run.js";
+import type { StoredRun, StreamedRunSource } from "./load-run.js";
 
 /** The verdict the harness stored in a run folder's manifest. */
 export type HarnessVerdict = NonNullable<RunFolderCase["grading"]>["verdict"];
@@ -60,6 +60,33 @@ export async function gradeStoredRun(
   return harnessVerdict
     ? { evaluation: failOnHarnessError(judged, harnessVerdict), harnessVerdict }
     : { evaluation: judged };
+}
+
+/** A run graded while it was read: as gradeStoredRun's, with the run as reports see it. */
+export interface StreamGradedRun extends GradedRun {
+  /** The run read (without its events when every evaluator visited it), as a StoredRun for reports. */
+  stored: StoredRun;
+  /** How many tool calls the run made. */
+  toolCalls: number;
+}
+
+/**
+ * Grades a bare stream-json file (streamedRunSource) against `evalCase` while it is read, so a long run
+ * is graded in bounded memory when every rule of the case visits (see evaluateStream). Undefined when
+ * a fact came too late to grade it so: grade it with loadStoredRun and gradeStoredRun instead.
+ */
+export async function gradeWhileReading(
+  source: StreamedRunSource,
+  evalCase: EvalCase,
+  rules: RuleRegistry = defaultRuleRegistry,
+): Promise<StreamGradedRun | undefined> {
+  const streamed = await evaluateStream(source.read, evalCase, rules);
+  if (!streamed) return undefined;
+  return {
+    evaluation: streamed.evaluation,
+    stored: { run: streamed.run, file: source.file, format: "stream-json", warnings: source.warnings },
+    toolCalls: streamed.toolCalls,
+  };
 }
 
 /** The case the harness stored in the run folder's manifest. */

@@ -3,6 +3,8 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import {
   type AgentRunResult,
   type ClaudeOutputFormat,
+  type ClaudeOutputOptions,
+  claudeOutputInto,
   isOpenCodeOutputLine,
   type JsonlLineError,
   parseClaudeOutput,
@@ -14,6 +16,7 @@ import {
   RunFolderError,
   type RunFolderManifest,
   RunSchema,
+  type RunSink,
   readCapturedEvents,
   readJsonlLinesSync,
   readRunFolder,
@@ -102,12 +105,8 @@ export async function loadStoredRun(path: string, options: LoadStoredRunOptions 
     throw new StoredRunError(path, "no such file or folder");
   }
   if (isDirectory) return loadRunFolder(path, options);
-  if (path.endsWith(".jsonl")) {
-    // test-output/<run-id>/stream.jsonl: the folder names the run.
-    const name = basename(path, ".jsonl");
-    const runId = ["stream", "events", "hooks"].includes(name) ? basename(dirname(resolve(path))) : name;
-    return loadJsonlRun(path, options, runId);
-  }
+  // test-output/<run-id>/stream.jsonl: the folder names the run.
+  if (path.endsWith(".jsonl")) return loadJsonlRun(path, options, jsonlRunId(path));
   return loadJsonRun(path, options);
 }
 
@@ -164,12 +163,37 @@ function claudeOutputRun(
   return { run: output.run, file, format, warnings };
 }
 
+/** What a bare .jsonl holds, from its first line (and the --agent given). */
+type JsonlKind = "agent" | "opencode" | "json-messages" | "captured-events" | "hook-inputs" | "claude-output";
+
+function jsonlKind(file: string, options: LoadStoredRunOptions): JsonlKind {
+  const first = firstJsonLine(file);
+  if (typeof options.agent === "object") return "agent";
+  if (options.agent === "opencode" || (options.agent === undefined && isOpenCodeOutputLine(first)))
+    return "opencode";
+  if (Array.isArray(first)) return "json-messages";
+  if (first && typeof first === "object" && "run_id" in first && "event" in first) return "captured-events";
+  if (first && typeof first === "object" && ("hook_event_name" in first || "input" in first))
+    return "hook-inputs";
+  if (first && typeof first === "object" && "type" in first) return "claude-output";
+  throw new StoredRunError(
+    file,
+    "not stream-json, captured events or hook inputs (line 1 has none of type, event, hook_event_name)",
+  );
+}
+
+/** The run id of a bare .jsonl: its folder's name for test-output/<run-id>/stream.jsonl, else its own. */
+function jsonlRunId(path: string): string {
+  const name = basename(path, ".jsonl");
+  return ["stream", "events", "hooks"].includes(name) ? basename(dirname(resolve(path))) : name;
+}
+
 async function loadJsonlRun(file: string, options: LoadStoredRunOptions, runId: string): Promise<StoredRun> {
   assertRegularFile(file);
   const warnings: string[] = [];
   const onTruncatedLine = (error: JsonlLineError) => warnings.push(error.message);
-  const first = firstJsonLine(file);
-  if (typeof options.agent === "object") {
+  const kind = jsonlKind(file, options);
+  if (kind === "agent" && typeof options.agent === "object") {
     // Another agent's output is read whole by its reader (the agent's own line shapes).
     const run = options.agent.read(readStoredText(file), file, {
       runId,
@@ -178,7 +202,7 @@ async function loadJsonlRun(file: string, options: LoadStoredRunOptions, runId: 
     });
     return { run, file, format: "agent-jsonl", warnings };
   }
-  if (options.agent === "opencode" || (options.agent === undefined && isOpenCodeOutputLine(first))) {
+  if (kind === "opencode") {
     const run = parseOpenCodeOutput(readStoredText(file), file, {
       runId,
       ...(options.prompts ? { prompts: options.prompts } : {}),
@@ -186,8 +210,8 @@ async function loadJsonlRun(file: string, options: LoadStoredRunOptions, runId: 
     });
     return { run, file, format: "opencode-json", warnings };
   }
-  if (Array.isArray(first)) return claudeOutputRun(readStoredText(file), file, options, runId, warnings);
-  if (first && typeof first === "object" && "run_id" in first && "event" in first) {
+  if (kind === "json-messages") return claudeOutputRun(readStoredText(file), file, options, runId, warnings);
+  if (kind === "captured-events") {
     // Both forms of events.jsonl (the Node hook's lines and the shell hook's raw ones), in seq order.
     const events = await readCapturedEvents(file, { onTruncatedLine });
     return {
@@ -200,7 +224,7 @@ async function loadJsonlRun(file: string, options: LoadStoredRunOptions, runId: 
       warnings,
     };
   }
-  if (first && typeof first === "object" && ("hook_event_name" in first || "input" in first)) {
+  if (kind === "hook-inputs") {
     const inputs = function* () {
       for (const { value, line } of readJsonlLinesSync(file, { onTruncatedLine })) {
         const record = value as Record<string, unknown>;
@@ -213,21 +237,60 @@ async function loadJsonlRun(file: string, options: LoadStoredRunOptions, runId: 
     };
     return { run: runFromHookEvents(inputs(), { runId }), file, format: "hook-inputs", warnings };
   }
-  if (first && typeof first === "object" && "type" in first) {
-    // Read line by line: memory grows with what the run holds, not with the file's bytes.
-    const output = runFromClaudeOutput(file, {
-      prompts: options.prompts ?? [],
-      runId,
-      onTruncatedLine,
-      maxOutputChars: MAX_GRADED_OUTPUT_CHARS,
-    });
-    if (output.format === "json-result") throw resultOnly(file);
-    return { run: output.run, file, format: output.format, warnings };
+  // Read line by line: memory grows with what the run holds, not with the file's bytes.
+  const output = runFromClaudeOutput(file, claudeReadOptions(options, runId, onTruncatedLine));
+  if (output.format === "json-result") throw resultOnly(file);
+  return { run: output.run, file, format: output.format, warnings };
+}
+
+/** How a Claude Code output file is read for grading, whole or while it is graded. */
+function claudeReadOptions(
+  options: LoadStoredRunOptions,
+  runId: string,
+  onTruncatedLine: (error: JsonlLineError) => void,
+): ClaudeOutputOptions {
+  return {
+    prompts: options.prompts ?? [],
+    runId,
+    onTruncatedLine,
+    maxOutputChars: MAX_GRADED_OUTPUT_CHARS,
+  };
+}
+
+/** A bare Claude Code stream-json file, to be graded while it is read (see readStoredRunInto). */
+export interface StreamedRunSource {
+  file: string;
+  /** Writes the run into `sink` line by line (a file holding only a result throws StoredRunError). */
+  read(sink: RunSink): void;
+  /** What was left out while reading (a cut-off last line), once read. */
+  warnings: string[];
+}
+
+/**
+ * The stored run at `path` as a source to grade while it is read, when it is a bare Claude Code
+ * stream-json file (the one form a very long run comes in); undefined for every other form (read
+ * those with loadStoredRun). Reading it throws what loadStoredRun would.
+ */
+export function streamedRunSource(
+  path: string,
+  options: LoadStoredRunOptions = {},
+): StreamedRunSource | undefined {
+  if (!path.endsWith(".jsonl")) return undefined;
+  try {
+    if (!statSync(path).isFile()) return undefined;
+  } catch {
+    return undefined;
   }
-  throw new StoredRunError(
-    file,
-    "not stream-json, captured events or hook inputs (line 1 has none of type, event, hook_event_name)",
-  );
+  if (jsonlKind(path, options) !== "claude-output") return undefined;
+  const warnings: string[] = [];
+  const readOptions = claudeReadOptions(options, jsonlRunId(path), (error) => warnings.push(error.message));
+  return {
+    file: path,
+    warnings,
+    read(sink) {
+      if (claudeOutputInto(path, sink, readOptions) === "json-result") throw resultOnly(path);
+    },
+  };
 }
 
 /**

@@ -6,6 +6,8 @@ export interface ReportOptions {
   source?: string;
   /** Also list passing evaluators' evidence and non-error violations (default: errors and warnings). */
   verbose?: boolean;
+  /** How many tool calls the run made, when `run` holds only its skeleton (graded while read). */
+  toolCalls?: number;
 }
 
 function pointerText(item: Violation): string {
@@ -27,10 +29,10 @@ export function formatEvaluation(evaluation: CaseEvaluation, run?: Run, options:
     `${evaluation.passed ? "PASS" : "FAIL"}  ${title}  score ${evaluation.score.toFixed(2)}${evaluation.threshold !== undefined ? ` (threshold ${evaluation.threshold})` : ""}`,
   );
   if (run) {
-    const calls = listToolCalls(run);
+    const calls = options.toolCalls ?? listToolCalls(run).length;
     const agents = run.agents.map((agent) => (agent.id === "main" ? "main" : agent.type)).join(", ");
     lines.push(
-      `  run ${run.id ?? "(no id)"}${options.source ? ` from ${options.source}` : ""}: ${calls.length} tool call${calls.length === 1 ? "" : "s"}, agents: ${agents}`,
+      `  run ${run.id ?? "(no id)"}${options.source ? ` from ${options.source}` : ""}: ${calls} tool call${calls === 1 ? "" : "s"}, agents: ${agents}`,
     );
   }
   lines.push("");
