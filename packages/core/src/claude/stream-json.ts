@@ -1,4 +1,5 @@
 import { MAIN_AGENT, type Run, type RunEventInput } from "../run.js";
+import { isDelegationTool } from "./vocabulary.js";
 import { RunBuilder, type RunSink, UNNUMBERED } from "../run-builder.js";
 
 /**
@@ -39,7 +40,7 @@ export function streamJsonInto(
   for (const prompt of options.prompts ?? [])
     builder.push({ type: "user_message", agent: MAIN_AGENT, text: prompt });
   /** tool_use_id -> the call (its agent places subagents under the right parent). */
-  const callOf = new Map<string, { agent: string; id: string }>();
+  const callOf = new Map<string, { agent: string; id: string; name: string }>();
   /** Agent/Task tool_use_id -> the subagent it started. */
   const agentByParentCall = new Map<string, string>();
   const stopped = new Set<string>();
@@ -178,6 +179,9 @@ export function streamJsonInto(
             const isError = block.is_error === true;
             const output = shorten(block.content);
             const call = callOf.get(block.tool_use_id);
+            // Answered: only a delegation's call is looked up again (its subagent's lines name it), so
+            // a long run's answered calls are not held while it is read.
+            if (call && !isDelegationTool(call.name)) callOf.delete(block.tool_use_id);
             builder.push({
               index: UNNUMBERED,
               type: "tool_result",
