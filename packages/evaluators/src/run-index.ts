@@ -107,7 +107,7 @@ export function kindOf(index: RunIndex, call: ToolCallView): CallKind {
 }
 
 /** The agent and its ancestors, nearest first (a subagent's approvals may come from its parent). */
-export function agentLineage(index: RunIndex, agent: string): string[] {
+export function agentLineage(index: Pick<RunIndex, "parentOf">, agent: string): string[] {
   const lineage = [agent];
   let current = index.parentOf.get(agent);
   while (current !== undefined && !lineage.includes(current)) {

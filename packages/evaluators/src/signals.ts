@@ -1,4 +1,4 @@
-import { MAIN_AGENT } from "@evals/core";
+import { MAIN_AGENT, type RunEvent, type ToolCallView } from "@evals/core";
 import { escapeRegExp } from "./patterns.js";
 import { agentLineage, type RunIndex } from "./run-index.js";
 import { parseRegexLiteral } from "./shell.js";
@@ -66,27 +66,37 @@ export interface ApprovalSignalOptions {
 }
 
 /**
- * For every tool call, the latest approval signal that covers it: an approval request by the same
- * agent or one of its ancestors earlier in the run, a question through AskUserQuestion, or a user
- * message that approves ("go ahead"); a call without one is not in the map. One pass over the events.
+ * Tracks, event by event, the latest approval signal that covers each tool call: an approval request
+ * by the same agent or one of its ancestors earlier in the run, a question through AskUserQuestion, or
+ * a user message that approves ("go ahead"). Feed it every event in order (`event`); after a call's
+ * tool_call event, `covering(call)` tells that call's signal (undefined when none covers it). It keeps
+ * one signal per agent, never the events.
  */
-export function approvalSignalsBefore(
-  index: RunIndex,
-  options: ApprovalSignalOptions = {},
-): Map<string, ApprovalSignal> {
-  const requestPatterns = options.requestPatterns ?? DEFAULT_APPROVAL_REQUEST_PATTERNS;
-  const prePatterns = options.preApprovalPatterns ?? DEFAULT_PRE_APPROVAL_PATTERNS;
-  const askTools = new Set(options.askTools ?? ["AskUserQuestion"]);
-  const latestByAgent = new Map<string, ApprovalSignal>();
-  let latestFromUser: ApprovalSignal | undefined;
-  const covering = new Map<string, ApprovalSignal>();
-  const lineages = new Map<string, string[]>();
+export class ApprovalSignalTracker {
+  private readonly requestPatterns: readonly RegExp[];
+  private readonly prePatterns: readonly RegExp[];
+  private readonly askTools: ReadonlySet<string>;
+  private readonly latestByAgent = new Map<string, ApprovalSignal>();
+  private latestFromUser: ApprovalSignal | undefined;
+  private readonly lineages = new Map<string, string[]>();
+  /** The last tool_call event read, and the signal that covers it. */
+  private lastCall: { id: string; index: number; signal: ApprovalSignal | undefined } | undefined;
 
-  for (const event of index.run.events) {
+  /** `index.parentOf` must know an agent by its first event (a RunIndex or a visitor's RunSoFar). */
+  constructor(
+    private readonly index: Pick<RunIndex, "parentOf">,
+    options: ApprovalSignalOptions = {},
+  ) {
+    this.requestPatterns = options.requestPatterns ?? DEFAULT_APPROVAL_REQUEST_PATTERNS;
+    this.prePatterns = options.preApprovalPatterns ?? DEFAULT_PRE_APPROVAL_PATTERNS;
+    this.askTools = new Set(options.askTools ?? ["AskUserQuestion"]);
+  }
+
+  event(event: RunEvent): void {
     if (event.type === "assistant_text") {
-      const phrase = firstMatch(event.text, requestPatterns);
+      const phrase = firstMatch(event.text, this.requestPatterns);
       if (phrase) {
-        latestByAgent.set(event.agent, {
+        this.latestByAgent.set(event.agent, {
           kind: "text",
           event_index: event.index,
           agent: event.agent,
@@ -94,9 +104,9 @@ export function approvalSignalsBefore(
         });
       }
     } else if (event.type === "user_message" && event.agent === MAIN_AGENT) {
-      const phrase = approvingPhrase(event.text, prePatterns);
+      const phrase = approvingPhrase(event.text, this.prePatterns);
       if (phrase) {
-        latestFromUser = {
+        this.latestFromUser = {
           kind: "pre-approval",
           event_index: event.index,
           agent: MAIN_AGENT,
@@ -104,24 +114,10 @@ export function approvalSignalsBefore(
         };
       }
     } else if (event.type === "tool_call") {
-      let best: ApprovalSignal | undefined = latestFromUser;
-      if (latestByAgent.size > 0) {
-        let lineage = lineages.get(event.agent);
-        if (lineage === undefined) {
-          lineage = agentLineage(index, event.agent);
-          lineages.set(event.agent, lineage);
-        }
-        for (const agent of lineage) {
-          const signal = latestByAgent.get(agent);
-          if (signal && (!best || signal.event_index > best.event_index)) best = signal;
-        }
-      }
-      // Only the covered calls: most calls of a long run have no signal before them. A later call
-      // with the same id (placeholder ids, merged runs) must not inherit an earlier one's signal.
-      if (best) covering.set(event.id, best);
-      else covering.delete(event.id);
-      if (askTools.has(event.name)) {
-        latestByAgent.set(event.agent, {
+      // The call's own question covers the calls after it, not itself.
+      this.lastCall = { id: event.id, index: event.index, signal: this.signalFor(event.agent) };
+      if (this.askTools.has(event.name)) {
+        this.latestByAgent.set(event.agent, {
           kind: "ask-tool",
           event_index: event.index,
           agent: event.agent,
@@ -130,7 +126,31 @@ export function approvalSignalsBefore(
       }
     }
   }
-  return covering;
+
+  /** The signal covering a call whose tool_call event was the last one read. */
+  covering(call: Pick<ToolCallView, "id" | "index">): ApprovalSignal | undefined {
+    const last = this.lastCall;
+    if (!last || last.id !== call.id || last.index !== call.index) {
+      throw new Error(`call ${call.id} (event ${call.index}) was not the last tool_call event read`);
+    }
+    return last.signal;
+  }
+
+  private signalFor(agent: string): ApprovalSignal | undefined {
+    let best: ApprovalSignal | undefined = this.latestFromUser;
+    // Most calls of a long run have no request before them: no lineage to walk.
+    if (this.latestByAgent.size === 0) return best;
+    let lineage = this.lineages.get(agent);
+    if (lineage === undefined) {
+      lineage = agentLineage(this.index, agent);
+      this.lineages.set(agent, lineage);
+    }
+    for (const ancestor of lineage) {
+      const signal = this.latestByAgent.get(ancestor);
+      if (signal && (!best || signal.event_index > best.event_index)) best = signal;
+    }
+    return best;
+  }
 }
 
 const NEGATION = /\b(don'?t|do not|never|must not|mustn'?t|should not|shouldn'?t|not)\b/i;
