@@ -46,7 +46,11 @@ function toml(value: string | number | boolean | string[]): string {
 
 /**
  * The run's `$CODEX_HOME/config.toml`: the loopback model provider, and every feature that would
- * reach the network (update check, analytics, feedback, plugins, apps) off.
+ * reach the network (update check, analytics, feedback, plugins, apps) off. The workspace-write
+ * sandbox leaves `/tmp` out of its writable roots (the run has its own TMPDIR instead): for each
+ * writable root Codex mounts a read-only `.git` over `<root>/.git`, and for `/tmp` that creates an
+ * empty `/tmp/.git` on the machine while a command runs, which makes `/tmp` the git root of every
+ * folder in it for any other agent (Claude Code then keys its memory folder `-tmp`).
  */
 export function codexConfigToml(input: {
   baseUrl: string;
@@ -60,6 +64,9 @@ export function codexConfigToml(input: {
     `model_provider = "evals"`,
     "check_for_update_on_startup = false",
     ...(input.approvalPolicy ? [`approval_policy = ${toml(input.approvalPolicy)}`] : []),
+    "[sandbox_workspace_write]",
+    // Keeps /tmp/.git from appearing on the machine (see above).
+    "exclude_slash_tmp = true",
     "[analytics]",
     "enabled = false",
     "[feedback]",

@@ -79,8 +79,12 @@ export async function runCodex(
   const sandbox = mkdtempSync(join(tmpdir(), "evals-codex-"));
   const codexHome = join(sandbox, "codex-home");
   const home = join(sandbox, "home");
+  // The agent's temp folder (/tmp is not writable in the sandbox, see codexConfigToml). Inside
+  // CODEX_HOME, which a replay masks, so the writable roots the model is told match run to run.
+  const tmp = join(codexHome, "tmp");
   mkdirSync(codexHome, { recursive: true });
   mkdirSync(home, { recursive: true });
+  mkdirSync(tmp, { recursive: true });
   const model = shared.model ?? DEFAULT_CODEX_MODEL;
   writeFileSync(
     join(codexHome, "config.toml"),
@@ -101,6 +105,7 @@ export async function runCodex(
       ...inheritedEnv(["LANG"]),
       HOME: home,
       CODEX_HOME: codexHome,
+      TMPDIR: tmp,
       EVALS_CODEX_API_KEY: shared.apiKey ?? "evals-offline-key",
       NO_COLOR: "1",
     },

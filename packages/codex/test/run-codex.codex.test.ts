@@ -131,6 +131,29 @@ describe("runCodex on the real CLI", () => {
   );
 
   it(
+    "gives the agent's commands a temp folder of their own and mounts nothing over /tmp/.git, which would make /tmp a git root for every other agent on the machine",
+    async () => {
+      const cwd = folder("codex-work-");
+      const server = await serve((request, context) => {
+        // Inside the sandbox: the mounts at /tmp/.git, and a temp file made where TMPDIR says.
+        if (context.call === 0)
+          return response(execCommand(`awk '$5 == "/tmp/.git"' /proc/self/mountinfo | wc -l; mktemp`));
+        return response(`Saw: ${lastToolOutput(request)?.text}`);
+      });
+      const result = await runCodex(
+        { prompt: "Make a temp file", cwd, baseUrl: server.url, outputRoot: folder("codex-out-") },
+        {},
+      );
+      expect(result.error, result.stderr).toBeUndefined();
+      const [command] = calls(result.run);
+      const [mounts, tempFile] = String(resultOf(result.run, command!.id)?.output).trim().split("\n");
+      expect(mounts).toBe("0");
+      expect(tempFile).toMatch(/\/codex-home\/tmp\/tmp\.\w+$/);
+    },
+    TIMEOUT,
+  );
+
+  it(
     "recovers a patch the read-only sandbox rejected, which the --json stream does not show",
     async () => {
       const cwd = folder("codex-work-");

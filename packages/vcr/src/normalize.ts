@@ -14,6 +14,9 @@ import type { WireRequest } from "./wire.js";
  *   that is all it carries (a git repository has it, a plain folder does not);
  * - the working directory and the config directory (and the dash-escaped cwd in project paths),
  *   found in the request itself, wherever they appear (tool inputs and outputs too);
+ * - the project key of the CLI's memory folder (`<config dir>/projects/<key>/memory`), read from the
+ *   request: the CLI keys it by the git root above the cwd when there is one (a stray `/tmp/.git`
+ *   makes it `-tmp`), so it need not be the escaped cwd;
  * - subagent ids (`agentId: a21b…`) and the `duration_ms` and `subagent_tokens` of subagent hand-backs;
  * - the order of the tool list, and string vs. `[{type: "text"}]` message content;
  * - the query string (`?beta=true`) and all headers.
@@ -42,6 +45,12 @@ export interface NormalizedRequest {
 export interface RequestEnvironment {
   cwd?: string;
   configDir?: string;
+  /**
+   * Claude Code's memory folder, `<configDir>/projects/<key>/memory`. The key is the dash-escaped git
+   * root of the cwd when the cwd is inside a repository (even one whose root is far above it), else
+   * the escaped cwd.
+   */
+  memoryDir?: string;
   agentIds: string[];
 }
 
@@ -95,7 +104,18 @@ export function requestEnvironment(body: unknown): RequestEnvironment {
       if (start < at) environment.configDir = text.slice(start, at);
     });
   }
+  if (environment.configDir) environment.memoryDir = memoryDirIn(searched, environment.configDir);
   return environment;
+}
+
+/** The first `<configDir>/projects/<key>/memory` a request names: the key is read, not computed. */
+function memoryDirIn(searched: unknown, configDir: string): string | undefined {
+  const pattern = new RegExp(`${escapeRegExp(configDir)}/projects/[A-Za-z0-9-]+/memory(?![\\w-])`);
+  let found: string | undefined;
+  forEachString(searched, (text) => {
+    if (!found && text.includes(`${configDir}/projects/`)) found = pattern.exec(text)?.[0];
+  });
+  return found;
 }
 
 /** Claude Code's encoding of a path in `projects/<path>`: every non-alphanumeric becomes "-". */
@@ -132,6 +152,8 @@ function rewritesFor(environment: RequestEnvironment, options: NormalizeOptions,
   const rules: Rewrite[] = [...LINE_RULES];
   const paths: Array<[string, string]> = [];
   if (environment.configDir) paths.push([environment.configDir, "<config-dir>"]);
+  if (environment.memoryDir)
+    paths.push([environment.memoryDir, "<config-dir>/projects/<project-key>/memory"]);
   if (environment.cwd) {
     paths.push([environment.cwd, "<cwd>"]);
     paths.push([escapedProjectPath(environment.cwd), "<cwd-escaped>"]);

@@ -292,6 +292,8 @@ export function replaying(recordingOrFile: Recording | string, options: ReplayOp
       const current = requestEnvironment(request.body);
       const pairs: Array<[string, string]> = [];
       if (recorded.configDir && current.configDir) pairs.push([recorded.configDir, current.configDir]);
+      // Its key is the git root above the cwd when there is one, not always the escaped cwd.
+      if (recorded.memoryDir && current.memoryDir) pairs.push([recorded.memoryDir, current.memoryDir]);
       if (recorded.cwd && current.cwd) {
         pairs.push([recorded.cwd, current.cwd]);
         pairs.push([escapedProjectPath(recorded.cwd), escapedProjectPath(current.cwd)]);

@@ -15,12 +15,15 @@ function cliRequest(options: {
   date?: string;
   prompt?: string;
   git?: boolean;
+  /** The git root above the cwd that keys the memory folder (default: none, so the cwd keys it). */
+  gitRoot?: string;
   agentId?: string;
   toolOrder?: "ab" | "ba";
   os?: string;
   stringContent?: boolean;
 }): WireRequest {
   const { cwd, configDir } = options;
+  const memoryDir = `${configDir}/projects/${(options.gitRoot ?? cwd).replace(/[^A-Za-z0-9]/g, "-")}/memory`;
   const environment = [
     "# Environment",
     "You have been invoked in the following environment: ",
@@ -55,7 +58,7 @@ function cliRequest(options: {
         },
         {
           type: "text",
-          text: `Memory lives at \`${configDir}/projects/${cwd.replace(/[^A-Za-z0-9]/g, "-")}/memory/\`.`,
+          text: `You have a persistent file-based memory at \`${memoryDir}/\`.`,
           cache_control: { type: "ephemeral" },
         },
       ],
@@ -129,6 +132,7 @@ describe("normalized requests", () => {
     expect(requestEnvironment(request.body)).toEqual({
       cwd: "/tmp/run-a/project",
       configDir: "/tmp/run-a/.claude",
+      memoryDir: "/tmp/run-a/.claude/projects/-tmp-run-a-project/memory",
       agentIds: ["a21b74c85107dbdd8"],
     });
     const normalized = normalizeBody(request.body) as {
@@ -137,7 +141,9 @@ describe("normalized requests", () => {
       metadata?: unknown;
     };
     expect(normalized.messages[2]!.content[0]!.input).toEqual({ file_path: "<cwd>/notes.txt" });
-    expect(normalized.system[1]!.text).toBe("Memory lives at `<config-dir>/projects/<cwd-escaped>/memory/`.");
+    expect(normalized.system[1]!.text).toBe(
+      "You have a persistent file-based memory at `<config-dir>/projects/<project-key>/memory/`.",
+    );
     expect(normalized.system[0]!.text).toBe(
       "x-anthropic-billing-header: cc_version=2.1.330; cc_entrypoint=sdk-cli;",
     );
@@ -146,6 +152,21 @@ describe("normalized requests", () => {
     expect(normalized.messages[3]!.content[0]!.content).toBe(
       "report\nagentId: <agent-1> (use SendMessage with to: '<agent-1>')\n<usage>subagent_tokens: <tokens>\ntool_uses: 1\nduration_ms: <duration></usage>",
     );
+  });
+
+  it("match when the memory folder is keyed by a git root above the cwd (a stray /tmp/.git), not the cwd", () => {
+    const inRepo = cliRequest({ ...base, gitRoot: "/tmp" });
+    expect(requestEnvironment(inRepo.body).memoryDir).toBe("/tmp/run-a/.claude/projects/-tmp/memory");
+    expect(requestKey(inRepo)).toBe(requestKey(cliRequest(base)));
+    const elsewhere = cliRequest({
+      cwd: "/home/someone/work/project-b",
+      configDir: "/home/someone/.claude",
+      gitRoot: "/home/someone/work",
+    });
+    expect(requestKey(elsewhere)).toBe(requestKey(cliRequest(base)));
+    // Only the whole memory folder is masked: a `-tmp` elsewhere is what the model saw.
+    const other = cliRequest({ ...base, gitRoot: "/tmp", prompt: "Look in -tmp/memory." });
+    expect(JSON.stringify(normalizeBody(other.body))).toContain("Look in -tmp/memory.");
   });
 
   it("applies the user's rewrites and ignored fields", () => {

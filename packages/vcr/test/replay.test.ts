@@ -146,6 +146,39 @@ describe("replaying", () => {
     }
   });
 
+  it("puts this run's memory folder in place of the recorded one, keyed by a git root above the cwd or not", async () => {
+    // The CLI names its memory folder in the system prompt: `<config dir>/projects/<key>/memory/`.
+    const withMemory = (cwd: string, configDir: string, key: string) => ({
+      ...body("remember it", cwd),
+      system: [
+        {
+          type: "text",
+          text: `You have a persistent file-based memory at \`${configDir}/projects/${key}/memory/\`.`,
+        },
+      ],
+    });
+    const model = await startModelServer({
+      source: scripted(() =>
+        reply(
+          toolUse("Write", { file_path: "/rec/.claude/projects/-rec-project/memory/fact.md", content: "x" }),
+        ),
+      ),
+    });
+    await post(model.url, withMemory("/rec/project", "/rec/.claude", "-rec-project"));
+    await model.close();
+    const server = await startModelServer({
+      source: replaying(recordingFromInteractions(model.interactions)),
+    });
+    try {
+      // Here a stray /ci/.git makes /ci the git root: the CLI keys its memory folder "-ci".
+      const answer = await post(server.url, withMemory("/ci/build/project", "/ci/cfg", "-ci"));
+      expect(answer.status).toBe(200);
+      expect(answer.text).toContain("/ci/cfg/projects/-ci/memory/fact.md");
+    } finally {
+      await server.close();
+    }
+  });
+
   it("estimates count_tokens and answers other unrecorded endpoints without calling it a divergence", async () => {
     const { recording } = await record();
     const server = await startModelServer({ source: replaying(recording) });

@@ -238,6 +238,33 @@ describe("wire-level record and replay with the real claude CLI", () => {
     }
   });
 
+  it("replays in a folder whose git root is a folder above it (the CLI keys its memory folder by that root, as with a stray /tmp/.git)", async () => {
+    const server = await startModelServer({ source: replaying(file) });
+    try {
+      const replayed = await runClaude({
+        prompt: PROMPT,
+        env: server.env(),
+        setup(cwd) {
+          setup(cwd);
+          // The project folder stays a plain folder; only a folder above it is a repository.
+          execFileSync("git", ["init", "-q"], { cwd: join(cwd, "..") });
+        },
+      });
+      const first = server.interactions[0]!.request;
+      const { cwd, configDir } = requestEnvironment(first.body);
+      const escapedRoot = join(cwd!, "..").replace(/[^A-Za-z0-9]/g, "-");
+      // The condition is real: the memory folder is named after the repository's root, not the cwd.
+      expect(JSON.stringify(first.body)).toContain(`${configDir}/projects/${escapedRoot}/memory/`);
+      expect(replayed.exitCode, replayed.stderr).toBe(0);
+      const source = server.source as ReplaySource;
+      expect(source.divergences).toEqual([]);
+      expect(source.unplayed()).toEqual([]);
+      expect(trajectory(replayed.run, cwdOf(replayed))).toEqual(trajectory(recorded.run, cwdOf(recorded)));
+    } finally {
+      await server.close();
+    }
+  });
+
   it("reports a changed prompt as a divergence at the first request, with a readable diff", async () => {
     const server = await startModelServer({ source: replaying(file) });
     try {
