@@ -27,6 +27,8 @@ export interface RunSoFar {
   parentOf: Map<string, string | undefined>;
   /** Agent id -> its type ("main", "general-purpose", ...). */
   typeOf: Map<string, string>;
+  /** Agent id -> what is known of it (e.g. the call that started it), in the order agents were met. */
+  agents: ReadonlyMap<string, AgentInfo>;
   /** Ids of calls that a permission denial or a PreToolUse hook stopped before they ran. */
   blocked: Set<string>;
   finalResult: FinalResultEvent | undefined;
@@ -53,6 +55,7 @@ export function visitRun(run: Run, makeVisitors: (soFar: RunSoFar) => RunVisitor
     meta: run,
     parentOf: index.parentOf,
     typeOf: index.typeOf,
+    agents: new Map(run.agents.map((agent) => [agent.id, agent])),
     blocked: index.blocked,
     finalResult: undefined,
     kindOf: (call) => kindOf(index, call),
@@ -127,6 +130,7 @@ export class RunStreamVisit implements RunSink {
       meta: this.meta,
       parentOf: new Map([[MAIN_AGENT, undefined]]),
       typeOf: new Map([[MAIN_AGENT, "main"]]),
+      agents: this.agents,
       blocked: new Set(),
       finalResult: undefined,
       kindOf: (call) => {

@@ -1,7 +1,9 @@
+import { type EvaluatorResult, MAIN_AGENT, RunBuilder, type RunEventInput } from "@evals/core";
 import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { executionBalance } from "../src/index.js";
-import { script, types } from "./helpers.js";
+import { executionBalanceRule } from "../src/rules/execution-balance.js";
+import { script, streamedCheck, types } from "./helpers.js";
 
 describe("execution-balance", () => {
   it("is satisfied by the real multi-tool run (reads before the denied Write)", () => {
@@ -66,5 +68,45 @@ describe("execution-balance", () => {
       "execution-before-read",
       "low-read-ratio",
     ]);
+  });
+});
+
+describe("execution-balance while the run is read", () => {
+  it("judges agent by agent as the whole run, though a subagent executes before the main agent does", () => {
+    const run = script()
+      .subagent("general-purpose", (s) =>
+        s.call("Edit", { file_path: "a.ts" }).call("Read", { file_path: "a.ts" }),
+      )
+      .call("Write", { file_path: "b.ts", content: "x" })
+      .call("Bash", { command: "rm -rf build" }, { denied: true })
+      .subagent("Explore", (s) => s.call("Grep", { pattern: "x" }).call("Bash", { command: "npm test" }))
+      .build();
+    for (const options of [{}, { perAgent: false }, { bashIsExecution: true, minReadRatio: 2 }]) {
+      const streamed = streamedCheck(executionBalanceRule, run, options);
+      expect(streamed).toEqual(executionBalanceRule.check(run, options));
+    }
+    const streamed = streamedCheck(executionBalanceRule, run) as EvaluatorResult;
+    // main (its first call is the first Agent call) is judged first, then each subagent.
+    expect(types(streamed)).toEqual(["execution-before-read", "execution-before-read"]);
+    expect(streamed.violations.map((item) => item.pointer?.agent)).toEqual([
+      MAIN_AGENT,
+      "agent_general-purpose_1",
+    ]);
+    expect(streamed.evidence.map((item) => item.description)).toEqual([
+      'agent agent_Explore_6 read 1× before Bash "npm test"',
+    ]);
+  });
+
+  it("counts parallel calls in call order whatever order their results came in", () => {
+    const builder = new RunBuilder(["stream"]);
+    const push = (event: RunEventInput) => builder.push(event);
+    push({ type: "tool_call", agent: MAIN_AGENT, id: "a", name: "Edit", input: { file_path: "a.ts" } });
+    push({ type: "tool_call", agent: MAIN_AGENT, id: "b", name: "Read", input: { file_path: "a.ts" } });
+    push({ type: "tool_result", agent: MAIN_AGENT, id: "b", output: "x", is_error: false });
+    push({ type: "tool_result", agent: MAIN_AGENT, id: "a", output: "", is_error: false });
+    const run = builder.build();
+    const streamed = streamedCheck(executionBalanceRule, run);
+    expect(streamed).toEqual(executionBalanceRule.check(run));
+    expect(types(streamed as EvaluatorResult)).toEqual(["execution-before-read"]);
   });
 });

@@ -1,7 +1,9 @@
+import { MAIN_AGENT, RunBuilder, type RunEventInput } from "@evals/core";
 import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { measureRun, performanceMetrics } from "../src/index.js";
-import { script } from "./helpers.js";
+import { performanceMetricsRule } from "../src/rules/performance-metrics.js";
+import { script, streamedCheck } from "./helpers.js";
 
 describe("performance-metrics", () => {
   it("always passes and reports the real run's turns, cost, tokens and calls per tool", () => {
@@ -72,5 +74,66 @@ describe("tool names that are JavaScript prototype keys", () => {
     expect(Object.getOwnPropertyDescriptor(metrics.byTool, "__proto__")?.value.calls).toBe(2);
     expect(Object.getOwnPropertyDescriptor(metrics.byTool, "constructor")?.value.calls).toBe(2);
     expect(({} as Record<string, unknown>).calls).toBeUndefined();
+  });
+});
+
+describe("performance-metrics while the run is read", () => {
+  it("measures as it measures the whole run: parallel calls answered out of order, a subagent, a denial", () => {
+    const builder = new RunBuilder(["stream"]);
+    builder.meta.cwd = "/repo";
+    const second = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+    const push = (s: number, event: RunEventInput) => builder.push({ ...event, timestamp: second(s) });
+    builder.agent({ id: "sub", type: "Explore", parent: MAIN_AGENT, parent_tool_use_id: "d" });
+    push(0, { type: "user_message", agent: MAIN_AGENT, text: "go" });
+    push(1, { type: "assistant_text", agent: MAIN_AGENT, text: "Looking", message_id: "m1" });
+    push(2, { type: "tool_call", agent: MAIN_AGENT, id: "a", name: "Read", input: { file_path: "a.ts" } });
+    push(2, { type: "tool_call", agent: MAIN_AGENT, id: "b", name: "Bash", input: { command: "make" } });
+    push(3, { type: "tool_call", agent: MAIN_AGENT, id: "c", name: "Edit", input: { file_path: "a.ts" } });
+    push(4, { type: "tool_result", agent: MAIN_AGENT, id: "c", output: "no", is_error: true, error: "no" });
+    push(6, { type: "tool_result", agent: MAIN_AGENT, id: "a", output: "x", is_error: false });
+    push(6, {
+      type: "tool_result",
+      agent: MAIN_AGENT,
+      id: "b",
+      output: "",
+      is_error: false,
+      duration_ms: 500.5,
+    });
+    push(7, {
+      type: "tool_call",
+      agent: MAIN_AGENT,
+      id: "d",
+      name: "Task",
+      input: { subagent_type: "Explore" },
+    });
+    push(8, { type: "tool_call", agent: "sub", id: "e", name: "Write", input: { file_path: "b.ts" } });
+    push(8, { type: "permission_denied", agent: "sub", id: "e", tool_name: "Write", message: "no" });
+    push(9, { type: "tool_result", agent: "sub", id: "e", output: "no", is_error: true, error: "denied" });
+    push(10, { type: "tool_result", agent: MAIN_AGENT, id: "d", output: "done", is_error: false });
+    push(11, { type: "assistant_text", agent: MAIN_AGENT, text: "Done", message_id: "m2" });
+    const run = builder.build();
+
+    const streamed = streamedCheck(performanceMetricsRule, run);
+    expect(streamed).toEqual(performanceMetricsRule.check(run));
+    expect(streamed?.metadata).toMatchObject({
+      toolCalls: 5,
+      byTool: { Agent: { calls: 1, totalMs: 3000 }, Bash: { totalMs: 500.5 }, Write: { errors: 1 } },
+      byAgent: { main: 4, sub: 1 },
+      // a (2..6 s) covers b and c; d (7..10 s) covers e.
+      toolTimeMs: 7000,
+      idleTimeMs: 4000,
+      // No result line: the main agent's distinct messages.
+      turns: 2,
+    });
+  });
+
+  it("adds up the busy time of a long run without keeping its calls", () => {
+    // Every call runs 1 s and 1 s passes between calls: far more calls than busy spans are kept.
+    const long = script().prompt("go");
+    for (let i = 0; i < 5000; i++) long.call("Read", { file_path: `f${i}.ts` });
+    const run = long.build();
+    const streamed = streamedCheck(performanceMetricsRule, run);
+    expect(streamed).toEqual(performanceMetricsRule.check(run));
+    expect(streamed?.metadata).toMatchObject({ toolTimeMs: 5000 * 1000, idleTimeMs: 5000 * 1000 });
   });
 });

@@ -1,7 +1,17 @@
-import { canonicalToolName, type Run, runSummary } from "@evals/core";
+import {
+  canonicalToolName,
+  type FinalResultEvent,
+  MAIN_AGENT,
+  type Run,
+  type RunEvent,
+  runSummary,
+  type ToolCallView,
+  type ToolResultEvent,
+} from "@evals/core";
+import { BusyTime } from "../busy-time.js";
 import { defineRule } from "../define-rule.js";
 import { RuleOptionsBaseSchema } from "../evaluator.js";
-import { indexRun } from "../run-index.js";
+import { type RunSoFar, type RunVisitor, visitRun } from "../run-visit.js";
 
 export const PERFORMANCE_METRICS = "performance-metrics";
 
@@ -46,20 +56,27 @@ export const performanceMetricsRule = defineRule({
   summary:
     "Always passes: measures tool calls and durations, agents, tool and idle time, turns, cost and tokens.",
   options: PerformanceMetricsOptionsSchema,
-  evaluate(run, _options, { evidence }) {
-    const metrics = measureRun(run);
-    evidence.add(() => ({
-      type: "summary",
-      description: [
-        `${metrics.toolCalls} tool call${metrics.toolCalls === 1 ? "" : "s"}`,
-        metrics.durationMs !== undefined ? `${Math.round(metrics.durationMs)} ms` : undefined,
-        metrics.turns !== undefined ? `${metrics.turns} turns` : undefined,
-        metrics.costUsd !== undefined ? `$${metrics.costUsd.toFixed(4)}` : undefined,
-      ]
-        .filter(Boolean)
-        .join(", "),
-    }));
-    return { score: 1, metadata: metrics as unknown as Record<string, unknown> };
+  visit(_options, { index, evidence }) {
+    const measuring = measuringRun(index);
+    return {
+      event: measuring.event,
+      call: measuring.call,
+      end() {
+        const metrics = measuring.end();
+        evidence.add(() => ({
+          type: "summary",
+          description: [
+            `${metrics.toolCalls} tool call${metrics.toolCalls === 1 ? "" : "s"}`,
+            metrics.durationMs !== undefined ? `${Math.round(metrics.durationMs)} ms` : undefined,
+            metrics.turns !== undefined ? `${metrics.turns} turns` : undefined,
+            metrics.costUsd !== undefined ? `$${metrics.costUsd.toFixed(4)}` : undefined,
+          ]
+            .filter(Boolean)
+            .join(", "),
+        }));
+        return { score: 1, metadata: metrics as unknown as Record<string, unknown> };
+      },
+    };
   },
 });
 
@@ -67,19 +84,72 @@ export const performanceMetricsRule = defineRule({
 export const performanceMetrics = performanceMetricsRule.check;
 
 export function measureRun(run: Run): PerformanceMetrics {
-  const index = indexRun(run);
+  return visitRun(run, (soFar) => [measuringRun(soFar)])[0] as PerformanceMetrics;
+}
+
+/** Main-agent message ids remembered to count turns (a message's texts come together). */
+const RECENT_MESSAGES = 256;
+
+/**
+ * Measures a run while it is visited, keeping running totals and maxima only: per tool, per agent,
+ * per event type, the busy spans of BusyTime, the result lines and the last main-agent message ids.
+ */
+function measuringRun(soFar: Pick<RunSoFar, "finalResult">): RunVisitor<PerformanceMetrics> {
   // A Map: tool names such as "constructor" or "__proto__" must not hit Object.prototype.
   const timings = new Map<string, ToolTiming>();
   const callsByAgent = new Map<string, number>();
-  const intervals: [number, number][] = [];
-  // Each event's time, parsed once (Date.parse is the costly part of this evaluator); NaN when unknown.
-  const times = new Float64Array(run.events.length);
-  for (const event of run.events) times[event.index] = time(event.timestamp) ?? Number.NaN;
-  const timeAt = (eventIndex: number): number | undefined => {
-    const at = times[eventIndex] as number;
-    return Number.isNaN(at) ? undefined : at;
+  const busy = new BusyTime();
+  let toolCalls = 0;
+  const eventsByType: Record<string, number> = {};
+  let first: number | undefined;
+  let last: number | undefined;
+  let previous: number | undefined;
+  let longestGap: number | undefined;
+  // The tool_call event just visited and its time: its call is visited next.
+  let callEvent = -1;
+  let callTime: number | undefined;
+  // Result times a call needed before its result event is visited (Date.parse is this rule's cost).
+  const resultTimes = new Map<ToolResultEvent, number | undefined>();
+  const finals: FinalResultEvent[] = [];
+  const messages = new Set<string>();
+  let turns = 0;
+
+  const event = (event: RunEvent): void => {
+    eventsByType[event.type] = (eventsByType[event.type] ?? 0) + 1;
+    let at: number | undefined;
+    if (event.type === "tool_result" && resultTimes.has(event)) {
+      at = resultTimes.get(event);
+      resultTimes.delete(event);
+    } else at = time(event.timestamp);
+    if (event.type === "tool_call") {
+      callEvent = event.index;
+      callTime = at;
+    } else if (event.type === "final_result") finals.push(event);
+    else if (event.type === "assistant_text" && event.agent === MAIN_AGENT && event.message_id)
+      countTurn(event.message_id);
+    if (at === undefined) return;
+    first = first === undefined ? at : Math.min(first, at);
+    last = last === undefined ? at : Math.max(last, at);
+    if (previous !== undefined && at >= previous) longestGap = Math.max(longestGap ?? 0, at - previous);
+    previous = at;
   };
-  for (const call of index.calls) {
+
+  const countTurn = (id: string): void => {
+    if (messages.has(id)) return;
+    turns++;
+    messages.add(id);
+    if (messages.size > RECENT_MESSAGES) messages.delete(messages.values().next().value as string);
+  };
+
+  const resultTime = (call: ToolCallView, result: ToolResultEvent): number | undefined => {
+    const at = time(result.timestamp);
+    // Its event comes after the call's (unless a run lists the result first): it takes this time.
+    if (result.index > call.index) resultTimes.set(result, at);
+    return at;
+  };
+
+  const call = (call: ToolCallView): void => {
+    toolCalls++;
     // One key per tool: a Task call (the stream's name) counts as Agent (the hooks' name).
     const tool = canonicalToolName(call.name);
     let timing = timings.get(tool);
@@ -98,100 +168,57 @@ export function measureRun(run: Run): PerformanceMetrics {
     timing.calls++;
     if (call.status === "error" || call.status === "denied") timing.errors++;
     callsByAgent.set(call.agent, (callsByAgent.get(call.agent) ?? 0) + 1);
-    const start = timeAt(call.index);
-    const end = call.result ? timeAt(call.result.index) : undefined;
-    const duration =
-      call.result?.duration_ms ?? (start !== undefined && end !== undefined ? end - start : undefined);
+    const start = call.index === callEvent ? callTime : time(call.timestamp);
+    let duration = call.result?.duration_ms;
+    if (duration === undefined && start !== undefined && call.result) {
+      const end = resultTime(call, call.result);
+      if (end !== undefined) duration = end - start;
+    }
     if (duration !== undefined && duration >= 0) {
       timing.timed++;
       timing.totalMs += duration;
       timing.minMs = timing.minMs === undefined ? duration : Math.min(timing.minMs, duration);
       timing.maxMs = timing.maxMs === undefined ? duration : Math.max(timing.maxMs, duration);
-      if (start !== undefined) intervals.push([start, start + duration]);
+      if (start !== undefined) busy.add(start, start + duration);
     }
-  }
-  for (const timing of timings.values())
-    timing.avgMs = timing.timed > 0 ? timing.totalMs / timing.timed : undefined;
-  // Object.fromEntries defines own properties, so even "__proto__" is an ordinary key here.
-  const byTool: Record<string, ToolTiming> = Object.fromEntries(timings);
-  const byAgent: Record<string, number> = Object.fromEntries(callsByAgent);
-
-  const eventsByType: Record<string, number> = {};
-  let first: number | undefined;
-  let last: number | undefined;
-  let previous: number | undefined;
-  let longestGap: number | undefined;
-  for (const event of run.events) {
-    eventsByType[event.type] = (eventsByType[event.type] ?? 0) + 1;
-    const at = timeAt(event.index);
-    if (at === undefined) continue;
-    first = first === undefined ? at : Math.min(first, at);
-    last = last === undefined ? at : Math.max(last, at);
-    if (previous !== undefined && at >= previous) longestGap = Math.max(longestGap ?? 0, at - previous);
-    previous = at;
-  }
-  const span = first !== undefined && last !== undefined ? last - first : undefined;
-  const toolTime = intervals.length > 0 ? mergedLength(intervals) : undefined;
-  const final = index.finalResult;
-  // Every result line counts: a background subagent makes two (turns and tokens add up).
-  const summary = runSummary(run);
-  const tokens = summary.tokens;
-  return {
-    toolCalls: index.calls.length,
-    byTool,
-    byAgent,
-    eventsByType,
-    durationMs: final?.duration_ms ?? span,
-    toolTimeMs: toolTime,
-    idleTimeMs: span !== undefined && toolTime !== undefined ? Math.max(0, span - toolTime) : span,
-    longestGapMs: longestGap,
-    turns: summary.turns ?? countTurns(run),
-    costUsd: summary.cost_usd,
-    tokens: tokens
-      ? {
-          input: tokens.input,
-          output: tokens.output,
-          cacheRead: tokens.cache_read,
-          cacheCreation: tokens.cache_creation,
-        }
-      : undefined,
   };
+
+  const end = (): PerformanceMetrics => {
+    for (const timing of timings.values())
+      timing.avgMs = timing.timed > 0 ? timing.totalMs / timing.timed : undefined;
+    const span = first !== undefined && last !== undefined ? last - first : undefined;
+    const toolTime = busy.total();
+    // Every result line counts: a background subagent makes two (turns and tokens add up).
+    const summary = runSummary({ events: finals });
+    const tokens = summary.tokens;
+    return {
+      toolCalls,
+      // Object.fromEntries defines own properties, so even "__proto__" is an ordinary key here.
+      byTool: Object.fromEntries(timings),
+      byAgent: Object.fromEntries(callsByAgent),
+      eventsByType,
+      durationMs: soFar.finalResult?.duration_ms ?? span,
+      toolTimeMs: toolTime,
+      idleTimeMs: span !== undefined && toolTime !== undefined ? Math.max(0, span - toolTime) : span,
+      longestGapMs: longestGap,
+      turns: summary.turns ?? (turns > 0 ? turns : undefined),
+      costUsd: summary.cost_usd,
+      tokens: tokens
+        ? {
+            input: tokens.input,
+            output: tokens.output,
+            cacheRead: tokens.cache_read,
+            cacheCreation: tokens.cache_creation,
+          }
+        : undefined,
+    };
+  };
+
+  return { event, call, end };
 }
 
 function time(timestamp: string | undefined): number | undefined {
   if (!timestamp) return undefined;
   const ms = Date.parse(timestamp);
   return Number.isNaN(ms) ? undefined : ms;
-}
-
-/** The length of the union of intervals (sorted by start in one pass when already in order). */
-function mergedLength(intervals: [number, number][]): number {
-  let sorted = true;
-  for (let i = 1; i < intervals.length; i++) {
-    if ((intervals[i] as [number, number])[0] < (intervals[i - 1] as [number, number])[0]) {
-      sorted = false;
-      break;
-    }
-  }
-  const list = sorted ? intervals : [...intervals].sort((a, b) => a[0] - b[0]);
-  let total = 0;
-  let [start, end] = list[0] as [number, number];
-  for (const [s, e] of list.slice(1)) {
-    if (s > end) {
-      total += end - start;
-      start = s;
-      end = e;
-    } else end = Math.max(end, e);
-  }
-  return total + (end - start);
-}
-
-/** Model turns of the main agent: its distinct assistant messages (text or tool calls). */
-function countTurns(run: Run): number | undefined {
-  const ids = new Set<string>();
-  for (const event of run.events) {
-    if (event.type === "assistant_text" && event.agent === "main" && event.message_id)
-      ids.add(event.message_id);
-  }
-  return ids.size > 0 ? ids.size : undefined;
 }
