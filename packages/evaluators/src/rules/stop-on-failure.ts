@@ -62,10 +62,13 @@ export const stopOnFailureRule = defineRule({
     const open = new Map<string, OpenFailure>();
     let failures = 0;
     let handled = 0;
-    /** What the closed failures report after every other violation and evidence, in order. */
+    /**
+     * What the closed failures report, in the order they closed: after the violations and evidence
+     * found along the way, so only these are kept, not the failures.
+     */
     const unreported: (() => void)[] = [];
     const stopped = new EvidenceLog();
-    /** A failure is decided when it closes: judged then, reported at the end. */
+    /** A failure is decided when it closes: judged then, reported in `end`. */
     const close = (agent: string) => {
       const failure = open.get(agent);
       open.delete(agent);
