@@ -70,6 +70,15 @@ export class EvidenceLog {
     return this.items.length + this.dropped;
   }
 
+  /**
+   * Adds what `later` logged, after this log's evidence, as if each had been added here now: for
+   * evidence a visiting rule can only place at its end but makes earlier (so it keeps no calls).
+   */
+  append(later: EvidenceLog): void {
+    for (const item of later.items) this.add(() => item);
+    this.dropped += later.dropped;
+  }
+
   list(): Evidence[] {
     if (this.dropped === 0) return this.items;
     return [...this.items, { type: "truncated", description: `... and ${this.dropped} more` }];

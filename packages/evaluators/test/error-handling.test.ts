@@ -1,7 +1,9 @@
+import { type EvaluatorResult, MAIN_AGENT, RunBuilder, type RunEventInput } from "@evals/core";
 import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { errorHandling, evaluate } from "../src/index.js";
-import { script, types } from "./helpers.js";
+import { errorHandlingRule } from "../src/rules/error-handling.js";
+import { script, streamedCheck, types } from "./helpers.js";
 
 describe("error-handling", () => {
   it("passes the real run that read a missing file and said so", () => {
@@ -91,5 +93,55 @@ describe("error-handling", () => {
       rules: { "error-handling": true },
     });
     expect(asked.reasons.filter((reason) => reason.startsWith("error-handling"))).toHaveLength(2);
+  });
+});
+
+describe("error-handling while the run is read", () => {
+  it("judges as it judges the whole run: per agent, in order, acknowledged failures kept as evidence", () => {
+    const run = script()
+      .prompt("build it")
+      .subagent("general-purpose", (s) => s.call("Bash", { command: "make" }, { error: "Exit code 2" }))
+      .call("Read", { file_path: "a.ts" }, { error: "no such file" })
+      .text("The read failed.")
+      .call("Read", { file_path: "a.ts" })
+      .call("Bash", { command: "npm test" }, { error: "Exit code 1" })
+      .call("Bash", { command: "npm test" }, { error: "Exit code 1" })
+      .call("Bash", { command: "npm test" }, { error: "Exit code 1" })
+      .call("Edit", { file_path: "b.ts" }, { denied: true })
+      .text("There was an error.")
+      .call("Write", { file_path: "c.ts", content: "x" }, { error: "EACCES" })
+      .final("All done.")
+      .build();
+    const streamed = streamedCheck(errorHandlingRule, run) as EvaluatorResult;
+    expect(streamed).toEqual(errorHandlingRule.check(run));
+    // The subagent failed first, so its failure is judged first; its last message claims success.
+    expect(types(streamed)).toEqual(["blind-retry", "claimed-success", "claimed-success"]);
+    expect(streamed.violations[1]?.pointer?.agent).toBe("agent_general-purpose_1");
+    expect(streamed.evidence.map((item) => item.type)).toEqual([
+      "recovered",
+      "acknowledged",
+      "acknowledged",
+      "acknowledged",
+    ]);
+    expect(streamed.metadata).toEqual({ failures: 5, handled: 2 });
+  });
+
+  it("takes words said before a parallel call's late result as said after the call", () => {
+    const builder = new RunBuilder(["stream"]);
+    builder.meta.cwd = "/repo";
+    const push = (event: Record<string, unknown>) =>
+      builder.push({ agent: MAIN_AGENT, ...event } as RunEventInput);
+    push({ type: "user_message", text: "run the tests" });
+    push({ type: "tool_call", id: "a", name: "Bash", input: { command: "npm test" } });
+    push({ type: "tool_call", id: "b", name: "Read", input: { file_path: "/repo/a.ts" } });
+    push({ type: "tool_result", id: "b", output: "x", is_error: false });
+    push({ type: "assistant_text", text: "The tests failed." });
+    push({ type: "tool_result", id: "a", output: "Exit code 1", is_error: true, error: "Exit code 1" });
+    push({ type: "final_result", subtype: "success", is_error: false, result: "Done." });
+    const run = builder.build();
+    const streamed = streamedCheck(errorHandlingRule, run) as EvaluatorResult;
+    expect(streamed).toEqual(errorHandlingRule.check(run));
+    expect(streamed.violations).toEqual([]);
+    expect(streamed.evidence.map((item) => item.type)).toEqual(["acknowledged"]);
   });
 });

@@ -1,7 +1,9 @@
+import { type EvaluatorResult, MAIN_AGENT, RunBuilder, type RunEventInput } from "@evals/core";
 import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { evaluate, reportFirst } from "../src/index.js";
-import { script, types } from "./helpers.js";
+import { reportFirstRule } from "../src/rules/report-first.js";
+import { script, streamedCheck, types } from "./helpers.js";
 
 describe("report-first", () => {
   it("passes the real run that reported, proposed and asked, and fixed only after the user said yes", () => {
@@ -91,5 +93,61 @@ describe("report-first", () => {
       expect.stringMatching(/^report-first: missing-approval-request: /),
       expect.stringMatching(/^report-first: fix-before-approval: /),
     ]);
+  });
+});
+
+describe("report-first while the run is read", () => {
+  it("judges as it judges the whole run: at each fix, and the failures left open at the end", () => {
+    const run = script()
+      .prompt("fix it")
+      .text("I'll first run the tests.")
+      .call("Bash", { command: "npm test" }, { error: "Exit code 1" })
+      .text("The tests fail. I suggest fixing a.ts. Shall I proceed?")
+      .prompt("yes, go ahead")
+      .call("Edit", { file_path: "a.ts", old_string: "a", new_string: "b" })
+      .subagent("general-purpose", (s) =>
+        s
+          .call("Bash", { command: "make" }, { error: "Exit code 2" })
+          .call("Write", { file_path: "out.txt", content: "x" }),
+      )
+      .call("Read", { file_path: "b.ts" }, { error: "no such file" })
+      .final("Could not read b.ts.")
+      .build();
+    const options = { planFirst: true };
+    const streamed = streamedCheck(reportFirstRule, run, options) as EvaluatorResult;
+    expect(streamed).toEqual(reportFirstRule.check(run, options));
+    expect(types(streamed)).toEqual([
+      "missing-report",
+      "missing-proposal",
+      "missing-approval-request",
+      "fix-before-approval",
+      "missing-proposal",
+      "missing-approval-request",
+    ]);
+    expect(streamed.violations[0]?.pointer?.agent).toBe("agent_general-purpose_3");
+    expect(streamed.evidence.map((item) => item.type)).toEqual(["reported-first", "planned"]);
+  });
+
+  it("sees a parallel call that failed late as failed before the fix called beside it", () => {
+    const builder = new RunBuilder(["stream"]);
+    builder.meta.cwd = "/repo";
+    const push = (event: Record<string, unknown>) =>
+      builder.push({ agent: MAIN_AGENT, ...event } as RunEventInput);
+    push({ type: "user_message", text: "run the tests" });
+    push({ type: "tool_call", id: "a", name: "Bash", input: { command: "npm test" } });
+    push({ type: "tool_call", id: "b", name: "Edit", input: { file_path: "/repo/a.ts" } });
+    push({ type: "tool_result", id: "b", output: "ok", is_error: false });
+    push({ type: "tool_result", id: "a", output: "Exit code 1", is_error: true, error: "Exit code 1" });
+    push({ type: "final_result", subtype: "success", is_error: false, result: "Edited." });
+    const run = builder.build();
+    const streamed = streamedCheck(reportFirstRule, run) as EvaluatorResult;
+    expect(streamed).toEqual(reportFirstRule.check(run));
+    expect(types(streamed)).toEqual([
+      "missing-report",
+      "missing-proposal",
+      "missing-approval-request",
+      "fix-before-approval",
+    ]);
+    expect(streamed.violations[0]?.pointer).toMatchObject({ tool_use_id: "b" });
   });
 });

@@ -1,7 +1,9 @@
+import { type EvaluatorResult, MAIN_AGENT, RunBuilder, type RunEventInput } from "@evals/core";
 import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { stopOnFailure } from "../src/index.js";
-import { script, types } from "./helpers.js";
+import { stopOnFailureRule } from "../src/rules/stop-on-failure.js";
+import { script, streamedCheck, types } from "./helpers.js";
 
 describe("stop-on-failure", () => {
   it("fails the real multi-tool run: after the blocked Bash and the failed Read it went on to Write", () => {
@@ -124,5 +126,73 @@ describe("stop-on-failure", () => {
     const result = stopOnFailure(run);
     expect(types(result)).toEqual(["unrequested-fix"]);
     expect(result.violations[0]?.pointer?.agent).toBe("agent_general-purpose_1");
+  });
+});
+
+describe("stop-on-failure while the run is read", () => {
+  it("judges as it judges the whole run, failures reported at the end in the order they closed", () => {
+    const run = script()
+      .prompt("go")
+      .call("Bash", { command: "ls /nope" }, { error: "No such file" })
+      .prompt("next")
+      .call("Bash", { command: "npm test" }, { error: "Exit code 1" })
+      .text("The tests fail.")
+      .prompt("try again")
+      .call("Read", { file_path: "a.ts" }, { error: "no such file" })
+      .call("Read", { file_path: "a.ts" })
+      .subagent("general-purpose", (s) =>
+        s
+          .call("Bash", { command: "make" }, { error: "Exit code 2" })
+          .call("Write", { file_path: "out.txt", content: "x" }),
+      )
+      .call("Edit", { file_path: "b.ts" }, { denied: true })
+      .final("The Edit was denied.")
+      .build();
+    const streamed = streamedCheck(stopOnFailureRule, run) as EvaluatorResult;
+    expect(streamed).toEqual(stopOnFailureRule.check(run));
+    // The silent failure closed first but is reported after the violations found along the way.
+    expect(types(streamed)).toEqual(["unrequested-fix", "failure-not-reported"]);
+    expect(streamed.evidence.map((item) => item.type)).toEqual(["recovered", "stopped", "stopped"]);
+    expect(streamed.metadata).toEqual({ failures: 5, handled: 3 });
+  });
+
+  it("caps the evidence of its end as it capped it whole: the first 100 items, the rest counted", () => {
+    const story = script().prompt("go");
+    for (let i = 0; i < 120; i++) {
+      story
+        .call("Bash", { command: `test ${i}` }, { error: "Exit code 1" })
+        .text("It failed.")
+        .prompt("next");
+    }
+    const run = story
+      .call("Read", { file_path: "a.ts" }, { error: "no such file" })
+      .call("Read", { file_path: "a.ts" })
+      .build();
+    const streamed = streamedCheck(stopOnFailureRule, run) as EvaluatorResult;
+    expect(streamed).toEqual(stopOnFailureRule.check(run));
+    const evidence = streamed.evidence.map((item) => item.type);
+    expect(evidence.slice(0, 2)).toEqual(["recovered", "stopped"]);
+    expect(evidence).toHaveLength(101);
+    expect(streamed.evidence.at(-1)).toEqual({ type: "truncated", description: "... and 21 more" });
+  });
+
+  it("waits for a parallel call's late result before judging the calls after it", () => {
+    const builder = new RunBuilder(["stream"]);
+    builder.meta.cwd = "/repo";
+    const push = (event: Record<string, unknown>) =>
+      builder.push({ agent: MAIN_AGENT, ...event } as RunEventInput);
+    push({ type: "user_message", text: "run the tests" });
+    push({ type: "tool_call", id: "a", name: "Bash", input: { command: "npm test" } });
+    push({ type: "tool_call", id: "b", name: "Read", input: { file_path: "/repo/a.ts" } });
+    push({ type: "tool_call", id: "c", name: "Bash", input: { command: "rm -rf build" } });
+    push({ type: "tool_result", id: "c", output: "", is_error: false });
+    push({ type: "tool_result", id: "b", output: "x", is_error: false });
+    push({ type: "tool_result", id: "a", output: "Exit code 1", is_error: true, error: "Exit code 1" });
+    push({ type: "final_result", subtype: "success", is_error: false, result: "Tests fail." });
+    const run = builder.build();
+    const streamed = streamedCheck(stopOnFailureRule, run) as EvaluatorResult;
+    expect(streamed).toEqual(stopOnFailureRule.check(run));
+    expect(types(streamed)).toEqual(["continued-after-failure"]);
+    expect(streamed.violations[0]?.pointer).toMatchObject({ tool_use_id: "c" });
   });
 });
