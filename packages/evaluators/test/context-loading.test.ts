@@ -1,9 +1,10 @@
-import { type EvaluatorResult, MAIN_AGENT, type Run, RunBuilder } from "@evals/core";
+import type { EvaluatorResult, Run } from "@evals/core";
 import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { contextLoading } from "../src/index.js";
 import { contextLoadingRule } from "../src/rules/context-loading.js";
 import { script, streamedCheck, types } from "./helpers.js";
+import { parallelCalls } from "./parallel-calls.js";
 
 type ContextLoadingOptions = Parameters<typeof contextLoading>[1];
 
@@ -206,21 +207,14 @@ describe("context-loading", () => {
     expect(types(streamedAsWhole(denied, { taskTypes: true }))).toEqual(["no-context-loaded"]);
 
     // A Write and a Read made in parallel, the Write's result first: the Write still came first.
-    const builder = new RunBuilder(["stream"]);
-    builder.meta.cwd = "/repo";
-    const agent = MAIN_AGENT;
-    builder.push({ type: "user_message", agent, text: "Create a file hello.txt" });
-    builder.push({
-      type: "tool_call",
-      agent,
-      id: "w",
-      name: "Write",
-      input: { file_path: "/repo/hello.txt" },
-    });
-    builder.push({ type: "tool_call", agent, id: "r", name: "Read", input: code });
-    builder.push({ type: "tool_result", agent, id: "w", output: "ok", is_error: false });
-    builder.push({ type: "tool_result", agent, id: "r", output: "rules", is_error: false });
-    const parallel = builder.build();
+    const parallel = parallelCalls(
+      [
+        ["w", "Write", { file_path: "/repo/hello.txt" }],
+        ["r", "Read", code],
+      ],
+      ["w", "r"],
+      "Create a file hello.txt",
+    );
     const result = streamedAsWhole(parallel, { taskTypes: true });
     expect(types(result)).toEqual(["context-loaded-after-execution"]);
     expect(result.violations[0]?.pointer?.tool_use_id).toBe("w");

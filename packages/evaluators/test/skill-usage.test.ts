@@ -1,9 +1,10 @@
-import { type EvaluatorResult, MAIN_AGENT, RunBuilder } from "@evals/core";
+import type { EvaluatorResult } from "@evals/core";
 import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { evaluate, parseCase, skillUsage } from "../src/index.js";
 import { skillUsageRule } from "../src/rules/skill-usage.js";
 import { script, streamedCheck, types } from "./helpers.js";
+import { parallelCalls } from "./parallel-calls.js";
 
 // The real runs with their init line are in @evals/harness's skills-and-tools.claude.test.ts; these are
 // the cases a scripted model cannot easily show: plugin skill names, failed loads, hooks-only runs.
@@ -104,13 +105,13 @@ describe("skill-usage", () => {
     expect(streamed?.evidence.map((item) => item.pointer?.tool_use_id)).toEqual(["toolu_2", "toolu_7"]);
 
     // Two Skill calls answered in the opposite order: the first one made still counts first.
-    const builder = new RunBuilder(["stream"]);
-    const agent = MAIN_AGENT;
-    builder.push({ type: "tool_call", agent, id: "a", name: "Skill", input: { skill: "x:report" } });
-    builder.push({ type: "tool_call", agent, id: "b", name: "Skill", input: { skill: "y:report" } });
-    builder.push({ type: "tool_result", agent, id: "b", output: "ok", is_error: false });
-    builder.push({ type: "tool_result", agent, id: "a", output: "ok", is_error: false });
-    const parallel = builder.build();
+    const parallel = parallelCalls(
+      [
+        ["a", "Skill", { skill: "x:report" }],
+        ["b", "Skill", { skill: "y:report" }],
+      ],
+      ["b", "a"],
+    );
     const streamedParallel = streamedCheck(skillUsageRule, parallel, { mustUse: ["report"] });
     expect(streamedParallel).toEqual(skillUsageRule.check(parallel, { mustUse: ["report"] }));
     expect(streamedParallel?.evidence[0]?.description).toBe("skill x:report loaded");

@@ -1,4 +1,4 @@
-import { type EvaluatorResult, MAIN_AGENT, type Run, RunBuilder, type RunEventInput } from "@evals/core";
+import type { EvaluatorResult, Run, RunEventInput } from "@evals/core";
 import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { newRuleContext, type RuleOutcome, resultOf } from "../src/define-rule.js";
@@ -6,6 +6,7 @@ import { parseShell, suggestTool, toolUsage } from "../src/index.js";
 import { TOOL_USAGE, toolUsageRule } from "../src/rules/tool-usage.js";
 import { RunStreamVisit } from "../src/run-visit.js";
 import { script, streamedCheck, types } from "./helpers.js";
+import { parallelCalls } from "./parallel-calls.js";
 
 const suggestion = (command: string) => {
   const [first] = parseShell(command);
@@ -163,13 +164,16 @@ describe("tool-usage", () => {
     ]);
 
     // Parallel calls answered in the opposite order.
-    const builder = new RunBuilder(["stream"]);
-    const agent = MAIN_AGENT;
-    builder.push({ type: "tool_call", agent, id: "a", name: "Bash", input: { command: "head -5 a.ts" } });
-    builder.push({ type: "tool_call", agent, id: "b", name: "Bash", input: { command: "echo x > b.ts" } });
-    builder.push({ type: "tool_result", agent, id: "b", output: "", is_error: false });
-    builder.push({ type: "tool_result", agent, id: "a", output: "x", is_error: false });
-    const parallel = { ...builder.build(), tools };
+    const parallel = {
+      ...parallelCalls(
+        [
+          ["a", "Bash", { command: "head -5 a.ts" }],
+          ["b", "Bash", { command: "echo x > b.ts" }],
+        ],
+        ["b", "a"],
+      ),
+      tools,
+    };
     const streamedParallel = streamedCheck(toolUsageRule, parallel);
     expect(streamedParallel).toEqual(toolUsageRule.check(parallel));
     expect(types(streamedParallel as EvaluatorResult)).toEqual([
