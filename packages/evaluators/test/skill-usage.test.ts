@@ -1,7 +1,10 @@
+import type { EvaluatorResult } from "@evals/core";
 import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { evaluate, parseCase, skillUsage } from "../src/index.js";
-import { script, types } from "./helpers.js";
+import { skillUsageRule } from "../src/rules/skill-usage.js";
+import { script, streamedCheck, types } from "./helpers.js";
+import { parallelCalls } from "./parallel-calls.js";
 
 // The real runs with their init line are in @evals/harness's skills-and-tools.claude.test.ts; these are
 // the cases a scripted model cannot easily show: plugin skill names, failed loads, hooks-only runs.
@@ -71,6 +74,47 @@ describe("skill-usage", () => {
     ).toThrow(
       /rules\.skill-usage.*behavior names skills \(mustUseSkills\/mustNotUseSkills\) but rules\.skill-usage/s,
     );
+  });
+  it("skill-usage while the run is read: repeated, failed, denied and subagent loads, results out of order", () => {
+    const scripted = {
+      ...script("/repo")
+        .prompt("draft")
+        .call("Skill", { skill: "internal-comms" }, { error: "Unknown skill: internal-comms" })
+        .call("Skill", { skill: "acme:todo-report" })
+        .subagent("writer", (sub) =>
+          sub.call("Skill", { skill: "deploy" }, { denied: true }).call("Skill", { skill: "acme:danger" }),
+        )
+        .call("Skill", { skill: "todo-report" })
+        .call("Skill", { skill: "internal-comms" })
+        .call("Skill", { skill: "acme:danger" })
+        .build(),
+      skills: ["acme:todo-report", "todo-report", "internal-comms", "acme:danger"],
+    };
+    const options = {
+      mustUse: ["todo-report", "internal-comms", "deploy", "gone"],
+      mustNotUse: ["danger", "deploy"],
+    };
+    const streamed = streamedCheck(skillUsageRule, scripted, options);
+    expect(streamed).toEqual(skillUsageRule.check(scripted, options));
+    expect(types(streamed as EvaluatorResult)).toEqual([
+      "skill-load-failed",
+      "skill-not-available",
+      "forbidden-skill",
+      "forbidden-skill",
+    ]);
+    expect(streamed?.evidence.map((item) => item.pointer?.tool_use_id)).toEqual(["toolu_2", "toolu_7"]);
+
+    // Two Skill calls answered in the opposite order: the first one made still counts first.
+    const parallel = parallelCalls(
+      [
+        ["a", "Skill", { skill: "x:report" }],
+        ["b", "Skill", { skill: "y:report" }],
+      ],
+      ["b", "a"],
+    );
+    const streamedParallel = streamedCheck(skillUsageRule, parallel, { mustUse: ["report"] });
+    expect(streamedParallel).toEqual(skillUsageRule.check(parallel, { mustUse: ["report"] }));
+    expect(streamedParallel?.evidence[0]?.description).toBe("skill x:report loaded");
   });
 });
 

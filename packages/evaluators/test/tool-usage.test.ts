@@ -1,7 +1,12 @@
+import type { EvaluatorResult, Run, RunEventInput } from "@evals/core";
 import { fixtureRun } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
+import { newRuleContext, type RuleOutcome, resultOf } from "../src/define-rule.js";
 import { parseShell, suggestTool, toolUsage } from "../src/index.js";
-import { script, types } from "./helpers.js";
+import { TOOL_USAGE, toolUsageRule } from "../src/rules/tool-usage.js";
+import { RunStreamVisit } from "../src/run-visit.js";
+import { script, streamedCheck, types } from "./helpers.js";
+import { parallelCalls } from "./parallel-calls.js";
 
 const suggestion = (command: string) => {
   const [first] = parseShell(command);
@@ -136,4 +141,81 @@ describe("tool-usage", () => {
     ]);
     expect(result.score).toBe(0);
   });
+
+  it("tool-usage while the run is read: subagents, failures, denials, results out of order", () => {
+    const tools = ["Bash", "Read", "Grep", "Write", "Edit"];
+    const scripted = script("/repo")
+      .call("Bash", { command: "cat package.json && find . -name '*.ts'" })
+      .subagent("explorer", (sub) =>
+        sub
+          .call("Bash", { command: "grep -rn TODO src" }, { error: "grep: src: No such file" })
+          .call("Bash", { command: "sed -i s/a/b/ x.ts" }, { denied: true }),
+      )
+      .call("Bash", { command: "npm test" })
+      .build();
+    for (const run of [{ ...scripted, tools }, scripted]) {
+      const streamed = streamedCheck(toolUsageRule, run);
+      expect(streamed).toEqual(toolUsageRule.check(run));
+    }
+    expect(types(streamedCheck(toolUsageRule, { ...scripted, tools }) as EvaluatorResult)).toEqual([
+      "bash-instead-of-read",
+      "bash-instead-of-grep",
+      "bash-instead-of-edit",
+    ]);
+
+    // Parallel calls answered in the opposite order.
+    const parallel = {
+      ...parallelCalls(
+        [
+          ["a", "Bash", { command: "head -5 a.ts" }],
+          ["b", "Bash", { command: "echo x > b.ts" }],
+        ],
+        ["b", "a"],
+      ),
+      tools,
+    };
+    const streamedParallel = streamedCheck(toolUsageRule, parallel);
+    expect(streamedParallel).toEqual(toolUsageRule.check(parallel));
+    expect(types(streamedParallel as EvaluatorResult)).toEqual([
+      "bash-instead-of-read",
+      "bash-instead-of-write",
+    ]);
+  });
+
+  it("tool-usage while the run is read judges the calls made before the tool list came against it", () => {
+    const run = script("/repo")
+      .call("Bash", { command: "grep -rn TODO ." })
+      .call("Bash", { command: "cat a.ts" })
+      .call("Bash", { command: "find . -name '*.md'" })
+      .build();
+    const tools = ["Bash", "Read", "Grep"];
+    // The tool list arrives after the first call (its event and result), then at the end.
+    for (const at of [2, run.events.length]) {
+      const streamed = withLateTools(run, tools, at);
+      expect(streamed).toEqual(toolUsageRule.check({ ...run, tools }));
+      expect(streamed.violations.map((v) => [v.type, v.severity])).toEqual([
+        ["bash-instead-of-grep", "warning"],
+        ["bash-instead-of-read", "warning"],
+      ]);
+      expect(streamed.metadata).toMatchObject({ notOffered: ["Glob"] });
+    }
+  });
 });
+
+/** tool-usage graded while `run` is read, its tool list (as an init line would) set after `at` events. */
+function withLateTools(run: Run, tools: string[], at: number): EvaluatorResult {
+  let context: ReturnType<typeof newRuleContext> | undefined;
+  const stream = new RunStreamVisit((soFar) => {
+    context = newRuleContext(TOOL_USAGE, {}, soFar);
+    return [toolUsageRule.visit?.({}, { ...context, index: soFar }) ?? { end: () => undefined }];
+  });
+  stream.meta.cwd = run.cwd;
+  run.events.forEach(({ index: _index, ...event }, position) => {
+    if (position === at) stream.meta.tools = tools;
+    stream.push(event as RunEventInput);
+  });
+  if (at >= run.events.length) stream.meta.tools = tools;
+  const [outcome] = stream.end() as RuleOutcome[];
+  if (!context || !outcome) throw new Error("tool-usage did not visit");
+  return resultOf(TOOL_USAGE, context, outcome);
+}

@@ -1,13 +1,21 @@
-import type { ToolCallView } from "@evals/core";
+import type { EventPointer, Evidence, RunEvent, ToolCallView } from "@evals/core";
 import { z } from "zod";
 import { ExpectedContextFilesSchema } from "../cases/behavior-schema.js";
-import { defineRule } from "../define-rule.js";
-import { fraction, pointerTo, RuleOptionsBaseSchema, severityFor, violation } from "../evaluator.js";
+import { defineRule, type RuleOutcome } from "../define-rule.js";
+import {
+  type EvidenceLog,
+  fraction,
+  MAX_EVIDENCE,
+  pointerTo,
+  RuleOptionsBaseSchema,
+  severityFor,
+  violation,
+} from "../evaluator.js";
 import { compilePathPattern, type PathForms, pathForms } from "../paths.js";
-import { kindOf, type RunIndex } from "../run-index.js";
+import type { RunSoFar } from "../run-visit.js";
 import { parseShell, programOf } from "../shell.js";
 import { bashCommand, describeCall, filePathOf, isFileWriteTool } from "../tools.js";
-import { oacContextProblem } from "./context-task-type.js";
+import { oacContextCheck } from "./context-task-type.js";
 
 export const CONTEXT_LOADING = "context-loading";
 
@@ -51,10 +59,36 @@ export const ContextLoadingOptionsSchema = RuleOptionsBaseSchema.extend({
   countSkills: z.boolean().optional(),
 }).strict();
 
+/** A file read: the first read of it that counts (or any, where only the path is wanted). */
 interface ContextRead {
-  call: ToolCallView;
   path: string;
-  forms: PathForms;
+  pointer: EventPointer;
+  /** Before the first write (or the run writes nothing). */
+  onTime: boolean;
+}
+
+/**
+ * Items for evidence given at the end, in order: the first MAX_EVIDENCE, and how many more (a
+ * rule's EvidenceLog lists no more than that), so a long run's reads are not all kept.
+ */
+class LaterEvidence<Item> {
+  private readonly items: Item[] = [];
+  private more = 0;
+
+  push(item: Item): void {
+    if (this.items.length < MAX_EVIDENCE) this.items.push(item);
+    else this.more++;
+  }
+
+  get length(): number {
+    return this.items.length + this.more;
+  }
+
+  addTo(log: EvidenceLog, make: (item: Item) => Evidence): void {
+    for (const item of this.items) log.add(() => make(item));
+    // The log holds MAX_EVIDENCE items by now: it counts these without making them.
+    for (let i = 0; i < this.more; i++) log.add(() => make(this.items[0] as Item));
+  }
 }
 
 /**
@@ -76,33 +110,92 @@ export const contextLoadingRule = defineRule({
       : {}),
     ...(evalCase.behavior?.requiresContext ? { required: true } : {}),
   }),
-  evaluate(run, options, { index, evidence, violate, violations }) {
+  visit(options, { index, evidence, violate, violations }) {
     const patterns = options.contextFiles ?? DEFAULT_CONTEXT_FILES;
     const countSkills = options.countSkills ?? true;
-    const firstWrite = index.calls.find((call) => isWriteAction(call, index));
-    const reads: ContextRead[] = [];
-    // A run reads the same files again and again: one PathForms each.
-    const forms = new Map<string, PathForms>();
-    const formsOf = (path: string) =>
-      forms.get(path) ?? (forms.set(path, pathForms(path, index.cwd)).get(path) as PathForms);
-    const skills: ToolCallView[] = [];
-    for (const call of index.calls) {
-      if (call.name === "Skill" && countSkills) skills.push(call);
-      for (const path of filesRead(call)) reads.push({ call, path, forms: formsOf(path) });
-    }
-    const onTime = (read: ContextRead) => !firstWrite || read.call.index < firstWrite.index;
-    const autoLoaded = (run.instructions ?? []).map((file) => ({
-      ...file,
-      forms: pathForms(file.file_path, index.cwd),
-    }));
-    const autoEvidence = (file: (typeof autoLoaded)[number]) => ({
-      type: "context-loaded",
-      description: `${file.file_path} loaded by Claude Code itself${file.load_reason ? ` (${file.load_reason})` : ""}`,
-    });
-    const writePointer = firstWrite ? pointerTo(firstWrite) : undefined;
+    const anyOf =
+      options.expectedContextFiles && !Array.isArray(options.expectedContextFiles)
+        ? options.expectedContextFiles.anyOf
+        : undefined;
+    const expectedEach =
+      Array.isArray(options.expectedContextFiles) && options.expectedContextFiles.length > 0
+        ? options.expectedContextFiles
+        : undefined;
+    const oac = options.taskTypes ? oacContextCheck() : undefined;
 
-    if (options.taskTypes) {
-      const problem = oacContextProblem(run, index.calls);
+    let firstWrite: ToolCallView | undefined;
+    let filesReadCount = 0;
+    // A run reads the same files again and again: one PathForms each (and one copy of its path).
+    const forms = new Map<string, { path: string; forms: PathForms }>();
+    const formsOf = (path: string) => {
+      let known = forms.get(path);
+      if (!known) {
+        known = { path, forms: pathForms(path, index.cwd) };
+        forms.set(path, known);
+      }
+      return known;
+    };
+    // The files watched (any-of's, the expected ones or the context patterns), matched against the cwd
+    // the run has when its calls are read (the init line that gives it comes first).
+    const watched = anyOf ?? expectedEach ?? patterns;
+    const compiled = new Map<string | undefined, ((forms: PathForms) => boolean)[]>();
+    const watchedTests = () => {
+      let tests = compiled.get(index.cwd);
+      if (!tests) {
+        tests = watched.map((pattern) => compilePathPattern(pattern, index.cwd));
+        compiled.set(index.cwd, tests);
+      }
+      return tests;
+    };
+    /** any-of: the first read of one of the files. */
+    let anyOfRead: ContextRead | undefined;
+    /** explicit: the first read of each expected file. */
+    const firstReadOf: (ContextRead | undefined)[] = (expectedEach ?? []).map(() => undefined);
+    /** auto: every context file read, in order (paths: the metadata lists them all). */
+    const contextFilesRead: string[] = [];
+    const contextReadsFirst = new LaterEvidence<ContextRead>();
+    const skillsFirst = new LaterEvidence<{ pointer: EventPointer; description: string }>();
+
+    const read = (call: ToolCallView, onTime: boolean) => {
+      for (const path of filesRead(call)) {
+        filesReadCount++;
+        const file = formsOf(path);
+        const tests = watchedTests();
+        const item = () => ({ path: file.path, pointer: pointerTo(call), onTime });
+        if (anyOf) {
+          if (!anyOfRead && tests.some((matches) => matches(file.forms))) anyOfRead = item();
+        } else if (expectedEach) {
+          tests.forEach((matches, i) => {
+            if (!firstReadOf[i] && matches(file.forms)) firstReadOf[i] = item();
+          });
+        } else if (tests.some((matches) => matches(file.forms))) {
+          contextFilesRead.push(file.path);
+          if (onTime) contextReadsFirst.push(item());
+        }
+      }
+    };
+
+    const visitCall = (call: ToolCallView): void => {
+      oac?.call?.(call);
+      if (!firstWrite && isWriteAction(call, index)) firstWrite = call;
+      const onTime = !firstWrite;
+      if (call.name === "Skill" && countSkills && onTime)
+        skillsFirst.push({ pointer: pointerTo(call), description: `loaded ${describeCall(call)}` });
+      read(call, onTime);
+    };
+
+    const end = (): RuleOutcome => {
+      const autoLoaded = (index.meta.instructions ?? []).map((file) => ({
+        ...file,
+        forms: pathForms(file.file_path, index.cwd),
+      }));
+      const autoEvidence = (file: (typeof autoLoaded)[number]) => ({
+        type: "context-loaded",
+        description: `${file.file_path} loaded by Claude Code itself${file.load_reason ? ` (${file.load_reason})` : ""}`,
+      });
+      const writePointer = firstWrite ? pointerTo(firstWrite) : undefined;
+
+      const problem = oac?.end();
       if (problem) {
         const message = {
           "no-context-loaded": `Task execution (${describeCall(problem.at)}) without any context file read`,
@@ -115,120 +208,103 @@ export const contextLoadingRule = defineRule({
           loaded: problem.loaded,
         });
       }
-    }
-    const anyOf =
-      options.expectedContextFiles && !Array.isArray(options.expectedContextFiles)
-        ? options.expectedContextFiles.anyOf
-        : undefined;
-    if (anyOf) {
-      const tests = anyOf.map((pattern) => compilePathPattern(pattern, index.cwd));
-      const matches = (forms: PathForms) => tests.some((test) => test(forms));
-      const auto = autoLoaded.find((file) => matches(file.forms));
-      const read = reads.find((item) => matches(item.forms));
-      if (auto) evidence.add(() => autoEvidence(auto));
-      else if (read)
-        evidence.add(() => ({
-          type: "context-loaded",
-          description: `${read.path} read (one of ${anyOf.join(", ")})`,
-          pointer: pointerTo(read.call),
-        }));
-      else
-        violate("missing-context-file", "error", `none of ${anyOf.join(", ")} was read`, writePointer, {
-          expected: anyOf,
-        });
-      return {
-        score: auto || read ? 1 : 0,
-        metadata: { mode: "any-of", expected: anyOf, filesRead: reads.length },
-      };
-    }
-    const expectedEach = Array.isArray(options.expectedContextFiles)
-      ? options.expectedContextFiles
-      : undefined;
-    if (expectedEach && expectedEach.length > 0) {
-      let loaded = 0;
-      for (const expected of expectedEach) {
-        const matches = compilePathPattern(expected, index.cwd);
+      if (anyOf) {
+        const tests = anyOf.map((pattern) => compilePathPattern(pattern, index.cwd));
+        const matches = (forms: PathForms) => tests.some((test) => test(forms));
         const auto = autoLoaded.find((file) => matches(file.forms));
-        if (auto) {
-          loaded++;
-          evidence.add(() => autoEvidence(auto));
-          continue;
-        }
-        const first = reads.find((read) => matches(read.forms));
-        if (first && onTime(first)) {
-          loaded++;
+        const read = anyOfRead;
+        if (auto) evidence.add(() => autoEvidence(auto));
+        else if (read)
           evidence.add(() => ({
             type: "context-loaded",
-            description: `${expected} read (${first.path}) before the first write`,
-            pointer: pointerTo(first.call),
+            description: `${read.path} read (one of ${anyOf.join(", ")})`,
+            pointer: read.pointer,
           }));
-        } else if (first && firstWrite) {
-          violate(
-            "context-loaded-late",
-            "error",
-            `${expected} was read only after the first write (${describeCall(firstWrite)})`,
-            pointerTo(first.call),
-            { expected, read_at: first.call.index, first_write_at: firstWrite.index },
-          );
-        } else {
-          violate(
-            "missing-context-file",
-            "error",
-            firstWrite
-              ? `${expected} was never read before the first write (${describeCall(firstWrite)})`
-              : `${expected} was never read`,
-            writePointer,
-            { expected },
-          );
-        }
+        else
+          violate("missing-context-file", "error", `none of ${anyOf.join(", ")} was read`, writePointer, {
+            expected: anyOf,
+          });
+        return {
+          score: auto || read ? 1 : 0,
+          metadata: { mode: "any-of", expected: anyOf, filesRead: filesReadCount },
+        };
       }
-      return {
-        score: fraction(loaded, expectedEach.length),
-        metadata: { mode: "explicit", expected: expectedEach, filesRead: reads.length },
-      };
-    }
+      if (expectedEach) {
+        let loaded = 0;
+        expectedEach.forEach((expected, i) => {
+          const matches = compilePathPattern(expected, index.cwd);
+          const auto = autoLoaded.find((file) => matches(file.forms));
+          if (auto) {
+            loaded++;
+            evidence.add(() => autoEvidence(auto));
+            return;
+          }
+          const first = firstReadOf[i];
+          if (first?.onTime) {
+            loaded++;
+            evidence.add(() => ({
+              type: "context-loaded",
+              description: `${expected} read (${first.path}) before the first write`,
+              pointer: first.pointer,
+            }));
+          } else if (first && firstWrite) {
+            violate(
+              "context-loaded-late",
+              "error",
+              `${expected} was read only after the first write (${describeCall(firstWrite)})`,
+              first.pointer,
+              { expected, read_at: first.pointer.event_index, first_write_at: firstWrite.index },
+            );
+          } else {
+            violate(
+              "missing-context-file",
+              "error",
+              firstWrite
+                ? `${expected} was never read before the first write (${describeCall(firstWrite)})`
+                : `${expected} was never read`,
+              writePointer,
+              { expected },
+            );
+          }
+        });
+        return {
+          score: fraction(loaded, expectedEach.length),
+          metadata: { mode: "explicit", expected: expectedEach, filesRead: filesReadCount },
+        };
+      }
 
-    const tests = patterns.map((pattern) => compilePathPattern(pattern, index.cwd));
-    const contextReads = reads.filter((read) => tests.some((matches) => matches(read.forms)));
-    const loadedFirst = contextReads.filter(onTime);
-    const skillsFirst = skills.filter((call) => !firstWrite || call.index < firstWrite.index);
-    for (const read of loadedFirst) {
-      evidence.add(() => ({
+      contextReadsFirst.addTo(evidence, (read) => ({
         type: "context-loaded",
         description: `read ${read.path}`,
-        pointer: pointerTo(read.call),
+        pointer: read.pointer,
       }));
-    }
-    for (const file of autoLoaded) evidence.add(() => autoEvidence(file));
-    for (const call of skillsFirst) {
-      evidence.add(() => ({
-        type: "context-loaded",
-        description: `loaded ${describeCall(call)}`,
-        pointer: pointerTo(call),
-      }));
-    }
-    const ok = !firstWrite || loadedFirst.length + skillsFirst.length + autoLoaded.length > 0;
-    if (!ok && firstWrite && !options.taskTypes) {
-      violations.push(
-        violation(
-          CONTEXT_LOADING,
-          "no-context-loaded",
-          severityFor(options, "no-context-loaded", options.required ? "error" : "warning"),
-          `No context file (${patterns.slice(0, 4).join(", ")}, ...) was read before the first write (${describeCall(firstWrite)})`,
-          writePointer,
-          { late: contextReads.map((read) => read.path) },
-        ),
-      );
-    }
-    return {
-      score: ok ? 1 : 0,
-      metadata: {
-        mode: "auto",
-        contextFilesRead: contextReads.map((read) => read.path),
-        contextFilesLoaded: autoLoaded.map((file) => file.file_path),
-        firstWriteIndex: firstWrite?.index,
-      },
+      for (const file of autoLoaded) evidence.add(() => autoEvidence(file));
+      skillsFirst.addTo(evidence, (skill) => ({ type: "context-loaded", ...skill }));
+      const ok = !firstWrite || contextReadsFirst.length + skillsFirst.length + autoLoaded.length > 0;
+      if (!ok && firstWrite && !options.taskTypes) {
+        violations.push(
+          violation(
+            CONTEXT_LOADING,
+            "no-context-loaded",
+            severityFor(options, "no-context-loaded", options.required ? "error" : "warning"),
+            `No context file (${patterns.slice(0, 4).join(", ")}, ...) was read before the first write (${describeCall(firstWrite)})`,
+            writePointer,
+            { late: contextFilesRead },
+          ),
+        );
+      }
+      return {
+        score: ok ? 1 : 0,
+        metadata: {
+          mode: "auto",
+          contextFilesRead,
+          contextFilesLoaded: autoLoaded.map((file) => file.file_path),
+          firstWriteIndex: firstWrite?.index,
+        },
+      };
     };
+
+    return { ...(oac ? { event: (event: RunEvent) => oac.event?.(event) } : {}), call: visitCall, end };
   },
 });
 
@@ -236,8 +312,8 @@ export const contextLoadingRule = defineRule({
 export const contextLoading = contextLoadingRule.check;
 
 /** A call that changes something: a file write, or a Bash command that is not read-only. */
-export function isWriteAction(call: ToolCallView, index: RunIndex): boolean {
-  return isFileWriteTool(call.name) || (call.name === "Bash" && kindOf(index, call) === "execute");
+export function isWriteAction(call: ToolCallView, index: Pick<RunSoFar, "kindOf">): boolean {
+  return isFileWriteTool(call.name) || (call.name === "Bash" && index.kindOf(call) === "execute");
 }
 
 const BASH_READERS = new Set(["cat", "head", "tail", "less", "more", "bat", "nl"]);

@@ -1,4 +1,5 @@
-import { eventsOfType, MAIN_AGENT, type Run, type ToolCallView } from "@evals/core";
+import { MAIN_AGENT, type ToolCallView } from "@evals/core";
+import type { RunVisitor } from "../run-visit.js";
 import { isDelegationTool } from "../tools.js";
 
 /**
@@ -50,11 +51,19 @@ function isExecution(call: ToolCallView): boolean {
 /** The calls OAC calls "read tools" (read, glob, grep, list) and the path each names. */
 const READ_TOOLS = new Set(["Read", "Glob", "Grep", "LS"]);
 
+/** What a run's executions were (OAC's task type depends on no more of them). */
+export interface ExecutionKinds {
+  /** Any execution at all. */
+  any: boolean;
+  /** Any that is not Bash (a write, edit or delegation). */
+  modifies: boolean;
+  delegates: boolean;
+}
+
 /** OAC's task type of a run: from its calls (bash only, delegation), else from its first prompt's words. */
-export function contextTaskType(firstPrompt: string, executions: ToolCallView[]): ContextTaskType {
-  const modifies = executions.some((call) => call.name !== "Bash");
-  if (!modifies && executions.length > 0) return "bash-only";
-  if (executions.some((call) => isDelegationTool(call.name))) return "delegation";
+export function contextTaskType(firstPrompt: string, executions: ExecutionKinds): ContextTaskType {
+  if (!executions.modifies && executions.any) return "bash-only";
+  if (executions.delegates) return "delegation";
   for (const [pattern, type] of TASK_WORDS) if (pattern.test(firstPrompt)) return type;
   return "unknown";
 }
@@ -79,33 +88,65 @@ export interface OacContextProblem {
  * with executions that are not all bash must have read a context file (OAC's patterns, by
  * read/glob/grep/list, at any point), one of them its task type's standard (unknown: any), and
  * every write, edit or delegation must come after a context read. All three are errors in OAC.
+ * A visitor of the run (hand it the run's events and calls): `end` tells the problem. It keeps the
+ * first prompt and execution, what kinds of execution there were and the context files read.
  */
-export function oacContextProblem(run: Run, calls: ToolCallView[]): OacContextProblem | undefined {
-  const main = calls.filter((call) => call.agent === MAIN_AGENT);
-  const executions = main.filter(isExecution);
-  const first = executions[0];
-  if (!first) return undefined;
-  const prompt = eventsOfType(run, "user_message").find(
-    (event) => event.agent === MAIN_AGENT && !event.notification,
-  );
-  const taskType = contextTaskType(prompt?.text ?? "", executions);
-  if (taskType === "bash-only") return undefined;
-  const expected = CONTEXT_FILES_BY_TASK_TYPE[taskType];
-  const contextReads = main.filter((call) => {
-    if (!READ_TOOLS.has(call.name) || call.status === "error" || call.status === "denied") return false;
-    const path = pathOf(call);
-    return path !== undefined && OAC_CONTEXT_PATTERNS.some((pattern) => pattern.test(path));
-  });
-  const loaded = contextReads.map((call) => pathOf(call) as string);
-  const problem = (type: OacContextProblem["type"]) => ({ type, taskType, expected, loaded, at: first });
-  if (loaded.length === 0) return problem("no-context-loaded");
-  const fits =
-    expected.length === 0 ||
-    loaded.some((path) => expected.some((file) => path.includes(file) || path.endsWith(file)));
-  if (!fits) return problem("wrong-context-file");
-  const firstRead = contextReads[0] as ToolCallView;
-  const early = executions.some((call) => call.name !== "Bash" && call.index < firstRead.index);
-  return early ? problem("context-loaded-after-execution") : undefined;
+export function oacContextCheck(): RunVisitor<OacContextProblem | undefined> {
+  let prompt: string | undefined;
+  let first: ToolCallView | undefined;
+  const kinds: ExecutionKinds = { any: false, modifies: false, delegates: false };
+  /** A write, edit or delegation came before any context read. */
+  let early = false;
+  const loaded: string[] = [];
+  // A run reads the same files again and again: `loaded` holds one copy of each path.
+  const paths = new Map<string, string>();
+  return {
+    event(event) {
+      if (
+        prompt === undefined &&
+        event.type === "user_message" &&
+        event.agent === MAIN_AGENT &&
+        !event.notification
+      )
+        prompt = event.text;
+    },
+    call(call) {
+      if (call.agent !== MAIN_AGENT) return;
+      if (isExecution(call)) {
+        first ??= call;
+        kinds.any = true;
+        if (call.name !== "Bash") {
+          kinds.modifies = true;
+          if (loaded.length === 0) early = true;
+        }
+        if (isDelegationTool(call.name)) kinds.delegates = true;
+        return;
+      }
+      if (!READ_TOOLS.has(call.name) || call.status === "error" || call.status === "denied") return;
+      const path = pathOf(call);
+      if (path === undefined) return;
+      const known = paths.get(path);
+      if (known !== undefined) loaded.push(known);
+      else if (OAC_CONTEXT_PATTERNS.some((pattern) => pattern.test(path))) {
+        paths.set(path, path);
+        loaded.push(path);
+      }
+    },
+    end() {
+      const at = first;
+      if (!at) return undefined;
+      const taskType = contextTaskType(prompt ?? "", kinds);
+      if (taskType === "bash-only") return undefined;
+      const expected = CONTEXT_FILES_BY_TASK_TYPE[taskType];
+      const problem = (type: OacContextProblem["type"]) => ({ type, taskType, expected, loaded, at });
+      if (loaded.length === 0) return problem("no-context-loaded");
+      const fits =
+        expected.length === 0 ||
+        loaded.some((path) => expected.some((file) => path.includes(file) || path.endsWith(file)));
+      if (!fits) return problem("wrong-context-file");
+      return early ? problem("context-loaded-after-execution") : undefined;
+    },
+  };
 }
 
 function pathOf(call: ToolCallView): string | undefined {

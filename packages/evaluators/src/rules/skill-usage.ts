@@ -36,81 +36,104 @@ export const skillUsageRule = defineRule({
     ...(evalCase.behavior?.mustUseSkills ? { mustUse: evalCase.behavior.mustUseSkills } : {}),
     ...(evalCase.behavior?.mustNotUseSkills ? { mustNotUse: evalCase.behavior.mustNotUseSkills } : {}),
   }),
-  evaluate(run, options, { index, evidence, violate }) {
-    const calls: SkillCall[] = index.calls
-      .filter((call) => sameTool(call.name, "Skill"))
-      .map((call) => ({ call, skill: skillNameOf(call) }));
-    const loaded = calls.filter((item) => item.call.status === "ok");
-    const loadedNames = [...new Set(loaded.map((item) => item.skill))];
-    const available = run.skills;
-    const context = `loaded: ${loadedNames.join(", ") || "none"}; available: ${
-      available ? available.join(", ") || "none" : "unknown (the run does not list them)"
-    }`;
-    const facts = { loaded: loadedNames, ...(available ? { available } : {}) };
-    let checks = 0;
-    let met = 0;
+  visit(options, { index, evidence, violate }) {
+    const mustNotUse = options.mustNotUse ?? [];
+    let skillCalls = 0;
+    // Skill name -> its first Skill call, and its first that succeeded (in the order first made).
+    const firstCall = new Map<string, ToolCallView>();
+    const firstLoaded = new Map<string, ToolCallView>();
+    // The successful Skill calls of forbidden skills: each one is reported.
+    const forbiddenLoads: SkillCall[] = [];
 
-    for (const expected of options.mustUse ?? []) {
-      checks++;
-      const hit = loaded.find((item) => skillMatches(item.skill, expected));
-      if (hit) {
-        met++;
-        evidence.add(() => ({
-          type: "skill-loaded",
-          description: `skill ${hit.skill} loaded`,
-          pointer: pointerTo(hit.call),
-        }));
-        continue;
-      }
-      const failed = calls.find((item) => skillMatches(item.skill, expected));
-      const offered = available?.some((name) => skillMatches(name, expected));
-      if (failed) {
-        const error = truncate(outputText(failed.call.result?.output ?? failed.call.status).trim(), 160);
-        violate(
-          "skill-load-failed",
-          "error",
-          `skill ${expected} was expected; its Skill call ${failed.call.status === "denied" ? "was denied" : "failed"}: ${error} (${context})`,
-          pointerTo(failed.call),
-          { expected, ...facts },
-        );
-      } else if (available && !offered) {
-        violate(
-          "skill-not-available",
-          "error",
-          `skill ${expected} was expected but is not even available to the agent (${context})`,
-          undefined,
-          { expected, ...facts },
-        );
-      } else {
-        violate(
-          "missing-skill",
-          "error",
-          `skill ${expected} was expected but never loaded (${context})`,
-          undefined,
-          {
-            expected,
-            ...facts,
-          },
-        );
-      }
-    }
+    const visitCall = (call: ToolCallView): void => {
+      if (!sameTool(call.name, "Skill")) return;
+      skillCalls++;
+      const skill = skillNameOf(call);
+      if (!firstCall.has(skill)) firstCall.set(skill, call);
+      if (call.status !== "ok") return;
+      if (!firstLoaded.has(skill)) firstLoaded.set(skill, call);
+      if (mustNotUse.some((forbidden) => skillMatches(skill, forbidden)))
+        forbiddenLoads.push({ call, skill });
+    };
+    /** The first of these calls (in run order) whose skill matches `wanted`. */
+    const firstMatching = (calls: Map<string, ToolCallView>, wanted: string): SkillCall | undefined => {
+      for (const [skill, call] of calls) if (skillMatches(skill, wanted)) return { call, skill };
+      return undefined;
+    };
 
-    for (const forbidden of options.mustNotUse ?? []) {
-      checks++;
-      const hits = loaded.filter((item) => skillMatches(item.skill, forbidden));
-      if (hits.length === 0) met++;
-      for (const hit of hits) {
-        violate(
-          "forbidden-skill",
-          "error",
-          `skill ${hit.skill} was loaded, but ${forbidden} must not be (${context})`,
-          pointerTo(hit.call),
-          { forbidden, ...facts },
-        );
-      }
-    }
+    const end = () => {
+      const loadedNames = [...firstLoaded.keys()];
+      const available = index.meta.skills;
+      const context = `loaded: ${loadedNames.join(", ") || "none"}; available: ${
+        available ? available.join(", ") || "none" : "unknown (the run does not list them)"
+      }`;
+      const facts = { loaded: loadedNames, ...(available ? { available } : {}) };
+      let checks = 0;
+      let met = 0;
 
-    return { score: fraction(met, checks), metadata: { skillCalls: calls.length, ...facts } };
+      for (const expected of options.mustUse ?? []) {
+        checks++;
+        const hit = firstMatching(firstLoaded, expected);
+        if (hit) {
+          met++;
+          evidence.add(() => ({
+            type: "skill-loaded",
+            description: `skill ${hit.skill} loaded`,
+            pointer: pointerTo(hit.call),
+          }));
+          continue;
+        }
+        const failed = firstMatching(firstCall, expected);
+        const offered = available?.some((name) => skillMatches(name, expected));
+        if (failed) {
+          const error = truncate(outputText(failed.call.result?.output ?? failed.call.status).trim(), 160);
+          violate(
+            "skill-load-failed",
+            "error",
+            `skill ${expected} was expected; its Skill call ${failed.call.status === "denied" ? "was denied" : "failed"}: ${error} (${context})`,
+            pointerTo(failed.call),
+            { expected, ...facts },
+          );
+        } else if (available && !offered) {
+          violate(
+            "skill-not-available",
+            "error",
+            `skill ${expected} was expected but is not even available to the agent (${context})`,
+            undefined,
+            { expected, ...facts },
+          );
+        } else {
+          violate(
+            "missing-skill",
+            "error",
+            `skill ${expected} was expected but never loaded (${context})`,
+            undefined,
+            {
+              expected,
+              ...facts,
+            },
+          );
+        }
+      }
+
+      for (const forbidden of mustNotUse) {
+        checks++;
+        const hits = forbiddenLoads.filter((item) => skillMatches(item.skill, forbidden));
+        if (hits.length === 0) met++;
+        for (const hit of hits) {
+          violate(
+            "forbidden-skill",
+            "error",
+            `skill ${hit.skill} was loaded, but ${forbidden} must not be (${context})`,
+            pointerTo(hit.call),
+            { forbidden, ...facts },
+          );
+        }
+      }
+
+      return { score: fraction(met, checks), metadata: { skillCalls, ...facts } };
+    };
+    return { call: visitCall, end };
   },
 });
 

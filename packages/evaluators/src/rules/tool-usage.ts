@@ -1,4 +1,4 @@
-import { SOMETIMES_OFFERED_TOOLS, sameTool } from "@evals/core";
+import { type EventPointer, SOMETIMES_OFFERED_TOOLS, sameTool } from "@evals/core";
 import { z } from "zod";
 import { defineRule } from "../define-rule.js";
 import { pointerTo, RuleOptionsBaseSchema } from "../evaluator.js";
@@ -34,31 +34,35 @@ export const toolUsageRule = defineRule({
   summary:
     "Bash is not used where Claude Code has a dedicated tool it offered (cat -> Read, find -> Glob, grep -> Grep, sed -i -> Edit, echo > file -> Write).",
   options: ToolUsageOptionsSchema,
-  evaluate(run, options, { index, violate }) {
+  visit(options, { index, violate }) {
     const allow = new Set(options.allow ?? []);
-    const offered = run.tools;
-    const isOffered = (tool: string) => !offered || offered.some((name) => sameTool(name, tool));
-    // Without the init line's tool list, Grep/Glob may not have been there to use.
-    const mayNotBeOffered = (tool: string) =>
-      !offered && SOMETIMES_OFFERED_TOOLS.some((name) => sameTool(name, tool));
     let bashCalls = 0;
     let flagged = 0;
     const notOffered = new Set<string>();
     const unknownOffer = new Set<string>();
-    for (const call of index.calls) {
-      const command = bashCommand(call);
-      if (command === undefined) continue;
-      bashCalls++;
+    /**
+     * Suggestions for calls made before the run said which tools were offered (its init line comes
+     * first; a hooks-only run never says): judged, in order, once it does or at the end. Without a
+     * tool list every suggestion is reported, so this holds no more than the violations.
+     */
+    const waiting: CallSuggestions[] = [];
+
+    const judge = (
+      { call, command, suggestions }: CallSuggestions,
+      offered: readonly string[] | undefined,
+    ) => {
+      const isOffered = (tool: string) => !offered || offered.some((name) => sameTool(name, tool));
+      // Without the init line's tool list, Grep/Glob may not have been there to use.
+      const mayNotBeOffered = (tool: string) =>
+        !offered && SOMETIMES_OFFERED_TOOLS.some((name) => sameTool(name, tool));
       let flaggedThis = false;
-      for (const simple of parseShell(command)) {
-        const suggestion = suggestTool(simple);
-        if (!suggestion || allow.has(suggestion.instead_of)) continue;
+      for (const { words, suggestion } of suggestions) {
         if (!isOffered(suggestion.tool)) {
           notOffered.add(suggestion.tool);
           continue;
         }
         const type = `bash-instead-of-${suggestion.tool.toLowerCase()}`;
-        const bash = `Bash ${JSON.stringify(truncate(simple.words.join(" "), 80))}`;
+        const bash = `Bash ${JSON.stringify(truncate(words, 80))}`;
         const dedicated = `${suggestion.tool} ${JSON.stringify(suggestion.input)}`;
         if (mayNotBeOffered(suggestion.tool)) {
           unknownOffer.add(suggestion.tool);
@@ -66,29 +70,64 @@ export const toolUsageRule = defineRule({
             type,
             "info",
             `${bash} could be ${dedicated} if the agent was offered ${suggestion.tool}: the run does not say which tools were offered (hooks do not tell)`,
-            pointerTo(call),
+            call,
             { command, suggestion },
           );
           continue;
         }
         flaggedThis = true;
-        violate(type, "warning", `${bash} should be ${dedicated}`, pointerTo(call), { command, suggestion });
+        violate(type, "warning", `${bash} should be ${dedicated}`, call, { command, suggestion });
       }
       if (flaggedThis) flagged++;
-    }
+    };
+    const judgeWaiting = () => {
+      for (const item of waiting) judge(item, index.meta.tools);
+      waiting.length = 0;
+    };
+
     return {
-      score: bashCalls === 0 ? 1 : 1 - flagged / bashCalls,
-      metadata: {
-        bashCalls,
-        flaggedCalls: flagged,
-        // Dedicated tools that would have been suggested, had the agent been offered them.
-        ...(notOffered.size > 0 ? { notOffered: [...notOffered].sort() } : {}),
-        // Tools suggested only as info: the run does not say whether the agent was offered them.
-        ...(unknownOffer.size > 0 ? { offerUnknown: [...unknownOffer].sort() } : {}),
+      call(call) {
+        const command = bashCommand(call);
+        if (command === undefined) return;
+        bashCalls++;
+        const suggestions: CallSuggestions["suggestions"] = [];
+        for (const simple of parseShell(command)) {
+          const suggestion = suggestTool(simple);
+          if (suggestion && !allow.has(suggestion.instead_of))
+            suggestions.push({ words: simple.words.join(" "), suggestion });
+        }
+        if (suggestions.length === 0) return;
+        const item = { call: pointerTo(call), command, suggestions };
+        if (index.meta.tools === undefined) waiting.push(item);
+        else {
+          judgeWaiting();
+          judge(item, index.meta.tools);
+        }
+      },
+      end() {
+        judgeWaiting();
+        return {
+          score: bashCalls === 0 ? 1 : 1 - flagged / bashCalls,
+          metadata: {
+            bashCalls,
+            flaggedCalls: flagged,
+            // Dedicated tools that would have been suggested, had the agent been offered them.
+            ...(notOffered.size > 0 ? { notOffered: [...notOffered].sort() } : {}),
+            // Tools suggested only as info: the run does not say whether the agent was offered them.
+            ...(unknownOffer.size > 0 ? { offerUnknown: [...unknownOffer].sort() } : {}),
+          },
+        };
       },
     };
   },
 });
+
+/** A Bash call's suggested dedicated calls, one per simple command that has one. */
+interface CallSuggestions {
+  call: EventPointer;
+  command: string;
+  suggestions: { words: string; suggestion: ToolSuggestion }[];
+}
 
 /** toolUsage as a function: `toolUsageRule.check`. */
 export const toolUsage = toolUsageRule.check;
