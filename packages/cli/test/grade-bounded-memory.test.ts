@@ -205,6 +205,26 @@ process.stdout.write(JSON.stringify({ calls, loadedPerCall: loaded / calls, pass
     expect(kept.loadedPerCall).toBeLessThan(570);
   }, 300_000);
 
+  it("grades a long stream-json run while reading it: 300,000 calls graded in a 64 MB heap (the whole run needs over 200 MB)", () => {
+    const file = join(temp, "long-session.jsonl");
+    writeManyCalls(file, 300_000);
+    // Every default rule, on a run whose user approved in advance: the verdict holds few violations,
+    // so what grading keeps does not grow with the run.
+    const streamingCase = join(temp, "streaming.case.yaml");
+    writeFileSync(streamingCase, "id: streaming\nprompt: Do the steps, go ahead without asking.\n");
+    const graded = gradeMeasured([file, "--case", streamingCase, "--json"], ["--max-old-space-size=64"]);
+    expect(graded.stderr).toBe("");
+    const report = JSON.parse(graded.stdout);
+    expect(report.format).toBe("stream-json");
+    expect(report.verdicts.map((verdict: { evaluator: string }) => verdict.evaluator)).toContain(
+      "approval-gate",
+    );
+    expect(
+      report.results.find((result: { evaluator: string }) => result.evaluator === "performance-metrics")
+        .metadata.toolCalls,
+    ).toBe(300_000);
+  }, 300_000);
+
   it("refuses a line longer than 256 MiB as bad input naming the file and line, in a run folder or alone (it was exit 3)", () => {
     const folder = join(temp, "run-huge-line");
     mkdirSync(folder);

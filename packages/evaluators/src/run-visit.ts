@@ -114,7 +114,8 @@ export class RunStreamVisit implements RunSink {
   private readonly queue: RunEvent[] = [];
   private head = 0;
   private readonly pending = new Map<string, PendingCall[]>();
-  private readonly kinds = new WeakMap<ToolCallView, CallKind>();
+  private kindCall: ToolCallView | undefined;
+  private kind: CallKind | undefined;
   private count = 0;
 
   /** The whole run, when it is kept for evaluators that need it. */
@@ -134,12 +135,13 @@ export class RunStreamVisit implements RunSink {
       blocked: new Set(),
       finalResult: undefined,
       kindOf: (call) => {
-        let kind = this.kinds.get(call);
-        if (kind === undefined) {
-          kind = callKind(call);
-          this.kinds.set(call, kind);
+        // One slot: every rule asks about the call being visited. (A WeakMap of every call kept the
+        // calls alive through the young generation's collections, into the old one.)
+        if (call !== this.kindCall) {
+          this.kindCall = call;
+          this.kind = callKind(call);
         }
-        return kind;
+        return this.kind as CallKind;
       },
     };
     this.visitors = makeVisitors(this.soFar);

@@ -66,6 +66,8 @@ describe("grading a run while it is read", () => {
     const streamed = await evaluateStream(replay(run), evalCase);
     expect(streamed?.evaluation).toEqual(await evaluate(run, evalCase));
     expect(streamed?.toolCalls).toBe(4);
+    // Every rule visits: nothing of the run is kept but its result line.
+    expect(streamed?.run.events.map((event) => event.type)).toEqual(["final_result"]);
   });
 
   it("gives up (undefined) when a denial comes after the call was graded: the whole run must be judged", async () => {
