@@ -18,7 +18,7 @@ import { parseCommandArgs } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
 import { BadInputError, UnreadableFileError, UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
-import { writeJsonInPieces } from "./json-in-pieces.js";
+import { jsonPieces } from "./json-in-pieces.js";
 import { gradeAgent } from "./runners.js";
 
 /** `evals grade --help`. */
@@ -37,7 +37,7 @@ Options:
                     (\`opencode run --format json\`), codex (\`codex exec --json\`) or gemini
                     (\`gemini --output-format stream-json\`); without it Claude Code's or OpenCode's
                     format is detected from the first line
-  --json            print the evaluation as JSON
+  --json            print the evaluation as JSON (indented on a terminal, compact otherwise)
   --verbose         show every violation and the evidence (and the stack of an internal error)
   -h, --help        this help
 
@@ -81,7 +81,7 @@ export const grade: Command = {
       : undefined;
     if (streamed) {
       for (const warning of streamed.stored.warnings) io.stderr.write(`evals grade: warning: ${warning}\n`);
-      print(
+      await print(
         streamed.evaluation,
         undefined,
         streamed.stored,
@@ -102,7 +102,7 @@ export const grade: Command = {
         `${error.message.replace("\n", "; give --case <file>\n")}${error.harnessVerdict ? `\n${harnessVerdictLine(error.harnessVerdict)}` : ""}`,
       );
     }
-    print(graded.evaluation, graded.harnessVerdict, stored, options, io);
+    await print(graded.evaluation, graded.harnessVerdict, stored, options, io);
     return graded.evaluation.passed ? EXIT.passed : EXIT.failed;
   },
 };
@@ -147,16 +147,19 @@ async function readingTarget<T>(target: string, read: () => Promise<T>): Promise
   }
 }
 
-function print(
+async function print(
   evaluation: Awaited<ReturnType<typeof gradeStoredRun>>["evaluation"],
   harness: HarnessVerdict | undefined,
   stored: StoredRun,
   options: { json: boolean; verbose: boolean; toolCalls?: number },
   io: CommandIo,
-): void {
+): Promise<void> {
   if (options.json) {
-    // In pieces: the report of a very long run outgrows the longest string V8 can make.
-    writeJsonInPieces(
+    // In pieces: the report of a very long run outgrows the longest string V8 can make, and a
+    // reader slower than the writer (a pipe) must not make the report pile up in memory.
+    // Indented for a terminal, compact for a program.
+    const indent = (io.stdout as { isTTY?: boolean }).isTTY ? 2 : 0;
+    for (const piece of jsonPieces(
       {
         source: stored.file,
         format: stored.format,
@@ -164,8 +167,10 @@ function print(
         ...(stored.warnings.length > 0 ? { warnings: stored.warnings } : {}),
         ...(harness ? { harnessVerdict: harness } : {}),
       },
-      (piece) => io.stdout.write(piece),
-    );
+      { indent },
+    )) {
+      if (!io.stdout.write(piece)) await drained(io.stdout);
+    }
     io.stdout.write("\n");
     return;
   }
@@ -182,6 +187,21 @@ function print(
       `The harness's verdict on this run: ${harness.status.toUpperCase()}${same ? "" : " (not this one: the harness ran other scorers or options)"}\n`,
     );
   }
+}
+
+/**
+ * Waits until `stream` can take more, or can take nothing more (closed, or its reader gone: the
+ * rest is dropped). A writer without events, as tests pass, never has to wait.
+ */
+function drained(stream: NodeJS.WritableStream): Promise<void> {
+  if (typeof stream.once !== "function") return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      for (const event of ["drain", "close", "error"]) stream.removeListener(event, done);
+      resolve();
+    };
+    for (const event of ["drain", "close", "error"]) stream.once(event, done);
+  });
 }
 
 /** The verdict the harness stored, in one line: "FAILED (outcome 0.00 failed, my-scorer 1.00 passed)". */

@@ -1,35 +1,43 @@
 /**
- * Writes `value` as `JSON.stringify(value, null, 2)` would, but in pieces of about `chunkSize`
- * characters: no one string holds the whole text, so the report of a run of a million lines, whose
- * JSON outgrows the longest string V8 can make, can still be printed. Leaves (strings, numbers,
- * values with toJSON) are stringified one at a time.
+ * The text of `JSON.stringify(value, null, indent)` (compact when `indent` is 0), in pieces of about
+ * `chunkSize` characters: no one string holds the whole text, so the report of a run of a million
+ * lines, whose JSON outgrows the longest string V8 can make, can still be printed, and a writer can
+ * wait for its reader between pieces. Leaves (strings, numbers, values with toJSON) are stringified
+ * one at a time.
  */
-export function writeJsonInPieces(
+export function* jsonPieces(
   value: unknown,
-  write: (piece: string) => void,
-  chunkSize = 64 * 1024,
-): void {
+  options: { indent?: 0 | 2; chunkSize?: number } = {},
+): Generator<string> {
+  const indent = options.indent ?? 2;
+  const chunkSize = options.chunkSize ?? 64 * 1024;
+  const pretty = indent > 0;
+  const step = pretty ? "  " : "";
+  const newline = pretty ? "\n" : "";
+  const colon = pretty ? ": " : ":";
+  const stringify = (node: unknown, pad: string) => {
+    const text = JSON.stringify(node, null, pretty ? indent : undefined) ?? "null";
+    return pretty && pad ? text.replaceAll("\n", `\n${pad}`) : text;
+  };
   // The pieces of the next write, joined once (a string grown by += is a tree of pieces that
   // every reader of it flattens again).
   let parts: string[] = [];
   let size = 0;
-  const flush = () => {
-    write(parts.join(""));
-    parts = [];
-    size = 0;
-  };
+  const ready: string[] = [];
   const out = (text: string) => {
     parts.push(text);
     size += text.length;
-    if (size >= chunkSize) flush();
+    if (size >= chunkSize) {
+      ready.push(parts.join(""));
+      parts = [];
+      size = 0;
+    }
   };
   // A subtree of at most this many characters is stringified at once: walking every node of a large
   // report one at a time cost more than grading it.
   const smallChars = Math.max(64, chunkSize / 16);
-  const visit = (node: unknown, pad: string) => {
-    if (fitsIn(node, { left: smallChars }, pad.length + 2)) {
-      return out(JSON.stringify(node, null, 2)?.replaceAll("\n", `\n${pad}`) ?? "null");
-    }
+  function* visit(node: unknown, pad: string): Generator<string> {
+    if (fitsIn(node, { left: smallChars }, pad.length + 2)) return out(stringify(node, pad));
     if (Array.isArray(node)) {
       if (node.length === 0) return out("[]");
       out("[");
@@ -39,9 +47,11 @@ export function writeJsonInPieces(
       let first = true;
       const flushBatch = () => {
         if (batch.length === 0) return;
-        // "[\n  a,\n  b\n]": the items without the brackets, each line indented to this depth.
-        const text = JSON.stringify(batch, null, 2);
-        out(`${first ? "" : ","}\n${pad}${text.slice(2, -2).replaceAll("\n", `\n${pad}`)}`);
+        // "[\n  a,\n  b\n]" (or "[a,b]"): the items without the brackets, indented to this depth.
+        const text = stringify(batch, pad);
+        out(
+          `${first ? "" : ","}${newline}${pad}${pretty ? text.slice(2 + pad.length, -2 - pad.length) : text.slice(1, -1)}`,
+        );
         first = false;
         batch = [];
         batchChars = 0;
@@ -52,15 +62,16 @@ export function writeJsonInPieces(
           batch.push(item);
           batchChars += smallChars - budget.left;
           if (batchChars >= smallChars) flushBatch();
-          continue;
+        } else {
+          flushBatch();
+          out(`${first ? "" : ","}${newline}${pad}${step}`);
+          first = false;
+          yield* visit(item, `${pad}${step}`);
         }
-        flushBatch();
-        out(`${first ? "" : ","}\n${pad}  `);
-        first = false;
-        visit(item, `${pad}  `);
+        yield* ready.splice(0);
       }
       flushBatch();
-      return out(`\n${pad}]`);
+      return out(`${newline}${pad}]`);
     }
     if (
       node !== null &&
@@ -72,16 +83,18 @@ export function writeJsonInPieces(
       );
       if (entries.length === 0) return out("{}");
       out("{");
-      entries.forEach(([key, item], index) => {
-        out(`${index === 0 ? "" : ","}\n${pad}  ${JSON.stringify(key)}: `);
-        visit(item, `${pad}  `);
-      });
-      return out(`\n${pad}}`);
+      for (const [index, [key, item]] of entries.entries()) {
+        out(`${index === 0 ? "" : ","}${newline}${pad}${step}${JSON.stringify(key)}${colon}`);
+        yield* visit(item, `${pad}${step}`);
+        yield* ready.splice(0);
+      }
+      return out(`${newline}${pad}}`);
     }
-    out(JSON.stringify(node, null, 2)?.replaceAll("\n", `\n${pad}`) ?? "null");
-  };
-  visit(value, "");
-  if (size > 0) flush();
+    out(stringify(node, pad));
+  }
+  yield* visit(value, "");
+  yield* ready.splice(0);
+  if (size > 0) yield parts.join("");
 }
 
 /**

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fixtureHookInputs, fixturesDir } from "@evals/test-kit/claude-fixtures";
 import { afterAll, describe, expect, it } from "vitest";
-import { builtIndex, runEvals } from "./evals-bin.js";
+import { builtIndex, evalsBin, runEvals } from "./evals-bin.js";
 
 /** The built @evals/evaluators, for a child process of a test's own making. */
 const builtEvaluators = import.meta.resolve("@evals/evaluators");
@@ -212,9 +212,15 @@ process.stdout.write(JSON.stringify({ calls, loadedPerCall: loaded / calls, pass
     // so what grading keeps does not grow with the run.
     const streamingCase = join(temp, "streaming.case.yaml");
     writeFileSync(streamingCase, "id: streaming\nprompt: Do the steps, go ahead without asking.\n");
-    const graded = gradeMeasured([file, "--case", streamingCase, "--json"], ["--max-old-space-size=64"]);
-    expect(graded.stderr).toBe("");
-    const report = JSON.parse(graded.stdout);
+    // The real binary in a node whose old generation may not pass 64 MB (the report goes to this process).
+    const child = spawnSync(
+      process.execPath,
+      ["--max-old-space-size=64", evalsBin, "grade", file, "--case", streamingCase, "--json"],
+      { encoding: "utf8", timeout: 240_000, env: { ...process.env, FORCE_COLOR: "0" }, maxBuffer: 1 << 28 },
+    );
+    expect(child.stderr).toBe("");
+    expect(child.status).toBe(1);
+    const report = JSON.parse(child.stdout);
     expect(report.format).toBe("stream-json");
     expect(report.verdicts.map((verdict: { evaluator: string }) => verdict.evaluator)).toContain(
       "approval-gate",

@@ -1,14 +1,12 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { writeJsonInPieces } from "../src/json-in-pieces.js";
+import { jsonPieces } from "../src/json-in-pieces.js";
 
-const pieces = (value: unknown, chunkSize?: number) => {
-  const written: string[] = [];
-  writeJsonInPieces(value, (piece) => written.push(piece), chunkSize);
-  return written;
-};
+const pieces = (value: unknown, chunkSize?: number, indent: 0 | 2 = 2) => [
+  ...jsonPieces(value, { indent, ...(chunkSize ? { chunkSize } : {}) }),
+];
 
-describe("writeJsonInPieces", () => {
+describe("jsonPieces", () => {
   const tricky = {
     a: [1, "two", null, undefined, () => 1, { nested: [[], {}, [{ deep: true }]] }],
     skipped: undefined,
@@ -20,9 +18,10 @@ describe("writeJsonInPieces", () => {
     empty: { list: [], object: {} },
   };
 
-  it("writes what JSON.stringify(value, null, 2) writes", () => {
+  it("writes what JSON.stringify(value, null, 2) writes, or JSON.stringify(value) with indent 0", () => {
     for (const value of [tricky, [], {}, "text", 3, null, [tricky, [tricky]]]) {
       expect(pieces(value).join("")).toBe(JSON.stringify(value, null, 2));
+      expect(pieces(value, 64, 0).join("")).toBe(JSON.stringify(value));
     }
   });
 
@@ -36,6 +35,7 @@ describe("writeJsonInPieces", () => {
       .map((line) => JSON.parse(line) as unknown);
     const written = pieces(stream, 1024);
     expect(written.join("")).toBe(JSON.stringify(stream, null, 2));
+    expect(pieces(stream, 1024, 0).join("")).toBe(JSON.stringify(stream));
     expect(written.length).toBeGreaterThan(3);
     const longestLeaf = Math.max(
       ...JSON.stringify(stream)

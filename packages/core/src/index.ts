@@ -151,6 +151,7 @@ export {
   openCodeToolName,
   toolNameFromOpenCode,
 } from "./opencode/vocabulary.js";
+export { PendingMap } from "./pending-map.js";
 export {
   createRedactor,
   encodedForms,

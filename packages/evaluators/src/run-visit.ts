@@ -3,6 +3,7 @@ import {
   type FinalResultEvent,
   MAIN_AGENT,
   mergeAgent,
+  PendingMap,
   type Run,
   RunBuilder,
   type RunEvent,
@@ -113,7 +114,7 @@ export class RunStreamVisit implements RunSink {
   /** Events read but not yet handed on: they wait behind a call without its result. */
   private readonly queue: RunEvent[] = [];
   private head = 0;
-  private readonly pending = new Map<string, PendingCall[]>();
+  private readonly pending = new PendingMap<string, PendingCall[]>();
   private kindCall: ToolCallView | undefined;
   private kind: CallKind | undefined;
   private count = 0;

@@ -1,6 +1,7 @@
+import { PendingMap } from "../pending-map.js";
 import { MAIN_AGENT, type Run, type RunEventInput } from "../run.js";
-import { isDelegationTool } from "./vocabulary.js";
 import { RunBuilder, type RunSink, UNNUMBERED } from "../run-builder.js";
+import { isDelegationTool } from "./vocabulary.js";
 
 /**
  * Translates Claude Code's `--output-format stream-json --verbose` lines into a Run.
@@ -40,7 +41,7 @@ export function streamJsonInto(
   for (const prompt of options.prompts ?? [])
     builder.push({ type: "user_message", agent: MAIN_AGENT, text: prompt });
   /** tool_use_id -> the call (its agent places subagents under the right parent). */
-  const callOf = new Map<string, { agent: string; id: string; name: string }>();
+  const callOf = new PendingMap<string, { agent: string; id: string; name: string }>();
   /** Agent/Task tool_use_id -> the subagent it started. */
   const agentByParentCall = new Map<string, string>();
   const stopped = new Set<string>();
