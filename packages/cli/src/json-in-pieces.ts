@@ -105,7 +105,14 @@ function fitsIn(node: unknown, budget: { left: number }, indent: number): boolea
   budget.left -= indent + (typeof node === "string" ? node.length + 2 : 8);
   if (budget.left < 0) return false;
   if (node === null || typeof node !== "object") return true;
-  const items = Array.isArray(node) ? node : Object.values(node);
-  for (const item of items) if (!fitsIn(item, budget, indent + 2)) return false;
+  // Walked without making an array of an object's values (a long run's report has millions).
+  if (Array.isArray(node)) {
+    for (const item of node) if (!fitsIn(item, budget, indent + 2)) return false;
+  } else {
+    for (const key in node) {
+      if (Object.hasOwn(node, key) && !fitsIn((node as Record<string, unknown>)[key], budget, indent + 2))
+        return false;
+    }
+  }
   return true;
 }

@@ -136,4 +136,47 @@ describe("performance-metrics while the run is read", () => {
     expect(streamed).toEqual(performanceMetricsRule.check(run));
     expect(streamed?.metadata).toMatchObject({ toolTimeMs: 5000 * 1000, idleTimeMs: 5000 * 1000 });
   });
+
+  it("times calls across minutes and timestamp forms as Date.parse reads them", () => {
+    const builder = new RunBuilder(["stream"]);
+    const stamps = [
+      "2026-11-21T10:00:58.250Z",
+      "2026-11-21T10:00:59.999Z",
+      "2026-11-21T10:01:00.001Z",
+      "2026-11-21T10:01:07Z",
+      "2026-11-21T11:01:07.500+01:00",
+      "2026-11-21T10:01:09.125Z",
+      "2026-11-21T10:01:61.000Z",
+      "2026-11-21T10:01:10.000Z",
+    ];
+    for (let i = 0; i < stamps.length; i += 2) {
+      const id = `t${i}`;
+      builder.push({
+        type: "tool_call",
+        agent: MAIN_AGENT,
+        id,
+        name: "Read",
+        input: {},
+        timestamp: stamps[i],
+      });
+      builder.push({
+        type: "tool_result",
+        agent: MAIN_AGENT,
+        id,
+        output: "",
+        is_error: false,
+        timestamp: stamps[i + 1],
+      });
+    }
+    const metrics = measureRun(builder.build());
+    const ms = (at: string) => Date.parse(at);
+    // 1749 + 6999 + 1625; the last call's start is not a time (second 61), so it is not timed.
+    expect(metrics.byTool.Read?.totalMs).toBe(
+      ms(stamps[1] as string) -
+        ms(stamps[0] as string) +
+        (ms(stamps[3] as string) - ms(stamps[2] as string)) +
+        (ms(stamps[5] as string) - ms(stamps[4] as string)),
+    );
+    expect(metrics.byTool.Read).toMatchObject({ calls: 4, timed: 3, minMs: 1625, maxMs: 6999 });
+  });
 });
