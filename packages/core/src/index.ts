@@ -182,7 +182,7 @@ export {
   type Usage,
   type UserMessageEvent,
 } from "./run.js";
-export { mergeAgent, RunBuilder, type RunSink } from "./run-builder.js";
+export { mergeAgent, RunBuilder, type RunMeta, type RunSink } from "./run-builder.js";
 export {
   hookErrorNotes,
   isRunFolder,

@@ -15,13 +15,28 @@ import {
  */
 export const UNNUMBERED = -1;
 
+/** A run's facts besides its events, agents and notes (id, cwd, model, tools, skills, instructions...). */
+export type RunMeta = Pick<
+  Run,
+  | "id"
+  | "session_id"
+  | "cwd"
+  | "model"
+  | "claude_version"
+  | "agent"
+  | "agent_version"
+  | "tools"
+  | "skills"
+  | "instructions"
+>;
+
 /**
  * What an edge translator writes a run into, event by event: a RunBuilder (the whole Run in memory),
  * or a consumer that grades the events as they come and keeps only what it needs.
  */
 export interface RunSink {
   /** The run's facts (id, cwd, model...), filled in as the source tells them. */
-  meta: RunBuilder["meta"];
+  meta: RunMeta;
   push(event: RunEventInput): void;
   note(note: RunNote): void;
   /** Registers an agent, keeping what was known before and adding what is new. */
@@ -37,19 +52,7 @@ export class RunBuilder implements RunSink {
   readonly events: RunEventInput[] = [];
   readonly notes: RunNote[] = [];
   private readonly agents = new Map<string, AgentInfo>([[MAIN_AGENT, { id: MAIN_AGENT, type: "main" }]]);
-  meta: Pick<
-    Run,
-    | "id"
-    | "session_id"
-    | "cwd"
-    | "model"
-    | "claude_version"
-    | "agent"
-    | "agent_version"
-    | "tools"
-    | "skills"
-    | "instructions"
-  > = {};
+  meta: RunMeta = {};
 
   constructor(readonly sources: RunSource[]) {}
 

@@ -49,7 +49,8 @@ export interface RuleOutcome {
   metadata?: Record<string, unknown>;
 }
 
-interface RuleSpecBase<Id extends string, Options extends z.ZodType> {
+/** What every rule says about itself besides its check (see RuleSpec). */
+export interface RuleSpecBase<Id extends string, Options extends z.ZodType> {
   /** The id its violations carry and cases name (`rules: { <id>: ... }`, `expectedViolations[].rule`). */
   id: Id;
   /** What the rule checks, in one sentence: shown in the case JSON Schema, `evals rules` and the docs. */

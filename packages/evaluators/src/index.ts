@@ -56,6 +56,7 @@ export {
   type RuleContext,
   type RuleOutcome,
   type RuleSpec,
+  type RuleSpecBase,
   type VisitContext,
 } from "./define-rule.js";
 export {

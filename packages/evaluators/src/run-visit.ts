@@ -8,6 +8,7 @@ import {
   RunBuilder,
   type RunEvent,
   type RunEventInput,
+  type RunMeta,
   type RunNote,
   type RunSink,
   type ToolCallView,
@@ -21,9 +22,10 @@ import { type CallKind, callKind } from "./tools.js";
  * time the call is visited; `finalResult` is the last result line read so far (whole in `end`).
  */
 export interface RunSoFar {
+  /** The run's working folder (paths are resolved against it). */
   cwd: string | undefined;
   /** The run's facts read so far (id, model, tools, skills, instructions...): whole in `end`. */
-  meta: Readonly<RunBuilder["meta"]>;
+  meta: Readonly<RunMeta>;
   /** Agent id -> its parent agent id (main has none); an agent is known before its first event. */
   parentOf: Map<string, string | undefined>;
   /** Agent id -> its type ("main", "general-purpose", ...). */
@@ -32,6 +34,7 @@ export interface RunSoFar {
   agents: ReadonlyMap<string, AgentInfo>;
   /** Ids of calls that a permission denial or a PreToolUse hook stopped before they ran. */
   blocked: Set<string>;
+  /** The last result line read so far: whole in `end`. */
   finalResult: FinalResultEvent | undefined;
   /** callKind of a call, worked out once however many rules ask. */
   kindOf(call: ToolCallView): CallKind;
@@ -96,12 +99,14 @@ interface PendingCall {
 export class RunStreamVisit implements RunSink {
   /** The run's shape without its events: meta, agents, notes. */
   private readonly shape = new RunBuilder(["stream"]);
-  readonly meta = this.shape.meta;
+  /** The run's facts, as the translator reads them. */
+  readonly meta: RunMeta = this.shape.meta;
   readonly soFar: RunSoFar;
   /** The result lines, in order: the outcome is judged on them. */
   readonly finalResults: FinalResultEvent[] = [];
   /** Tool calls handed on. */
   calls = 0;
+  /** False when a fact about a call came after the call was handed on: grade the whole run instead. */
   exact = true;
   private readonly agents = new Map<string, AgentInfo>([[MAIN_AGENT, { id: MAIN_AGENT, type: "main" }]]);
   private readonly visitors: RunVisitor[];
@@ -148,6 +153,7 @@ export class RunStreamVisit implements RunSink {
     this.visitors = makeVisitors(this.soFar);
   }
 
+  /** Numbers the event and hands it on, with the events after it, once what it waits for is read. */
   push(input: RunEventInput): void {
     const event = input as RunEvent;
     event.index = this.count++;
@@ -192,11 +198,13 @@ export class RunStreamVisit implements RunSink {
     this.drain(false);
   }
 
+  /** Keeps a note of the run (see RunSink). */
   note(note: RunNote): void {
     this.shape.note(note);
     this.keep?.note(note);
   }
 
+  /** Registers an agent (see RunSink). */
   agent(info: AgentInfo): void {
     const merged = mergeAgent(this.agents.get(info.id), info);
     this.agents.set(info.id, merged);
@@ -206,6 +214,7 @@ export class RunStreamVisit implements RunSink {
     this.keep?.agent(info);
   }
 
+  /** Whether the agent is known (see RunSink). */
   hasAgent(id: string): boolean {
     return this.agents.has(id);
   }

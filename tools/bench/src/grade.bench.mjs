@@ -1,7 +1,10 @@
 // `evals grade` of a long run against the JSONL reader's validated read of the same file, side by side
 // in one run, each in a fresh process (its max RSS its own). Goals (issue #31): peak RSS <= 300 MB,
-// time <= 1.5x the validated read. The machine's load is printed beside them, and each process's CPU
-// time (steadier than wall time on a shared machine). No timings are asserted.
+// time <= 1.5x the validated read. The run is graded against two cases with every default rule: one it
+// breaks on every fourth call (150,000 violations, all kept for the verdict and written in the --json
+// report) and one it mostly passes (the user approved in advance). The machine's load is printed beside
+// them, and each process's CPU time (steadier than wall time on a shared machine). No timings are
+// asserted.
 //
 //   BENCH_GRADE_LINES   stream-json lines of the graded run (default 1000000)
 import { spawnSync } from "node:child_process";
@@ -16,10 +19,10 @@ const GOAL_RSS_MB = 300;
 const GOAL_TIME_RATIO = 1.5;
 
 /** One measurement of growth/measure.mjs in a node process of its own: its JSON line. */
-function measure(kind, file) {
+function measure(kind, ...args) {
   const child = spawnSync(
     process.execPath,
-    [fileURLToPath(new URL("./growth/measure.mjs", import.meta.url)), kind, file],
+    [fileURLToPath(new URL("./growth/measure.mjs", import.meta.url)), kind, ...args],
     { encoding: "utf8", env: { ...process.env, FORCE_COLOR: "0" }, maxBuffer: 64 * 1024 * 1024 },
   );
   try {
@@ -44,33 +47,43 @@ try {
     `${LINES.toLocaleString("en")}-line stream.jsonl (${(bytes / 1e6).toFixed(0)} MB); load average before: ${load()}`,
   );
   const read = measure("validated-read", file);
-  const graded = measure("grade", file);
-  if (graded.exit > 1) console.log(`evals grade said (exit ${graded.exit}): ${graded.stderr?.trim()}`);
-  const rssMb = graded.maxRssKb / 1024;
-  const ratio = graded.ms / read.ms;
-  const cpuRatio = graded.cpuMs / read.cpuMs;
   const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
   const rows = [
-    ["", "wall time", "CPU time (process)", "max RSS"],
+    ["", "wall time", "CPU time (process)", "max RSS", "--json report"],
     [
       "JSONL reader, validated",
       seconds(read.ms),
       seconds(read.cpuMs),
       `${(read.maxRssKb / 1024).toFixed(0)} MB`,
-    ],
-    [
-      `evals grade (exit ${graded.exit})`,
-      seconds(graded.ms),
-      seconds(graded.cpuMs),
-      `${rssMb.toFixed(0)} MB`,
-    ],
-    [
-      "grade / read (goal)",
-      `${ratio.toFixed(2)}x (<= ${GOAL_TIME_RATIO}x: ${ratio <= GOAL_TIME_RATIO ? "met" : "NOT met"})`,
-      `${cpuRatio.toFixed(2)}x`,
-      `${rssMb.toFixed(0)} MB (<= ${GOAL_RSS_MB} MB: ${rssMb <= GOAL_RSS_MB ? "met" : "NOT met"})`,
+      "",
     ],
   ];
+  for (const [kind, label] of [
+    ["breaks-rules", "a case it breaks on every 4th call"],
+    ["mostly-passes", "a case it mostly passes"],
+  ]) {
+    const graded = measure("grade", file, kind);
+    if (graded.exit > 1) console.log(`evals grade said (exit ${graded.exit}): ${graded.stderr?.trim()}`);
+    const rssMb = graded.maxRssKb / 1024;
+    const ratio = graded.ms / read.ms;
+    const cpuRatio = graded.cpuMs / read.cpuMs;
+    rows.push(
+      [
+        `evals grade, ${label} (exit ${graded.exit})`,
+        seconds(graded.ms),
+        seconds(graded.cpuMs),
+        `${rssMb.toFixed(0)} MB`,
+        `${(graded.reportBytes / 1e6).toFixed(0)} MB`,
+      ],
+      [
+        "  grade / read (goal)",
+        `${ratio.toFixed(2)}x (<= ${GOAL_TIME_RATIO}x: ${ratio <= GOAL_TIME_RATIO ? "met" : "NOT met"})`,
+        `${cpuRatio.toFixed(2)}x (${cpuRatio <= GOAL_TIME_RATIO ? "met" : "NOT met"})`,
+        `${rssMb.toFixed(0)} MB (<= ${GOAL_RSS_MB} MB: ${rssMb <= GOAL_RSS_MB ? "met" : "NOT met"})`,
+        "",
+      ],
+    );
+  }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
   for (const row of rows) console.log(`| ${row.map((cell, i) => cell.padEnd(widths[i])).join(" | ")} |`);
   console.log(`load average after: ${load()}`);

@@ -7,7 +7,6 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url));
 const [kind, ...args] = process.argv.slice(2);
-const sink = { write: () => true };
 
 async function timed(fn) {
   const started = performance.now();
@@ -86,17 +85,29 @@ const measurements = {
     return { ms, lines: value };
   },
 
-  /** `evals grade <file> --case <a case with every default rule> --json`. */
-  async grade(file) {
+  /**
+   * `evals grade <file> --case <a case with every default rule> --json`, the report written to a sink
+   * that counts its bytes. `kind`: "breaks-rules" (acceptEdits, as an editing task runs: approval-gate
+   * flags every Bash test run, a quarter of the calls), "mostly-passes" (the user approved in advance:
+   * only the failed test runs the agent went on from are violations).
+   */
+  async grade(file, kind = "breaks-rules") {
     const { evals } = await import("@evals/cli");
-    const caseFile = `${file}.case.yaml`;
-    // acceptEdits, as an editing task runs: otherwise approval-gate flags every Edit (a quarter of the
-    // calls), and the --json report of a 1M-line run outgrows the longest string V8 can make.
+    const caseFile = `${file}.${kind}.case.yaml`;
     writeFileSync(
       caseFile,
-      "id: growth\nname: a long run\nprompt: Refactor the modules and run the tests.\nagent:\n  options:\n    permissionMode: acceptEdits\n",
+      kind === "breaks-rules"
+        ? "id: growth\nname: a long run\nprompt: Refactor the modules and run the tests.\nagent:\n  options:\n    permissionMode: acceptEdits\n"
+        : "id: growth\nname: a long run\nprompt: Refactor the modules and run the tests, go ahead without asking.\n",
     );
     let problems = "";
+    let reportBytes = 0;
+    const stdout = {
+      write: (chunk) => {
+        reportBytes += Buffer.byteLength(chunk);
+        return true;
+      },
+    };
     const stderr = {
       write: (chunk) => {
         problems += chunk;
@@ -104,10 +115,10 @@ const measurements = {
       },
     };
     const { value, ms } = await timed(() =>
-      evals(["grade", file, "--case", caseFile, "--json", "--verbose"], { stdout: sink, stderr }),
+      evals(["grade", file, "--case", caseFile, "--json", "--verbose"], { stdout, stderr }),
     );
     // Exit 1 is a failed case (the generated run breaks rules); 2 and 3 say why in stderr.
-    return { ms, exit: value, ...(value > 1 ? { stderr: problems.slice(0, 2000) } : {}) };
+    return { ms, exit: value, reportBytes, ...(value > 1 ? { stderr: problems.slice(0, 2000) } : {}) };
   },
 
   /** The JSON results, JUnit and HTML report of `cases` cases of `calls` tool calls, every run kept. */
