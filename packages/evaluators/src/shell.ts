@@ -413,6 +413,7 @@ export function isReadOnlyCommand(commandLine: string): boolean {
 
 function readOnlyUncached(commandLine: string): boolean {
   if (commandLine.includes("$(") || commandLine.includes("`")) return false;
+  if (PLAIN_WORDS.test(commandLine) && !mayBeReadOnly(firstWord(commandLine))) return false;
   const commands = parseShell(commandLine);
   if (commands.length === 0) return false;
   return commands.every((command) => {
@@ -438,6 +439,22 @@ function readOnlyUncached(commandLine: string): boolean {
         return true;
     }
   });
+}
+
+/** The first word of a command line of plain words (see PLAIN_WORDS). */
+function firstWord(commandLine: string): string {
+  const trimmed = commandLine.trimStart();
+  const end = trimmed.search(/[ \t]/);
+  return end === -1 ? trimmed : trimmed.slice(0, end);
+}
+
+/**
+ * Whether a plain command line starting with `word` may be read-only: when `word` is no assignment and
+ * no wrapper (sudo, env, ...), it is the program its first simple command runs (as programOf reads it).
+ */
+function mayBeReadOnly(word: string): boolean {
+  if (ASSIGNMENT.test(word) || WRAPPERS.has(word)) return true;
+  return READ_ONLY_PROGRAMS.has(word.replace(/^.*\//, ""));
 }
 
 function isReadOnlyGit(args: string[]): boolean {
