@@ -124,6 +124,19 @@ describe("plain command lines told apart without a parse", () => {
       expect(isReadOnlyCommand(command), command).toBe(false);
   });
 
+  it("parses a line the same however often and in whatever order it is asked (no cache of plain lines)", () => {
+    const lines = ["bash -c ls", "ls", "bash -c ls", "FOO=1 npm test", "FOO=1 npm test", "ls"];
+    expect(lines.map(words)).toEqual([
+      [["bash", "-c", "ls"], ["ls"]],
+      [["ls"]],
+      [["bash", "-c", "ls"], ["ls"]],
+      [["npm", "test"]],
+      [["npm", "test"]],
+      [["ls"]],
+    ]);
+    expect(parseShell("FOO=1 npm test")[0]?.assignments).toEqual(["FOO=1"]);
+  });
+
   it("finds the files a reader reads when quotes or escapes spell its name", () => {
     const bash = (command: string) => ({
       id: "t1",
