@@ -233,6 +233,11 @@ class RecentResults {
   take(result: ToolResultEvent): number | undefined | typeof NOT_KNOWN {
     const at = this.results.indexOf(result);
     if (at < 0) return NOT_KNOWN;
+    // Mostly the oldest: taken without the arrays splice makes.
+    if (at === 0) {
+      this.results.shift();
+      return this.times.shift();
+    }
     const time = this.times[at];
     this.results.splice(at, 1);
     this.times.splice(at, 1);
