@@ -9,8 +9,10 @@ const KEPT_SPANS = 64;
  * visited in order start in order, give or take the jitter of parallel agents).
  */
 export class BusyTime {
-  /** Sorted by start; neither overlapping nor touching. */
+  /** Sorted by start; neither overlapping nor touching. Those before `head` are folded already. */
   private readonly spans: [number, number][] = [];
+  /** Folded spans are dropped from `spans` KEPT_SPANS at a time (a shift for each costs more). */
+  private head = 0;
   private folded = 0;
   private foldedEnd = Number.NEGATIVE_INFINITY;
   private added = 0;
@@ -22,14 +24,18 @@ export class BusyTime {
       start = this.foldedEnd;
     }
     const spans = this.spans;
-    const last = spans[spans.length - 1];
+    const last = spans.length > this.head ? spans[spans.length - 1] : undefined;
     if (last === undefined || start > last[1]) spans.push([start, end]);
     else if (start >= last[0]) last[1] = Math.max(last[1], end);
     else this.insert(start, end);
-    if (spans.length > KEPT_SPANS) {
-      const [oldStart, oldEnd] = spans.shift() as [number, number];
+    if (spans.length - this.head > KEPT_SPANS) {
+      const [oldStart, oldEnd] = spans[this.head++] as [number, number];
       this.folded += oldEnd - oldStart;
       this.foldedEnd = oldEnd;
+      if (this.head >= KEPT_SPANS) {
+        spans.splice(0, this.head);
+        this.head = 0;
+      }
     }
   }
 
@@ -37,7 +43,10 @@ export class BusyTime {
   total(): number | undefined {
     if (this.added === 0) return undefined;
     let total = this.folded;
-    for (const [start, end] of this.spans) total += end - start;
+    for (let at = this.head; at < this.spans.length; at++) {
+      const [start, end] = this.spans[at] as [number, number];
+      total += end - start;
+    }
     return total;
   }
 
@@ -45,9 +54,9 @@ export class BusyTime {
   private insert(start: number, end: number): void {
     const spans = this.spans;
     let at = spans.length;
-    while (at > 0 && (spans[at - 1] as [number, number])[0] > start) at--;
+    while (at > this.head && (spans[at - 1] as [number, number])[0] > start) at--;
     let from = at;
-    const before = spans[at - 1];
+    const before = at > this.head ? spans[at - 1] : undefined;
     if (before !== undefined && before[1] >= start) {
       from = at - 1;
       start = before[0];

@@ -164,13 +164,24 @@ function remember<V>(cache: Map<string, V>, key: string, value: V): V {
   return value;
 }
 
+/** The last command line parsed, and its commands: the rules visiting a call ask about it in turn. */
+let lastLine: string | undefined;
+let lastParsed: readonly SimpleCommand[] = [];
+
 /** The simple commands of a command line, in order (shared: do not modify them). */
 export function parseShell(command: string): readonly SimpleCommand[] {
-  return parsedCache.get(command) ?? remember(parsedCache, command, parseShellUncached(command));
+  if (command === lastLine) return lastParsed;
+  // A line of plain words is quick to split: kept in no cache (a long run's are mostly distinct, and
+  // a cache of them only keeps them alive).
+  const parsed = PLAIN_WORDS.test(command)
+    ? withInlineScripts([plainCommand(command)])
+    : (parsedCache.get(command) ?? remember(parsedCache, command, parseShellUncached(command)));
+  lastLine = command;
+  lastParsed = parsed;
+  return parsed;
 }
 
 function parseShellUncached(command: string): SimpleCommand[] {
-  if (PLAIN_WORDS.test(command)) return withInlineScripts([plainCommand(command)]);
   const commands: SimpleCommand[] = [];
   let current = emptyCommand(false);
   const flush = (nextPiped: boolean) => {
@@ -406,6 +417,9 @@ const GIT_READ_ONLY = new Set([
  * command substitution. Claude Code's default permission mode allows the same kind of commands.
  */
 export function isReadOnlyCommand(commandLine: string): boolean {
+  // A line of plain words is judged again each time (as parseShell splits it again): no cache.
+  if (PLAIN_WORDS.test(commandLine))
+    return mayBeReadOnly(firstWord(commandLine)) && readOnlyUncached(commandLine);
   return (
     readOnlyCache.get(commandLine) ?? remember(readOnlyCache, commandLine, readOnlyUncached(commandLine))
   );
@@ -438,6 +452,22 @@ function readOnlyUncached(commandLine: string): boolean {
         return true;
     }
   });
+}
+
+/** The first word of a command line of plain words (see PLAIN_WORDS). */
+function firstWord(commandLine: string): string {
+  const trimmed = commandLine.trimStart();
+  const end = trimmed.search(/[ \t]/);
+  return end === -1 ? trimmed : trimmed.slice(0, end);
+}
+
+/**
+ * Whether a plain command line starting with `word` may be read-only: when `word` is no assignment and
+ * no wrapper (sudo, env, ...), it is the program its first simple command runs (as programOf reads it).
+ */
+function mayBeReadOnly(word: string): boolean {
+  if (ASSIGNMENT.test(word) || WRAPPERS.has(word)) return true;
+  return READ_ONLY_PROGRAMS.has(word.replace(/^.*\//, ""));
 }
 
 function isReadOnlyGit(args: string[]): boolean {

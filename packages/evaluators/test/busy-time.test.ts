@@ -43,4 +43,18 @@ describe("BusyTime", () => {
     for (const [start, end] of intervals) sweep += end - start;
     expect(busyTime(intervals)).toBe(sweep);
   });
+
+  it("merges into the last 64 spans and clips at the folded ones, however many were folded", () => {
+    // n disjoint spans of 1; then one reaching back to the oldest kept span, one before every kept
+    // span (it counts for nothing), one bridging ten spans near the end.
+    const run = (n: number) => {
+      const intervals: [number, number][] = [];
+      for (let i = 0; i < n; i++) intervals.push([10 * i, 10 * i + 1]);
+      intervals.push([10 * (n - 64) - 5, 10 * (n - 64) + 15], [5, 100], [10 * (n - 30) + 3, 10 * (n - 20)]);
+      return busyTime(intervals);
+    };
+    expect(run(100)).toBe(100 + 18 + 88);
+    expect(run(200)).toBe(200 + 18 + 88);
+    expect(run(1000)).toBe(1000 + 18 + 88);
+  });
 });

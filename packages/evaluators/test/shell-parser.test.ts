@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import type { ToolCallView } from "@evals/core";
 import { describe, expect, it } from "vitest";
 import {
   cleanupConfirmation,
@@ -7,6 +8,7 @@ import {
   parseShell,
   type SimpleCommand,
 } from "../src/index.js";
+import { filesRead } from "../src/rules/context-loading.js";
 import { programOf } from "../src/shell.js";
 import { script, types } from "./helpers.js";
 
@@ -100,5 +102,55 @@ describe("what the hand-written reader got wrong", () => {
   it("makes cleanup-confirmation see an rm run through bash -c", () => {
     const run = script().prompt("clean up").call("Bash", { command: "bash -c 'rm -rf build'" }).build();
     expect(types(cleanupConfirmation(run))).toEqual(["unconfirmed-destructive-command"]);
+  });
+});
+
+describe("plain command lines told apart without a parse", () => {
+  it("reads the program of a plain line through assignments, wrappers and paths as the parse does", () => {
+    for (const command of [
+      "FOO=1 ls -la",
+      "env ls",
+      "/bin/ls src",
+      "timeout 10 cat a.txt",
+      "  git   status  ",
+    ])
+      expect(isReadOnlyCommand(command), command).toBe(true);
+    for (const command of [
+      "npm test -- --grep case-1",
+      "sudo ls",
+      "./node_modules/.bin/vitest run",
+      "bash -c ls",
+    ])
+      expect(isReadOnlyCommand(command), command).toBe(false);
+  });
+
+  it("parses a line the same however often and in whatever order it is asked (no cache of plain lines)", () => {
+    const lines = ["bash -c ls", "ls", "bash -c ls", "FOO=1 npm test", "FOO=1 npm test", "ls"];
+    expect(lines.map(words)).toEqual([
+      [["bash", "-c", "ls"], ["ls"]],
+      [["ls"]],
+      [["bash", "-c", "ls"], ["ls"]],
+      [["npm", "test"]],
+      [["npm", "test"]],
+      [["ls"]],
+    ]);
+    expect(parseShell("FOO=1 npm test")[0]?.assignments).toEqual(["FOO=1"]);
+  });
+
+  it("finds the files a reader reads when quotes or escapes spell its name", () => {
+    const bash = (command: string) => ({
+      id: "t1",
+      name: "Bash",
+      input: { command },
+      agent: "main",
+      index: 0,
+      status: "ok" as const,
+    });
+    const read = (command: string) => filesRead(bash(command) as unknown as ToolCallView);
+    expect(read("c'a't notes.md")).toEqual(["notes.md"]);
+    expect(read('"head" -n 5 a.md')).toEqual(["a.md"]);
+    expect(read("c\\at x.md")).toEqual(["x.md"]);
+    expect(read("/usr/bin/tail -f log.txt")).toEqual(["log.txt"]);
+    expect(read("npm test -- --grep case-1")).toEqual([]);
   });
 });

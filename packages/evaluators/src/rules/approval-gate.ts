@@ -4,6 +4,7 @@ import { defineRule } from "../define-rule.js";
 import { fraction, pointerTo, RuleOptionsBaseSchema } from "../evaluator.js";
 import { type PermissionMode, PermissionModeSchema, preApprovedBySettings } from "../permissions.js";
 import {
+  type ApprovalSignal,
   ApprovalSignalTracker,
   DEFAULT_APPROVAL_REQUEST_PATTERNS,
   DEFAULT_PRE_APPROVAL_PATTERNS,
@@ -65,23 +66,13 @@ export const approvalGateRule = defineRule({
       riskyCount++;
       const bySettings = preApprovedBySettings(call, options, index.cwd);
       const signal = signals.covering(call);
-      let reason: string | undefined;
-      if (bySettings) reason = `pre-approved by ${bySettings}`;
-      else if (call.permissionRequested) reason = "Claude Code asked for permission";
-      else if (index.blocked.has(call.id)) reason = "stopped by a permission denial or hook before it ran";
-      else if (signal) {
-        reason =
-          signal.kind === "pre-approval"
-            ? `the user approved in advance ("${signal.evidence}", event ${signal.event_index})`
-            : signal.kind === "ask-tool"
-              ? `asked through ${signal.evidence} (event ${signal.event_index})`
-              : `asked "${signal.evidence}" (event ${signal.event_index}, agent ${signal.agent})`;
-      }
-      if (reason) {
+      const blocked = index.blocked.has(call.id);
+      if (bySettings || call.permissionRequested || blocked || signal) {
         approved++;
+        // The reason is written only for the evidence kept (a long run approves most of its calls).
         evidence.add(() => ({
           type: "approved",
-          description: `${describeCall(call)}: ${reason}`,
+          description: `${describeCall(call)}: ${approvalReason(call, bySettings, blocked, signal)}`,
           pointer: pointerTo(call),
         }));
         return;
@@ -105,6 +96,24 @@ export const approvalGateRule = defineRule({
 
 /** approval-gate as a function: `approvalGateRule.check`. */
 export const approvalGate = approvalGateRule.check;
+
+/** Why an approved call was approved, the first that applies of its settings, permission, block or signal. */
+function approvalReason(
+  call: ToolCallView,
+  bySettings: string | undefined,
+  blocked: boolean,
+  signal: ApprovalSignal | undefined,
+): string {
+  if (bySettings) return `pre-approved by ${bySettings}`;
+  if (call.permissionRequested) return "Claude Code asked for permission";
+  if (blocked) return "stopped by a permission denial or hook before it ran";
+  if (!signal) throw new Error(`call ${call.id} has no reason to be approved`);
+  return signal.kind === "pre-approval"
+    ? `the user approved in advance ("${signal.evidence}", event ${signal.event_index})`
+    : signal.kind === "ask-tool"
+      ? `asked through ${signal.evidence} (event ${signal.event_index})`
+      : `asked "${signal.evidence}" (event ${signal.event_index}, agent ${signal.agent})`;
+}
 
 /** A runner's permission mode (Claude Code's `agent.options.permissionMode`), when the case sets a valid one. */
 function permissionModeOf(options: Record<string, unknown> | undefined): PermissionMode | undefined {

@@ -63,8 +63,22 @@ export function destructiveOperations(commandLine: string): DestructiveOperation
   return found;
 }
 
+/** The programs destructiveCommand looks into (and mkfs*): every other one is never destructive. */
+const DESTRUCTIVE_PROGRAMS = new Set([
+  "rm",
+  "git",
+  "find",
+  "docker",
+  "kubectl",
+  "terraform",
+  "dropdb",
+  "shred",
+  "dd",
+]);
+
 function destructiveCommand(simple: SimpleCommand): DestructiveOperation | undefined {
   const { program, args } = programOf(simple);
+  if (!DESTRUCTIVE_PROGRAMS.has(program) && !program.startsWith("mkfs")) return undefined;
   const flags = args.filter((arg) => arg.startsWith("-"));
   const operands = args.filter((arg) => !arg.startsWith("-"));
   const has = (...names: string[]) => args.some((arg) => names.includes(arg));

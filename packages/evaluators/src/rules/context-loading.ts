@@ -67,6 +67,14 @@ interface ContextRead {
   onTime: boolean;
 }
 
+/** A file the run read: its path and forms, and which watched tests (`testedBy`) it matches. */
+interface KnownFile {
+  path: string;
+  forms: PathForms;
+  testedBy: readonly ((forms: PathForms) => boolean)[] | undefined;
+  hits: boolean[];
+}
+
 /**
  * Items for evidence given at the end, in order: the first MAX_EVIDENCE, and how many more (a
  * rule's EvidenceLog lists no more than that), so a long run's reads are not all kept.
@@ -125,12 +133,13 @@ export const contextLoadingRule = defineRule({
 
     let firstWrite: ToolCallView | undefined;
     let filesReadCount = 0;
-    // A run reads the same files again and again: one PathForms each (and one copy of its path).
-    const forms = new Map<string, { path: string; forms: PathForms }>();
+    // A run reads the same files again and again: one PathForms each (and one copy of its path), and
+    // which of the watched tests it matches (worked out again only if the cwd, so the tests, changed).
+    const forms = new Map<string, KnownFile>();
     const formsOf = (path: string) => {
       let known = forms.get(path);
       if (!known) {
-        known = { path, forms: pathForms(path, index.cwd) };
+        known = { path, forms: pathForms(path, index.cwd), testedBy: undefined, hits: [] };
         forms.set(path, known);
       }
       return known;
@@ -161,14 +170,19 @@ export const contextLoadingRule = defineRule({
         filesReadCount++;
         const file = formsOf(path);
         const tests = watchedTests();
+        if (file.testedBy !== tests) {
+          file.testedBy = tests;
+          file.hits = tests.map((matches) => matches(file.forms));
+        }
+        const hits = file.hits;
         const item = () => ({ path: file.path, pointer: pointerTo(call), onTime });
         if (anyOf) {
-          if (!anyOfRead && tests.some((matches) => matches(file.forms))) anyOfRead = item();
+          if (!anyOfRead && hits.includes(true)) anyOfRead = item();
         } else if (expectedEach) {
-          tests.forEach((matches, i) => {
-            if (!firstReadOf[i] && matches(file.forms)) firstReadOf[i] = item();
+          hits.forEach((hit, i) => {
+            if (!firstReadOf[i] && hit) firstReadOf[i] = item();
           });
-        } else if (tests.some((matches) => matches(file.forms))) {
+        } else if (hits.includes(true)) {
           contextFilesRead.push(file.path);
           if (onTime) contextReadsFirst.push(item());
         }
@@ -319,6 +333,14 @@ export function isWriteAction(call: ToolCallView, index: Pick<RunSoFar, "kindOf"
 const BASH_READERS = new Set(["cat", "head", "tail", "less", "more", "bat", "nl"]);
 
 /**
+ * Whether a command line may run one of BASH_READERS. Without quotes or backslashes every word of it is
+ * a piece of its text, so a program it runs is too: most commands need no parse.
+ */
+function mayNameReader(command: string): boolean {
+  return /cat|head|tail|less|more|bat|nl|['"\\]/.test(command);
+}
+
+/**
  * The files a call read (when it succeeded or its outcome is unknown): Read's file_path, and the files
  * of `cat`/`head`/`tail`/`less`/`more` in a Bash command.
  */
@@ -329,7 +351,7 @@ export function filesRead(call: ToolCallView): string[] {
     return path ? [path] : [];
   }
   const command = bashCommand(call);
-  if (command === undefined) return [];
+  if (command === undefined || !mayNameReader(command)) return [];
   const files: string[] = [];
   for (const simple of parseShell(command)) {
     const { program, args } = programOf(simple);

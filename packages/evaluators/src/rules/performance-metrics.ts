@@ -233,6 +233,11 @@ class RecentResults {
   take(result: ToolResultEvent): number | undefined | typeof NOT_KNOWN {
     const at = this.results.indexOf(result);
     if (at < 0) return NOT_KNOWN;
+    // Mostly the oldest: taken without the arrays splice makes.
+    if (at === 0) {
+      this.results.shift();
+      return this.times.shift();
+    }
     const time = this.times[at];
     this.results.splice(at, 1);
     this.times.splice(at, 1);
@@ -251,7 +256,7 @@ let minuteStart = 0;
 function time(timestamp: string | undefined): number | undefined {
   if (!timestamp) return undefined;
   if (minute !== "" && timestamp.startsWith(minute) && isSecondsAndZ(timestamp)) {
-    return minuteStart + Number(timestamp.slice(17, 19)) * 1000 + Number(timestamp.slice(20, 23));
+    return minuteStart + digits(timestamp, 17, 19) * 1000 + digits(timestamp, 20, 23);
   }
   const ms = Date.parse(timestamp);
   if (Number.isNaN(ms)) return undefined;
@@ -266,10 +271,20 @@ function time(timestamp: string | undefined): number | undefined {
 function isSecondsAndZ(timestamp: string): boolean {
   if (timestamp.length !== 24 || timestamp.charCodeAt(23) !== 90 || timestamp.charCodeAt(19) !== 46)
     return false;
-  for (const at of [17, 18, 20, 21, 22]) {
-    const code = timestamp.charCodeAt(at);
-    if (code < 48 || code > 57) return false;
-  }
+  if (!isDigit(timestamp, 17) || !isDigit(timestamp, 18)) return false;
+  if (!isDigit(timestamp, 20) || !isDigit(timestamp, 21) || !isDigit(timestamp, 22)) return false;
   // ":" before the seconds, which are 00 to 59.
   return timestamp.charCodeAt(16) === 58 && timestamp.charCodeAt(17) <= 53;
+}
+
+function isDigit(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  return code >= 48 && code <= 57;
+}
+
+/** The number the digits from `start` to `end` write (as Number(text.slice(start, end)), without the slice). */
+function digits(text: string, start: number, end: number): number {
+  let value = 0;
+  for (let at = start; at < end; at++) value = value * 10 + text.charCodeAt(at) - 48;
+  return value;
 }

@@ -210,6 +210,14 @@ export function failureDetector(
 }
 
 function sameInput(call: ToolCallView, failed: OpenFailure): boolean {
+  // Inputs with a string field that differs never make the same JSON: most calls after a failure
+  // are told apart without making any.
+  const before = failed.call.input;
+  for (const key in call.input) {
+    const value = call.input[key];
+    const was = before[key];
+    if (typeof value === "string" && typeof was === "string" && value !== was) return false;
+  }
   failed.inputJson ??= JSON.stringify(failed.call.input);
   return JSON.stringify(call.input) === failed.inputJson;
 }

@@ -132,9 +132,16 @@ interface CallSuggestions {
 /** toolUsage as a function: `toolUsageRule.check`. */
 export const toolUsage = toolUsageRule.check;
 
+/** The programs suggestTool has a dedicated tool for (every other one has none). */
+const SUGGESTING = new Set([
+  ...["echo", "printf", "tee", "cat", "less", "more", "bat", "head", "tail", "find"],
+  ...["grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk"],
+]);
+
 /** The dedicated tool for one simple command, when there is one. */
 export function suggestTool(simple: SimpleCommand): ToolSuggestion | undefined {
   const { program, args } = programOf(simple);
+  if (!SUGGESTING.has(program)) return undefined;
   const writes = fileWrites(simple);
   const operands = args.filter((arg) => !arg.startsWith("-"));
 
