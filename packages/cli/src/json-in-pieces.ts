@@ -36,6 +36,8 @@ export function* jsonPieces(
   // A subtree of at most this many characters is stringified at once: walking every node of a large
   // report one at a time cost more than grading it.
   const smallChars = Math.max(64, chunkSize / 16);
+  /** Arrays written already whose every item was small. */
+  const smallItems = new WeakSet<unknown[]>();
   function* visit(node: unknown, pad: string): Generator<string> {
     if (fitsIn(node, { left: smallChars }, pad.length + 2)) return out(stringify(node, pad));
     if (Array.isArray(node)) {
@@ -45,8 +47,9 @@ export function* jsonPieces(
       let batch: unknown[] = [];
       let batchChars = 0;
       let first = true;
-      const flushBatch = () => {
-        if (batch.length === 0) return;
+      /** Writes the batch; the length of its text. */
+      const flushBatch = (): number => {
+        if (batch.length === 0) return 0;
         // "[\n  a,\n  b\n]" (or "[a,b]"): the items without the brackets, indented to this depth.
         const text = stringify(batch, pad);
         out(
@@ -55,22 +58,41 @@ export function* jsonPieces(
         first = false;
         batch = [];
         batchChars = 0;
+        return text.length;
       };
-      for (const item of node) {
+      /** An item sized first: a small one is batched (true), a large one walked. */
+      const sized = function* (item: unknown): Generator<string, boolean> {
         const budget = { left: smallChars };
         if (fitsIn(item, budget, pad.length + 2)) {
           batch.push(item);
           batchChars += smallChars - budget.left;
           if (batchChars >= smallChars) flushBatch();
-        } else {
-          flushBatch();
-          out(`${first ? "" : ","}${newline}${pad}${step}`);
-          first = false;
-          yield* visit(item, `${pad}${step}`);
+          return true;
         }
+        flushBatch();
+        out(`${first ? "" : ","}${newline}${pad}${step}`);
+        first = false;
+        yield* visit(item, `${pad}${step}`);
+        return false;
+      };
+      // An array met again whose items were all small (a verdict's violations are also its result's
+      // and in the results) is taken in runs without sizing its items again, as many a run as made
+      // about a chunk the run before.
+      const known = smallItems.has(node);
+      let allSmall = true;
+      let run = 1;
+      for (const item of node) {
+        if (known) {
+          batch.push(item);
+          if (batch.length >= run) {
+            const items = batch.length;
+            run = Math.min(MAX_RUN, Math.max(1, Math.floor((items * chunkSize) / Math.max(1, flushBatch()))));
+          }
+        } else if (!(yield* sized(item))) allSmall = false;
         yield* ready.splice(0);
       }
       flushBatch();
+      if (!known && allSmall) smallItems.add(node);
       return out(`${newline}${pad}]`);
     }
     if (
@@ -96,6 +118,9 @@ export function* jsonPieces(
   yield* ready.splice(0);
   if (size > 0) yield parts.join("");
 }
+
+/** The most items of an array of small ones stringified at once. */
+const MAX_RUN = 1024;
 
 /**
  * Whether `node` takes at most `budget.left` characters as indented JSON (roughly: its strings and

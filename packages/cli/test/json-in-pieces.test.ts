@@ -44,4 +44,21 @@ describe("jsonPieces", () => {
     );
     for (const piece of written) expect(piece.length).toBeLessThan(1024 + longestLeaf + 64);
   });
+
+  it("writes a long array met twice (a verdict's violations are its result's) in pieces of about a chunk", () => {
+    const items = Array.from({ length: 20_000 }, (_, n) => ({
+      rule: "approval-gate",
+      message: `Bash "npm test -- ${n}" ran without asking`,
+      pointer: { event_index: n, tool_use_id: `toolu_${n}` },
+      ...(n === 12_345 ? { evidence: "x".repeat(5000) } : {}),
+    }));
+    const report = { verdict: { violations: items }, results: [{ violations: items }] };
+    expect(pieces(report, 4096, 2).join("")).toBe(JSON.stringify(report, null, 2));
+    const written = pieces(report, 4096, 0);
+    expect(written.join("")).toBe(JSON.stringify(report));
+    // A piece is about a chunk: at most twice one, or one with the one long item in it.
+    const longItem = JSON.stringify(items[12_345]).length;
+    for (const piece of written) expect(piece.length).toBeLessThan(2 * 4096 + longItem);
+    expect(written.length).toBeGreaterThan(JSON.stringify(report).length / (2 * 4096));
+  });
 });
