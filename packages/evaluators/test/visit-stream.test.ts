@@ -1,4 +1,5 @@
-import { readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   claudeOutputInto,
@@ -10,7 +11,7 @@ import {
   runFromClaudeOutput,
 } from "@evals/core";
 import { fixturePrompts, fixturesDir } from "@evals/test-kit/claude-fixtures";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { type EvalCaseInput, evaluate, evaluateStream } from "../src/index.js";
 
 /** A case that runs every built-in rule, the opt-in ones too. */
@@ -88,5 +89,86 @@ describe("grading a run while it is read", () => {
       permission_denials: [{ tool_name: "Write", tool_use_id: "w", tool_input: {} }],
     });
     expect(await evaluateStream(replay(builder.build()), everyRule(["go"]))).toBeUndefined();
+  });
+});
+
+/**
+ * The real multi-tool run (Bash `ls` toolu_fake0002 answered "a.txt\nb.txt", ..., a Read of a missing
+ * file toolu_fake0011 answered with an error) with its lines changed by `edit`, in a file of its own.
+ */
+const temp = mkdtempSync(join(tmpdir(), "evals-visit-stream-"));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+const multiTool = readFileSync(join(fixturesDir, "multi-tool", "stream.jsonl"), "utf8")
+  .trimEnd()
+  .split("\n");
+function editedMultiTool(name: string, edit: (lines: string[]) => string[]): string {
+  const file = join(temp, `${name}.jsonl`);
+  writeFileSync(file, `${edit([...multiTool]).join("\n")}\n`);
+  return file;
+}
+
+describe("grading a real run while it is read, when its ids are used twice", () => {
+  const prompts = fixturePrompts("multi-tool");
+  const evalCase = everyRule(prompts);
+  /** Whole-run grading pairs every call with the LAST result of its id: streamed must agree or give up. */
+  const judgedBothWays = async (file: string) => ({
+    whole: await evaluate(runFromClaudeOutput(file, { prompts }).run, evalCase),
+    streamed: await evaluateStream((sink) => claudeOutputInto(file, sink, { prompts }), evalCase),
+  });
+
+  it("gives up when a later call reuses the id of a call already graded (its result replaces the first's)", async () => {
+    // The failing Read of line 11/12 gets the id of the Bash `ls` of lines 5/6.
+    const file = editedMultiTool("reused-id", (lines) =>
+      lines.map((line, n) =>
+        n === 10 || n === 11 ? line.replaceAll("toolu_fake0011", "toolu_fake0002") : line,
+      ),
+    );
+    const { whole, streamed } = await judgedBothWays(file);
+    // Whole, `ls` took the Read's error as its own: stop-on-failure sees a failure it did not see streamed.
+    expect(
+      whole.verdicts.find((verdict) => verdict.evaluator === "error-handling")?.result.metadata,
+    ).toMatchObject({ failures: 4 });
+    expect(streamed).toBeUndefined();
+  });
+
+  it("gives up when a call is answered twice after it was graded", async () => {
+    // The `ls` call is answered again, with an error, after the Read (line 8).
+    const again = multiTool[5]?.replace(
+      '"content":"a.txt\\nb.txt","is_error":false',
+      '"content":"Error: ls: cannot access","is_error":true',
+    ) as string;
+    expect(again).not.toBe(multiTool[5]);
+    const file = editedMultiTool("answered-twice", (lines) => [
+      ...lines.slice(0, 8),
+      again,
+      ...lines.slice(8),
+    ]);
+    const { whole, streamed } = await judgedBothWays(file);
+    expect(
+      whole.verdicts.find((verdict) => verdict.evaluator === "error-handling")?.result.metadata,
+    ).toMatchObject({ failures: 4 });
+    expect(streamed).toBeUndefined();
+  });
+
+  it("gives up when a result comes before its call", async () => {
+    // The Read's result line before the Read.
+    const file = editedMultiTool("result-first", (lines) => [
+      ...lines.slice(0, 10),
+      lines[11] as string,
+      lines[10] as string,
+      ...lines.slice(12),
+    ]);
+    const { whole, streamed } = await judgedBothWays(file);
+    expect(
+      whole.verdicts.find((verdict) => verdict.evaluator === "error-handling")?.result.metadata,
+    ).toMatchObject({ failures: 3 });
+    expect(streamed).toBeUndefined();
+  });
+
+  it("still grades while reading when a result answers no call, as whole", async () => {
+    const ghost = multiTool[5]?.replaceAll("toolu_fake0002", "toolu_ghost") as string;
+    const file = editedMultiTool("ghost-result", (lines) => [...lines.slice(0, 8), ghost, ...lines.slice(8)]);
+    const { whole, streamed } = await judgedBothWays(file);
+    expect(streamed?.evaluation).toEqual(whole);
   });
 });
