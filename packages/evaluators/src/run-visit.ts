@@ -85,6 +85,8 @@ const NOT_RUN = /^(PreToolUse:\S+ hook error:|Claude requested permissions to )/
 interface PendingCall {
   event: RunEvent & { type: "tool_call" };
   result: ToolResultEvent | undefined;
+  /** Its id's HashedIds key. */
+  key: number;
 }
 
 /**
@@ -163,18 +165,22 @@ export class RunStreamVisit implements RunSink {
       case "tool_call": {
         // Whole, a run pairs each call with the last result of its id, wherever it is: a call whose
         // id was handed on already, or answered before the call, is judged on another result.
-        if (this.handedOn.has(event.id) || this.unanswered.has(event.id)) this.exact = false;
+        const key = HashedIds.key(event.id);
+        if (this.handedOn.has(key) || this.unanswered.has(event.id)) this.exact = false;
         const waiting = this.pending.get(event.id);
-        const call: PendingCall = { event, result: undefined };
+        const call: PendingCall = { event, result: undefined, key };
         if (waiting) waiting.push(call);
         else this.pending.set(event.id, [call]);
         break;
       }
       case "tool_result": {
         const waiting = this.pending.get(event.id);
-        // A later result of a call handed on replaces the one it was judged with, in a whole run.
-        if (this.handedOn.has(event.id)) this.exact = false;
-        else if (!waiting) this.unanswered.add(event.id);
+        // A later result of a call handed on replaces the one it was judged with, in a whole run. (A
+        // call waiting whose id was handed on already gave up when it came.)
+        if (!waiting) {
+          if (this.handedOn.has(HashedIds.key(event.id))) this.exact = false;
+          else this.unanswered.add(event.id);
+        }
         for (const call of waiting ?? []) call.result = event;
         // A call a PreToolUse hook blocked is named a denial only by the result line, at the end: its
         // result's text tells it now (and the result line must agree, see `end`).
@@ -263,7 +269,7 @@ export class RunStreamVisit implements RunSink {
         if (pending.result === undefined && !all) break;
         if (waiting && waiting.length > 1) waiting.shift();
         else this.pending.delete(event.id);
-        this.handedOn.add(event.id);
+        this.handedOn.add(pending.key);
         call = this.view(pending);
       }
       this.head++;
