@@ -14,6 +14,7 @@ import {
   type ToolCallView,
   type ToolResultEvent,
 } from "@evals/core";
+import { HashedIds } from "./hashed-ids.js";
 import { indexRun, kindOf } from "./run-index.js";
 import { type CallKind, callKind } from "./tools.js";
 
@@ -87,6 +88,8 @@ const NOT_RUN = /^(PreToolUse:\S+ hook error:|Claude requested permissions to )/
 interface PendingCall {
   event: RunEvent & { type: "tool_call" };
   result: ToolResultEvent | undefined;
+  /** Its id's HashedIds key. */
+  key: number;
 }
 
 /**
@@ -94,7 +97,8 @@ interface PendingCall {
  * nothing is kept but the calls waiting for their results, the agents, the result lines and, when
  * `keep` is given, the whole run for the evaluators that need it. `exact` turns false when a fact
  * about a call came after the call was handed on (a denial only the result line names, as older
- * CLIs write): grade the whole run instead.
+ * CLIs write; a result for an id already handed on, which a whole run gives every call of that id;
+ * a result before its call): grade the whole run instead.
  */
 export class RunStreamVisit implements RunSink {
   /** The run's shape without its events: meta, agents, notes. */
@@ -120,6 +124,10 @@ export class RunStreamVisit implements RunSink {
   private readonly queue: RunEvent[] = [];
   private head = 0;
   private readonly pending = new PendingMap<string, PendingCall[]>();
+  /** Ids of the calls handed on (hashed: a long run's ids would outweigh all else kept). */
+  private readonly handedOn = new HashedIds();
+  /** Ids of results that answered no call waiting (none in a run as Claude Code writes it). */
+  private readonly unanswered = new Set<string>();
   private kindCall: ToolCallView | undefined;
   private kind: CallKind | undefined;
   private count = 0;
@@ -161,14 +169,24 @@ export class RunStreamVisit implements RunSink {
     this.soFar.cwd = this.meta.cwd;
     switch (event.type) {
       case "tool_call": {
+        // Whole, a run pairs each call with the last result of its id, wherever it is: a call whose
+        // id was handed on already, or answered before the call, is judged on another result.
+        const key = HashedIds.key(event.id);
+        if (this.handedOn.has(key) || this.unanswered.has(event.id)) this.exact = false;
         const waiting = this.pending.get(event.id);
-        const call: PendingCall = { event, result: undefined };
+        const call: PendingCall = { event, result: undefined, key };
         if (waiting) waiting.push(call);
         else this.pending.set(event.id, [call]);
         break;
       }
       case "tool_result": {
         const waiting = this.pending.get(event.id);
+        // A later result of a call handed on replaces the one it was judged with, in a whole run. (A
+        // call waiting whose id was handed on already gave up when it came.)
+        if (!waiting) {
+          if (this.handedOn.has(HashedIds.key(event.id))) this.exact = false;
+          else this.unanswered.add(event.id);
+        }
         for (const call of waiting ?? []) call.result = event;
         // A call a PreToolUse hook blocked is named a denial only by the result line, at the end: its
         // result's text tells it now (and the result line must agree, see `end`).
@@ -260,6 +278,7 @@ export class RunStreamVisit implements RunSink {
         if (pending.result === undefined && !all) break;
         if (waiting && waiting.length > 1) waiting.shift();
         else this.pending.delete(event.id);
+        this.handedOn.add(pending.key);
         call = this.view(pending);
       }
       this.head++;
