@@ -97,6 +97,20 @@ describe("evals grade", () => {
     expect(result.stdout.trim().endsWith("Verdict: PASS")).toBe(true);
   });
 
+  it("grades stream-json under another name (run.ndjson, no extension) as the .jsonl, not as one bad JSON", () => {
+    const lines = readFileSync(`${fixturesDir}multi-tool/stream.jsonl`, "utf8");
+    const asJsonl = grade("grade", `${fixturesDir}multi-tool/stream.jsonl`, "--case", passingCase, "--json");
+    for (const name of ["multi-tool.ndjson", "multi-tool"]) {
+      const file = write(join(temp, name), lines);
+      const result = grade("grade", file, "--case", passingCase, "--json");
+      expect(result.stderr).toBe("");
+      expect(result.code).toBe(0);
+      const { source: _source, ...rest } = JSON.parse(result.stdout);
+      const { source: _jsonlSource, ...expected } = JSON.parse(asJsonl.stdout);
+      expect(rest).toEqual(expected);
+    }
+  });
+
   it("exits 1 on a failure and says why", () => {
     const result = grade("grade", `${fixturesDir}multi-tool/stream.jsonl`, "--case", failingCase);
     expect(result.code).toBe(1);

@@ -327,12 +327,14 @@ function firstJsonLine(file: string): unknown {
   throw new StoredRunError(file, "the file is empty");
 }
 
-function loadJsonRun(file: string, options: LoadStoredRunOptions): StoredRun {
+async function loadJsonRun(file: string, options: LoadStoredRunOptions): Promise<StoredRun> {
   const text = readStoredText(file);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
+    // One JSON value a line under another name (run.ndjson, a file without an extension): JSON lines.
+    if (isJsonLines(text)) return loadJsonlRun(file, options, basename(file).replace(/\.[^.]*$/, ""));
     throw new StoredRunError(file, `invalid JSON: ${(error as Error).message}`);
   }
   const warnings: string[] = [];
@@ -369,6 +371,18 @@ function loadJsonRun(file: string, options: LoadStoredRunOptions): StoredRun {
     file,
     "not a Run, and no `run` or `result.run` field holds one (expected a run.json, a cassette or an AgentRunResult)",
   );
+}
+
+/** Whether `text` is JSON lines: its first line is a JSON value of its own and another line follows. */
+function isJsonLines(text: string): boolean {
+  const newline = text.indexOf("\n");
+  if (newline < 0 || text.slice(newline + 1).trim() === "") return false;
+  try {
+    JSON.parse(text.slice(0, newline));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The `format` of @evals/vcr's wire recordings (`*.recording.json`). */
