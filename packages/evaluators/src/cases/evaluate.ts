@@ -231,11 +231,20 @@ function behaviorOfAnyRun(run: Run, toolCalls: number): EvaluatorResult {
   return { ...result, metadata: { ...result.metadata, toolCalls } };
 }
 
+/**
+ * The parts as one flat string. A reason per violation of a long run: a `${a}${b}` string is a tree
+ * of its parts that writing it as JSON later copies into a flat one and keeps, so made flat at once it
+ * holds less at the report's peak.
+ */
+function flatJoin(...parts: string[]): string {
+  return parts.join("");
+}
+
 /** The case's verdict from its evaluators' results, in order. */
 function evaluationOf(evalCase: EvalCase, ids: EvaluatorId[], results: EvaluatorResult[]): CaseEvaluation {
   const verdicts = ids.map((id, position) => judge(id, results[position] as EvaluatorResult, evalCase));
   const reasons = verdicts.flatMap((verdict) =>
-    verdict.ok ? [] : verdict.reasons.map((reason) => `${verdict.evaluator}: ${reason}`),
+    verdict.ok ? [] : verdict.reasons.map((reason) => flatJoin(verdict.evaluator, ": ", reason)),
   );
   return {
     caseId: evalCase.id,
@@ -311,7 +320,8 @@ function judge(id: EvaluatorId, result: EvaluatorResult, evalCase: EvalCase): Ev
     if (!passed) reasons.push(message);
   }
   for (const item of result.violations) {
-    if (item.severity === "error" && !covered.has(item)) reasons.push(`${item.type}: ${item.message}`);
+    if (item.severity === "error" && !covered.has(item))
+      reasons.push(flatJoin(item.type, ": ", item.message));
   }
   const passed = reasons.length === 0;
   const score = passed ? 1 : result.score < 1 ? result.score : 0;
