@@ -240,12 +240,30 @@ function flatJoin(...parts: string[]): string {
   return parts.join("");
 }
 
+/**
+ * An evaluator's reasons, each made once as the case's line "<evaluator>: <reason>": the verdict's
+ * reason is a slice of that line (V8 keeps a slice of a long string as a pointer into it), so a long
+ * run's reason per violation holds its text once, not once for the verdict and again for the case.
+ */
+class ReasonLines {
+  /** The case's lines, "<evaluator>: <reason>". */
+  readonly lines: string[] = [];
+  /** The verdict's reasons: each line without its "<evaluator>: ". */
+  readonly reasons: string[] = [];
+  constructor(private readonly evaluator: string) {}
+
+  add(...parts: string[]): void {
+    const line = flatJoin(this.evaluator, ": ", ...parts);
+    this.lines.push(line);
+    this.reasons.push(line.slice(this.evaluator.length + 2));
+  }
+}
+
 /** The case's verdict from its evaluators' results, in order. */
 function evaluationOf(evalCase: EvalCase, ids: EvaluatorId[], results: EvaluatorResult[]): CaseEvaluation {
-  const verdicts = ids.map((id, position) => judge(id, results[position] as EvaluatorResult, evalCase));
-  const reasons = verdicts.flatMap((verdict) =>
-    verdict.ok ? [] : verdict.reasons.map((reason) => flatJoin(verdict.evaluator, ": ", reason)),
-  );
+  const judged = ids.map((id, position) => judge(id, results[position] as EvaluatorResult, evalCase));
+  const verdicts = judged.map(({ verdict }) => verdict);
+  const reasons = judged.flatMap(({ verdict, lines }) => (verdict.ok ? [] : lines));
   return {
     caseId: evalCase.id,
     ...(evalCase.name !== undefined ? { caseName: evalCase.name } : {}),
@@ -294,11 +312,16 @@ function outcomeMessage(expected: ExpectedViolation, matching: Violation[]): str
   return `no ${describeExpected(expected).replace(/^an? /, "")} was expected, but ${count === 1 ? "one" : count} occurred${first ? `: ${first}` : ""}`;
 }
 
-function judge(id: EvaluatorId, result: EvaluatorResult, evalCase: EvalCase): EvaluatorVerdict {
+/** An evaluator's verdict, and its reasons as the case's lines ("<evaluator>: <reason>"). */
+function judge(
+  id: EvaluatorId,
+  result: EvaluatorResult,
+  evalCase: EvalCase,
+): { verdict: EvaluatorVerdict; lines: string[] } {
   const covered = new Set<Violation>();
   /** Violations the case asked for (shouldViolate: true), as opposed to forbidden ones. */
   const asked = new Set<Violation>();
-  const reasons: string[] = [];
+  const why = new ReasonLines(id);
   const outcomes: ExpectedViolationOutcome[] = [];
   for (const expected of evalCase.expectedViolations) {
     if (expected.rule !== id) continue;
@@ -317,16 +340,16 @@ function judge(id: EvaluatorId, result: EvaluatorResult, evalCase: EvalCase): Ev
     const passed = expected.shouldViolate ? matching.length > 0 : matching.length === 0;
     const message = outcomeMessage(expected, matching);
     outcomes.push({ ...expected, occurred: matching.length, passed, message });
-    if (!passed) reasons.push(message);
+    if (!passed) why.add(message);
   }
   for (const item of result.violations) {
-    if (item.severity === "error" && !covered.has(item))
-      reasons.push(flatJoin(item.type, ": ", item.message));
+    if (item.severity === "error" && !covered.has(item)) why.add(item.type, ": ", item.message);
   }
+  const { reasons, lines } = why;
   const passed = reasons.length === 0;
   const score = passed ? 1 : result.score < 1 ? result.score : 0;
   const threshold = id === "behavior" || id === "outcome" ? undefined : evalCase.threshold;
-  return {
+  const verdict: EvaluatorVerdict = {
     evaluator: id,
     passed,
     score,
@@ -341,4 +364,5 @@ function judge(id: EvaluatorId, result: EvaluatorResult, evalCase: EvalCase): Ev
         ? result.violations
         : result.violations.map((item) => (asked.has(item) ? { ...item, expected: true } : item)),
   };
+  return { verdict, lines };
 }
