@@ -36,18 +36,7 @@ export function pointerTo(call: Pick<ToolCallView, "index" | "id" | "agent">): E
   return { event_index: call.index, tool_use_id: call.id, agent: call.agent };
 }
 
-export function violation(
-  rule: string,
-  type: string,
-  severity: Severity,
-  message: string,
-  pointer?: EventPointer,
-  evidence?: unknown,
-): Violation {
-  // One literal with every field (undefined when absent: JSON leaves it out), so the thousands of
-  // violations of a long run share one shape and hold their fields in the object itself.
-  return { rule, type, severity, message, pointer, evidence };
-}
+export { violation } from "./violation.js";
 
 /** Most evidence items an evaluator reports; the rest are counted in a last item. */
 export const MAX_EVIDENCE = 100;

@@ -48,6 +48,7 @@ const bashAllowlist = defineRule({
   },
 });
 
+const multiTool = fixtureRun("multi-tool");
 const folder = mkdtempSync(join(tmpdir(), "evals-define-rule-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 /** The built-in rules and the user's: what `evals --rules <module>` gives the commands. */
@@ -140,6 +141,37 @@ describe("defineRule", () => {
 });
 
 describe("RuleRegistry", () => {
+  it("gives the reasons what a violation says when they are judged, even if the rule changed it after reporting it", async () => {
+    const editing = defineRule({
+      id: "editing-rule",
+      summary: "Reports an error and edits it.",
+      options: RuleOptionsBaseSchema,
+      evaluate(_run, _options, { violate, violations }) {
+        violate("first-type", "error", "the message as reported");
+        violate("kept", "error", "a message left as it was");
+        const [edited] = violations;
+        if (edited) {
+          edited.type = "other-type";
+          edited.message = "the message as edited";
+        }
+        return { score: 0 };
+      },
+    });
+    const evaluation = await evaluate(multiTool, { id: "c", prompt: "p" }, defaultRuleRegistry.with(editing));
+    const verdict = evaluation.verdicts.find((item) => item.evaluator === "editing-rule");
+    expect(verdict?.reasons).toEqual(["other-type: the message as edited", "kept: a message left as it was"]);
+    expect(evaluation.reasons).toEqual(
+      expect.arrayContaining([
+        "editing-rule: other-type: the message as edited",
+        "editing-rule: kept: a message left as it was",
+      ]),
+    );
+    expect(verdict?.violations.map((item) => item.message)).toEqual([
+      "the message as edited",
+      "a message left as it was",
+    ]);
+  });
+
   it("keeps a user rule in the registry it was added to: another registry and the default never see it", async () => {
     const other = defaultRuleRegistry.with(defineRule({ ...bashAllowlist, id: "other-rule" }));
     expect(withAllowlist.get("bash-allowlist")).toBe(bashAllowlist);

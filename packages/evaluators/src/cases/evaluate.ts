@@ -6,6 +6,7 @@ import { behavior } from "../rules/behavior.js";
 import { defaultRuleRegistry, type EvaluatorId, type RuleRegistry } from "../rules/registry.js";
 import { RunStreamVisit, type RunVisitor } from "../run-visit.js";
 import { trajectoryMatch, trajectoryOptionsFrom } from "../trajectory/trajectory-match.js";
+import { flatJoin, reasonLineOf } from "../violation.js";
 import { parseCase } from "./load.js";
 import { type EvalCase, type EvalCaseInput, type ExpectedViolation, withArticle } from "./schema.js";
 
@@ -232,15 +233,6 @@ function behaviorOfAnyRun(run: Run, toolCalls: number): EvaluatorResult {
 }
 
 /**
- * The parts as one flat string. A reason per violation of a long run: a `${a}${b}` string is a tree
- * of its parts that writing it as JSON later copies into a flat one and keeps, so made flat at once it
- * holds less at the report's peak.
- */
-function flatJoin(...parts: string[]): string {
-  return parts.join("");
-}
-
-/**
  * An evaluator's reasons, each made once as the case's line "<evaluator>: <reason>": the verdict's
  * reason is a slice of that line (V8 keeps a slice of a long string as a pointer into it), so a long
  * run's reason per violation holds its text once, not once for the verdict and again for the case.
@@ -253,7 +245,11 @@ class ReasonLines {
   constructor(private readonly evaluator: string) {}
 
   add(...parts: string[]): void {
-    const line = flatJoin(this.evaluator, ": ", ...parts);
+    this.addLine(flatJoin(this.evaluator, ": ", ...parts));
+  }
+
+  /** A reason made already as its line, "<evaluator>: <reason>". */
+  addLine(line: string): void {
     this.lines.push(line);
     this.reasons.push(line.slice(this.evaluator.length + 2));
   }
@@ -343,7 +339,11 @@ function judge(
     if (!passed) why.add(message);
   }
   for (const item of result.violations) {
-    if (item.severity === "error" && !covered.has(item)) why.add(item.type, ": ", item.message);
+    if (item.severity !== "error" || covered.has(item)) continue;
+    // An error a rule reported holds its line already ("<rule>: <type>: <message>").
+    const line = item.rule === id ? reasonLineOf(item) : undefined;
+    if (line === undefined) why.add(item.type, ": ", item.message);
+    else why.addLine(line);
   }
   const { reasons, lines } = why;
   const passed = reasons.length === 0;
