@@ -9,14 +9,21 @@ const CONTROL = /\x1b\[[0-9;]*m|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
 const ANY_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 
-/** `text` with every control character a terminal would act on shown as an escape (`\x1b`). */
+/**
+ * `text` with every control character a terminal would act on shown as an escape: `\x1b` for one
+ * below a space, `\u0085` for DEL and the C1 controls. JSON text (a `--json` report) holds the
+ * latter raw inside its strings, where `\x85` is not valid JSON but `\u0085` is the same character;
+ * the former JSON.stringify has escaped already.
+ */
 export function terminalSafe(text: string): string {
   // Most text has no control character at all: one scan of a character class says so (a --json
   // report of a long run is hundreds of megabytes).
   if (!ANY_CONTROL.test(text)) return text;
-  return text.replace(CONTROL, (match) =>
-    match.length > 1 ? match : `\\x${match.charCodeAt(0).toString(16).padStart(2, "0")}`,
-  );
+  return text.replace(CONTROL, (match) => {
+    if (match.length > 1) return match;
+    const code = match.charCodeAt(0);
+    return code < 0x7f ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u00${code.toString(16)}`;
+  });
 }
 
 /**
