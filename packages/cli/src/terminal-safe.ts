@@ -26,6 +26,32 @@ export function terminalSafe(text: string): string {
   });
 }
 
+/** DEL and the C1 controls: the only characters a terminal acts on that JSON.stringify leaves raw. */
+const JSON_CONTROL = /[\x7f-\x9f]/g;
+
+const ANY_JSON_CONTROL = /[\x7f-\x9f]/;
+
+/** The stream under each stream of terminalSafeIo, for JSON text made terminal-safe already. */
+const unguarded = new WeakMap<NodeJS.WritableStream, NodeJS.WritableStream>();
+
+/**
+ * Writes `json`, text of JSON.stringify, to `stream` terminal-safe (as terminalSafe would make it),
+ * checked once and more cheaply than other text (a --json report of a long run is hundreds of
+ * megabytes): JSON.stringify escapes every character below a space, so only DEL and the C1
+ * controls can be left raw, in strings, where `\u0085` is their own JSON escape.
+ */
+export function writeJsonText(stream: NodeJS.WritableStream, json: string): boolean {
+  return (unguarded.get(stream) ?? stream).write(jsonTerminalSafe(json));
+}
+
+function jsonTerminalSafe(json: string): string {
+  // ASCII text (as many UTF-8 bytes as characters) can hold only DEL of them: a search for one
+  // character, several times faster than a scan for a class of them.
+  const ascii = Buffer.byteLength(json) === json.length;
+  if (ascii ? !json.includes("\x7f") : !ANY_JSON_CONTROL.test(json)) return json;
+  return json.replace(JSON_CONTROL, (match) => `\\u00${match.charCodeAt(0).toString(16)}`);
+}
+
 /**
  * The command's streams, every write made terminal-safe: a case name, id, prompt or file name in a
  * case file (user text) never moves the cursor, clears the screen or renames the window.
@@ -35,7 +61,7 @@ export function terminalSafeIo(io: CommandIo): CommandIo {
 }
 
 function safeStream(stream: NodeJS.WritableStream): NodeJS.WritableStream {
-  return new Proxy(stream, {
+  const safe = new Proxy(stream, {
     get(target, property) {
       if (property === "write") {
         return (chunk: unknown, ...rest: unknown[]) =>
@@ -50,4 +76,6 @@ function safeStream(stream: NodeJS.WritableStream): NodeJS.WritableStream {
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
+  unguarded.set(safe, stream);
+  return safe;
 }
