@@ -20,6 +20,7 @@ import { BadInputError, UnreadableFileError, UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
 import { jsonPieces } from "./json-in-pieces.js";
 import { gradeAgent } from "./runners.js";
+import { writeJsonText } from "./terminal-safe.js";
 
 /** `evals grade --help`. */
 export const GRADE_USAGE = `Usage: evals grade <run folder | cassette.json | run.json | stream.jsonl | events.jsonl> [--case <case file>] [options]
@@ -169,7 +170,7 @@ async function print(
       },
       { indent },
     )) {
-      if (!io.stdout.write(piece)) await drained(io.stdout);
+      if (!writeJsonText(io.stdout, piece)) await drained(io.stdout);
     }
     io.stdout.write("\n");
     return;

@@ -43,56 +43,60 @@ export function* jsonPieces(
     if (Array.isArray(node)) {
       if (node.length === 0) return out("[]");
       out("[");
-      // Runs of small items (a long run's thousands of violations) are stringified together.
-      let batch: unknown[] = [];
-      let batchChars = 0;
+      // Runs of small items (a long run's thousands of violations) are stringified together, as
+      // many as fill the piece at hand: node[batchStart] up to the item at hand.
+      let batchStart = 0;
       let first = true;
-      /** Writes the batch; the length of its text. */
-      const flushBatch = (): number => {
-        if (batch.length === 0) return 0;
+      /** Writes the items from batchStart up to `end`; the length of their text. */
+      const flushBatch = (end: number): number => {
+        if (end <= batchStart) return 0;
         // "[\n  a,\n  b\n]" (or "[a,b]"): the items without the brackets, indented to this depth.
-        const text = stringify(batch, pad);
+        const text = stringify(node.slice(batchStart, end), pad);
         out(
           `${first ? "" : ","}${newline}${pad}${pretty ? text.slice(2 + pad.length, -2 - pad.length) : text.slice(1, -1)}`,
         );
         first = false;
-        batch = [];
-        batchChars = 0;
+        batchStart = end;
         return text.length;
       };
-      /** An item sized first: a small one is batched (true), a large one walked. */
-      const sized = function* (item: unknown): Generator<string, boolean> {
+      if (smallItems.has(node)) {
+        // An array met again whose items were all small (a verdict's violations are also its
+        // result's and in the results) is taken in runs without sizing its items again, as many
+        // a run as made about a chunk the run before.
+        let run = 1;
+        while (batchStart < node.length) {
+          const items = Math.min(run, node.length - batchStart);
+          const chars = flushBatch(batchStart + items);
+          run = Math.min(MAX_RUN, Math.max(1, Math.floor((items * chunkSize) / Math.max(1, chars))));
+          yield* ready.splice(0);
+        }
+        return out(`${newline}${pad}]`);
+      }
+      let batchChars = 0;
+      let allSmall = true;
+      for (let index = 0; index < node.length; index++) {
+        const item = node[index];
+        // Sized first: a small item is batched, a large one walked.
         const budget = { left: smallChars };
         if (fitsIn(item, budget, pad.length + 2)) {
-          batch.push(item);
           batchChars += smallChars - budget.left;
-          if (batchChars >= smallChars) flushBatch();
-          return true;
-        }
-        flushBatch();
-        out(`${first ? "" : ","}${newline}${pad}${step}`);
-        first = false;
-        yield* visit(item, `${pad}${step}`);
-        return false;
-      };
-      // An array met again whose items were all small (a verdict's violations are also its result's
-      // and in the results) is taken in runs without sizing its items again, as many a run as made
-      // about a chunk the run before.
-      const known = smallItems.has(node);
-      let allSmall = true;
-      let run = 1;
-      for (const item of node) {
-        if (known) {
-          batch.push(item);
-          if (batch.length >= run) {
-            const items = batch.length;
-            run = Math.min(MAX_RUN, Math.max(1, Math.floor((items * chunkSize) / Math.max(1, flushBatch()))));
+          if (size + batchChars >= chunkSize) {
+            flushBatch(index + 1);
+            batchChars = 0;
           }
-        } else if (!(yield* sized(item))) allSmall = false;
-        yield* ready.splice(0);
+        } else {
+          allSmall = false;
+          flushBatch(index);
+          batchChars = 0;
+          out(`${first ? "" : ","}${newline}${pad}${step}`);
+          first = false;
+          batchStart = index + 1;
+          yield* visit(item, `${pad}${step}`);
+        }
+        if (ready.length > 0) yield* ready.splice(0);
       }
-      flushBatch();
-      if (!known && allSmall) smallItems.add(node);
+      flushBatch(node.length);
+      if (allSmall) smallItems.add(node);
       return out(`${newline}${pad}]`);
     }
     if (
@@ -108,7 +112,7 @@ export function* jsonPieces(
       for (const [index, [key, item]] of entries.entries()) {
         out(`${index === 0 ? "" : ","}${newline}${pad}${step}${JSON.stringify(key)}${colon}`);
         yield* visit(item, `${pad}${step}`);
-        yield* ready.splice(0);
+        if (ready.length > 0) yield* ready.splice(0);
       }
       return out(`${newline}${pad}}`);
     }

@@ -146,6 +146,25 @@ describe("evals grade", () => {
     expect(child.stderr).toContain("exit 1");
   });
 
+  it("--json of a run whose command holds a DEL or C1 control character is valid JSON and terminal-safe", () => {
+    // Characters a terminal acts on are shown escaped; in a JSON report the escape must be JSON's
+    // own (\u0085): "\x85" made the report invalid JSON. (sudo: forbidden-commands quotes it.)
+    const stream = readFileSync(`${fixturesDir}multi-tool/stream.jsonl`, "utf8");
+    expect(stream).toContain('"command":"ls"');
+    const controls = write(
+      join(temp, "controls.jsonl"),
+      stream.replace('"command":"ls"', '"command":"sudo ls \\u0085\\u007f\\u009b2J"'),
+    );
+    const result = grade("grade", controls, "--case", failingCase, "--json", "--verbose");
+    expect(result.code).toBe(1);
+    expect(result.stdout).not.toMatch(/[\x7f-\x9f]/);
+    expect(result.stdout).toContain('"sudo ls \\u0085\\u007f\\u009b2J"');
+    expect(JSON.stringify(JSON.parse(result.stdout))).toContain('"sudo ls \x85\x7f\x9b2J"');
+    const human = grade("grade", controls, "--case", failingCase, "--verbose");
+    expect(human.stdout).toContain('Bash "sudo ls \\u0085\\u007f\\u009b2J"');
+    expect(human.stdout).not.toMatch(/[\x7f-\x9f]/);
+  });
+
   it("says in plain English when a violation the case forbids occurred", () => {
     const forbids = write(
       join(temp, "forbids.case.yaml"),

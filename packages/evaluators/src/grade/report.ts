@@ -4,11 +4,17 @@ import type { CaseEvaluation } from "../cases/evaluate.js";
 export interface ReportOptions {
   /** Where the run came from, shown in the header. */
   source?: string;
-  /** Also list passing evaluators' evidence and non-error violations (default: errors and warnings). */
+  /**
+   * List every violation and reason, info violations and evidence too (default: the first 10 errors
+   * and warnings of each evaluator, and the first 10 reasons).
+   */
   verbose?: boolean;
   /** How many tool calls the run made, when `run` holds only its skeleton (graded while read). */
   toolCalls?: number;
 }
+
+/** How many of a list (an evaluator's violations, the reasons) are shown without `verbose`. */
+const SHOWN = 10;
 
 function pointerText(item: Violation): string {
   const pointer = item.pointer;
@@ -42,12 +48,12 @@ export function formatEvaluation(evaluation: CaseEvaluation, run?: Run, options:
     const expected = verdict.expectedViolations.length > 0 ? "  (violations expected)" : "";
     lines.push(`  ${mark}  ${verdict.evaluator.padEnd(width)}  ${verdict.score.toFixed(2)}${expected}`);
     const shown = verdict.violations.filter((item) => options.verbose || item.severity !== "info");
-    for (const item of shown.slice(0, options.verbose ? shown.length : 10)) {
+    for (const item of shown.slice(0, options.verbose ? shown.length : SHOWN)) {
       const label = item.expected ? `${item.severity} (expected)` : item.severity;
       lines.push(`          ${label.padEnd(7)} ${item.type}: ${item.message}${pointerText(item)}`);
     }
-    if (!options.verbose && shown.length > 10)
-      lines.push(`          ... ${shown.length - 10} more (--verbose shows all)`);
+    if (!options.verbose && shown.length > SHOWN)
+      lines.push(`          ... ${shown.length - SHOWN} more (--verbose shows all)`);
     for (const outcome of verdict.expectedViolations) {
       lines.push(`          ${outcome.passed ? "ok  " : "FAIL"}    ${outcome.message}`);
     }
@@ -62,7 +68,12 @@ export function formatEvaluation(evaluation: CaseEvaluation, run?: Run, options:
     lines.push(
       `Verdict: FAIL (${evaluation.reasons.length} reason${evaluation.reasons.length === 1 ? "" : "s"})`,
     );
-    for (const reason of evaluation.reasons) lines.push(`  - ${reason}`);
+    // Capped as the lists above: a long run's reasons are every violation again (150,000 lines).
+    const reasons = evaluation.reasons;
+    for (const reason of reasons.slice(0, options.verbose ? reasons.length : SHOWN))
+      lines.push(`  - ${reason}`);
+    if (!options.verbose && reasons.length > SHOWN)
+      lines.push(`  ... ${reasons.length - SHOWN} more (--verbose shows all)`);
   }
   return lines.join("\n");
 }
