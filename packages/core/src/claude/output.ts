@@ -3,7 +3,12 @@ import { readJsonlLinesSync } from "../jsonl-lines.js";
 import { type JsonlLineError, parseJsonl } from "../jsonl-reader.js";
 import type { Run } from "../run.js";
 import { RunBuilder, type RunSink } from "../run-builder.js";
-import { runFromStreamJson, type StreamJsonOptions, streamJsonInto } from "./stream-json.js";
+import {
+  runFromStreamJson,
+  type StreamJsonOptions,
+  streamJsonInto,
+  streamJsonTranslator,
+} from "./stream-json.js";
 
 /**
  * What `claude -p` printed, in any of its output formats:
@@ -62,13 +67,13 @@ export function claudeOutputInto(
   }
   let count = 0;
   let first: unknown;
-  const lines = function* () {
-    for (const record of readJsonlLinesSync(file, onTruncatedLine ? { onTruncatedLine } : {})) {
-      if (count++ === 0) first = record.value;
-      yield record.value;
-    }
-  };
-  streamJsonInto(lines(), sink, streamOptions);
+  // The lines are handed to the translator from the reader's own loop (no generator between them).
+  const translator = streamJsonTranslator(sink, streamOptions);
+  for (const { value } of readJsonlLinesSync(file, onTruncatedLine ? { onTruncatedLine } : {})) {
+    if (count++ === 0) first = value;
+    translator.line(value);
+  }
+  translator.end();
   const only = count === 1 ? (first as { type?: unknown } | null) : undefined;
   return only && typeof only === "object" && only.type === "result" ? "json-result" : "stream-json";
 }
