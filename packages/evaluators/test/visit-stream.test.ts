@@ -373,6 +373,22 @@ const shapes: [string, "streamed" | "gives up", unknown[]][] = [
     ],
   ],
   [
+    "calls of one id waiting together, answered once: each takes the result, as whole",
+    "streamed",
+    [
+      initLine,
+      calling([
+        ["d1", "Bash", { command: "npm test" }],
+        ["d1", "Bash", { command: "npm run lint" }],
+      ]),
+      calling([["d1", "Edit", edit]]),
+      answer("d1", "Error: 1 failed", true),
+      calling([["d2", "Read", { file_path: "/home/dev/project/a.ts" }]]),
+      answer("d2", "a"),
+      resultLine(),
+    ],
+  ],
+  [
     "a call never answered, and a result that answers no call",
     "streamed",
     [
