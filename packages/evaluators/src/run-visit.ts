@@ -66,16 +66,34 @@ export function visitRun(run: Run, makeVisitors: (soFar: RunSoFar) => RunVisitor
     kindOf: (call) => kindOf(index, call),
   };
   const visitors = makeVisitors(soFar);
+  const handle = handlersOf(visitors);
   let position = 0;
   for (const event of run.events) {
     if (event.type === "final_result") soFar.finalResult = event;
-    for (const visitor of visitors) visitor.event?.(event);
+    for (const onEvent of handle.event) onEvent(event);
     if (event.type === "tool_call") {
       const call = index.calls[position++] as ToolCallView;
-      for (const visitor of visitors) visitor.call?.(call);
+      for (const onCall of handle.call) onCall(call);
     }
   }
   return visitors.map((visitor) => visitor.end());
+}
+
+/** The visitors' `event` and `call` methods, in order. */
+interface Handlers {
+  event: ((event: RunEvent) => void)[];
+  call: ((call: ToolCallView) => void)[];
+}
+
+/**
+ * The visitors' methods, bound once: a run hands every event to every visitor, and calling a bound
+ * method costs less than looking it up (or finding it missing) on visitors of many shapes each time.
+ */
+function handlersOf(visitors: RunVisitor[]): Handlers {
+  return {
+    event: visitors.flatMap((visitor) => (visitor.event ? [visitor.event.bind(visitor)] : [])),
+    call: visitors.flatMap((visitor) => (visitor.call ? [visitor.call.bind(visitor)] : [])),
+  };
 }
 
 /**
@@ -116,6 +134,7 @@ export class RunStreamVisit implements RunSink {
   exact = true;
   private readonly agents = new Map<string, AgentInfo>([[MAIN_AGENT, { id: MAIN_AGENT, type: "main" }]]);
   private readonly visitors: RunVisitor[];
+  private readonly handle: Handlers;
   private readonly denied = new Set<string>();
   /** Denials a permission_denied event or a result line named. */
   private readonly confirmed = new Set<string>();
@@ -162,6 +181,7 @@ export class RunStreamVisit implements RunSink {
       },
     };
     this.visitors = makeVisitors(this.soFar);
+    this.handle = handlersOf(this.visitors);
   }
 
   /** Numbers the event and hands it on, with the events after it, once what it waits for is read. */
@@ -287,8 +307,8 @@ export class RunStreamVisit implements RunSink {
       }
       this.head++;
       if (event.type === "final_result") this.soFar.finalResult = event;
-      for (const visitor of this.visitors) visitor.event?.(event);
-      if (call) for (const visitor of this.visitors) visitor.call?.(call);
+      for (const onEvent of this.handle.event) onEvent(event);
+      if (call) for (const onCall of this.handle.call) onCall(call);
     }
     if (this.head === queue.length) {
       queue.length = 0;
