@@ -28,6 +28,18 @@ export function* readJsonlLinesSync(
   file: string,
   options: JsonlLinesOptions = {},
 ): Generator<{ value: unknown; line: number }> {
+  for (const batch of readJsonlBatchesSync(file, options)) yield* batch;
+}
+
+/**
+ * readJsonlLinesSync's lines a batch at a time (those of a decoded block): a reader that loops over
+ * a long file's lines itself resumes a generator once a batch, not once a line. A batch's lines come
+ * before the error of the line after them.
+ */
+export function* readJsonlBatchesSync(
+  file: string,
+  options: JsonlLinesOptions = {},
+): Generator<{ value: unknown; line: number }[]> {
   const limit = options.maxLineBytes ?? MAX_JSONL_LINE_BYTES;
   const fd = openSync(file, "r");
   const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -62,7 +74,7 @@ export function* readJsonlLinesSync(
         pending = [];
         pendingBytes = 0;
         const record = parse(text, false);
-        if (record) yield record;
+        if (record) yield [record];
         start = newline + 1;
       }
       while (start <= last) {
@@ -73,16 +85,24 @@ export function* readJsonlLinesSync(
         // Lines are measured only when the block could hold one over the limit.
         const measure = end - start > limit;
         const block = chunk.toString("utf8", start, end);
-        for (let from = 0; ; ) {
-          const newline = block.indexOf("\n", from);
-          const stop = newline < 0 ? block.length : newline;
-          const line = block.slice(from, stop);
-          if (measure && Buffer.byteLength(line) > limit) throw lineTooLongError(file, lineNumber + 1, limit);
-          const record = parse(line.endsWith("\r") ? line.slice(0, -1) : line, false);
-          if (record) yield record;
-          if (newline < 0) break;
-          from = newline + 1;
+        const batch: { value: unknown; line: number }[] = [];
+        try {
+          for (let from = 0; ; ) {
+            const newline = block.indexOf("\n", from);
+            const stop = newline < 0 ? block.length : newline;
+            const line = block.slice(from, stop);
+            if (measure && Buffer.byteLength(line) > limit)
+              throw lineTooLongError(file, lineNumber + 1, limit);
+            const record = parse(line.endsWith("\r") ? line.slice(0, -1) : line, false);
+            if (record) batch.push(record);
+            if (newline < 0) break;
+            from = newline + 1;
+          }
+        } catch (error) {
+          if (batch.length > 0) yield batch;
+          throw error;
         }
+        if (batch.length > 0) yield batch;
         start = end + 1;
       }
       if (start < read) {
@@ -93,7 +113,7 @@ export function* readJsonlLinesSync(
     }
     if (pendingBytes > 0) {
       const record = parse(decode(Buffer.concat(pending)), true);
-      if (record) yield record;
+      if (record) yield [record];
     }
   } finally {
     closeSync(fd);

@@ -121,6 +121,12 @@ describe("readJsonlLinesSync", () => {
   it("names file and line of invalid JSON, and leaves out a cut-off last line with a report", () => {
     const bad = read('{"a":1}\n{oops}\n{"b":2}\n');
     expect(() => bad.records()).toThrow(`${bad.file}:2: invalid JSON`);
+    // The lines before it are yielded first.
+    const before: number[] = [];
+    expect(() => {
+      for (const record of readJsonlLinesSync(bad.file)) before.push(record.line);
+    }).toThrow(`${bad.file}:2: invalid JSON`);
+    expect(before).toEqual([1]);
     const cut: string[] = [];
     const truncated = read('{"a":1}\n{"b":', { onTruncatedLine: (error) => cut.push(error.message) });
     expect(truncated.records().map((record) => record.value)).toEqual([{ a: 1 }]);

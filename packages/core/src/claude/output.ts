@@ -1,5 +1,5 @@
 import { closeSync, openSync, readFileSync, readSync } from "node:fs";
-import { readJsonlLinesSync } from "../jsonl-lines.js";
+import { readJsonlBatchesSync } from "../jsonl-lines.js";
 import { type JsonlLineError, parseJsonl } from "../jsonl-reader.js";
 import type { Run } from "../run.js";
 import { RunBuilder, type RunSink } from "../run-builder.js";
@@ -67,11 +67,13 @@ export function claudeOutputInto(
   }
   let count = 0;
   let first: unknown;
-  // The lines are handed to the translator from the reader's own loop (no generator between them).
+  // The lines are handed to the translator a batch at a time (one generator resumption a batch).
   const translator = streamJsonTranslator(sink, streamOptions);
-  for (const { value } of readJsonlLinesSync(file, onTruncatedLine ? { onTruncatedLine } : {})) {
-    if (count++ === 0) first = value;
-    translator.line(value);
+  for (const batch of readJsonlBatchesSync(file, onTruncatedLine ? { onTruncatedLine } : {})) {
+    for (const { value } of batch) {
+      if (count++ === 0) first = value;
+      translator.line(value);
+    }
   }
   translator.end();
   const only = count === 1 ? (first as { type?: unknown } | null) : undefined;
