@@ -9,6 +9,8 @@ import {
 } from "./jsonl-reader.js";
 
 const CHUNK_BYTES = 1024 * 1024;
+/** The most bytes of lines decoded into one string (see readJsonlLinesSync). */
+const BLOCK_BYTES = 32 * 1024;
 
 /** How readJsonlLinesSync reads: the longest line it holds, and where a cut-off last line is reported. */
 export interface JsonlLinesOptions extends Pick<JsonlReadOptions<unknown>, "onTruncatedLine"> {
@@ -26,6 +28,18 @@ export function* readJsonlLinesSync(
   file: string,
   options: JsonlLinesOptions = {},
 ): Generator<{ value: unknown; line: number }> {
+  for (const batch of readJsonlBatchesSync(file, options)) yield* batch;
+}
+
+/**
+ * readJsonlLinesSync's lines a batch at a time (those of a decoded block): a reader that loops over
+ * a long file's lines itself resumes a generator once a batch, not once a line. A batch's lines come
+ * before the error of the line after them.
+ */
+export function* readJsonlBatchesSync(
+  file: string,
+  options: JsonlLinesOptions = {},
+): Generator<{ value: unknown; line: number }[]> {
   const limit = options.maxLineBytes ?? MAX_JSONL_LINE_BYTES;
   const fd = openSync(file, "r");
   const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -49,20 +63,47 @@ export function* readJsonlLinesSync(
     for (;;) {
       const read = readSync(fd, chunk, 0, CHUNK_BYTES, null);
       if (read === 0) break;
+      // The chunk's complete lines end at its last newline: a newline byte is never part of a
+      // multi-byte character, so they are decoded in one go and split as text.
+      const last = chunk.lastIndexOf(0x0a, read - 1);
       let start = 0;
-      for (let newline = chunk.indexOf(0x0a, 0); newline >= 0 && newline < read; ) {
-        if (pendingBytes + newline - start > limit) throw lineTooLongError(file, lineNumber + 1, limit);
-        // A line within the chunk is decoded straight from it: no Buffer object for each line.
-        const text =
-          pendingBytes > 0
-            ? decode(Buffer.concat([...pending, chunk.subarray(start, newline)]))
-            : decode(chunk, start, newline);
+      if (last >= 0 && pendingBytes > 0) {
+        const newline = chunk.indexOf(0x0a);
+        if (pendingBytes + newline > limit) throw lineTooLongError(file, lineNumber + 1, limit);
+        const text = decode(Buffer.concat([...pending, chunk.subarray(0, newline)]));
         pending = [];
         pendingBytes = 0;
         const record = parse(text, false);
-        if (record) yield record;
+        if (record) yield [record];
         start = newline + 1;
-        newline = chunk.indexOf(0x0a, start);
+      }
+      while (start <= last) {
+        // A block of lines at a time, under V8's large-object size: it dies young, cheaply (a
+        // string of the whole chunk would wait for a full collection).
+        let end = last - start > BLOCK_BYTES ? chunk.lastIndexOf(0x0a, start + BLOCK_BYTES) : last;
+        if (end < start) end = chunk.indexOf(0x0a, start + BLOCK_BYTES);
+        // Lines are measured only when the block could hold one over the limit.
+        const measure = end - start > limit;
+        const block = chunk.toString("utf8", start, end);
+        const batch: { value: unknown; line: number }[] = [];
+        try {
+          for (let from = 0; ; ) {
+            const newline = block.indexOf("\n", from);
+            const stop = newline < 0 ? block.length : newline;
+            const line = block.slice(from, stop);
+            if (measure && Buffer.byteLength(line) > limit)
+              throw lineTooLongError(file, lineNumber + 1, limit);
+            const record = parse(line.endsWith("\r") ? line.slice(0, -1) : line, false);
+            if (record) batch.push(record);
+            if (newline < 0) break;
+            from = newline + 1;
+          }
+        } catch (error) {
+          if (batch.length > 0) yield batch;
+          throw error;
+        }
+        if (batch.length > 0) yield batch;
+        start = end + 1;
       }
       if (start < read) {
         pendingBytes += read - start;
@@ -72,14 +113,15 @@ export function* readJsonlLinesSync(
     }
     if (pendingBytes > 0) {
       const record = parse(decode(Buffer.concat(pending)), true);
-      if (record) yield record;
+      if (record) yield [record];
     }
   } finally {
     closeSync(fd);
   }
 }
 
-/** The UTF-8 text of `bytes` from `start` to `end`, without a final carriage return. */
-function decode(bytes: Buffer, start = 0, end = bytes.length): string {
-  return bytes.toString("utf8", start, end > start && bytes[end - 1] === 0x0d ? end - 1 : end);
+/** The UTF-8 text of `bytes`, without a final carriage return. */
+function decode(bytes: Buffer): string {
+  const end = bytes.length;
+  return bytes.toString("utf8", 0, end > 0 && bytes[end - 1] === 0x0d ? end - 1 : end);
 }

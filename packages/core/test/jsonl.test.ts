@@ -121,10 +121,64 @@ describe("readJsonlLinesSync", () => {
   it("names file and line of invalid JSON, and leaves out a cut-off last line with a report", () => {
     const bad = read('{"a":1}\n{oops}\n{"b":2}\n');
     expect(() => bad.records()).toThrow(`${bad.file}:2: invalid JSON`);
+    // The lines before it are yielded first.
+    const before: number[] = [];
+    expect(() => {
+      for (const record of readJsonlLinesSync(bad.file)) before.push(record.line);
+    }).toThrow(`${bad.file}:2: invalid JSON`);
+    expect(before).toEqual([1]);
     const cut: string[] = [];
     const truncated = read('{"a":1}\n{"b":', { onTruncatedLine: (error) => cut.push(error.message) });
     expect(truncated.records().map((record) => record.value)).toEqual([{ a: 1 }]);
     expect(cut).toEqual([expect.stringContaining(`${truncated.file}:2: the last line is cut off`)]);
+  });
+
+  it("decodes a character or a CRLF that a read chunk boundary splits", () => {
+    const chunk = 1024 * 1024;
+    // "é" is two bytes: the padding puts its first byte last in the first chunk.
+    const first = `{"a":"${"x".repeat(chunk - 16)}"}\n`;
+    const split = `${first}{"b":"é${"x".repeat(chunk - 10)}"}\r\n{"c":"✓"}\r\n\n{"d":4}\n`;
+    expect(
+      Buffer.from(split)
+        .subarray(chunk - 2, chunk + 1)
+        .toString(),
+    ).toBe('"é');
+    const records = read(split).records();
+    expect(records.map((record) => record.line)).toEqual([1, 2, 3, 5]);
+    expect(records[1]?.value).toEqual({ b: `é${"x".repeat(chunk - 10)}` });
+    expect(records[2]?.value).toEqual({ c: "✓" });
+    // A CR last in a chunk and its LF first in the next.
+    const crlf = `{"a":"${"x".repeat(chunk - 9)}"}\r\n{"b":2}\r\n`;
+    expect(Buffer.from(crlf)[chunk - 1]).toBe(0x0d);
+    expect(read(crlf).records()).toEqual([
+      { value: { a: "x".repeat(chunk - 9) }, line: 1 },
+      { value: { b: 2 }, line: 2 },
+    ]);
+  });
+
+  it("reads every line of a long file of mixed lines as a whole-text split does", () => {
+    // Some 9 MB: lines short and long (over a 32 KiB decoded block, some), multi-byte, CRLF, blank.
+    const texts = ["", "é", "✓✓", "x".repeat(40), "y".repeat(5000)];
+    const lines: string[] = [];
+    for (let i = 0; i < 8000; i++) {
+      const text =
+        i % 500 === 0 ? "z".repeat(70_000) : i % 211 === 0 ? "wé".repeat(20_000) : texts[(i * 7) % 5];
+      lines.push(i % 9 === 0 ? "" : `{"i":${i},"t":"${text}"}${i % 4 === 0 ? "\r" : ""}`);
+    }
+    const expected = lines.flatMap((line, i) =>
+      line === "" ? [] : [{ value: JSON.parse(line.replace(/\r$/, "")), line: i + 1 }],
+    );
+    expect(read(`${lines.join("\n")}\n`).records()).toEqual(expected);
+  });
+
+  it("measures a line's limit in bytes, within a read chunk too", () => {
+    const line = `{"a":"${"é".repeat(400)}"}`; // 808 bytes, 408 characters
+    const { file, records } = read(`{"a":1}\n\n${line}\n{"b":2}\n`, { maxLineBytes: 600 });
+    expect(() => records()).toThrow(`${file}:3: the line is longer than`);
+    const fits = read(`{"a":1}\n${line}\r\n${line}\n`, { maxLineBytes: 809 });
+    expect(fits.records().map((record) => record.line)).toEqual([1, 2, 3]);
+    const over = read(`{"a":1}\n${line}\r\n${line}\n`, { maxLineBytes: 808 });
+    expect(() => over.records()).toThrow(`${over.file}:2: the line is longer than`);
   });
 
   it("refuses a line longer than its limit before holding it, naming file, line and limit", () => {

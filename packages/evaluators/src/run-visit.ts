@@ -66,16 +66,34 @@ export function visitRun(run: Run, makeVisitors: (soFar: RunSoFar) => RunVisitor
     kindOf: (call) => kindOf(index, call),
   };
   const visitors = makeVisitors(soFar);
+  const handle = handlersOf(visitors);
   let position = 0;
   for (const event of run.events) {
     if (event.type === "final_result") soFar.finalResult = event;
-    for (const visitor of visitors) visitor.event?.(event);
+    for (const onEvent of handle.event) onEvent(event);
     if (event.type === "tool_call") {
       const call = index.calls[position++] as ToolCallView;
-      for (const visitor of visitors) visitor.call?.(call);
+      for (const onCall of handle.call) onCall(call);
     }
   }
   return visitors.map((visitor) => visitor.end());
+}
+
+/** The visitors' `event` and `call` methods, in order. */
+interface Handlers {
+  event: ((event: RunEvent) => void)[];
+  call: ((call: ToolCallView) => void)[];
+}
+
+/**
+ * The visitors' methods, bound once: a run hands every event to every visitor, and calling a bound
+ * method costs less than looking it up (or finding it missing) on visitors of many shapes each time.
+ */
+function handlersOf(visitors: RunVisitor[]): Handlers {
+  return {
+    event: visitors.flatMap((visitor) => (visitor.event ? [visitor.event.bind(visitor)] : [])),
+    call: visitors.flatMap((visitor) => (visitor.call ? [visitor.call.bind(visitor)] : [])),
+  };
 }
 
 /**
@@ -90,6 +108,8 @@ interface PendingCall {
   result: ToolResultEvent | undefined;
   /** Its id's HashedIds key. */
   key: number;
+  /** The next call waiting with the same id (none in a run as Claude Code writes it). */
+  next: PendingCall | undefined;
 }
 
 /**
@@ -114,6 +134,7 @@ export class RunStreamVisit implements RunSink {
   exact = true;
   private readonly agents = new Map<string, AgentInfo>([[MAIN_AGENT, { id: MAIN_AGENT, type: "main" }]]);
   private readonly visitors: RunVisitor[];
+  private readonly handle: Handlers;
   private readonly denied = new Set<string>();
   /** Denials a permission_denied event or a result line named. */
   private readonly confirmed = new Set<string>();
@@ -123,7 +144,8 @@ export class RunStreamVisit implements RunSink {
   /** Events read but not yet handed on: they wait behind a call without its result. */
   private readonly queue: RunEvent[] = [];
   private head = 0;
-  private readonly pending = new PendingMap<string, PendingCall[]>();
+  /** Id -> the first call of that id waiting (the others follow it through `next`). */
+  private readonly pending = new PendingMap<string, PendingCall>();
   /** Ids of the calls handed on (hashed: a long run's ids would outweigh all else kept). */
   private readonly handedOn = new HashedIds();
   /** Ids of results that answered no call waiting (none in a run as Claude Code writes it). */
@@ -159,6 +181,7 @@ export class RunStreamVisit implements RunSink {
       },
     };
     this.visitors = makeVisitors(this.soFar);
+    this.handle = handlersOf(this.visitors);
   }
 
   /** Numbers the event and hands it on, with the events after it, once what it waits for is read. */
@@ -173,10 +196,12 @@ export class RunStreamVisit implements RunSink {
         // id was handed on already, or answered before the call, is judged on another result.
         const key = HashedIds.key(event.id);
         if (this.handedOn.has(key) || this.unanswered.has(event.id)) this.exact = false;
-        const waiting = this.pending.get(event.id);
-        const call: PendingCall = { event, result: undefined, key };
-        if (waiting) waiting.push(call);
-        else this.pending.set(event.id, [call]);
+        const call: PendingCall = { event, result: undefined, key, next: undefined };
+        let last = this.pending.get(event.id);
+        if (last) {
+          while (last.next) last = last.next;
+          last.next = call;
+        } else this.pending.set(event.id, call);
         break;
       }
       case "tool_result": {
@@ -187,7 +212,7 @@ export class RunStreamVisit implements RunSink {
           if (this.handedOn.has(HashedIds.key(event.id))) this.exact = false;
           else this.unanswered.add(event.id);
         }
-        for (const call of waiting ?? []) call.result = event;
+        for (let call = waiting; call; call = call.next) call.result = event;
         // A call a PreToolUse hook blocked is named a denial only by the result line, at the end: its
         // result's text tells it now (and the result line must agree, see `end`).
         if (waiting && event.is_error && !this.denied.has(event.id) && NOT_RUN.test(event.error ?? "")) {
@@ -271,20 +296,19 @@ export class RunStreamVisit implements RunSink {
       const event = queue[this.head] as RunEvent;
       let call: ToolCallView | undefined;
       if (event.type === "tool_call") {
-        const waiting = this.pending.get(event.id);
-        const pending = waiting?.[0];
+        const pending = this.pending.get(event.id);
         if (pending === undefined || pending.event !== event)
           throw new Error(`call ${event.id} lost its place`);
         if (pending.result === undefined && !all) break;
-        if (waiting && waiting.length > 1) waiting.shift();
+        if (pending.next) this.pending.set(event.id, pending.next);
         else this.pending.delete(event.id);
         this.handedOn.add(pending.key);
         call = this.view(pending);
       }
       this.head++;
       if (event.type === "final_result") this.soFar.finalResult = event;
-      for (const visitor of this.visitors) visitor.event?.(event);
-      if (call) for (const visitor of this.visitors) visitor.call?.(call);
+      for (const onEvent of this.handle.event) onEvent(event);
+      if (call) for (const onCall of this.handle.call) onCall(call);
     }
     if (this.head === queue.length) {
       queue.length = 0;

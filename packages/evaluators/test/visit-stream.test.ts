@@ -12,7 +12,7 @@ import {
 } from "@evals/core";
 import { fixturePrompts, fixturesDir } from "@evals/test-kit/claude-fixtures";
 import { afterAll, describe, expect, it } from "vitest";
-import { type EvalCaseInput, evaluate, evaluateStream } from "../src/index.js";
+import { type EvalCaseInput, evaluate, evaluateStream, RunStreamVisit, visitRun } from "../src/index.js";
 
 /** A case that runs every built-in rule, the opt-in ones too. */
 const everyRule = (prompts: string[]): EvalCaseInput => ({
@@ -69,6 +69,45 @@ describe("grading a run while it is read", () => {
     expect(streamed?.toolCalls).toBe(4);
     // Every rule visits: nothing of the run is kept but its result line.
     expect(streamed?.run.events.map((event) => event.type)).toEqual(["final_result"]);
+  });
+
+  it("hands on the events of a long run in order when calls wait behind calls answered thousands of events later", () => {
+    const builder = new RunBuilder(["stream"]);
+    const call = (id: string) =>
+      builder.push({ type: "tool_call", agent: MAIN_AGENT, id, name: "Bash", input: { command: id } });
+    const result = (id: string) =>
+      builder.push({ type: "tool_result", agent: MAIN_AGENT, id, output: id, is_error: id.endsWith("0") });
+    const answered = (id: string) => {
+      call(id);
+      result(id);
+    };
+    call("first");
+    for (let i = 0; i < 1500; i++) answered(`a${i}`);
+    call("second");
+    for (let i = 0; i < 100; i++) answered(`b${i}`);
+    result("first"); // Hands on all up to "second", some 3000 events, while 200 wait.
+    for (let i = 0; i < 1200; i++) answered(`c${i}`);
+    result("second");
+    call("never");
+    for (let i = 0; i < 10; i++) answered(`d${i}`);
+    const run = builder.build();
+    /** What visitors are handed, in order. */
+    const record = (seen: string[]) => () => [
+      {
+        event: (event: { index: number; type: string }) => seen.push(`${event.index} ${event.type}`),
+        call: (view: { id: string; status: string; position: number }) =>
+          seen.push(`${view.position} ${view.id} ${view.status}`),
+        end: () => seen.length,
+      },
+    ];
+    const whole: string[] = [];
+    visitRun(run, record(whole));
+    const streamed: string[] = [];
+    const visit = new RunStreamVisit(record(streamed));
+    replay(run)(visit);
+    visit.end();
+    expect(streamed).toEqual(whole);
+    expect(whole).toHaveLength(run.events.length + 2813);
   });
 
   it("gives up (undefined) when a denial comes after the call was graded: the whole run must be judged", async () => {
@@ -369,6 +408,22 @@ const shapes: [string, "streamed" | "gives up", unknown[]][] = [
       calling([["w1", "Write", write]]),
       answer("w1", "Error: no", true),
       denial("w1", "Write"),
+      resultLine(),
+    ],
+  ],
+  [
+    "calls of one id waiting together, answered once: each takes the result, as whole",
+    "streamed",
+    [
+      initLine,
+      calling([
+        ["d1", "Bash", { command: "npm test" }],
+        ["d1", "Bash", { command: "npm run lint" }],
+      ]),
+      calling([["d1", "Edit", edit]]),
+      answer("d1", "Error: 1 failed", true),
+      calling([["d2", "Read", { file_path: "/home/dev/project/a.ts" }]]),
+      answer("d2", "a"),
       resultLine(),
     ],
   ],

@@ -1,9 +1,14 @@
 import { closeSync, openSync, readFileSync, readSync } from "node:fs";
-import { readJsonlLinesSync } from "../jsonl-lines.js";
+import { readJsonlBatchesSync } from "../jsonl-lines.js";
 import { type JsonlLineError, parseJsonl } from "../jsonl-reader.js";
 import type { Run } from "../run.js";
 import { RunBuilder, type RunSink } from "../run-builder.js";
-import { runFromStreamJson, type StreamJsonOptions, streamJsonInto } from "./stream-json.js";
+import {
+  runFromStreamJson,
+  type StreamJsonOptions,
+  streamJsonInto,
+  streamJsonTranslator,
+} from "./stream-json.js";
 
 /**
  * What `claude -p` printed, in any of its output formats:
@@ -62,13 +67,15 @@ export function claudeOutputInto(
   }
   let count = 0;
   let first: unknown;
-  const lines = function* () {
-    for (const record of readJsonlLinesSync(file, onTruncatedLine ? { onTruncatedLine } : {})) {
-      if (count++ === 0) first = record.value;
-      yield record.value;
+  // The lines are handed to the translator a batch at a time (one generator resumption a batch).
+  const translator = streamJsonTranslator(sink, streamOptions);
+  for (const batch of readJsonlBatchesSync(file, onTruncatedLine ? { onTruncatedLine } : {})) {
+    for (const { value } of batch) {
+      if (count++ === 0) first = value;
+      translator.line(value);
     }
-  };
-  streamJsonInto(lines(), sink, streamOptions);
+  }
+  translator.end();
   const only = count === 1 ? (first as { type?: unknown } | null) : undefined;
   return only && typeof only === "object" && only.type === "result" ? "json-result" : "stream-json";
 }

@@ -37,6 +37,24 @@ export function streamJsonInto(
   builder: RunSink,
   options: StreamJsonOptions = {},
 ): void {
+  const translator = streamJsonTranslator(builder, options);
+  for (const raw of lines) translator.line(raw);
+  translator.end();
+}
+
+/** Translates stream-json into `builder` a line at a time (streamJsonInto, for a reader that loops itself). */
+export interface StreamJsonTranslator {
+  /** Translates one parsed line. */
+  line(raw: unknown): void;
+  /** After the last line: the notes about the whole run. */
+  end(): void;
+}
+
+/** A translator of stream-json lines into `builder` (see streamJsonInto); the prompts are pushed at once. */
+export function streamJsonTranslator(
+  builder: RunSink,
+  options: StreamJsonOptions = {},
+): StreamJsonTranslator {
   if (options.runId) builder.meta.id = options.runId;
   for (const prompt of options.prompts ?? [])
     builder.push({ type: "user_message", agent: MAIN_AGENT, text: prompt });
@@ -47,21 +65,21 @@ export function streamJsonInto(
   const stopped = new Set<string>();
   let shortened = 0;
   const max = options.maxOutputChars;
+  const cut = (text: string, max: number) => {
+    if (text.length <= max) return text;
+    shortened++;
+    const half = Math.floor(max / 2);
+    const kept = `${text.slice(0, half)}\n[... ${text.length - 2 * half} characters left out ...]\n${text.slice(-half)}`;
+    // A copy: slices of a string keep the whole string alive in V8.
+    return Buffer.from(kept, "utf8").toString("utf8");
+  };
   const shorten = (content: unknown): unknown => {
     if (max === undefined) return content;
-    const cut = (text: string) => {
-      if (text.length <= max) return text;
-      shortened++;
-      const half = Math.floor(max / 2);
-      const kept = `${text.slice(0, half)}\n[... ${text.length - 2 * half} characters left out ...]\n${text.slice(-half)}`;
-      // A copy: slices of a string keep the whole string alive in V8.
-      return Buffer.from(kept, "utf8").toString("utf8");
-    };
-    if (typeof content === "string") return cut(content);
+    if (typeof content === "string") return cut(content, max);
     if (!Array.isArray(content)) return content;
     return content.map((block) =>
       block && typeof block === "object" && typeof (block as Json).text === "string"
-        ? { ...(block as Json), text: cut((block as Json).text as string) }
+        ? { ...(block as Json), text: cut((block as Json).text as string, max) }
         : block,
     );
   };
@@ -93,10 +111,9 @@ export function streamJsonInto(
     });
   };
 
-  for (const raw of lines) {
-    if (!raw || typeof raw !== "object") continue;
+  const translate = (raw: unknown): void => {
+    if (!raw || typeof raw !== "object") return;
     const line = raw as Json;
-    const timestamp = typeof line.timestamp === "string" ? { timestamp: line.timestamp } : {};
     switch (line.type) {
       case "system": {
         if (line.subtype === "init") {
@@ -146,7 +163,7 @@ export function streamJsonInto(
               agent,
               text: block.text,
               ...(typeof message.id === "string" ? { message_id: message.id } : {}),
-              ...timestamp,
+              ...timestampOf(line),
             });
           } else if (block.type === "tool_use" && typeof block.id === "string") {
             // Calls and results (most of a long run) are made in one literal with every field, the
@@ -172,7 +189,7 @@ export function streamJsonInto(
         const message = (line.message ?? {}) as Json;
         const content = message.content;
         if (typeof content === "string") {
-          pushUserMessage(builder, userMessage(content, agent), timestamp);
+          pushUserMessage(builder, userMessage(content, agent), timestampOf(line));
           break;
         }
         for (const block of asArray(content)) {
@@ -195,7 +212,7 @@ export function streamJsonInto(
               timestamp: str(line.timestamp),
             } as RunEventInput);
           } else if (block.type === "text" && typeof block.text === "string") {
-            pushUserMessage(builder, userMessage(block.text, agent), timestamp);
+            pushUserMessage(builder, userMessage(block.text, agent), timestampOf(line));
           }
         }
         break;
@@ -228,12 +245,15 @@ export function streamJsonInto(
         break;
       }
     }
-  }
-  if (shortened > 0)
-    builder.note({
-      kind: "other",
-      message: `${shortened} tool output(s) longer than ${max} characters were kept as their first and last ${Math.floor((max ?? 0) / 2)}`,
-    });
+  };
+  const end = (): void => {
+    if (shortened > 0)
+      builder.note({
+        kind: "other",
+        message: `${shortened} tool output(s) longer than ${max} characters were kept as their first and last ${Math.floor((max ?? 0) / 2)}`,
+      });
+  };
+  return { line: translate, end };
 }
 
 /**
@@ -268,8 +288,19 @@ function str(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
+/** The objects of an array (the array itself when they all are: no copy for each line). */
 function asArray(value: unknown): Json[] {
-  return Array.isArray(value) ? (value.filter((item) => item && typeof item === "object") as Json[]) : [];
+  if (!Array.isArray(value)) return [];
+  return (value.every(isObject) ? value : value.filter(isObject)) as Json[];
+}
+
+function isObject(item: unknown): boolean {
+  return typeof item === "object" && item !== null;
+}
+
+/** A line's timestamp as the fields of an event (made only for the events that spread it). */
+function timestampOf(line: Json): { timestamp?: string } {
+  return typeof line.timestamp === "string" ? { timestamp: line.timestamp } : {};
 }
 
 /** The text of a tool_result's content (a string or a list of blocks). */
