@@ -344,14 +344,29 @@ function mayNameReader(command: string): boolean {
  * The files a call read (when it succeeded or its outcome is unknown): Read's file_path, and the files
  * of `cat`/`head`/`tail`/`less`/`more` in a Bash command.
  */
-export function filesRead(call: ToolCallView): string[] {
-  if (call.status === "error" || call.status === "denied") return [];
+export function filesRead(call: ToolCallView): readonly string[] {
+  // The rules visiting a call ask about it in turn (context-loading, read-before-write).
+  if (call !== lastCall) {
+    lastCall = call;
+    lastFiles = filesReadBy(call);
+  }
+  return lastFiles;
+}
+
+/** The last call filesRead was asked about, and its answer. */
+let lastCall: ToolCallView | undefined;
+let lastFiles: readonly string[] = [];
+
+const NO_FILES: readonly string[] = [];
+
+function filesReadBy(call: ToolCallView): readonly string[] {
+  if (call.status === "error" || call.status === "denied") return NO_FILES;
   if (call.name === "Read" || call.name === "NotebookRead") {
     const path = filePathOf(call);
-    return path ? [path] : [];
+    return path ? [path] : NO_FILES;
   }
   const command = bashCommand(call);
-  if (command === undefined || !mayNameReader(command)) return [];
+  if (command === undefined || !mayNameReader(command)) return NO_FILES;
   const files: string[] = [];
   for (const simple of parseShell(command)) {
     const { program, args } = programOf(simple);
