@@ -94,8 +94,10 @@ export const toolUsageRule = defineRule({
         let suggestions: CallSuggestions["suggestions"] | undefined;
         for (const simple of parseShell(command)) {
           const suggestion = suggestTool(simple);
-          if (suggestion && !allow.has(suggestion.instead_of))
-            (suggestions ??= []).push({ words: simple.words.join(" "), suggestion });
+          if (suggestion && !allow.has(suggestion.instead_of)) {
+            suggestions ??= [];
+            suggestions.push({ words: simple.words.join(" "), suggestion });
+          }
         }
         if (suggestions === undefined) return;
         const item = { call: pointerTo(call), command, suggestions };
