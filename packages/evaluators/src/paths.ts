@@ -7,6 +7,20 @@ import picomatch from "picomatch";
  * POSIX-style (Claude Code reports POSIX paths on every platform we run it on).
  */
 export function normalizePath(path: string, cwd?: string): string {
+  // The rules visiting a call ask about its path in turn.
+  if (path === lastPath && cwd === lastCwd) return lastNormalized;
+  lastPath = path;
+  lastCwd = cwd;
+  lastNormalized = normalizedByCwd(path, cwd);
+  return lastNormalized;
+}
+
+/** The last path normalizePath was asked about, its cwd, and its answer. */
+let lastPath: string | undefined;
+let lastCwd: string | undefined;
+let lastNormalized = "";
+
+function normalizedByCwd(path: string, cwd: string | undefined): string {
   // By cwd, then path: no key string made for each call of a long run.
   let byPath = normalizedCache.get(cwd ?? "");
   if (byPath === undefined) {

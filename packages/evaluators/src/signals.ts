@@ -79,8 +79,10 @@ export class ApprovalSignalTracker {
   private readonly latestByAgent = new Map<string, ApprovalSignal>();
   private latestFromUser: ApprovalSignal | undefined;
   private readonly lineages = new Map<string, string[]>();
-  /** The last tool_call event read, and the signal that covers it. */
-  private lastCall: { id: string; index: number; signal: ApprovalSignal | undefined } | undefined;
+  /** The last tool_call event read (its id and index: no object made per call), and the signal that covers it. */
+  private lastCallId: string | undefined;
+  private lastCallIndex = -1;
+  private lastCallSignal: ApprovalSignal | undefined;
 
   /** `index.parentOf` must know an agent by its first event (a RunIndex or a visitor's RunSoFar). */
   constructor(
@@ -115,7 +117,9 @@ export class ApprovalSignalTracker {
       }
     } else if (event.type === "tool_call") {
       // The call's own question covers the calls after it, not itself.
-      this.lastCall = { id: event.id, index: event.index, signal: this.signalFor(event.agent) };
+      this.lastCallId = event.id;
+      this.lastCallIndex = event.index;
+      this.lastCallSignal = this.signalFor(event.agent);
       if (this.askTools.has(event.name)) {
         this.latestByAgent.set(event.agent, {
           kind: "ask-tool",
@@ -129,11 +133,10 @@ export class ApprovalSignalTracker {
 
   /** The signal covering a call whose tool_call event was the last one read. */
   covering(call: Pick<ToolCallView, "id" | "index">): ApprovalSignal | undefined {
-    const last = this.lastCall;
-    if (!last || last.id !== call.id || last.index !== call.index) {
+    if (this.lastCallId !== call.id || this.lastCallIndex !== call.index) {
       throw new Error(`call ${call.id} (event ${call.index}) was not the last tool_call event read`);
     }
-    return last.signal;
+    return this.lastCallSignal;
   }
 
   private signalFor(agent: string): ApprovalSignal | undefined {

@@ -35,12 +35,14 @@ export function bashCommand(call: Pick<ToolCallView, "name" | "input">): string 
 
 /** The file a Read/Write/Edit/MultiEdit/NotebookEdit call is about. */
 export function filePathOf(call: Pick<ToolCallView, "input">): string | undefined {
+  // Each field named: a property read by name costs less than one by a key that varies.
   const input = call.input;
-  for (const key of ["file_path", "notebook_path", "path"]) {
-    const value = input[key];
-    if (typeof value === "string" && value !== "") return value;
-  }
-  return undefined;
+  const file = input.file_path;
+  if (typeof file === "string" && file !== "") return file;
+  const notebook = input.notebook_path;
+  if (typeof notebook === "string" && notebook !== "") return notebook;
+  const path = input.path;
+  return typeof path === "string" && path !== "" ? path : undefined;
 }
 
 /** A one-line summary of a call for messages: `Bash "npm test"`, `Edit src/a.ts`. */

@@ -84,6 +84,16 @@ describe("the shell reader", () => {
     expect(callKind({ name: "TodoWrite", input: {} })).toBe("other");
   });
 
+  it("reads a program named with its folder as the name after the last slash of its first line", () => {
+    expect(isReadOnlyCommand("/bin/ls -la")).toBe(true);
+    expect(isReadOnlyCommand("  ./node_modules/.bin/tsc --noEmit")).toBe(false);
+    expect(isReadOnlyCommand("sudo /bin/ls")).toBe(false);
+    // A quoted word with a line break: only the first line's folder goes (as `replace(/^.*\//, "")`).
+    expect(isReadOnlyCommand(`"x\ny/ls" a`)).toBe(false);
+    expect(isReadOnlyCommand(`"/bin/ls\nx" a`)).toBe(false);
+    expect(isReadOnlyCommand(`"/usr/x/y/ls" a`)).toBe(true);
+  });
+
   it("matches Bash commands by words or by /regex/", () => {
     expect(commandsMatch("cd app && npm test -- --run", "npm test")).toBe(true);
     expect(commandsMatch("npm test", "npm  test")).toBe(true);

@@ -73,6 +73,8 @@ interface KnownFile {
   forms: PathForms;
   testedBy: readonly ((forms: PathForms) => boolean)[] | undefined;
   hits: boolean[];
+  /** Whether it matches any of them. */
+  anyHit: boolean;
 }
 
 /**
@@ -139,7 +141,7 @@ export const contextLoadingRule = defineRule({
     const formsOf = (path: string) => {
       let known = forms.get(path);
       if (!known) {
-        known = { path, forms: pathForms(path, index.cwd), testedBy: undefined, hits: [] };
+        known = { path, forms: pathForms(path, index.cwd), testedBy: undefined, hits: [], anyHit: false };
         forms.set(path, known);
       }
       return known;
@@ -165,26 +167,34 @@ export const contextLoadingRule = defineRule({
     const contextReadsFirst = new LaterEvidence<ContextRead>();
     const skillsFirst = new LaterEvidence<{ pointer: EventPointer; description: string }>();
 
+    const contextRead = (file: KnownFile, call: ToolCallView, onTime: boolean): ContextRead => ({
+      path: file.path,
+      pointer: pointerTo(call),
+      onTime,
+    });
     const read = (call: ToolCallView, onTime: boolean) => {
-      for (const path of filesRead(call)) {
+      const paths = filesRead(call);
+      if (paths.length === 0) return;
+      const tests = watchedTests();
+      for (const path of paths) {
         filesReadCount++;
         const file = formsOf(path);
-        const tests = watchedTests();
         if (file.testedBy !== tests) {
           file.testedBy = tests;
           file.hits = tests.map((matches) => matches(file.forms));
+          file.anyHit = file.hits.includes(true);
         }
-        const hits = file.hits;
-        const item = () => ({ path: file.path, pointer: pointerTo(call), onTime });
+        // Most files a run reads are none of those watched.
+        if (!file.anyHit) continue;
         if (anyOf) {
-          if (!anyOfRead && hits.includes(true)) anyOfRead = item();
+          if (!anyOfRead) anyOfRead = contextRead(file, call, onTime);
         } else if (expectedEach) {
-          hits.forEach((hit, i) => {
-            if (!firstReadOf[i] && hit) firstReadOf[i] = item();
+          file.hits.forEach((hit, i) => {
+            if (!firstReadOf[i] && hit) firstReadOf[i] = contextRead(file, call, onTime);
           });
-        } else if (hits.includes(true)) {
+        } else {
           contextFilesRead.push(file.path);
-          if (onTime) contextReadsFirst.push(item());
+          if (onTime) contextReadsFirst.push(contextRead(file, call, onTime));
         }
       }
     };
@@ -344,14 +354,29 @@ function mayNameReader(command: string): boolean {
  * The files a call read (when it succeeded or its outcome is unknown): Read's file_path, and the files
  * of `cat`/`head`/`tail`/`less`/`more` in a Bash command.
  */
-export function filesRead(call: ToolCallView): string[] {
-  if (call.status === "error" || call.status === "denied") return [];
+export function filesRead(call: ToolCallView): readonly string[] {
+  // The rules visiting a call ask about it in turn (context-loading, read-before-write).
+  if (call !== lastCall) {
+    lastCall = call;
+    lastFiles = filesReadBy(call);
+  }
+  return lastFiles;
+}
+
+/** The last call filesRead was asked about, and its answer. */
+let lastCall: ToolCallView | undefined;
+let lastFiles: readonly string[] = [];
+
+const NO_FILES: readonly string[] = [];
+
+function filesReadBy(call: ToolCallView): readonly string[] {
+  if (call.status === "error" || call.status === "denied") return NO_FILES;
   if (call.name === "Read" || call.name === "NotebookRead") {
     const path = filePathOf(call);
-    return path ? [path] : [];
+    return path ? [path] : NO_FILES;
   }
   const command = bashCommand(call);
-  if (command === undefined || !mayNameReader(command)) return [];
+  if (command === undefined || !mayNameReader(command)) return NO_FILES;
   const files: string[] = [];
   for (const simple of parseShell(command)) {
     const { program, args } = programOf(simple);

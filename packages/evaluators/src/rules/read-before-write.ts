@@ -48,15 +48,19 @@ export const readBeforeWriteRule = defineRule({
     let ok = 0;
 
     const visitCall = (call: ToolCallView): void => {
-      for (const path of filesRead(call)) knownIn(call).set(normalizePath(path, index.cwd), call);
+      const read = filesRead(call);
       const isEdit = isFileEditTool(call.name);
-      if (!isEdit && call.name !== "Write") return;
+      const isWrite = isEdit || call.name === "Write";
+      // Most calls neither read nor write a file.
+      if (read.length === 0 && !isWrite) return;
+      const paths = knownIn(call);
+      for (const path of read) paths.set(normalizePath(path, index.cwd), call);
+      if (!isWrite) return;
       const path = filePathOf(call);
       if (!path) return;
       const normalized = normalizePath(path, index.cwd);
-      const before = knownIn(call).get(normalized);
-      const succeeded = call.status === "ok";
-      if (succeeded) knownIn(call).set(normalized, call);
+      const before = paths.get(normalized);
+      if (call.status === "ok") paths.set(normalized, call);
       if (!isEdit) {
         const outcome = writeOutcome(call);
         if (writes === "never" || outcome === "create") return;

@@ -45,8 +45,15 @@ export const skillUsageRule = defineRule({
     // The successful Skill calls of forbidden skills: each one is reported.
     const forbiddenLoads: SkillCall[] = [];
 
+    // Whether a tool name is Skill's, worked out once per name rather than once per call.
+    const isSkillByName = new Map<string, boolean>();
     const visitCall = (call: ToolCallView): void => {
-      if (!sameTool(call.name, "Skill")) return;
+      let isSkill = isSkillByName.get(call.name);
+      if (isSkill === undefined) {
+        isSkill = sameTool(call.name, "Skill");
+        isSkillByName.set(call.name, isSkill);
+      }
+      if (!isSkill) return;
       skillCalls++;
       const skill = skillNameOf(call);
       if (!firstCall.has(skill)) firstCall.set(skill, call);

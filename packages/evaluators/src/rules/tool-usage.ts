@@ -90,13 +90,16 @@ export const toolUsageRule = defineRule({
         const command = bashCommand(call);
         if (command === undefined) return;
         bashCalls++;
-        const suggestions: CallSuggestions["suggestions"] = [];
+        // Most commands have no suggestion: no list is made for them.
+        let suggestions: CallSuggestions["suggestions"] | undefined;
         for (const simple of parseShell(command)) {
           const suggestion = suggestTool(simple);
-          if (suggestion && !allow.has(suggestion.instead_of))
+          if (suggestion && !allow.has(suggestion.instead_of)) {
+            suggestions ??= [];
             suggestions.push({ words: simple.words.join(" "), suggestion });
+          }
         }
-        if (suggestions.length === 0) return;
+        if (suggestions === undefined) return;
         const item = { call: pointerTo(call), command, suggestions };
         if (index.meta.tools === undefined) waiting.push(item);
         else {
