@@ -1,3 +1,4 @@
+import assert from "node:assert";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -170,6 +171,31 @@ describe("RuleRegistry", () => {
       "the message as edited",
       "a message left as it was",
     ]);
+  });
+
+  it("reports violations as plain objects: strict comparisons, JSON and copies see only their fields", async () => {
+    const evaluation = await evaluate(
+      multiTool,
+      { id: "c", prompt: "p", rules: { "bash-allowlist": { programs: [] } } },
+      withAllowlist,
+    );
+    const [reported] =
+      evaluation.verdicts.find((item) => item.evaluator === "bash-allowlist")?.violations ?? [];
+    const expected = {
+      rule: "bash-allowlist",
+      type: "program-not-allowed",
+      severity: "error",
+      message: reported?.message,
+      pointer: reported?.pointer,
+      evidence: reported?.evidence,
+    };
+    expect(reported?.message).toMatch(/ is not allowed$/);
+    // A class instance, or a visible extra key, fails both: they compare prototypes and own keys.
+    expect(reported).toStrictEqual(expected);
+    assert.deepStrictEqual(reported, expected);
+    expect(Object.getPrototypeOf(reported)).toBe(Object.prototype);
+    expect(Object.keys({ ...reported })).toEqual(Object.keys(expected));
+    expect(structuredClone(reported)).toStrictEqual(expected);
   });
 
   it("keeps a user rule in the registry it was added to: another registry and the default never see it", async () => {
