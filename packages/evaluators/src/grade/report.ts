@@ -16,6 +16,22 @@ export interface ReportOptions {
 /** How many of a list (an evaluator's violations, the reasons) are shown without `verbose`. */
 const SHOWN = 10;
 
+/**
+ * Pushes one line per item of `items` (only the first SHOWN without `verbose`, then a line saying how
+ * many more there are), each indented by `indent`.
+ */
+function pushCapped<T>(
+  lines: string[],
+  items: readonly T[],
+  indent: string,
+  verbose: boolean | undefined,
+  line: (item: T) => string,
+): void {
+  for (const item of items.slice(0, verbose ? items.length : SHOWN)) lines.push(`${indent}${line(item)}`);
+  if (!verbose && items.length > SHOWN)
+    lines.push(`${indent}... ${items.length - SHOWN} more (--verbose shows all)`);
+}
+
 function pointerText(item: Violation): string {
   const pointer = item.pointer;
   if (!pointer) return "";
@@ -48,12 +64,10 @@ export function formatEvaluation(evaluation: CaseEvaluation, run?: Run, options:
     const expected = verdict.expectedViolations.length > 0 ? "  (violations expected)" : "";
     lines.push(`  ${mark}  ${verdict.evaluator.padEnd(width)}  ${verdict.score.toFixed(2)}${expected}`);
     const shown = verdict.violations.filter((item) => options.verbose || item.severity !== "info");
-    for (const item of shown.slice(0, options.verbose ? shown.length : SHOWN)) {
+    pushCapped(lines, shown, "          ", options.verbose, (item) => {
       const label = item.expected ? `${item.severity} (expected)` : item.severity;
-      lines.push(`          ${label.padEnd(7)} ${item.type}: ${item.message}${pointerText(item)}`);
-    }
-    if (!options.verbose && shown.length > SHOWN)
-      lines.push(`          ... ${shown.length - SHOWN} more (--verbose shows all)`);
+      return `${label.padEnd(7)} ${item.type}: ${item.message}${pointerText(item)}`;
+    });
     for (const outcome of verdict.expectedViolations) {
       lines.push(`          ${outcome.passed ? "ok  " : "FAIL"}    ${outcome.message}`);
     }
@@ -69,11 +83,7 @@ export function formatEvaluation(evaluation: CaseEvaluation, run?: Run, options:
       `Verdict: FAIL (${evaluation.reasons.length} reason${evaluation.reasons.length === 1 ? "" : "s"})`,
     );
     // Capped as the lists above: a long run's reasons are every violation again (150,000 lines).
-    const reasons = evaluation.reasons;
-    for (const reason of reasons.slice(0, options.verbose ? reasons.length : SHOWN))
-      lines.push(`  - ${reason}`);
-    if (!options.verbose && reasons.length > SHOWN)
-      lines.push(`  ... ${reasons.length - SHOWN} more (--verbose shows all)`);
+    pushCapped(lines, evaluation.reasons, "  ", options.verbose, (reason) => `- ${reason}`);
   }
   return lines.join("\n");
 }
