@@ -166,6 +166,32 @@ function spinners(count) {
   };
 }
 
+/**
+ * How fast the host is now: the CPU time of `gemini --version` (a piece of every first run: Node
+ * compiling the gemini CLI's 20 MB bundle), median of three. The first run's figures move with it
+ * (the same commit took 52-54 s wall on a fast day and over 130 s on a slow one), so it is printed
+ * beside them, before and after the runs.
+ */
+function hostReferenceMs() {
+  const gemini = join(root, "node_modules", ".bin", "gemini");
+  if (!existsSync(gemini)) return undefined;
+  const times = [];
+  for (let i = 0; i < 3; i++) {
+    const before = childCpuMs();
+    execFileSync(gemini, ["--version"], {
+      stdio: "ignore",
+      env: { ...process.env, GEMINI_CLI_NO_RELAUNCH: "true" },
+    });
+    const after = childCpuMs();
+    if (before === undefined || after === undefined) return undefined;
+    times.push(after - before);
+  }
+  return median(times);
+}
+
+const hostLine = (when, ms) =>
+  ms === undefined ? "" : `  host speed ${when}: \`gemini --version\` took ${s(ms)} of CPU (median of 3)`;
+
 /** One line per run, then where its CPU went by kind of process. */
 function report(label, run) {
   console.log(
@@ -196,6 +222,8 @@ try {
   console.log(
     `HEAD ${head.slice(0, 9)}${baseCommit ? ` against base ${baseCommit.slice(0, 9)}` : ""}${dirty ? " (uncommitted changes are not measured)" : ""}; ${rounds} round(s)${busySpinners > 0 ? ` and a busy round (${busySpinners} spinning processes)` : ""}; ${availableParallelism()} cores, load ${loadavg()[0].toFixed(1)}`,
   );
+  const referenceBefore = hostReferenceMs();
+  if (referenceBefore !== undefined) console.log(hostLine("before the runs", referenceBefore));
   const measure = async (name, commit, label) => {
     const dir = freshClone(name, commit);
     clones.push(dir);
@@ -221,6 +249,7 @@ try {
     }
   }
 
+  const referenceAfter = hostReferenceMs();
   const wall = (list) => median(list.map((run) => run.wallMs));
   const cpu = (list) => median(list.map((run) => run.cpuMs ?? Number.NaN));
   const all = [...runs.base, ...runs.head, ...runs.busy];
@@ -241,6 +270,8 @@ try {
   }
 
   console.log(`\nfirst \`npm run eval\` of a fresh clone (medians):`);
+  if (referenceBefore !== undefined) console.log(hostLine("before the runs", referenceBefore));
+  if (referenceAfter !== undefined) console.log(hostLine("after the runs", referenceAfter));
   if (runs.base.length > 0) {
     console.log(`  base ${s(wall(runs.base)).padStart(8)} wall, ${s(cpu(runs.base)).padStart(8)} CPU`);
     console.log(`  HEAD ${s(wall(runs.head)).padStart(8)} wall, ${s(cpu(runs.head)).padStart(8)} CPU`);
