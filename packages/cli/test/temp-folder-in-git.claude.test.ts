@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { claudeAvailable } from "@evals/claude-code";
+import { claudeProjectKey } from "@evals/core";
 import { describe, expect, it } from "vitest";
 import { EXIT } from "../src/exit-codes.js";
 import { tempDirs } from "./temp-dirs.js";
@@ -69,7 +70,7 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)("a temp folder inside
           readFileSync(join(dir, "test-output", output, "stream.jsonl"), "utf8").split("\n")[0]!,
         );
         expect(init.cwd).not.toBe(tmp);
-        expect(init.memory_paths.auto).toMatch(`/projects/${tmp.replace(/[^A-Za-z0-9]/g, "-")}/memory/`);
+        expect(init.memory_paths.auto).toMatch(`/projects/${claudeProjectKey(tmp)}/memory/`);
       }
     },
     320_000,

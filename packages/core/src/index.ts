@@ -37,6 +37,7 @@ export {
   RESULT_ONLY_NOTE,
   runFromClaudeOutput,
 } from "./claude/output.js";
+export { claudeProjectKey } from "./claude/project-key.js";
 export { runFromStreamJson, type StreamJsonOptions, streamJsonInto, textOf } from "./claude/stream-json.js";
 export {
   ASK_TOOLS,

@@ -1,3 +1,4 @@
+import { claudeProjectKey } from "@evals/core";
 import { GEMINI_CWD_LINE, GEMINI_HOME, GEMINI_LINE_RULES, isGeminiBody } from "./gemini-normalize.js";
 import { RESPONSES_LINE_RULES, withoutRunIds } from "./responses-normalize.js";
 import { canonicalJson } from "./stable-json.js";
@@ -12,8 +13,9 @@ import type { WireRequest } from "./wire.js";
  * - the environment lines (Platform, Shell, OS Version, Is a git repository) and "Today's date is …";
  * - the `# gitStatus` context (branch, status, recent commits), and the whole context block when
  *   that is all it carries (a git repository has it, a plain folder does not);
- * - the working directory and the config directory (and the dash-escaped cwd in project paths),
- *   found in the request itself, wherever they appear (tool inputs and outputs too);
+ * - the working directory and the config directory (and the cwd's project key, `claudeProjectKey`:
+ *   the dash-escaped cwd, cut and hashed past 200 characters), found in the request itself,
+ *   wherever they appear (tool inputs and outputs too);
  * - the project key of the CLI's memory folder (`<config dir>/projects/<key>/memory`), read from the
  *   request: the CLI keys it by the git root above the cwd when there is one (a stray `/tmp/.git`
  *   makes it `-tmp`), so it need not be the escaped cwd;
@@ -46,9 +48,9 @@ export interface RequestEnvironment {
   cwd?: string;
   configDir?: string;
   /**
-   * Claude Code's memory folder, `<configDir>/projects/<key>/memory`. The key is the dash-escaped git
-   * root of the cwd when the cwd is inside a repository (even one whose root is far above it), else
-   * the escaped cwd.
+   * Claude Code's memory folder, `<configDir>/projects/<key>/memory`. The key (`claudeProjectKey`) is
+   * that of the git root of the cwd when the cwd is inside a repository (even one whose root is far
+   * above it), else that of the cwd.
    */
   memoryDir?: string;
   agentIds: string[];
@@ -93,8 +95,8 @@ export function requestEnvironment(body: unknown): RequestEnvironment {
     }
   });
   if (!environment.configDir && environment.cwd) {
-    // Any `<config dir>/projects/<escaped cwd>` path gives the config dir away.
-    const marker = `/projects/${escapedProjectPath(environment.cwd)}`;
+    // Any `<config dir>/projects/<cwd's key>` path gives the config dir away.
+    const marker = `/projects/${claudeProjectKey(environment.cwd)}`;
     forEachString(searched, (text) => {
       if (environment.configDir) return;
       const at = text.indexOf(marker);
@@ -116,11 +118,6 @@ function memoryDirIn(searched: unknown, configDir: string): string | undefined {
     if (!found && text.includes(`${configDir}/projects/`)) found = pattern.exec(text)?.[0];
   });
   return found;
-}
-
-/** Claude Code's encoding of a path in `projects/<path>`: every non-alphanumeric becomes "-". */
-export function escapedProjectPath(path: string): string {
-  return path.replace(/[^A-Za-z0-9]/g, "-");
 }
 
 /** A rewrite: the pattern, its replacement, and a text the pattern cannot match without (a fast pre-check). */
@@ -156,7 +153,7 @@ function rewritesFor(environment: RequestEnvironment, options: NormalizeOptions,
     paths.push([environment.memoryDir, "<config-dir>/projects/<project-key>/memory"]);
   if (environment.cwd) {
     paths.push([environment.cwd, "<cwd>"]);
-    paths.push([escapedProjectPath(environment.cwd), "<cwd-escaped>"]);
+    paths.push([claudeProjectKey(environment.cwd), "<cwd-escaped>"]);
   }
   // Longest first, so a path inside another is not cut in two.
   paths.sort((a, b) => b[0].length - a[0].length);

@@ -1,4 +1,4 @@
-import { createRedactor, type RedactOptions } from "@evals/core";
+import { claudeProjectKey, createRedactor, type RedactOptions } from "@evals/core";
 import { type Difference, diffValues, formatDifferences } from "./diff.js";
 import { errorBodyFor } from "./error-bodies.js";
 import { geminiErrorBody } from "./gemini-api.js";
@@ -6,7 +6,6 @@ import { recordingIntegrityProblem } from "./integrity.js";
 import {
   canonicalKey,
   claudeVersionOf,
-  escapedProjectPath,
   type NormalizedRequest,
   type NormalizeOptions,
   normalizeRequest,
@@ -296,7 +295,7 @@ export function replaying(recordingOrFile: Recording | string, options: ReplayOp
       if (recorded.memoryDir && current.memoryDir) pairs.push([recorded.memoryDir, current.memoryDir]);
       if (recorded.cwd && current.cwd) {
         pairs.push([recorded.cwd, current.cwd]);
-        pairs.push([escapedProjectPath(recorded.cwd), escapedProjectPath(current.cwd)]);
+        pairs.push([claudeProjectKey(recorded.cwd), claudeProjectKey(current.cwd)]);
       }
       pairs.sort((a, b) => b[0].length - a[0].length);
       return { ...response, body: replacePaths(response.body, pairs) };

@@ -20,6 +20,8 @@ export interface ClaudeRunOptions {
   /** ANTHROPIC_BASE_URL etc. */
   env: Record<string, string>;
   args?: string[];
+  /** The project folder, relative to the run's fresh home (default `project`). */
+  folder?: string;
   /** Prepare the project folder before the run. */
   setup?: (cwd: string) => void;
   /** Look at the project folder after the run (it is deleted afterwards). */
@@ -33,8 +35,8 @@ export interface ClaudeRunOptions {
  */
 export async function runClaude(options: ClaudeRunOptions): Promise<ClaudeRun> {
   const home = mkdtempSync(join(tmpdir(), "vcr-claude-"));
-  const cwd = join(home, "project");
-  mkdirSync(cwd);
+  const cwd = join(home, options.folder ?? "project");
+  mkdirSync(cwd, { recursive: true });
   mkdirSync(join(home, "tmp"));
   options.setup?.(cwd);
   const env = {

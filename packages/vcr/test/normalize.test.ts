@@ -1,3 +1,4 @@
+import { claudeProjectKey } from "@evals/core";
 import { describe, expect, it } from "vitest";
 import {
   diffValues,
@@ -23,7 +24,7 @@ function cliRequest(options: {
   stringContent?: boolean;
 }): WireRequest {
   const { cwd, configDir } = options;
-  const memoryDir = `${configDir}/projects/${(options.gitRoot ?? cwd).replace(/[^A-Za-z0-9]/g, "-")}/memory`;
+  const memoryDir = `${configDir}/projects/${claudeProjectKey(options.gitRoot ?? cwd)}/memory`;
   const environment = [
     "# Environment",
     "You have been invoked in the following environment: ",

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { listToolCalls, type Run, runFromStreamJson } from "@evals/core";
+import { claudeProjectKey, listToolCalls, type Run, runFromStreamJson } from "@evals/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CassetteMissingError,
@@ -252,9 +252,9 @@ describe("wire-level record and replay with the real claude CLI", () => {
       });
       const first = server.interactions[0]!.request;
       const { cwd, configDir } = requestEnvironment(first.body);
-      const escapedRoot = join(cwd!, "..").replace(/[^A-Za-z0-9]/g, "-");
+      const rootKey = claudeProjectKey(join(cwd!, ".."));
       // The condition is real: the memory folder is named after the repository's root, not the cwd.
-      expect(JSON.stringify(first.body)).toContain(`${configDir}/projects/${escapedRoot}/memory/`);
+      expect(JSON.stringify(first.body)).toContain(`${configDir}/projects/${rootKey}/memory/`);
       expect(replayed.exitCode, replayed.stderr).toBe(0);
       const source = server.source as ReplaySource;
       expect(source.divergences).toEqual([]);
