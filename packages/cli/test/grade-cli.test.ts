@@ -390,6 +390,14 @@ describe("evals grade", () => {
     );
     expect(verbose.stdout).toContain("(json-messages): 1 tool call, agents: main");
     expect(verbose.stdout).not.toMatch(/\b1 tool calls\b/);
+    // Saved by Windows PowerShell 5 (`| Out-File -Encoding utf8`): a byte order mark first.
+    const withBom = write(
+      join(temp, "messages-bom.json"),
+      `\uFEFF${readFileSync(`${fixturesDir}output-format-json/messages.json`, "utf8")}`,
+    );
+    const bom = grade("grade", withBom, "--case", steps, "--json");
+    expect(bom.stderr).toBe("");
+    expect(JSON.parse(bom.stdout)).toEqual({ ...JSON.parse(messages.stdout), source: withBom });
 
     const resultOnly = `${fixturesDir}output-format-json/result.json`;
     const asJsonl = write(join(temp, "result-only.jsonl"), readFileSync(resultOnly, "utf8"));
