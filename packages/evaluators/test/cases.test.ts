@@ -226,6 +226,16 @@ describe("case files", () => {
     expect(error.issues[6]?.message).toContain('"90s"');
   });
 
+  it("says what a case id may hold and start with", () => {
+    // "_setup" and "../x" hold only characters the message allowed: it must say why they are refused.
+    for (const id of ["_setup", "../x", "-x"]) {
+      expect(() => parseCase({ id, prompt: "p" })).toThrow(
+        "(field id): letters, digits and . _ : / - (no spaces), starting with a letter or digit",
+      );
+    }
+    expect(parseCase({ id: "suite/case-1.v2:a_b", prompt: "p" }).id).toBe("suite/case-1.v2:a_b");
+  });
+
   it("names the wrong rule option itself, not the rule's true/false form", () => {
     // A rule entry is `true`, `false` or its options: a wrong option was reported as
     // "(field rules.forbidden-commands): Invalid input: expected boolean, received object".
