@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import {
   copyFileSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -145,6 +146,27 @@ describe("evals grade", () => {
     expect(child.stderr).not.toContain("EPIPE");
     expect(child.stderr).toContain("exit 1");
   });
+
+  it.runIf(existsSync("/dev/full"))(
+    "exits 2 with one line, not a crash and the verdict's code, when its output cannot be written (a full disk)",
+    () => {
+      // `evals grade ... --json > report.json` on a full disk: ENOSPC on stdout. An exit code of 0 or
+      // 1 would give a verdict nobody could read.
+      for (const json of [["--json"], []]) {
+        const child = spawnSync(
+          "bash",
+          [
+            "-c",
+            `"${process.execPath}" "${evalsBin}" grade "${fixturesDir}multi-tool/stream.jsonl" --case "${failingCase}" ${json.join(" ")} > /dev/full; echo "exit $?" >&2`,
+          ],
+          { encoding: "utf8", env: { ...process.env, FORCE_COLOR: "0" } },
+        );
+        expect(child.stderr).toBe(
+          "evals: cannot write the output: ENOSPC: no space left on device, write\nexit 2\n",
+        );
+      }
+    },
+  );
 
   it("--json of a run whose command holds a DEL or C1 control character is valid JSON and terminal-safe", () => {
     // Characters a terminal acts on are shown escaped; in a JSON report the escape must be JSON's
