@@ -77,6 +77,10 @@ const variants: [string, string][] = [
     `\uFEFF${multiTool.join("\r\n")}\r\n`,
   ],
   [
+    "a result line whose cost is null and whose result is a number (not Claude Code's types)",
+    `${multiTool.map((line) => (JSON.parse(line).type === "result" ? JSON.stringify({ ...JSON.parse(line), total_cost_usd: null, result: 5 }) : line)).join("\n")}\n`,
+  ],
+  [
     "a later call reusing the id of a call already graded",
     `${multiTool.map((line, n) => (n === 10 || n === 11 ? line.replaceAll("toolu_fake0011", "toolu_fake0002") : line)).join("\n")}\n`,
   ],
