@@ -45,6 +45,7 @@ describe("runFromStreamJson on real runs", () => {
             result: 5,
             session_id: 1,
             stop_reason: 7,
+            permission_denials: [null, { tool_name: 5 }, ...(line.permission_denials as unknown[])],
           }
         : line,
     );
@@ -55,6 +56,9 @@ describe("runFromStreamJson on real runs", () => {
     for (const field of ["total_cost_usd", "num_turns", "duration_ms", "result", "session_id", "stop_reason"])
       expect(final).not.toHaveProperty(field);
     const kept = finalResult(runFromStreamJson(fixtureStream("multi-tool"), { prompts: ["do the steps"] }));
+    // Of the denials, those a Run can hold (an object naming the tool).
+    expect(final?.permission_denials).toEqual(kept?.permission_denials);
+    expect(kept?.permission_denials).toHaveLength(2);
     expect(kept).toMatchObject({
       total_cost_usd: expect.any(Number),
       result: "All steps done.",

@@ -235,7 +235,7 @@ export function streamJsonTranslator(
           ...(typeof line.api_error_type === "string" ? { api_error_type: line.api_error_type } : {}),
           ...(Array.isArray(line.errors) ? { errors: line.errors.map(String) } : {}),
           ...(Array.isArray(line.permission_denials)
-            ? { permission_denials: line.permission_denials as never }
+            ? { permission_denials: line.permission_denials.filter(isDenial) as never }
             : {}),
           ...(line.usage && typeof line.usage === "object" ? { usage: line.usage as never } : {}),
         });
@@ -309,6 +309,11 @@ export function textOf(content: unknown): string {
       .join("");
   }
   return content === undefined ? "" : JSON.stringify(content);
+}
+
+/** A result line's permission denial as a Run keeps it: an object naming the tool. */
+function isDenial(value: unknown): boolean {
+  return typeof value === "object" && value !== null && typeof (value as Json).tool_name === "string";
 }
 
 /**
