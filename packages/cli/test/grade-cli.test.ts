@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import {
+  chmodSync,
   copyFileSync,
   existsSync,
   mkdirSync,
@@ -146,6 +147,44 @@ describe("evals grade", () => {
     expect(child.stderr).not.toContain("EPIPE");
     expect(child.stderr).toContain("exit 1");
   });
+
+  // Root reads any file: the run is read as nobody then (setpriv), as a user reads another's run.
+  const asRoot = process.getuid?.() === 0;
+  it.runIf(!asRoot || existsSync("/usr/bin/setpriv"))(
+    "exits 2 naming a run it may not read (EACCES), bare or in a run folder, not as an internal error",
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), "evals-grade-unreadable-"));
+      chmodSync(dir, 0o755);
+      const folder = join(dir, "run-1");
+      mkdirSync(folder, { mode: 0o755 });
+      const file = join(folder, "stream.jsonl");
+      copyFileSync(`${fixturesDir}multi-tool/stream.jsonl`, file);
+      chmodSync(file, 0);
+      const caseFile = write(join(dir, "case.yaml"), "id: unreadable\nprompt: do the steps\n");
+      chmodSync(caseFile, 0o644);
+      const user = asRoot ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : [];
+      try {
+        for (const target of [file, folder]) {
+          const [program = "", ...args] = [
+            ...user,
+            process.execPath,
+            evalsBin,
+            "grade",
+            target,
+            "--case",
+            caseFile,
+          ];
+          const child = spawnSync(program, args, { encoding: "utf8" });
+          expect(child.stderr).toBe(
+            `evals grade: cannot read the run: EACCES: permission denied, open '${file}' (evals grade takes a run folder, test-output/<run id>, or its run.json, stream.jsonl or events.jsonl)\n`,
+          );
+          expect(child.status).toBe(2);
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it.runIf(existsSync("/dev/full"))(
     "exits 2 with one line, not a crash and the verdict's code, when its output cannot be written (a full disk)",
