@@ -1,4 +1,4 @@
-import type { AnyRule, RuleRegistry, RunVisitor } from "@evals/evaluators";
+import type { AnyRule, RuleOutcome, RuleRegistry, RunVisitor } from "@evals/evaluators";
 import { BadInputError } from "./errors.js";
 import { errorLocation, importUserModule } from "./user-module.js";
 
@@ -80,7 +80,7 @@ function blamingModule(rule: AnyRule, module: string, cwd: string): AnyRule {
     check: blamed(rule.check),
     ...(visit && {
       visit: blamed((options, context) => {
-        const visitor: RunVisitor = visit(options, context);
+        const visitor: RunVisitor<RuleOutcome> = visit(options, context);
         // Only the methods it has: a visitor without `event` is not handed every event.
         return {
           ...(visitor.event && { event: blamed(visitor.event.bind(visitor)) }),

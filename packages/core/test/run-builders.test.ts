@@ -35,7 +35,7 @@ describe("runFromStreamJson on real runs", () => {
   it("leaves out a result line's field of another type than a Run's, as if it were absent", () => {
     // A stream-json writer other than Claude Code's (or an edited file) may write null or a string:
     // kept, a rule read `total_cost_usd.toFixed` and `result.trim` of them and evals grade crashed.
-    const lines = fixtureStream("multi-tool").map((line) =>
+    const lines = (fixtureStream("multi-tool") as Record<string, unknown>[]).map((line) =>
       line.type === "result"
         ? {
             ...line,
