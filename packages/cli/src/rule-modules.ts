@@ -58,11 +58,12 @@ function isRule(value: unknown): value is AnyRule {
  * grades is a bug in that module (exit 2, like a module that cannot be imported), not in evals.
  */
 function blamingModule(rule: AnyRule, module: string, cwd: string): AnyRule {
+  // Each method is called on the object it came from, as the registry would call it.
   const blamed =
-    <Args extends unknown[], Result>(run: (...args: Args) => Result) =>
+    <Args extends unknown[], Result>(run: (...args: Args) => Result, self: object = rule) =>
     (...args: Args): Result => {
       try {
-        return run(...args);
+        return run.apply(self, args);
       } catch (error) {
         if (error instanceof BadInputError) throw error;
         const where = errorLocation(error, module, cwd);
@@ -80,12 +81,12 @@ function blamingModule(rule: AnyRule, module: string, cwd: string): AnyRule {
     check: blamed(rule.check),
     ...(visit && {
       visit: blamed((options, context) => {
-        const visitor: RunVisitor<RuleOutcome> = visit(options, context);
+        const visitor: RunVisitor<RuleOutcome> = visit.call(rule, options, context);
         // Only the methods it has: a visitor without `event` is not handed every event.
         return {
-          ...(visitor.event && { event: blamed(visitor.event.bind(visitor)) }),
-          ...(visitor.call && { call: blamed(visitor.call.bind(visitor)) }),
-          end: blamed(visitor.end.bind(visitor)),
+          ...(visitor.event && { event: blamed(visitor.event, visitor) }),
+          ...(visitor.call && { call: blamed(visitor.call, visitor) }),
+          end: blamed(visitor.end, visitor),
         };
       }),
     }),
