@@ -139,7 +139,9 @@ async function readingTarget<T>(target: string, read: () => Promise<T>): Promise
   try {
     return await read();
   } catch (error) {
-    if (error instanceof StoredRunError || (error as Error).name === "JsonlLineError")
+    // A file the system will not read (EACCES: another user's run) is unreadable input too.
+    const system = typeof (error as NodeJS.ErrnoException).syscall === "string";
+    if (error instanceof StoredRunError || (error as Error).name === "JsonlLineError" || system)
       throw new UnreadableFileError(
         target,
         `cannot read the run: ${(error as Error).message} (evals grade takes a run folder, test-output/<run id>, or its run.json, stream.jsonl or events.jsonl)`,

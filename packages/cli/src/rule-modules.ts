@@ -1,5 +1,6 @@
-import type { AnyRule, RuleRegistry } from "@evals/evaluators";
-import { importUserModule } from "./user-module.js";
+import type { AnyRule, RuleOutcome, RuleRegistry, RunVisitor } from "@evals/evaluators";
+import { BadInputError } from "./errors.js";
+import { errorLocation, importUserModule } from "./user-module.js";
 
 /**
  * Takes every `--rules <module>` (or `--rules=<module>`) out of the command line and loads those
@@ -34,7 +35,7 @@ export async function loadRuleModules(
       Array.isArray(value) ? value : [value],
     );
     try {
-      rules = rules.with(...exported.filter(isRule));
+      rules = rules.with(...exported.filter(isRule).map((rule) => blamingModule(rule, module, cwd)));
     } catch (error) {
       return { error: `--rules ${module}: ${(error as Error).message}` };
     }
@@ -50,4 +51,44 @@ function isRule(value: unknown): value is AnyRule {
     typeof (value as { id?: unknown }).id === "string" &&
     typeof (value as { check?: unknown }).check === "function"
   );
+}
+
+/**
+ * `rule`, whose errors name the module and the rule: a rule of the user's own that throws while it
+ * grades is a bug in that module (exit 2, like a module that cannot be imported), not in evals.
+ */
+function blamingModule(rule: AnyRule, module: string, cwd: string): AnyRule {
+  // Each method is called on the object it came from, as the registry would call it.
+  const blamed =
+    <Args extends unknown[], Result>(run: (...args: Args) => Result, self: object = rule) =>
+    (...args: Args): Result => {
+      try {
+        return run.apply(self, args);
+      } catch (error) {
+        if (error instanceof BadInputError) throw error;
+        const where = errorLocation(error, module, cwd);
+        const what =
+          error instanceof Error ? `${error.name}: ${error.message.split("\n")[0]}` : String(error);
+        throw new BadInputError(
+          `--rules ${module}: rule "${rule.id}" threw: ${where ? `${where}: ` : ""}${what}`,
+        );
+      }
+    };
+  const visit = rule.visit;
+  return {
+    ...rule,
+    evaluate: blamed(rule.evaluate),
+    check: blamed(rule.check),
+    ...(visit && {
+      visit: blamed((options, context) => {
+        const visitor: RunVisitor<RuleOutcome> = visit.call(rule, options, context);
+        // Only the methods it has: a visitor without `event` is not handed every event.
+        return {
+          ...(visitor.event && { event: blamed(visitor.event, visitor) }),
+          ...(visitor.call && { call: blamed(visitor.call, visitor) }),
+          end: blamed(visitor.end, visitor),
+        };
+      }),
+    }),
+  };
 }

@@ -25,10 +25,12 @@ export async function importUserModule(
 }
 
 /**
- * Where in the user's module an import failed: the first stack frame in it, or, for a syntax error
- * (whose stack names only node's loader), the line `node --check` reports.
+ * Where in the user's module (`path` from `cwd`) an import, or a call into it, failed: the first
+ * stack frame in it, or, for a syntax error (whose stack names only node's loader), the line `node
+ * --check` reports.
  */
-function errorLocation(error: unknown, file: string): string | undefined {
+export function errorLocation(error: unknown, path: string, cwd = process.cwd()): string | undefined {
+  const file = resolve(cwd, path);
   const url = pathToFileURL(file).href;
   const stack = error instanceof Error ? (error.stack ?? "") : "";
   const frame = stack.match(new RegExp(`${escapeRegExp(url)}:(\\d+)`));

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import {
   chmodSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -242,6 +243,32 @@ describe("evals --rules <module>", () => {
     );
     const builtIn = await runInProcess((args, io) => evalsInProcess(args, io), ["rules"]);
     expect(builtIn.out).not.toContain("bash-allowlist");
+  });
+
+  it("blames a rule of the module that throws while grading, not evals (exit 2, not an internal error)", () => {
+    const run = resolve(workspace, "fixtures/claude-code-2.1.330/multi-tool/stream.jsonl");
+    for (const [id, thrown] of [
+      ["throws-evaluating", /throwing-rules\.mjs:11: TypeError: Cannot read properties of undefined/],
+      ["throws-visiting", /throwing-rules\.mjs:23: Error: not ready for this call/],
+    ] as const) {
+      const caseFile = write(
+        join(temp, `${id}.case.yaml`),
+        `id: ${id}\nprompt: do the steps\nrules: { ${id}: true }\n`,
+      );
+      // Graded while read (a rule that only evaluates gets the whole run) and from a run folder.
+      const folder = join(temp, "test-output", id);
+      mkdirSync(folder, { recursive: true });
+      copyFileSync(run, join(folder, "stream.jsonl"));
+      for (const target of [run, folder]) {
+        const graded = evals(["--rules", fixture("throwing-rules.mjs"), "grade", target, "--case", caseFile]);
+        expect(graded.stderr).toContain(
+          `evals grade: --rules ${fixture("throwing-rules.mjs")}: rule "${id}" threw: `,
+        );
+        expect(graded.stderr).toMatch(thrown);
+        expect(graded.stderr).not.toContain("internal error");
+        expect(graded.code).toBe(EXIT.badInput);
+      }
+    }
   });
 
   it("says which module could not be loaded", () => {

@@ -1,6 +1,8 @@
 import { spawnSync } from "node:child_process";
 import {
+  chmodSync,
   copyFileSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -145,6 +147,65 @@ describe("evals grade", () => {
     expect(child.stderr).not.toContain("EPIPE");
     expect(child.stderr).toContain("exit 1");
   });
+
+  // Root reads any file: the run is read as nobody then (setpriv), as a user reads another's run.
+  const asRoot = process.getuid?.() === 0;
+  it.runIf(!asRoot || existsSync("/usr/bin/setpriv"))(
+    "exits 2 naming a run it may not read (EACCES), bare or in a run folder, not as an internal error",
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), "evals-grade-unreadable-"));
+      chmodSync(dir, 0o755);
+      const folder = join(dir, "run-1");
+      mkdirSync(folder, { mode: 0o755 });
+      const file = join(folder, "stream.jsonl");
+      copyFileSync(`${fixturesDir}multi-tool/stream.jsonl`, file);
+      chmodSync(file, 0);
+      const caseFile = write(join(dir, "case.yaml"), "id: unreadable\nprompt: do the steps\n");
+      chmodSync(caseFile, 0o644);
+      const user = asRoot ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : [];
+      try {
+        for (const target of [file, folder]) {
+          const [program = "", ...args] = [
+            ...user,
+            process.execPath,
+            evalsBin,
+            "grade",
+            target,
+            "--case",
+            caseFile,
+          ];
+          const child = spawnSync(program, args, { encoding: "utf8" });
+          expect(child.stderr).toBe(
+            `evals grade: cannot read the run: EACCES: permission denied, open '${file}' (evals grade takes a run folder, test-output/<run id>, or its run.json, stream.jsonl or events.jsonl)\n`,
+          );
+          expect(child.status).toBe(2);
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it.runIf(existsSync("/dev/full"))(
+    "exits 2 with one line, not a crash and the verdict's code, when its output cannot be written (a full disk)",
+    () => {
+      // `evals grade ... --json > report.json` on a full disk: ENOSPC on stdout. An exit code of 0 or
+      // 1 would give a verdict nobody could read.
+      for (const json of [["--json"], []]) {
+        const child = spawnSync(
+          "bash",
+          [
+            "-c",
+            `"${process.execPath}" "${evalsBin}" grade "${fixturesDir}multi-tool/stream.jsonl" --case "${failingCase}" ${json.join(" ")} > /dev/full; echo "exit $?" >&2`,
+          ],
+          { encoding: "utf8", env: { ...process.env, FORCE_COLOR: "0" } },
+        );
+        expect(child.stderr).toBe(
+          "evals: cannot write the output: ENOSPC: no space left on device, write\nexit 2\n",
+        );
+      }
+    },
+  );
 
   it("--json of a run whose command holds a DEL or C1 control character is valid JSON and terminal-safe", () => {
     // Characters a terminal acts on are shown escaped; in a JSON report the escape must be JSON's
@@ -390,6 +451,14 @@ describe("evals grade", () => {
     );
     expect(verbose.stdout).toContain("(json-messages): 1 tool call, agents: main");
     expect(verbose.stdout).not.toMatch(/\b1 tool calls\b/);
+    // Saved by Windows PowerShell 5 (`| Out-File -Encoding utf8`): a byte order mark first.
+    const withBom = write(
+      join(temp, "messages-bom.json"),
+      `\uFEFF${readFileSync(`${fixturesDir}output-format-json/messages.json`, "utf8")}`,
+    );
+    const bom = grade("grade", withBom, "--case", steps, "--json");
+    expect(bom.stderr).toBe("");
+    expect(JSON.parse(bom.stdout)).toEqual({ ...JSON.parse(messages.stdout), source: withBom });
 
     const resultOnly = `${fixturesDir}output-format-json/result.json`;
     const asJsonl = write(join(temp, "result-only.jsonl"), readFileSync(resultOnly, "utf8"));

@@ -73,6 +73,14 @@ const variants: [string, string][] = [
     `${realLines("subagent").slice(0, -3).join("\r\n")}\r\n${realLines("subagent").at(-3)?.slice(0, 80)}`,
   ],
   [
+    "a UTF-8 byte order mark before the first line (Windows PowerShell's Out-File)",
+    `\uFEFF${multiTool.join("\r\n")}\r\n`,
+  ],
+  [
+    "a result line whose cost is null and whose result is a number (not Claude Code's types)",
+    `${multiTool.map((line) => (JSON.parse(line).type === "result" ? JSON.stringify({ ...JSON.parse(line), total_cost_usd: null, result: 5 }) : line)).join("\n")}\n`,
+  ],
+  [
     "a later call reusing the id of a call already graded",
     `${multiTool.map((line, n) => (n === 10 || n === 11 ? line.replaceAll("toolu_fake0011", "toolu_fake0002") : line)).join("\n")}\n`,
   ],

@@ -6,6 +6,7 @@ import {
   MAX_JSONL_LINE_BYTES,
   reportTruncated,
   truncatedLineError,
+  withoutBom,
 } from "./jsonl-reader.js";
 
 const CHUNK_BYTES = 1024 * 1024;
@@ -48,6 +49,7 @@ export function* readJsonlBatchesSync(
   let lineNumber = 0;
   const parse = (text: string, last: boolean): { value: unknown; line: number } | undefined => {
     lineNumber++;
+    if (lineNumber === 1) text = withoutBom(text);
     if (text.trim() === "") return undefined;
     try {
       return { value: JSON.parse(text), line: lineNumber };

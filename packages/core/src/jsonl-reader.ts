@@ -22,6 +22,14 @@ export class JsonlLineError extends Error {
  */
 export const MAX_JSONL_LINE_BYTES = 256 * 1024 * 1024;
 
+/**
+ * The text of a file's first line without the UTF-8 byte order mark some Windows tools write before
+ * it (PowerShell 5's `Out-File -Encoding utf8`): JSON.parse refuses it as an invisible "token".
+ */
+export function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
 /** The error for a line longer than the limit: file, line, size, and how to proceed. */
 export function lineTooLongError(file: string, line: number, limit: number): JsonlLineError {
   const mib = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MiB`;
@@ -50,7 +58,8 @@ export async function* readTextLines(
     pendingBytes = 0;
     line++;
     const end = bytes.length > 0 && bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length;
-    return bytes.toString("utf8", 0, end);
+    const text = bytes.toString("utf8", 0, end);
+    return line === 1 ? withoutBom(text) : text;
   };
   try {
     for await (const chunk of input as AsyncIterable<Buffer>) {
@@ -188,7 +197,7 @@ export function parseJsonl<T = unknown>(
   options: JsonlReadOptions<T> = {},
 ): T[] {
   const values: T[] = [];
-  const lines = text.split(/\r?\n/);
+  const lines = withoutBom(text).split(/\r?\n/);
   const last = lines.findLastIndex((line) => line.trim() !== "");
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] ?? "";

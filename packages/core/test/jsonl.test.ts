@@ -68,6 +68,26 @@ describe("readJsonl", () => {
   });
 });
 
+describe("a UTF-8 byte order mark", () => {
+  // Windows PowerShell 5 writes one before the text (`Out-File -Encoding utf8`, `Set-Content`).
+  const text = '\uFEFF{"a":1}\r\n{"b":"\uFEFF"}\r\n';
+  const values = [{ a: 1 }, { b: "\uFEFF" }];
+
+  it("before the first line is not part of it, for every reader of JSONL (one inside a value is kept)", async () => {
+    const file = join(scratch(), "bom.jsonl");
+    writeFileSync(file, text);
+    expect([...readJsonlLinesSync(file)].map((record) => record.value)).toEqual(values);
+    expect(await readJsonlFile(file)).toEqual(values);
+    expect(parseJsonl(text, "bom.jsonl")).toEqual(values);
+  });
+
+  it("is not skipped on a line after the first", () => {
+    const file = join(scratch(), "bom-later.jsonl");
+    writeFileSync(file, '{"a":1}\n\uFEFF{"b":2}\n');
+    expect(() => [...readJsonlLinesSync(file)]).toThrow(`${file}:2: invalid JSON`);
+  });
+});
+
 describe("appending", () => {
   it("writes one line per value", () => {
     const file = join(scratch(), "nested", "out.jsonl");

@@ -32,6 +32,40 @@ describe("runFromStreamJson on real runs", () => {
     expect(finalResponse(run)).toBe("All steps done.");
   });
 
+  it("leaves out a result line's field of another type than a Run's, as if it were absent", () => {
+    // A stream-json writer other than Claude Code's (or an edited file) may write null or a string:
+    // kept, a rule read `total_cost_usd.toFixed` and `result.trim` of them and evals grade crashed.
+    const lines = (fixtureStream("multi-tool") as Record<string, unknown>[]).map((line) =>
+      line.type === "result"
+        ? {
+            ...line,
+            total_cost_usd: null,
+            num_turns: "6",
+            duration_ms: "12",
+            result: 5,
+            session_id: 1,
+            stop_reason: 7,
+            permission_denials: [null, { tool_name: 5 }, ...(line.permission_denials as unknown[])],
+          }
+        : line,
+    );
+    const run = runFromStreamJson(lines, { prompts: ["do the steps"] });
+    expect(RunSchema.parse(run)).toEqual(run);
+    const final = finalResult(run);
+    expect(final).toMatchObject({ subtype: "success", is_error: false });
+    for (const field of ["total_cost_usd", "num_turns", "duration_ms", "result", "session_id", "stop_reason"])
+      expect(final).not.toHaveProperty(field);
+    const kept = finalResult(runFromStreamJson(fixtureStream("multi-tool"), { prompts: ["do the steps"] }));
+    // Of the denials, those a Run can hold (an object naming the tool).
+    expect(final?.permission_denials).toEqual(kept?.permission_denials);
+    expect(kept?.permission_denials).toHaveLength(2);
+    expect(kept).toMatchObject({
+      total_cost_usd: expect.any(Number),
+      result: "All steps done.",
+      stop_reason: "end_turn",
+    });
+  });
+
   it("attributes the subagent's calls to its agent id and links it to the Agent call", () => {
     const run = runFromStreamJson(fixtureStream("subagent"));
     const calls = listToolCalls(run);

@@ -226,6 +226,47 @@ describe("case files", () => {
     expect(error.issues[6]?.message).toContain('"90s"');
   });
 
+  it("says what a case id may hold and start with", () => {
+    // "_setup" and "../x" hold only characters the message allowed: it must say why they are refused.
+    for (const id of ["_setup", "../x", "-x"]) {
+      expect(() => parseCase({ id, prompt: "p" })).toThrow(
+        "(field id): letters, digits and . _ : / - (no spaces), starting with a letter or digit",
+      );
+    }
+    expect(parseCase({ id: "suite/case-1.v2:a_b", prompt: "p" }).id).toBe("suite/case-1.v2:a_b");
+  });
+
+  it("names the wrong rule option itself, not the rule's true/false form", () => {
+    // A rule entry is `true`, `false` or its options: a wrong option was reported as
+    // "(field rules.forbidden-commands): Invalid input: expected boolean, received object".
+    const file = join(temp, "wrong-rule-options.case.yaml");
+    writeFileSync(
+      file,
+      [
+        "id: wrong-rule-options",
+        "prompt: do it",
+        "rules:",
+        "  forbidden-commands: { patterns: git push }",
+        "  error-handling:",
+        "    maxRetries: many",
+        "    severity: { claimed-success: fatal }",
+        "  report-first: yes-please",
+        "",
+      ].join("\n"),
+    );
+    const error = caseError(() => loadCase(file));
+    const byLine = [...error.issues].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+    expect(byLine.map((issue) => [issue.line, issue.field, issue.message])).toEqual([
+      [4, "rules.forbidden-commands.patterns", "Invalid input: expected array, received string"],
+      [6, "rules.error-handling.maxRetries", "Invalid input: expected number, received string"],
+      [7, "rules.error-handling.severity.claimed-success", 'expected one of "error", "warning", "info"'],
+      [8, "rules.report-first", "Invalid input: expected boolean, received string"],
+    ]);
+    expect(() => parseCase({ id: "x", rules: { "forbidden-commands": { patterns: "git push" } } })).toThrow(
+      "(field rules.forbidden-commands.patterns): Invalid input: expected array, received string",
+    );
+  });
+
   it("reports YAML and JSON syntax errors with their position", () => {
     const yaml = caseError(() => loadCase(broken("bad-syntax.case.yaml")));
     expect(yaml.issues[0]?.message).toMatch(/^invalid YAML: /);

@@ -223,14 +223,11 @@ export function streamJsonTranslator(
           agent: MAIN_AGENT,
           subtype: String(line.subtype ?? "unknown"),
           is_error: line.is_error === true,
-          ...pick(line, [
-            "num_turns",
-            "total_cost_usd",
-            "duration_ms",
-            "session_id",
-            "result",
-            "stop_reason",
-          ]),
+          ...pick(line, "number", ["num_turns", "total_cost_usd", "duration_ms"]),
+          ...pick(line, "string", ["session_id", "result"]),
+          ...(line.stop_reason === null || typeof line.stop_reason === "string"
+            ? { stop_reason: line.stop_reason }
+            : {}),
           ...(typeof line.terminal_reason === "string" ? { terminal_reason: line.terminal_reason } : {}),
           ...(Number.isInteger(line.api_error_status)
             ? { api_error_status: line.api_error_status as number }
@@ -238,7 +235,7 @@ export function streamJsonTranslator(
           ...(typeof line.api_error_type === "string" ? { api_error_type: line.api_error_type } : {}),
           ...(Array.isArray(line.errors) ? { errors: line.errors.map(String) } : {}),
           ...(Array.isArray(line.permission_denials)
-            ? { permission_denials: line.permission_denials as never }
+            ? { permission_denials: line.permission_denials.filter(isDenial) as never }
             : {}),
           ...(line.usage && typeof line.usage === "object" ? { usage: line.usage as never } : {}),
         });
@@ -314,8 +311,17 @@ export function textOf(content: unknown): string {
   return content === undefined ? "" : JSON.stringify(content);
 }
 
-function pick(line: Json, keys: string[]): Json {
+/** A result line's permission denial as a Run keeps it: an object naming the tool. */
+function isDenial(value: unknown): boolean {
+  return typeof value === "object" && value !== null && typeof (value as Json).tool_name === "string";
+}
+
+/**
+ * The fields of `line` that hold a `type` value: one of another type (null, a number as a string) is
+ * left out as if absent, so the rules that read it get the type a Run has.
+ */
+function pick(line: Json, type: "number" | "string", keys: string[]): Json {
   const out: Json = {};
-  for (const key of keys) if (line[key] !== undefined) out[key] = line[key];
+  for (const key of keys) if (typeof line[key] === type) out[key] = line[key];
   return out;
 }

@@ -89,7 +89,7 @@ export function parseCase(
   if (!result.success) {
     throw new CaseFileError(
       source,
-      result.error.issues.map((issue) => ({
+      result.error.issues.flatMap(closestIssues).map((issue) => ({
         file: source,
         ...fieldOf(issue),
         message: messageOf(issue, rules),
@@ -178,7 +178,7 @@ export function parseCaseText(text: string, file: string, options: CaseReadOptio
   for (const entry of entries) {
     const result = caseSchemaFor(options.rules).safeParse(entry.value);
     if (!result.success) {
-      for (const issue of result.error.issues) {
+      for (const issue of result.error.issues.flatMap(closestIssues)) {
         const path = [
           ...entry.prefix,
           ...issue.path.map((part) => (typeof part === "symbol" ? String(part) : part)),
@@ -333,6 +333,21 @@ export function loadCaseDir(dir: string, options: CaseReadOptions = {}): LoadedC
   return cases;
 }
 
+/**
+ * A value none of a union's forms took, as the issues of the form it came closest to (their paths
+ * from the case's root), so the message names the wrong field itself and what it wanted rather than
+ * "invalid input". Closest: a form that took the value's type (its issues are inside the value: a
+ * rule's options object, not `true`/`false`), then the fewest issues.
+ */
+function closestIssues(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (issue.code !== "invalid_union" || issue.errors.length === 0) return [issue];
+  const wrongType = (issues: z.core.$ZodIssue[]) => (issues.some((inner) => inner.path.length === 0) ? 1 : 0);
+  const [closest = []] = [...issue.errors].sort((a, b) => wrongType(a) - wrongType(b) || a.length - b.length);
+  return closest.flatMap((inner) =>
+    closestIssues({ ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue),
+  );
+}
+
 function fieldOf(issue: z.core.$ZodIssue): { field?: string } {
   const path = issue.path.map(String);
   if (issue.code === "unrecognized_keys" && issue.keys.length > 0) path.push(issue.keys[0] as string);
@@ -427,11 +442,6 @@ function messageOf(issue: z.core.$ZodIssue, rules: RuleRegistry): string {
         ? ": a rule of your own must be loaded (`evals --rules <module>`; in code, `defaultRuleRegistry.with(rule)`)"
         : "";
     return `unknown field${issue.keys.length > 1 ? "s" : ""} ${names.join(", ")}${hint}`;
-  }
-  if (issue.code === "invalid_union" && issue.errors.length > 0) {
-    // Say what the closest alternative wanted rather than "invalid input".
-    const closest = [...issue.errors].sort((a, b) => a.length - b.length)[0]?.[0];
-    if (closest) return messageOf(closest as z.core.$ZodIssue, rules);
   }
   if (issue.code === "invalid_value" && issue.values.length > 1) {
     return `expected one of ${issue.values.map((value) => JSON.stringify(value)).join(", ")}`;

@@ -152,7 +152,10 @@ export function caseSchemaOf<const Rules extends readonly CaseSchemaRule[]>(rule
         .describe("The case format version (1)."),
       id: z
         .string()
-        .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, "letters, digits and . _ : / - (no spaces)")
+        .regex(
+          /^[A-Za-z0-9][A-Za-z0-9._:/-]*$/,
+          "letters, digits and . _ : / - (no spaces), starting with a letter or digit",
+        )
         .describe("A unique id: letters, digits and . _ : / -"),
       name: z.string().optional().describe("A readable name."),
       description: z.string().optional().describe("What the case checks and why."),

@@ -312,7 +312,9 @@ function readStoredText(file: string): string {
       `${Math.round(size / 1024 / 1024)} MiB is more than a stored run holds (at most ${MAX_STORED_RUN_BYTES / 1024 / 1024} MiB)`,
     );
   }
-  return readFileSync(file, "utf8");
+  const text = readFileSync(file, "utf8");
+  // A byte order mark first (Windows PowerShell 5's `Out-File -Encoding utf8`) is not JSON.
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 function assertRegularFile(file: string): Stats {
