@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Store } from "@evals/store";
-import { type Browser, launchChromium } from "@evals/test-kit/chromium";
+import { type Browser, clickThrough, launchChromium } from "@evals/test-kit/chromium";
 import { type PostgresServer, startPostgres } from "@evals/test-kit/postgres";
 import { startViewer, type Viewer } from "@evals/viewer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -62,8 +62,7 @@ describe("evals view over a PostgreSQL server", () => {
     await page.goto(new URL(`/compare?a=${runIds[0]}&b=${runIds[1]}`, viewer.url).href);
     const row = await page.locator("#flips tr", { hasText: "case edits" }).innerText();
     expect(row).toContain('step 1: B called Edit {"file_path":"a.ts"}, A Read {"file_path":"a.ts"}');
-    await page.locator("#flips").getByText("B's trial").click();
-    await page.waitForSelector("#transcript");
+    await clickThrough(page.locator("#flips").getByText("B's trial"));
     expect(await page.locator("#transcript").innerText()).toMatch(/tool_call Edit/);
     await page.close();
   });

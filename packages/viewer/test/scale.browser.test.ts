@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Store } from "@evals/store";
-import { type Browser, launchChromium } from "@evals/test-kit/chromium";
+import { type Browser, clickThrough, launchChromium } from "@evals/test-kit/chromium";
 import { startViewer, type Viewer } from "@evals/viewer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, planned, results } from "./fill.js";
@@ -58,8 +58,7 @@ describe(`evals view over ${RUNS} runs x ${CASES} cases`, () => {
     expect(await page.locator("#runs tbody tr").count()).toBe(50);
     expect(await page.locator("svg circle").count()).toBe(50);
     expect(await page.locator("nav.pages").first().innerText()).toContain(`Page 1 of 2 (${RUNS})`);
-    await page.locator("#runs tbody tr").first().locator("a").click();
-    await page.waitForSelector("#cases");
+    await clickThrough(page.locator("#runs tbody tr").first().locator("a"));
     expect(await page.locator("#cases tbody tr").count()).toBe(100);
     expect(await page.locator("nav.pages").first().innerText()).toContain(`Page 1 of 10 (${CASES})`);
     await page.close();

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Store } from "@evals/store";
-import { type Browser, launchChromium } from "@evals/test-kit/chromium";
+import { type Browser, clickThrough, launchChromium } from "@evals/test-kit/chromium";
 import { startViewer, type Viewer } from "@evals/viewer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type PlannedCase, planned, results } from "./fill.js";
@@ -92,8 +92,7 @@ describe("evals view's pages in headless Chromium", () => {
 
   it("shows a run's cases, verdicts and violations, escaping a case name, and links its report", async () => {
     const { page, problems } = await open("/");
-    await page.locator("#runs tbody tr").first().locator("a").click();
-    await page.waitForSelector("#cases");
+    await clickThrough(page.locator("#runs tbody tr").first().locator("a"));
     const cases = await page.locator("#cases").innerText();
     expect(cases).toContain("case regress");
     expect(cases).toMatch(/failed\s+0\/1/);
@@ -102,8 +101,7 @@ describe("evals view's pages in headless Chromium", () => {
     expect(cases).toContain(`<img src=x onerror="window.__pwned=1">\\x1b[31mred`);
     expect(await page.evaluate("window.__pwned")).toBeUndefined();
     expect(await page.locator("#cases img").count()).toBe(0);
-    await page.getByText("its HTML report").click();
-    await page.waitForSelector("h1");
+    await clickThrough(page.getByText("its HTML report"));
     expect(await page.locator("h1").innerText()).toBe("the report of run 4");
     expect(problems).toEqual([]);
     await page.close();
@@ -116,8 +114,7 @@ describe("evals view's pages in headless Chromium", () => {
     expect(await section.locator("h2").innerText()).toBe("viewer › flaky");
     expect(await section.innerText()).toContain("2 trial(s) passed and 2 failed over 4 run(s)");
     expect(await section.innerText()).toContain('the failing trial called Edit {"file_path":"a.ts"}');
-    await section.locator("a.trial.failed").last().click();
-    await page.waitForSelector("#transcript");
+    await clickThrough(section.locator("a.trial.failed").last());
     expect(await page.locator("h1").innerText()).toBe("Trial 0 of case flaky");
     expect(await page.locator("#violations").innerText()).toContain("read-before-edit");
     const transcript = await page.locator("#transcript").innerText();
@@ -154,8 +151,7 @@ describe("evals view's pages in headless Chromium", () => {
     const { page, problems } = await open("/compare");
     await page.selectOption("select[name=a]", runIds[2]!);
     await page.selectOption("select[name=b]", runIds[3]!);
-    await page.getByRole("button", { name: "Compare" }).click();
-    await page.waitForSelector("#flips");
+    await clickThrough(page.getByRole("button", { name: "Compare" }));
     const regress = page.locator("#flips tr", { hasText: "case regress" });
     expect(await regress.count()).toBe(1);
     const row = await regress.innerText();
@@ -163,8 +159,7 @@ describe("evals view's pages in headless Chromium", () => {
     expect(row).toContain('step 1: B called Edit {"file_path":"a.ts"}, A Read {"file_path":"a.ts"}');
     expect(row).toContain("tokens −100");
     expect(await page.locator("#flips tr", { hasText: "case steady" }).count()).toBe(0);
-    await regress.getByText("B's trial").click();
-    await page.waitForSelector("#transcript");
+    await clickThrough(regress.getByText("B's trial"));
     expect(page.url()).toContain(`run=${runIds[3]}`);
     expect(problems).toEqual([]);
     await page.close();

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import bundledChromium from "@sparticuz/chromium";
-import { type BrowserContext, chromium } from "playwright-core";
+import { type BrowserContext, chromium, type Locator } from "playwright-core";
 
 // Real headless Chromium for the browser tests of the HTML report (@evals/logging) and the viewer.
 
@@ -89,4 +89,13 @@ export async function launchChromium({ javaScriptEnabled = true } = {}): Promise
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Clicks `target` (a link or a submit button that opens another page) and waits for that page's `load`
+ * event. A click alone waits only until the next page starts loading, and Chromium shows a page while
+ * it still parses it: read early on a busy machine, a table can end in the middle of a row.
+ */
+export async function clickThrough(target: Locator): Promise<void> {
+  await Promise.all([target.page().waitForEvent("load"), target.click()]);
 }
