@@ -116,7 +116,9 @@ function chooseCase(file: string, id: string | undefined, rules: RuleRegistry | 
   } catch (error) {
     if (error instanceof CaseFileError)
       throw new BadInputError(
-        `invalid case file (evals validate ${file} lists its problems)\n${error.message}`,
+        error.unreadable
+          ? error.message
+          : `invalid case file (evals validate ${file} lists its problems)\n${error.message}`,
       );
     throw error;
   }

@@ -87,6 +87,7 @@ function validateFiles(
       });
     } catch (error) {
       if (!(error instanceof CaseFileError)) throw error;
+      if (error.unreadable) throw new UnreadableFileError(path, error.message);
       problems.push(...error.issues);
       for (const issue of error.issues) io.stderr.write(`${formatIssue(issue)}\n`);
       continue;

@@ -20,14 +20,14 @@ const CASES: Record<string, { noArgument: [string[], RegExp]; unreadable?: [stri
     noArgument: [[], /name at least one case file or folder/],
     unreadable: [
       [missing("nothing.yaml")],
-      /nothing\.yaml: cannot read the case file: ENOENT.*\n\(`npx evals validate .*nothing\.yaml` checks the case files\)/s,
+      /nothing\.yaml: cannot read the case file: no such file\n\(`npx evals validate .*nothing\.yaml` checks the case files\)/s,
     ],
   },
   record: {
     noArgument: [[], /name at least one case file or folder/],
     unreadable: [
       [missing("nothing.yaml")],
-      /nothing\.yaml: cannot read the case file: ENOENT.*evals validate/s,
+      /nothing\.yaml: cannot read the case file: no such file\n.*evals validate/s,
     ],
   },
   grade: {

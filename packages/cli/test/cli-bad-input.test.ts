@@ -81,6 +81,21 @@ describe("evals report, compare and grade refuse what never ends", () => {
     expect(result.stderr).toContain("results.fifo: not a regular file");
   });
 
+  it("grade --case, validate and run given a FIFO exit 2 (each waited for a writer forever)", () => {
+    const fifo = join(temp, "case.fifo");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    const run = write("fifo-run.jsonl", `${JSON.stringify({ type: "result", subtype: "success" })}\n`);
+    for (const args of [
+      ["grade", run, "--case", fifo],
+      ["validate", fifo],
+      ["run", fifo],
+    ]) {
+      const result = evals(args);
+      expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(EXIT.badInput);
+      expect(result.stderr).toContain(`${fifo}: cannot read the case file: not a regular file`);
+    }
+  });
+
   it("compare /dev/zero exits 2 (its memory grew without bound)", () => {
     const result = evals(["compare", "/dev/zero", "/dev/zero"]);
     expect(result.code).toBe(EXIT.badInput);
@@ -134,6 +149,25 @@ describe("evals run: limits and the case files, before any trial runs", () => {
     expect(result.code).toBe(EXIT.failed);
     expect(result.stderr).toContain("broken.yaml:");
     expect(result.stderr).toContain('no-prompt.yaml (field prompt): case "lonely" has no prompt');
+  });
+});
+
+describe("evals grade --case: a case file that cannot be read is not an invalid one", () => {
+  it("a missing file or a folder says why it cannot be read, and not to validate it", () => {
+    const run = write(
+      "missing-case-run.jsonl",
+      `${JSON.stringify({ type: "result", subtype: "success" })}\n`,
+    );
+    const nothing = join(temp, "no-such-case.yaml");
+    const missing = evals(["grade", run, "--case", nothing]);
+    expect(missing.code).toBe(EXIT.badInput);
+    expect(missing.stderr).toBe(`evals grade: ${nothing}: cannot read the case file: no such file\n`);
+    const folder = join(temp, "a-folder");
+    mkdirSync(folder, { recursive: true });
+    const notFile = evals(["grade", run, "--case", folder]);
+    expect(notFile.code).toBe(EXIT.badInput);
+    expect(notFile.stderr).toContain(`${folder}: cannot read the case file: not a regular file`);
+    expect(notFile.stderr).not.toContain("invalid case file");
   });
 });
 

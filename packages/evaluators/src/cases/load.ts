@@ -25,6 +25,8 @@ export class CaseFileError extends Error {
   constructor(
     readonly file: string,
     readonly issues: CaseIssue[],
+    /** True when the file itself could not be read (missing, a folder, a FIFO, no permission): nothing in it was checked. */
+    readonly unreadable = false,
   ) {
     super(issues.map(formatIssue).join("\n"));
   }
@@ -260,15 +262,22 @@ function firstAliasPosition(
 
 /** Every case in a file. */
 export function loadCases(file: string, options: CaseReadOptions = {}): LoadedCase[] {
-  let text: string;
+  return parseCaseText(readCaseText(file), file, options);
+}
+
+/** A case file's text; a file that cannot be read is a CaseFileError saying why. */
+function readCaseText(file: string): string {
+  const unreadable = (why: string) =>
+    new CaseFileError(file, [{ file, message: `cannot read the case file: ${why}` }], true);
   try {
-    text = readFileSync(file, "utf8");
+    // Only a regular file is read: a FIFO would wait for a writer forever, a device may never end.
+    if (!statSync(file).isFile()) throw unreadable("not a regular file (a case file is a YAML or JSON file)");
+    return readFileSync(file, "utf8");
   } catch (error) {
-    throw new CaseFileError(file, [
-      { file, message: `cannot read the case file: ${(error as Error).message}` },
-    ]);
+    if (error instanceof CaseFileError) throw error;
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw unreadable(code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : message);
   }
-  return parseCaseText(text, file, options);
 }
 
 /** The one case in a file (an error when it holds several). */
