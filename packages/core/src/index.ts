@@ -118,6 +118,7 @@ export {
   parseJsonl,
   readJsonl,
   readJsonlFile,
+  withoutBom,
 } from "./jsonl-reader.js";
 export { type LiveRunFields, liveRunResult } from "./live-run-result.js";
 export {

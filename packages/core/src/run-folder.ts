@@ -10,7 +10,7 @@ import { runFromClaudeOutput } from "./claude/output.js";
 import { PermissionModeSchema } from "./claude/vocabulary.js";
 import { RUN_FOLDER_VERSION } from "./format-version.js";
 import { readJsonlLinesSync } from "./jsonl-lines.js";
-import { JsonlLineError, readJsonlFile } from "./jsonl-reader.js";
+import { JsonlLineError, readJsonlFile, withoutBom } from "./jsonl-reader.js";
 import { isOpenCodeOutputLine, runFromOpenCodeOutput } from "./opencode/run.js";
 import { createRedactor } from "./redact.js";
 import { type Run, type RunNote, RunSchema } from "./run.js";
@@ -350,7 +350,7 @@ function isFile(path: string): boolean {
 
 function readJson(path: string): unknown {
   try {
-    return JSON.parse(readFileSync(path, "utf8"));
+    return JSON.parse(withoutBom(readFileSync(path, "utf8")));
   } catch (error) {
     throw new RunFolderError(path, `not valid JSON: ${(error as Error).message}`);
   }

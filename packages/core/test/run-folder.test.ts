@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -64,6 +64,16 @@ describe("the run folder", () => {
     expect(folder.manifest?.agent).toEqual({ permissionMode: "acceptEdits", allowedTools: ["Read"] });
     expect(folder.manifest?.case?.grading?.verdict.status).toBe("failed");
     expect(JSON.parse(readFileSync(join(dir, RUN_FOLDER_FILES.manifest), "utf8")).version).toBe(1);
+  });
+
+  it("reads JSON files that start with a byte order mark (saved by a Windows editor), as the JSONL ones", async () => {
+    const dir = newFolder();
+    writeRunFolder(dir, "r1", { result, agent: { permissionMode: "acceptEdits" } });
+    const plain = await readRunFolder(dir);
+    const json = readdirSync(dir).filter((name) => name.endsWith(".json"));
+    expect(json.length).toBeGreaterThan(1);
+    for (const name of json) writeFileSync(join(dir, name), `\uFEFF${readFileSync(join(dir, name), "utf8")}`);
+    expect(await readRunFolder(dir)).toEqual(plain);
   });
 
   it("says which version it reads when the manifest is newer", async () => {

@@ -22,6 +22,7 @@ import {
   readRunFolder,
   runFromClaudeOutput,
   runFromHookEvents,
+  withoutBom,
 } from "@evals/core";
 
 /** A stored run that cannot be read: which file, and what is wrong with it. */
@@ -312,9 +313,7 @@ function readStoredText(file: string): string {
       `${Math.round(size / 1024 / 1024)} MiB is more than a stored run holds (at most ${MAX_STORED_RUN_BYTES / 1024 / 1024} MiB)`,
     );
   }
-  const text = readFileSync(file, "utf8");
-  // A byte order mark first (Windows PowerShell 5's `Out-File -Encoding utf8`) is not JSON.
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  return withoutBom(readFileSync(file, "utf8"));
 }
 
 function assertRegularFile(file: string): Stats {
