@@ -45,12 +45,7 @@ const ReportedViolation = function (
   this.evidence = evidence;
   Object.defineProperty(this, REASON_LINE, { value: line });
 } as unknown as new (
-  rule: string,
-  type: string,
-  severity: Severity,
-  message: string,
-  pointer: EventPointer | undefined,
-  evidence: unknown,
+  ...args: Parameters<typeof violation>
 ) => ReportedViolation;
 ReportedViolation.prototype = Object.prototype;
 
