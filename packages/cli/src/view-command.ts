@@ -14,8 +14,8 @@ time (pass rate, cost, branch, commit), a run's cases with their verdicts and vi
 pass rate over its runs with the 95% Wilson band and every trial's transcript, the flaky cases, and
 any two runs side by side. The pages need no JavaScript. Ctrl-C stops it.
 
-The embedded database is this process's while it serves: an evals run that records meanwhile waits
-for it (up to a minute). A PostgreSQL server (--db postgres://…) has no such wait.
+The embedded database is held only while a page is answered: an evals run records meanwhile, and
+the next page shows it. A PostgreSQL server (--db postgres://…) has no wait at all.
 
 Options:
   --db <url|dir>   the results database: a postgres:// URL or a folder for the embedded one
