@@ -107,7 +107,7 @@ export async function runCases(
   offset: number,
   limit: number,
 ): Promise<{ total: number; cases: CaseRow[]; violations: ViolationRow[] }> {
-  const filter = onlyNotPassed ? "AND status IN ('failed', 'errored')" : "";
+  const filter = onlyNotPassed ? "AND status IN ('failed', 'error')" : "";
   const [count] = await store.sql.query<{ n: number | string }>(
     `SELECT count(*) AS n FROM cases WHERE run_id = $1 ${filter}`,
     [runId],

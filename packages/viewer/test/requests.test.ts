@@ -32,7 +32,11 @@ beforeAll(async () => {
     if (html === shared) writeFileSync(shared, `<!doctype html><h1>the report of run ${run + 1}</h1>`);
     const recorded = await store.record(
       results(
-        [planned({ id: "a", file, status: "passed" })],
+        [
+          planned({ id: "a", file, status: "passed" }),
+          // An agent that errored (an API error, a timeout) in run 3.
+          ...(run === 2 ? [planned({ id: "b", file, status: "error" })] : []),
+        ],
         new Date(Date.UTC(2026, 10, 20, run)),
         "a".repeat(40),
       ),
@@ -102,6 +106,13 @@ describe("evals view's answers to odd requests", () => {
     expect(status).toBe(404);
     expect(body).toContain("cannot be read");
     expect((await get("/")).status).toBe(200);
+  });
+
+  it("lists a run's errored cases among the failed and errored ones", async () => {
+    const { body } = await get(`/run?id=${runIds[2]}&only=not-passed`);
+    expect(body).toContain("Showing the failed and errored cases");
+    expect(body).toContain("case b");
+    expect(body).not.toContain("case a");
   });
 
   it("refuses a request for another host (a page elsewhere reaching it by DNS rebinding)", async () => {
