@@ -136,6 +136,21 @@ describe("bad input to every evals command: exit 2, one message naming what, whe
     });
   }
 
+  it("an option followed by a value that starts with a dash says how to give it, not that it takes no value", async () => {
+    for (const [name, option] of [
+      ["view", "--port"],
+      ["history", "--last"],
+    ] as const) {
+      const result = await run([name, option, "-1"]);
+      expect(result.code).toBe(EXIT.badInput);
+      expect(result.err).toMatch(
+        new RegExp(
+          `^evals ${name}: ${option} needs a value; one that starts with a dash is written ${option}=-… \\(`,
+        ),
+      );
+    }
+  });
+
   it("evals --help says the exit codes", async () => {
     expect((await run(["--help"])).out).toContain(EXIT_CODES_HELP);
   });
