@@ -38,8 +38,9 @@ export const view: Command = {
     });
     const { values, positionals } = parsed;
     noMoreArguments("view", positionals, 0);
-    const port = values.port === undefined ? 0 : Number(values.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535)
+    // Digits only: Number() also reads "0x50" (port 80) and "" (0: any port).
+    const port = values.port === undefined ? 0 : /^\d{1,5}$/.test(values.port) ? Number(values.port) : -1;
+    if (port < 0 || port > 65535)
       throw new UsageError(`--port must be a whole number from 0 to 65535, got ${values.port}`);
     const location = locateStore(values.db !== undefined ? { db: values.db } : {});
     if (location.kind === "off") throw new UsageError("--db off: no database to view");

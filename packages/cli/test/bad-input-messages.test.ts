@@ -151,6 +151,14 @@ describe("bad input to every evals command: exit 2, one message naming what, whe
     }
   });
 
+  it("evals view --port takes a port in digits only (0x50 served on port 80, an empty one on any)", async () => {
+    for (const port of ["0x50", "", " 8080", "1e3"]) {
+      const result = await run(["view", "--port", port, "--db", missing("db")]);
+      expect(result.code).toBe(EXIT.badInput);
+      expect(result.err).toContain(`evals view: --port must be a whole number from 0 to 65535, got ${port}`);
+    }
+  });
+
   it("evals --help says the exit codes", async () => {
     expect((await run(["--help"])).out).toContain(EXIT_CODES_HELP);
   });
