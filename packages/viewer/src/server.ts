@@ -90,6 +90,9 @@ async function handle(store: Store, request: IncomingMessage, response: ServerRe
       404,
       page("Not found", html`<p>${what} is not in this database. <a href="/">All runs</a></p>`),
     );
+  // PostgreSQL's text holds no NUL: a value with one names nothing in the database (and the query fails).
+  if ([...url.searchParams.values()].some((value) => value.includes("\0")))
+    return notFound(`The page ${url.pathname}${url.search}`);
   switch (url.pathname) {
     case "/":
       return send(response, 200, await runsPage(store, pageNumber));

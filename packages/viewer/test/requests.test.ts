@@ -88,6 +88,19 @@ describe("evals view's answers to odd requests", () => {
     }
   });
 
+  it("answers a NUL in any query value (PostgreSQL's text holds none) as not found, never a database error", async () => {
+    for (const path of [
+      "/run?id=%00",
+      "/case?suite=viewer&id=a%00",
+      "/trial?run=%00&pos=0&trial=0",
+      "/report?id=%00",
+    ]) {
+      const { status, body } = await get(path);
+      expect(status, path).toBe(404);
+      expect(body, path).not.toContain(`<pre class="error">`);
+    }
+  });
+
   it("serves a run's report.html only while it is that run's: a later run that rewrote the file has it", async () => {
     const [first, second] = runIds;
     const own = await get(`/report?id=${second}`);
