@@ -31,7 +31,11 @@ function parseProblem(error: Error & { code?: string }): string {
   const option = /'(-[^' ]+)/.exec(error.message)?.[1];
   if (error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && option) return `unknown option ${option}`;
   if (error.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && option)
-    return /argument missing/.test(error.message) ? `${option} needs a value` : `${option} takes no value`;
+    return /argument missing/.test(error.message)
+      ? `${option} needs a value`
+      : /ambiguous/.test(error.message) // `--last -1`: node takes -1 for an option
+        ? `${option} needs a value; one that starts with a dash is written ${option}=-…`
+        : `${option} takes no value`;
   return error.message.split(". ")[0] as string;
 }
 

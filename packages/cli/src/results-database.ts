@@ -9,10 +9,14 @@ type OpenableLocation = Exclude<StoreLocation, { kind: "off" }>;
  */
 export function unopenableDatabase(location: OpenableLocation, error: unknown): SetupError {
   const where = describeLocation(location);
+  const code = (error as NodeJS.ErrnoException).code;
   const fix =
-    location.kind === "embedded"
-      ? `name another with --db <folder | postgres:// URL>, or move ${location.dir} away and the next evals run starts a new one there`
-      : "check the URL and that the server is up, or name another with --db <folder | postgres:// URL>";
+    location.kind === "server"
+      ? "check the URL and that the server is up, or name another with --db <folder | postgres:// URL>"
+      : code === "EACCES" || code === "EPERM" || code === "EROFS"
+        ? // Not a broken database: moving it away would only lose its history.
+          `even reading it writes beside and in it (${location.dir}.lock, PostgreSQL's own files): run as the user who owns it, or copy it to a folder you may write and name the copy with --db <folder>`
+        : `name another with --db <folder | postgres:// URL>, or move ${location.dir} away and the next evals run starts a new one there`;
   return new SetupError(
     `the results database ${where} cannot be opened: ${(error as Error).message}; ${fix}`,
   );

@@ -14,8 +14,8 @@ time (pass rate, cost, branch, commit), a run's cases with their verdicts and vi
 pass rate over its runs with the 95% Wilson band and every trial's transcript, the flaky cases, and
 any two runs side by side. The pages need no JavaScript. Ctrl-C stops it.
 
-The embedded database is this process's while it serves: an evals run that records meanwhile waits
-for it (up to a minute). A PostgreSQL server (--db postgres://…) has no such wait.
+The embedded database is held only while a page is answered: an evals run records meanwhile, and
+the next page shows it. A PostgreSQL server (--db postgres://…) has no wait at all.
 
 Options:
   --db <url|dir>   the results database: a postgres:// URL or a folder for the embedded one
@@ -38,8 +38,9 @@ export const view: Command = {
     });
     const { values, positionals } = parsed;
     noMoreArguments("view", positionals, 0);
-    const port = values.port === undefined ? 0 : Number(values.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535)
+    // Digits only: Number() also reads "0x50" (port 80) and "" (0: any port).
+    const port = values.port === undefined ? 0 : /^\d{1,5}$/.test(values.port) ? Number(values.port) : -1;
+    if (port < 0 || port > 65535)
       throw new UsageError(`--port must be a whole number from 0 to 65535, got ${values.port}`);
     const location = locateStore(values.db !== undefined ? { db: values.db } : {});
     if (location.kind === "off") throw new UsageError("--db off: no database to view");

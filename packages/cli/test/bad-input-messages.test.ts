@@ -136,6 +136,29 @@ describe("bad input to every evals command: exit 2, one message naming what, whe
     });
   }
 
+  it("an option followed by a value that starts with a dash says how to give it, not that it takes no value", async () => {
+    for (const [name, option] of [
+      ["view", "--port"],
+      ["history", "--last"],
+    ] as const) {
+      const result = await run([name, option, "-1"]);
+      expect(result.code).toBe(EXIT.badInput);
+      expect(result.err).toMatch(
+        new RegExp(
+          `^evals ${name}: ${option} needs a value; one that starts with a dash is written ${option}=-… \\(`,
+        ),
+      );
+    }
+  });
+
+  it("evals view --port takes a port in digits only (0x50 served on port 80, an empty one on any)", async () => {
+    for (const port of ["0x50", "", " 8080", "1e3"]) {
+      const result = await run(["view", "--port", port, "--db", missing("db")]);
+      expect(result.code).toBe(EXIT.badInput);
+      expect(result.err).toContain(`evals view: --port must be a whole number from 0 to 65535, got ${port}`);
+    }
+  });
+
   it("evals --help says the exit codes", async () => {
     expect((await run(["--help"])).out).toContain(EXIT_CODES_HELP);
   });

@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -199,6 +200,37 @@ describe("evals: terminal output", () => {
     expect(printed).not.toContain("\x07");
     expect(printed).not.toContain("\x1b[2J");
   });
+});
+
+describe("evals history, compare and view: a results database this user may not write", () => {
+  // Root writes anywhere: the commands run as nobody then (setpriv), as a user reads a shared checkout.
+  const asRoot = process.getuid?.() === 0;
+  it.runIf(!asRoot || existsSync("/usr/bin/setpriv"))(
+    "exit 2 saying to run as its owner or copy it, never to move the database (and its history) away",
+    () => {
+      const parent = mkdtempSync(join(temp, "read-only-"));
+      const db = join(parent, "db");
+      mkdirSync(db);
+      chmodSync(temp, 0o755);
+      chmodSync(parent, 0o555);
+      const user = asRoot ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : [];
+      for (const command of [
+        ["history"],
+        ["history", "--flaky"],
+        ["compare", "--baseline", "main"],
+        ["view"],
+      ]) {
+        const [program = "", ...args] = [...user, process.execPath, evalsBin, ...command, "--db", db];
+        const child = spawnSync(program, args, { encoding: "utf8", timeout: 30_000, cwd: parent });
+        expect(child.stderr, command.join(" ")).toContain(
+          `evals ${command[0]}: the results database ${db} cannot be opened: EACCES: permission denied, open '${db}.lock'; `,
+        );
+        expect(child.stderr, command.join(" ")).toContain("run as the user who owns it");
+        expect(child.stderr, command.join(" ")).not.toContain("away");
+        expect(child.status, command.join(" ")).toBe(EXIT.badInput);
+      }
+    },
+  );
 });
 
 describe("evals: exit code 3 is a bug", () => {

@@ -101,7 +101,15 @@ describe.skipIf(!claudeAvailable({ claudeBin }).available)("evals view, through 
     expect(second.stderr).not.toContain("was not recorded");
     // ...and the viewer shows it (on a fresh connection: fetch's kept-alive one timed out meanwhile).
     const both = await freshGet(url);
-    expect(new Set([...both.matchAll(/href="\/run\?id=([^"&]+)"/g)].map((m) => m[1])).size).toBe(2);
+    const ids = [...new Set([...both.matchAll(/href="\/run\?id=([^"&]+)"/g)].map((m) => m[1]!))];
+    expect(ids).toHaveLength(2);
+    // Both runs wrote results/report.html: it is the newer run's now, not the first's (the chart, first
+    // on the page, has the oldest run left).
+    const [older, newer] = ids;
+    expect(await freshGet(`${url}run?id=${newer}`)).toContain(`href="/report?id=${newer}"`);
+    const olderPage = await freshGet(`${url}run?id=${older}`);
+    expect(olderPage).not.toContain(`href="/report?id=${older}"`);
+    expect(olderPage).toContain(`now holds a later run's: <a href="/run?id=${newer}">`);
 
     const stopped = exited(child);
     child.kill("SIGINT");

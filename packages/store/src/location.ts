@@ -40,6 +40,9 @@ export function describeLocation(location: StoreLocation): string {
   try {
     const url = new URL(location.url);
     if (url.password) url.password = "***";
+    // A password may also be in the query (?password=…, ?sslpassword=…), as libpq and pg take it.
+    for (const name of ["password", "sslpassword"])
+      if (url.searchParams.has(name)) url.searchParams.set(name, "***");
     return url.toString();
   } catch {
     return "the server in EVALS_DB_URL";

@@ -74,6 +74,17 @@ describe("a database that cannot be opened never fails the eval: one warning say
     expect(warnings[0]).not.toContain("secret");
   });
 
+  it("a server whose password is in the URL's query (?password=, as libpq and pg take it)", async () => {
+    const { outcome, warnings } = await record(
+      "postgres://evals@127.0.0.1:1/evals?sslpassword=keysecret&password=secret&application_name=ci",
+    );
+    expect(outcome.recorded).toBe(false);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain("not recorded in the results database postgres://evals@127.0.0.1:1/evals?");
+    expect(warnings[0]).toContain("application_name=ci");
+    expect(warnings[0]).not.toContain("secret");
+  });
+
   it("turned off (EVALS_DB_URL=off): nothing recorded, no warning", async () => {
     const warnings: string[] = [];
     const outcome = await recordRun(results, {

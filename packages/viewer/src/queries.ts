@@ -62,6 +62,20 @@ export async function findRun(store: Store, id: string): Promise<RunRow | undefi
   return row;
 }
 
+/**
+ * The run that finished after `run` and names the same report file, when one does: every run of a
+ * results folder rewrites its report.html, so the file is then that later run's, not `run`'s.
+ */
+export async function laterRunOfReport(store: Store, run: RunRow): Promise<string | undefined> {
+  if (!run.report_file) return undefined;
+  const [row] = await store.sql.query<{ id: string }>(
+    `SELECT id FROM runs WHERE complete AND report_file = $1 AND id <> $2 AND finished_at > $3
+     ORDER BY finished_at DESC, id LIMIT 1`,
+    [run.report_file, run.id, run.finished_at],
+  );
+  return row?.id;
+}
+
 export interface CaseRow {
   position: number;
   case_id: string;
@@ -93,7 +107,7 @@ export async function runCases(
   offset: number,
   limit: number,
 ): Promise<{ total: number; cases: CaseRow[]; violations: ViolationRow[] }> {
-  const filter = onlyNotPassed ? "AND status IN ('failed', 'errored')" : "";
+  const filter = onlyNotPassed ? "AND status IN ('failed', 'error')" : "";
   const [count] = await store.sql.query<{ n: number | string }>(
     `SELECT count(*) AS n FROM cases WHERE run_id = $1 ${filter}`,
     [runId],

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import type { Store } from "@evals/store";
 import { href, html, page, pager, percent, usd, when } from "./html.js";
-import { findRun, runCases, runPassRate } from "./queries.js";
+import { findRun, laterRunOfReport, runCases, runPassRate } from "./queries.js";
 
 export const CASES_PER_PAGE = 100;
 
@@ -21,12 +21,14 @@ export async function runPage(
     (pageNumber - 1) * CASES_PER_PAGE,
     CASES_PER_PAGE,
   );
-  const report =
-    run.report_file && existsSync(run.report_file)
-      ? html`<a href="${href("/report", { id })}">its HTML report</a>`
-      : run.report_file
-        ? html`its HTML report ${run.report_file} is gone (moved or deleted)`
-        : html`no HTML report`;
+  const later = await laterRunOfReport(store, run);
+  const report = !run.report_file
+    ? html`no HTML report`
+    : !existsSync(run.report_file)
+      ? html`its HTML report ${run.report_file} is gone (moved or deleted)`
+      : later
+        ? html`its HTML report ${run.report_file} now holds a later run's: <a href="${href("/run", { id: later })}">run ${later.slice(0, 12)}</a>`
+        : html`<a href="${href("/report", { id })}">its HTML report</a>`;
   const params: Record<string, string> = { id, ...(onlyNotPassed ? { only: "not-passed" } : {}) };
   const facts = html`<table><tbody>
 <tr><th>Run</th><td><code>${run.id}</code> (${run.source})</td></tr>

@@ -1,4 +1,5 @@
-import { createReadStream, existsSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Store, StoreOnDemand } from "@evals/store";
@@ -6,7 +7,7 @@ import { casePage } from "./case-page.js";
 import { comparePage } from "./compare-page.js";
 import { flakyPage } from "./flaky-page.js";
 import { html, page } from "./html.js";
-import { findRun } from "./queries.js";
+import { findRun, laterRunOfReport } from "./queries.js";
 import { runPage } from "./run-page.js";
 import { runsPage } from "./runs-page.js";
 import { trialPage } from "./trial-page.js";
@@ -47,7 +48,9 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
   const { store } = options;
   const use = <T>(work: (open: Store) => Promise<T>) => ("use" in store ? store.use(work) : work(store));
   const port = options.port ?? 0;
+  let bound = 0;
   const server = createServer((request, response) => {
+    if (!forThisViewer(request.headers.host, bound)) return refuseHost(request.headers.host, response);
     use((open) => handle(open, request, response)).catch((error: Error) => {
       if (!response.headersSent)
         send(response, 500, page("Error", html`<pre class="error">${error.stack ?? error.message}</pre>`));
@@ -58,7 +61,7 @@ export async function startViewer(options: ViewerOptions): Promise<Viewer> {
     server.once("error", (error) => reject(new PortUnavailableError(port, error)));
     server.listen(port, "127.0.0.1", () => resolve());
   });
-  const { port: bound } = server.address() as AddressInfo;
+  bound = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${bound}/`,
     close: () =>
@@ -80,13 +83,16 @@ async function handle(store: Store, request: IncomingMessage, response: ServerRe
   }
   const url = new URL(request.url ?? "/", "http://127.0.0.1");
   const param = (name: string) => url.searchParams.get(name) ?? undefined;
-  const pageNumber = Math.max(1, Number.parseInt(param("page") ?? "1", 10) || 1);
+  const pageNumber = Math.max(1, wholeNumber(param("page")) ?? 1);
   const notFound = (what: string) =>
     send(
       response,
       404,
       page("Not found", html`<p>${what} is not in this database. <a href="/">All runs</a></p>`),
     );
+  // PostgreSQL's text holds no NUL: a value with one names nothing in the database (and the query fails).
+  if ([...url.searchParams.values()].some((value) => value.includes("\0")))
+    return notFound(`The page ${url.pathname}${url.search}`);
   switch (url.pathname) {
     case "/":
       return send(response, 200, await runsPage(store, pageNumber));
@@ -103,11 +109,9 @@ async function handle(store: Store, request: IncomingMessage, response: ServerRe
       return body ? send(response, 200, body) : notFound(`Case ${suite ? `${suite} › ` : ""}${id}`);
     }
     case "/trial": {
-      const [run, pos, trial] = [param("run") ?? "", Number(param("pos")), Number(param("trial"))];
+      const [run, pos, trial] = [param("run") ?? "", wholeNumber(param("pos")), wholeNumber(param("trial"))];
       const body =
-        Number.isInteger(pos) && Number.isInteger(trial)
-          ? await trialPage(store, run, pos, trial)
-          : undefined;
+        pos !== undefined && trial !== undefined ? await trialPage(store, run, pos, trial) : undefined;
       return body
         ? send(response, 200, body)
         : notFound(`Trial ${param("trial")} of case #${param("pos")} of run ${run}`);
@@ -121,7 +125,10 @@ async function handle(store: Store, request: IncomingMessage, response: ServerRe
   }
 }
 
-/** A run's report.html, when the file named in the database still exists. */
+/**
+ * A run's report.html, when the file named in the database still exists and no later run of the
+ * same results folder rewrote it; one that cannot be read is a page saying so, not a dead viewer.
+ */
 async function sendReport(
   store: Store,
   id: string,
@@ -129,9 +136,49 @@ async function sendReport(
   notFound: (what: string) => void,
 ): Promise<void> {
   const run = await findRun(store, id);
-  if (!run?.report_file || !existsSync(run.report_file)) return notFound(`The HTML report of run ${id}`);
-  response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-  createReadStream(run.report_file).pipe(response);
+  if (!run?.report_file || !existsSync(run.report_file) || (await laterRunOfReport(store, run)))
+    return notFound(`The HTML report of run ${id}`);
+  let file: FileHandle | undefined;
+  try {
+    file = await open(run.report_file);
+    const stats = await file.stat();
+    if (!stats.isFile()) throw new Error("it is not a file");
+    response.writeHead(200, { "content-type": "text/html; charset=utf-8", "content-length": stats.size });
+    file
+      .createReadStream()
+      .on("error", () => response.destroy())
+      .pipe(response);
+  } catch (error) {
+    await file?.close();
+    const why = html`<p>The HTML report of run ${id}, <code>${run.report_file}</code>, cannot be read: ${(error as Error).message}</p>`;
+    send(response, 404, page("Not found", why));
+  }
+}
+
+/** A number of the query (a page, a case's place, a trial) that the database's integers hold, else undefined. */
+function wholeNumber(value: string | undefined): number | undefined {
+  return value !== undefined && /^\d{1,9}$/.test(value) ? Number(value) : undefined;
+}
+
+/**
+ * Whether a request's Host names this viewer (127.0.0.1 or localhost at its port). A page of another
+ * site that rebinds its own name to 127.0.0.1 (DNS rebinding) would otherwise read every page, the
+ * transcripts included.
+ */
+function forThisViewer(host: string | undefined, port: number): boolean {
+  const name = host?.toLowerCase();
+  return name === `127.0.0.1:${port}` || name === `localhost:${port}`;
+}
+
+function refuseHost(host: string | undefined, response: ServerResponse): void {
+  send(
+    response,
+    403,
+    page(
+      "Not this viewer",
+      html`<p>evals view answers requests for 127.0.0.1 or localhost only, not ${host ?? "no host"}.</p>`,
+    ),
+  );
 }
 
 function send(response: ServerResponse, status: number, body: string): void {
