@@ -14,12 +14,18 @@ const cliJs = resolve(__dirname, "../dist/cli.js");
 const findTodos = (path: string) =>
   fileURLToPath(new URL(`../../../examples/find-todos/${path}`, import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "harness-view-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+/** Every `evals view` started: one a failed assertion left running is stopped at the end. */
+const views: ChildProcess[] = [];
+afterAll(() => {
+  for (const view of views) if (view.exitCode === null && view.signalCode === null) view.kill("SIGKILL");
+  rmSync(scratch, { recursive: true, force: true });
+});
 const env = { ...process.env, EVALS_CLAUDE_BIN: claudeBin, EVALS_OUTPUT_DIR: scratch, FORCE_COLOR: "0" };
 
 /** `evals view` started from the built binary; resolves once it printed its URL. */
 function startView(args: string[]): Promise<{ child: ChildProcess; url: string; out: () => string }> {
   const child = spawn(process.execPath, [cliJs, "view", ...args], { cwd: scratch, env });
+  views.push(child);
   let out = "";
   child.stdout.on("data", (chunk) => {
     out += chunk;
