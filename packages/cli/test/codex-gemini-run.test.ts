@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -95,6 +95,21 @@ describe("evals run with agent.cli codex and gemini", () => {
     );
     expect(replayed.stdout).toContain("1 case(s), 1 trial(s): 1 passed, 0 failed");
     expect(replayed.code, replayed.stderr).toBe(EXIT.passed);
+
+    // The prompt changed: the recording of the old one is not replayed, and the error says which
+    // file is there, what differs and how to record again (it said only "expected <new file>").
+    const [recording] = readdirSync(cassettes);
+    writeFileSync(cases, readFileSync(cases, "utf8").replace("List the files.", "List the files, please."));
+    const changed = runEvals(
+      ["run", cases, "--mode", "strict", "--out", join(dir, "changed"), ...common],
+      170_000,
+    );
+    expect(changed.code, changed.stderr).toBe(EXIT.badInput);
+    expect(changed.stderr).toContain(`no recording for case "lists": expected `);
+    expect(changed.stderr).toContain(recording!);
+    expect(changed.stderr).toContain('recorded for prompt "List the files.", not "List the files, please."');
+    expect(changed.stderr).toContain(`npx evals record ${cases}`);
+    expect(readdirSync(cassettes)).toEqual([recording]);
   });
 
   it("validates agent.options with the Codex and Gemini runners' schemas: file, line and field", () => {
