@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -12,7 +12,14 @@ import {
   type Run,
   writeRunFolder,
 } from "@evals/core";
-import { applyEnvOverrides, inheritedEnv, keepOrRemoveSandbox, spawnSandboxedCli } from "@evals/core/process";
+import {
+  applyEnvOverrides,
+  guardUntilExit,
+  inheritedEnv,
+  keepOrRemoveSandbox,
+  spawnSandboxedCli,
+  WATCHDOG_MARKER_ENV,
+} from "@evals/core/process";
 import { findCodex, SUPPORTED_CODEX_VERSION } from "./bin.js";
 import {
   type CodexOptions,
@@ -100,6 +107,7 @@ export async function runCodex(
     writeFileSync(join(codexHome, "hooks.json"), JSON.stringify({ hooks: options.hooks }, null, 2));
 
   // Nothing else of the caller's environment gets through.
+  const marker = randomUUID();
   const env = applyEnvOverrides(
     {
       ...inheritedEnv(["LANG"]),
@@ -108,9 +116,13 @@ export async function runCodex(
       TMPDIR: tmp,
       EVALS_CODEX_API_KEY: shared.apiKey ?? "evals-offline-key",
       NO_COLOR: "1",
+      [WATCHDOG_MARKER_ENV]: marker,
     },
     shared.env,
   );
+  // Should this process be interrupted or killed mid-run, the watchdog kills codex (its own process
+  // group) and deletes the sandbox: no CODEX_HOME (sessions, sqlite state) is left in the temp folder.
+  const guard = guardUntilExit({ id: marker, marker, group: true, remove: [sandbox] });
   const redactor = createRedactor({ ...shared.redact, ...(shared.env ? { secretEnv: shared.env } : {}) });
 
   const flags = (resume: boolean) => [
@@ -147,6 +159,7 @@ export async function runCodex(
         timeoutMs: Math.max(0, deadline - Date.now()),
         ...(shared.signal ? { signal: shared.signal } : {}),
         ...(shared.killGraceMs !== undefined ? { killGraceMs: shared.killGraceMs } : {}),
+        marker,
         onLine: (text) => {
           streamText.push(text);
           try {
@@ -157,6 +170,7 @@ export async function runCodex(
           }
         },
       });
+      guard.started(cli.pid);
       const outcome = await cli.exited;
       if (outcome.stopped?.kind === "timeout") stop ??= { kind: "timeout", ms: timeoutMs };
       if (outcome.stopped?.kind === "aborted") stop ??= { kind: "aborted" };
@@ -167,6 +181,7 @@ export async function runCodex(
       if (exitCode !== 0 || stop) break;
     }
   } finally {
+    guard.release();
     await tap.close();
   }
   const exited = performance.now();
