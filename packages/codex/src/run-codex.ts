@@ -146,14 +146,19 @@ export async function runCodex(
   try {
     for (const [turn, prompt] of prompts.entries()) {
       const thread = lines.find((line) => line.type === "thread.started")?.thread_id;
+      // A prompt too long for one argument (the kernel refuses one over 128 KiB: E2BIG) goes in on
+      // stdin, which `-` tells codex to read it from.
+      const onStdin = Buffer.byteLength(prompt) > MAX_PROMPT_ARG_BYTES;
+      const promptArg = onStdin ? "-" : prompt;
       const args =
         turn > 0 && thread
-          ? ["exec", "resume", ...flags(true), thread, prompt]
-          : ["exec", ...flags(false), prompt];
+          ? ["exec", "resume", ...flags(true), thread, promptArg]
+          : ["exec", ...flags(false), promptArg];
       command = [bin, ...args];
       const cli = spawnSandboxedCli({
         bin,
         args,
+        ...(onStdin ? { input: prompt } : {}),
         cwd,
         env,
         timeoutMs: Math.max(0, deadline - Date.now()),
@@ -247,6 +252,9 @@ export function parseCodexOptions(options: unknown): CodexOptions {
   const issue = parsed.error.issues[0]!;
   throw new Error(`codex options (field ${issue.path.join(".") || "(root)"}): ${issue.message}`);
 }
+
+/** The longest prompt passed as an argument (below the kernel's 128 KiB for one argument). */
+const MAX_PROMPT_ARG_BYTES = 100 * 1024;
 
 /** The sandbox flags: `exec resume` has no --sandbox, so a resumed turn sets the config key instead. */
 function sandboxArgs(sandbox: CodexOptions["sandbox"] = "workspace-write", resume = false): string[] {
