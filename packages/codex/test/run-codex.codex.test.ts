@@ -317,7 +317,9 @@ describe("runCodex on the real CLI", () => {
       );
       expect(result.error).toBeUndefined();
       expect(seen).toEqual([prompt]);
-      expect(result.run.events.find((event) => event.type === "user_message")).toMatchObject({ text: prompt });
+      expect(result.run.events.find((event) => event.type === "user_message")).toMatchObject({
+        text: prompt,
+      });
       expect(finalResult(result.run)).toMatchObject({ is_error: false, result: "Summarised." });
     },
     TIMEOUT,
