@@ -326,6 +326,22 @@ describe("runCodex on the real CLI", () => {
   );
 
   it(
+    "reports a model server that is not there by its own address, not the runner's tap's",
+    async () => {
+      const gone = await serve(() => response("never"));
+      const baseUrl = gone.url;
+      await gone.close();
+      const result = await runCodex(
+        { prompt: "Hello", cwd: folder("codex-work-"), baseUrl, outputRoot: folder("codex-out-") },
+        {},
+      );
+      expect(result.error).toContain(`the model server ${baseUrl} cannot be reached (ECONNREFUSED)`);
+      expect(finalResult(result.run)).toMatchObject({ is_error: true, terminal_reason: "api_error" });
+    },
+    TIMEOUT,
+  );
+
+  it(
     "kills a run that outlives its timeout and reports it timed out",
     async () => {
       const server = await serve((_request, context) => stall(context));
