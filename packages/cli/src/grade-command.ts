@@ -37,7 +37,8 @@ Options:
   --agent <name>    whose output a bare .jsonl is: claude-code (stream-json), opencode
                     (\`opencode run --format json\`), codex (\`codex exec --json\`) or gemini
                     (\`gemini --output-format stream-json\`); without it Claude Code's or OpenCode's
-                    format is detected from the first line
+                    format is detected from the first line; a file in another agent's
+                    format than the one it is read as is refused, naming the --agent to use
   --json            print the evaluation as JSON (indented on a terminal, compact otherwise)
   --verbose         show every violation and the evidence (and the stack of an internal error)
   -h, --help        this help

@@ -438,11 +438,28 @@ function setupProblems(
     const file = outcome.result.file ? shownPath(outcome.result.file) : "<cases>";
     for (const error of outcome.setupErrors ?? []) {
       if (error.name === "CassetteMissingError") {
-        const { file: recording, problem } = error as { file?: string; problem?: string };
+        const {
+          file: recording,
+          problem,
+          others = [],
+          differences = [],
+        } = error as {
+          file?: string;
+          problem?: string;
+          others?: string[];
+          differences?: Array<string | undefined>;
+        };
+        // The recordings of this case for another prompt or options: what differs in each.
+        const stale = others
+          .map(
+            (other, index) =>
+              `; ${shownPath(other)} is this case's, but ${differences[index] ?? "recorded for another prompt or options"}`,
+          )
+          .join("");
         const found = recording
           ? problem
             ? `: ${shownPath(recording)} is there, but ${problem}`
-            : `: expected ${shownPath(recording)}`
+            : `: expected ${shownPath(recording)}${stale}`
           : "";
         problems.add(
           `no ${problem ? "usable " : ""}recording for case ${JSON.stringify(id)}${found}. Record it: npx evals record ${file} --model <your scripted model module> (or with ${context.keyEnv(id)} set, from the real API), then commit it`,

@@ -1,10 +1,20 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "../src/exit-codes.js";
-import { runEvals } from "./evals-bin.js";
+import { evalsBin, runEvals } from "./evals-bin.js";
+
+/** Resolves once `check()` holds, polling; rejects after `ms`. */
+async function until(check: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`not within ${ms} ms`);
+    await new Promise((done) => setTimeout(done, 200));
+  }
+}
 
 // `evals run` and `evals validate` on case files choosing `agent.cli: codex` and `agent.cli: gemini`:
 // the real codex and gemini CLIs, replaying the example suites' committed recordings (OpenAI
@@ -95,6 +105,70 @@ describe("evals run with agent.cli codex and gemini", () => {
     );
     expect(replayed.stdout).toContain("1 case(s), 1 trial(s): 1 passed, 0 failed");
     expect(replayed.code, replayed.stderr).toBe(EXIT.passed);
+
+    // The prompt changed: the recording of the old one is not replayed, and the error says which
+    // file is there, what differs and how to record again (it said only "expected <new file>").
+    const [recording] = readdirSync(cassettes);
+    writeFileSync(cases, readFileSync(cases, "utf8").replace("List the files.", "List the files, please."));
+    const changed = runEvals(
+      ["run", cases, "--mode", "strict", "--out", join(dir, "changed"), ...common],
+      170_000,
+    );
+    expect(changed.code, changed.stderr).toBe(EXIT.badInput);
+    expect(changed.stderr).toContain(`no recording for case "lists": expected `);
+    expect(changed.stderr).toContain(recording!);
+    expect(changed.stderr).toContain('recorded for prompt "List the files.", not "List the files, please."');
+    expect(changed.stderr).toContain(`npx evals record ${cases}`);
+    expect(readdirSync(cassettes)).toEqual([recording]);
+  });
+
+  it("an evals record of a Codex case interrupted (SIGINT) or killed (SIGKILL) midway keeps the recording and leaves no CODEX_HOME in the temp folder", {
+    timeout: 180_000,
+  }, async () => {
+    const dir = join(temp, "interrupted");
+    mkdirSync(join(dir, "fx"), { recursive: true });
+    writeFileSync(join(dir, "fx", "config.txt"), "retries = 3\n");
+    const cases = join(dir, "cases.yaml");
+    writeFileSync(cases, "id: lists\nprompt: List the files.\nagent:\n  cli: codex\n  fixture: fx\n");
+    const vcr = new URL("../../vcr/dist/index.js", import.meta.url).href;
+    writeFileSync(
+      join(dir, "models.mjs"),
+      `import { execCommand, response, toolOutputs } from ${JSON.stringify(vcr)};\nexport default (request) => (toolOutputs(request).length === 0 ? response(execCommand("ls")) : response("Done."));\n`,
+    );
+    // Answers the first request with a command, then never again: the run is midway when killed.
+    writeFileSync(
+      join(dir, "hangs.mjs"),
+      `import { execCommand, response, toolOutputs } from ${JSON.stringify(vcr)};\nexport default (request) => (toolOutputs(request).length === 0 ? response(execCommand("ls")) : new Promise(() => {}));\n`,
+    );
+    const cassettes = join(dir, "cassettes");
+    const common = ["--cassettes", cassettes, "--db", "off", "--out", join(dir, "rec")];
+    const recorded = runEvals(["record", cases, "--model", join(dir, "models.mjs"), ...common], 170_000);
+    expect(recorded.code, recorded.stderr).toBe(EXIT.passed);
+    const [recording] = readdirSync(cassettes);
+    const good = readFileSync(join(cassettes, recording!), "utf8");
+
+    for (const signal of ["SIGINT", "SIGKILL"] as const) {
+      const tmp = join(dir, `tmp-${signal}`);
+      mkdirSync(tmp);
+      const codexHomes = () => readdirSync(tmp).filter((name) => name.startsWith("evals-codex-"));
+      const child = spawn(
+        process.execPath,
+        [evalsBin, "record", cases, "--model", join(dir, "hangs.mjs"), ...common],
+        {
+          env: { ...process.env, TMPDIR: tmp, FORCE_COLOR: "0" },
+          stdio: "ignore",
+        },
+      );
+      const exited = new Promise((done) => child.once("exit", done));
+      await until(() => codexHomes().length > 0, 60_000);
+      await new Promise((done) => setTimeout(done, 3000));
+      child.kill(signal);
+      await exited;
+      await until(() => codexHomes().length === 0, 20_000).catch(() => undefined);
+      expect(codexHomes(), signal).toEqual([]);
+      expect(readdirSync(cassettes), signal).toEqual([recording]);
+      expect(readFileSync(join(cassettes, recording!), "utf8"), signal).toBe(good);
+    }
   });
 
   it("validates agent.options with the Codex and Gemini runners' schemas: file, line and field", () => {

@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { codexRunner } from "@evals/codex";
 import type { AgentRunResult } from "@evals/core";
 import { geminiRunner } from "@evals/gemini-cli";
+import { fixturesDir } from "@evals/test-kit/claude-fixtures";
 import {
   countFunctionResponses,
   execCommand,
@@ -135,6 +137,37 @@ describe("evals grade on Codex and Gemini CLI runs", () => {
       expect(result.stdout).toMatch(/- outcome: max-turns: /);
       expect(result.stdout).toContain("Verdict: FAIL");
       expect(result.code, result.stderr).toBe(EXIT.failed);
+    }
+  });
+
+  // Each agent's reader finds nothing it knows in another agent's lines: graded as such, any stream
+  // was "0 tool calls" and a verdict, with nothing saying the file was read as the wrong format.
+  it("refuses another agent's stream (exit 2) naming the file, whose format it is and the --agent to use", () => {
+    const claudeStream = `${fixturesDir}blind-retry/stream.jsonl`;
+    const openCodeStream = fileURLToPath(
+      new URL("../../../fixtures/opencode-1.18.33/oc-bash/stdout.jsonl", import.meta.url),
+    );
+    const codexStream = join(folderOf("codexTurns"), "stream.jsonl");
+    const geminiStream = join(folderOf("geminiTurns"), "stream.jsonl");
+    const cases: Array<[string, string | undefined, RegExp]> = [
+      [claudeStream, "codex", /Claude Code's stream-json.*--agent claude-code/],
+      [claudeStream, "gemini", /Claude Code's stream-json.*--agent claude-code/],
+      [claudeStream, "opencode", /Claude Code's stream-json.*--agent claude-code/],
+      [openCodeStream, "codex", /OpenCode's .*--agent opencode/],
+      [openCodeStream, "claude-code", /OpenCode's .*--agent opencode/],
+      [codexStream, "gemini", /Codex's `codex exec --json`.*--agent codex/],
+      [codexStream, "claude-code", /Codex's `codex exec --json`.*--agent codex/],
+      [codexStream, undefined, /Codex's `codex exec --json`.*--agent codex/],
+      [geminiStream, "codex", /Gemini CLI's .*--agent gemini/],
+      [geminiStream, undefined, /Gemini CLI's .*--agent gemini/],
+    ];
+    for (const [file, agent, message] of cases) {
+      const result = grade([file, ...(agent ? ["--agent", agent] : [])]);
+      const what = `${file} --agent ${agent}`;
+      expect(result.stdout, what).toBe("");
+      expect(result.stderr, what).toContain(file);
+      expect(result.stderr, what).toMatch(message);
+      expect(result.code, what).toBe(EXIT.badInput);
     }
   });
 });

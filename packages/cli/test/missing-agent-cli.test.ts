@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseCase } from "@evals/evaluators";
@@ -34,5 +34,36 @@ describe("a case whose agent CLI is not installed is a setup error, for every ru
     const outcome = result.outcomes[0]!;
     expect(outcome.passed).toBe(false);
     expect(outcome.setupErrors?.map((error) => error.name)).toEqual([errorName]);
+  });
+});
+
+// An installed CLI of another version than the runner's sends other requests and prints another
+// stream: it ran (and replayed recordings made with the supported version) without a word.
+describe("a case whose agent CLI is another version than its runner's is a setup error naming both", () => {
+  it.each([
+    ["codex", "codexBin", "@openai/codex", "bin/codex.js", "CodexVersionError", "0.169.0"],
+    ["gemini", "geminiBin", "@google/gemini-cli", "bundle/gemini.js", "GeminiVersionError", "0.61.0"],
+  ])("%s (%s of %s 9.9.9)", async (cli, option, packageName, binPath, errorName, supported) => {
+    // The package as npm installs it, in another version (its executable never runs).
+    const installed = join(output, `other-${cli}`, "node_modules", packageName);
+    mkdirSync(join(installed, binPath, ".."), { recursive: true });
+    writeFileSync(join(installed, "package.json"), JSON.stringify({ name: packageName, version: "9.9.9" }));
+    writeFileSync(join(installed, binPath), "#!/bin/sh\nexit 1\n");
+    chmodSync(join(installed, binPath), 0o755);
+    const id = `other-${cli}`;
+    const evalCase = parseCase(
+      { id, prompt: "Say hi.", agent: { cli, options: { [option]: join(installed, binPath) } } },
+      `${id}.yaml`,
+    );
+    const result = await runCases([evalCase], {
+      suite: "missing-agent-cli",
+      runners: cliRunners(),
+      outputRoot: output,
+      model: { [id]: () => reply(text("hi")) },
+    });
+    const [error] = result.outcomes[0]!.setupErrors ?? [];
+    expect(error?.name).toBe(errorName);
+    expect(error?.message).toContain(`9.9.9 at ${join(installed, binPath)}`);
+    expect(error?.message).toContain(`npm install -D ${packageName}@${supported}`);
   });
 });

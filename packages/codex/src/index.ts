@@ -1,7 +1,7 @@
 // The public API of @evals/codex: run the real Codex CLI headless and hermetic against a loopback
 // OpenAI Responses API, and turn what it did into the same @evals/core Run as a Claude Code run.
 
-export { CodexNotFoundError, findCodex, SUPPORTED_CODEX_VERSION } from "./bin.js";
+export { CodexNotFoundError, CodexVersionError, findCodex, SUPPORTED_CODEX_VERSION } from "./bin.js";
 export {
   type CodexOptions,
   CodexOptionsSchema,

@@ -108,7 +108,12 @@ export async function startModelTap(upstream: string, maxTurns: number | undefin
       if (isModelCall && forwarded.status === 200) lastOutput = outputItems(text);
     } catch (error) {
       if (!response.headersSent) response.writeHead(502, { "content-type": "application/json" });
-      response.end(JSON.stringify({ error: { message: `evals codex tap: ${(error as Error).message}` } }));
+      // Codex shows this message with its own request's URL (the tap's): name the model server.
+      const cause = (error as { cause?: { code?: unknown } }).cause?.code;
+      const why = typeof cause === "string" ? cause : (error as Error).message;
+      response.end(
+        JSON.stringify({ error: { message: `the model server ${base} cannot be reached (${why})` } }),
+      );
     }
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

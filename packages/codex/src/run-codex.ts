@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -12,7 +12,14 @@ import {
   type Run,
   writeRunFolder,
 } from "@evals/core";
-import { applyEnvOverrides, inheritedEnv, keepOrRemoveSandbox, spawnSandboxedCli } from "@evals/core/process";
+import {
+  applyEnvOverrides,
+  guardUntilExit,
+  inheritedEnv,
+  keepOrRemoveSandbox,
+  spawnSandboxedCli,
+  WATCHDOG_MARKER_ENV,
+} from "@evals/core/process";
 import { findCodex, SUPPORTED_CODEX_VERSION } from "./bin.js";
 import {
   type CodexOptions,
@@ -100,6 +107,7 @@ export async function runCodex(
     writeFileSync(join(codexHome, "hooks.json"), JSON.stringify({ hooks: options.hooks }, null, 2));
 
   // Nothing else of the caller's environment gets through.
+  const marker = randomUUID();
   const env = applyEnvOverrides(
     {
       ...inheritedEnv(["LANG"]),
@@ -108,9 +116,13 @@ export async function runCodex(
       TMPDIR: tmp,
       EVALS_CODEX_API_KEY: shared.apiKey ?? "evals-offline-key",
       NO_COLOR: "1",
+      [WATCHDOG_MARKER_ENV]: marker,
     },
     shared.env,
   );
+  // Should this process be interrupted or killed mid-run, the watchdog kills codex (its own process
+  // group) and deletes the sandbox: no CODEX_HOME (sessions, sqlite state) is left in the temp folder.
+  const guard = guardUntilExit({ id: marker, marker, group: true, remove: [sandbox] });
   const redactor = createRedactor({ ...shared.redact, ...(shared.env ? { secretEnv: shared.env } : {}) });
 
   const flags = (resume: boolean) => [
@@ -134,19 +146,25 @@ export async function runCodex(
   try {
     for (const [turn, prompt] of prompts.entries()) {
       const thread = lines.find((line) => line.type === "thread.started")?.thread_id;
+      // A prompt too long for one argument (the kernel refuses one over 128 KiB: E2BIG) goes in on
+      // stdin, which `-` tells codex to read it from.
+      const onStdin = Buffer.byteLength(prompt) > MAX_PROMPT_ARG_BYTES;
+      const promptArg = onStdin ? "-" : prompt;
       const args =
         turn > 0 && thread
-          ? ["exec", "resume", ...flags(true), thread, prompt]
-          : ["exec", ...flags(false), prompt];
+          ? ["exec", "resume", ...flags(true), thread, promptArg]
+          : ["exec", ...flags(false), promptArg];
       command = [bin, ...args];
       const cli = spawnSandboxedCli({
         bin,
         args,
+        ...(onStdin ? { input: prompt } : {}),
         cwd,
         env,
         timeoutMs: Math.max(0, deadline - Date.now()),
         ...(shared.signal ? { signal: shared.signal } : {}),
         ...(shared.killGraceMs !== undefined ? { killGraceMs: shared.killGraceMs } : {}),
+        marker,
         onLine: (text) => {
           streamText.push(text);
           try {
@@ -157,6 +175,7 @@ export async function runCodex(
           }
         },
       });
+      guard.started(cli.pid);
       const outcome = await cli.exited;
       if (outcome.stopped?.kind === "timeout") stop ??= { kind: "timeout", ms: timeoutMs };
       if (outcome.stopped?.kind === "aborted") stop ??= { kind: "aborted" };
@@ -167,6 +186,7 @@ export async function runCodex(
       if (exitCode !== 0 || stop) break;
     }
   } finally {
+    guard.release();
     await tap.close();
   }
   const exited = performance.now();
@@ -232,6 +252,9 @@ export function parseCodexOptions(options: unknown): CodexOptions {
   const issue = parsed.error.issues[0]!;
   throw new Error(`codex options (field ${issue.path.join(".") || "(root)"}): ${issue.message}`);
 }
+
+/** The longest prompt passed as an argument (below the kernel's 128 KiB for one argument). */
+const MAX_PROMPT_ARG_BYTES = 100 * 1024;
 
 /** The sandbox flags: `exec resume` has no --sandbox, so a resumed turn sets the config key instead. */
 function sandboxArgs(sandbox: CodexOptions["sandbox"] = "workspace-write", resume = false): string[] {

@@ -1,7 +1,7 @@
 // Replays a recording with the real codex CLI through @evals/codex, meant to run inside a network
 // namespace that has only loopback (`unshare -rn`). Prints one JSON line: the run, what the replay
 // served, and what this namespace can reach.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,13 +23,15 @@ const outbound = await new Promise((resolve) => {
   });
   socket.on("error", (error) => resolve(error.code));
 });
+const outputRoot = mkdtempSync(join(tmpdir(), "codex-out-"));
 const result = await runCodex({
   prompt,
   cwd,
   baseUrl: server.url,
-  outputRoot: mkdtempSync(join(tmpdir(), "codex-out-")),
+  outputRoot,
 });
 await server.close();
+for (const dir of [cwd, outputRoot]) rmSync(dir, { recursive: true, force: true });
 console.log(
   JSON.stringify({
     cwd,

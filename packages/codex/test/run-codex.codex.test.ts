@@ -302,6 +302,46 @@ describe("runCodex on the real CLI", () => {
   );
 
   it(
+    "runs a prompt too long for one command-line argument (300 KB: spawn E2BIG before), the model gets it whole",
+    async () => {
+      // Past 128 KiB, one argv string is refused by the kernel (MAX_ARG_STRLEN).
+      const prompt = `Summarise this log.\n${"line of a very long log ✓\n".repeat(12_000)}end of the log`;
+      const seen: string[] = [];
+      const server = await serve((request) => {
+        seen.push(userPrompt(request));
+        return response("Summarised.");
+      });
+      const result = await runCodex(
+        { prompt, cwd: folder("codex-work-"), baseUrl: server.url, outputRoot: folder("codex-out-") },
+        {},
+      );
+      expect(result.error).toBeUndefined();
+      expect(seen).toEqual([prompt]);
+      expect(result.run.events.find((event) => event.type === "user_message")).toMatchObject({
+        text: prompt,
+      });
+      expect(finalResult(result.run)).toMatchObject({ is_error: false, result: "Summarised." });
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "reports a model server that is not there by its own address, not the runner's tap's",
+    async () => {
+      const gone = await serve(() => response("never"));
+      const baseUrl = gone.url;
+      await gone.close();
+      const result = await runCodex(
+        { prompt: "Hello", cwd: folder("codex-work-"), baseUrl, outputRoot: folder("codex-out-") },
+        {},
+      );
+      expect(result.error).toContain(`the model server ${baseUrl} cannot be reached (ECONNREFUSED)`);
+      expect(finalResult(result.run)).toMatchObject({ is_error: true, terminal_reason: "api_error" });
+    },
+    TIMEOUT,
+  );
+
+  it(
     "kills a run that outlives its timeout and reports it timed out",
     async () => {
       const server = await serve((_request, context) => stall(context));

@@ -1,4 +1,4 @@
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
 
 export interface FindInstalledBinOptions {
@@ -77,5 +77,32 @@ export function isExecutable(file: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * The version of the npm package `packageName` an executable belongs to (node_modules/.bin/<name>
+ * links into the package), from the package.json above its real path; undefined for an executable
+ * of no such package (a binary named by a runner option, a wrapper script).
+ */
+export function installedPackageVersion(bin: string, packageName: string): string | undefined {
+  let dir: string;
+  try {
+    dir = dirname(realpathSync(bin));
+  } catch {
+    return undefined;
+  }
+  for (; ; dir = dirname(dir)) {
+    const file = join(dir, "package.json");
+    if (existsSync(file)) {
+      try {
+        const manifest = JSON.parse(readFileSync(file, "utf8")) as { name?: unknown; version?: unknown };
+        if (manifest.name === packageName)
+          return typeof manifest.version === "string" ? manifest.version : undefined;
+      } catch {
+        // Not a package.json this can read: keep looking above it.
+      }
+    }
+    if (dirname(dir) === dir) return undefined;
   }
 }

@@ -4,6 +4,7 @@ export {
   type FindInstalledBinOptions,
   findInstalledBin,
   type InstalledBin,
+  installedPackageVersion,
   isExecutable,
 } from "./installed-bin.js";
 export {

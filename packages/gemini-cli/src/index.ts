@@ -4,7 +4,7 @@
 // @evals/gemini-cli: run the real Gemini CLI headless and hermetic, and turn what it did into the
 // same @evals/core Run as a Claude Code run.
 
-export { findGemini, GeminiNotFoundError, SUPPORTED_GEMINI_VERSION } from "./bin.js";
+export { findGemini, GeminiNotFoundError, GeminiVersionError, SUPPORTED_GEMINI_VERSION } from "./bin.js";
 export {
   type BuildGeminiRunInput,
   buildGeminiRun,

@@ -91,6 +91,9 @@ export interface RunGeminiResult extends AgentRunResult, LiveRunFields {}
 
 const DEFAULT_TIMEOUT_MS = 300_000;
 export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
+/** The longest prompt passed as an argument (below the kernel's 128 KiB for one argument). */
+const MAX_PROMPT_ARG_BYTES = 100 * 1024;
+
 /** The file the AfterTool hook writes each payload into (one file per call, in the sandbox). */
 const HOOK_DIR = "after-tool";
 /** What a Gemini run inherits from the caller besides @evals/core's INHERITED_ENV (Windows needs the last two). */
@@ -211,9 +214,13 @@ export async function runGemini(options: RunGeminiOptions): Promise<RunGeminiRes
 
   for (const [turn, prompt] of prompts.entries()) {
     if (stop) break;
+    // A prompt too long for one argument (the kernel refuses one over 128 KiB: E2BIG) goes in on
+    // stdin with an empty -p: gemini then takes the piped text alone as the prompt (stdin before a
+    // non-empty -p would be joined to it).
+    const onStdin = Buffer.byteLength(prompt) > MAX_PROMPT_ARG_BYTES;
     const args = [
       "-p",
-      prompt,
+      onStdin ? "" : prompt,
       "--output-format",
       "stream-json",
       "-m",
@@ -226,6 +233,7 @@ export async function runGemini(options: RunGeminiOptions): Promise<RunGeminiRes
     const cli = spawnSandboxedCli({
       bin,
       args,
+      ...(onStdin ? { input: prompt } : {}),
       cwd,
       env,
       timeoutMs: Math.max(0, deadline - Date.now()),

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -10,10 +10,18 @@ import {
   geminiReply,
   lastFunctionResponse,
 } from "@evals/vcr";
+import { afterAll } from "vitest";
 
-/** A fresh workspace with `notes.txt` ("hello world") in it. */
+const workspaces: string[] = [];
+// Each test file's workspaces go once its tests are over: none is left in the temp folder.
+afterAll(() => {
+  for (const dir of workspaces.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh workspace with `notes.txt` ("hello world") in it, removed after the test file's tests. */
 export function workspace(label: string): string {
   const dir = mkdtempSync(join(tmpdir(), `evals-gemini-test-${label}-`));
+  workspaces.push(dir);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "notes.txt"), "hello world\n");
   return dir;

@@ -1,7 +1,7 @@
 // Replays a Gemini recording strictly through geminiRunner and the real gemini CLI, meant to run
 // inside a network namespace that has only loopback (`unshare -rn`). Prints one JSON line: the
 // run, the exit code, the replay's report and divergences, and whether a public address was reachable.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,6 +29,7 @@ const result = await geminiRunner.run(
   {},
 );
 await server.close();
+rmSync(cwd, { recursive: true, force: true });
 process.stdout.write(
   `${JSON.stringify({
     run: result.run,

@@ -4,6 +4,7 @@ import { finalResult, listToolCalls } from "@evals/core";
 import {
   countFunctionResponses,
   geminiFunctionCall,
+  geminiPrompt,
   geminiReply,
   geminiStall,
   offersFunction,
@@ -76,6 +77,30 @@ describe("geminiRunner on the real gemini CLI against a scripted loopback Gemini
         .map((line) => JSON.parse(line));
       const withHooks = parseGeminiOutput(readFileSync(stream, "utf8"), stream, { afterTool });
       expect(listToolCalls(withHooks)[0]?.result?.is_error).toBe(true);
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
+
+  it("runs a prompt too long for one command-line argument (300 KB: spawn E2BIG before), the model gets it whole", async () => {
+    // Past 128 KiB, one argv string is refused by the kernel (MAX_ARG_STRLEN).
+    const prompt = `Summarise this log.\n${"line of a very long log ✓\n".repeat(12_000)}end of the log`;
+    const seen: string[] = [];
+    const server = await startModelServer({
+      source: scriptedGemini((request) => {
+        seen.push(geminiPrompt(request));
+        return geminiReply("Summarised.");
+      }),
+      modelApi: "gemini",
+    });
+    try {
+      const result = await geminiRunner.run(
+        { prompt, cwd: workspace("huge-prompt"), baseUrl: server.url, outputRoot, timeoutMs: 120_000 },
+        {},
+      );
+      expect((result as { error?: string }).error).toBeUndefined();
+      expect(seen).toEqual([prompt]);
+      expect(finalResult(result.run)).toMatchObject({ is_error: false, result: "Summarised." });
     } finally {
       await server.close();
     }

@@ -139,7 +139,8 @@ export interface CaseOutcome {
    * The errors of trials that could not run because the setup is wrong, not the agent: a recording
    * missing in strict mode (CassetteMissingError), no model to record from (NoModelToRecordError),
    * no executable of the case's agent CLI (each runner's own: ClaudeNotFoundError,
-   * OpenCodeNotFoundError, CodexNotFoundError, GeminiNotFoundError). `evals run` exits 2 for them.
+   * OpenCodeNotFoundError, CodexNotFoundError, GeminiNotFoundError), or one of another version than
+   * its runner's (CodexVersionError, GeminiVersionError). `evals run` exits 2 for them.
    */
   setupErrors?: Error[];
 }
@@ -153,6 +154,8 @@ const SETUP_ERRORS = new Set([
   "OpenCodeNotFoundError",
   "CodexNotFoundError",
   "GeminiNotFoundError",
+  "CodexVersionError",
+  "GeminiVersionError",
 ]);
 
 /** Time a trial gets, beyond its timeout, to stop its agent and wind down before it is abandoned. */

@@ -147,10 +147,35 @@ export function identityMismatch(
   for (const field of ["case_id", "suite", "prompt", "options"] as const) {
     const stored = metadata[field] ?? (field === "suite" ? "" : undefined);
     if (canonicalJson(stored) !== canonicalJson(expected[field])) {
-      return `it was recorded for ${field} ${JSON.stringify(stored) ?? "(none)"}, not ${JSON.stringify(expected[field])}`;
+      const [was, now] = whereTheyDiffer(JSON.stringify(stored) ?? "(none)", JSON.stringify(expected[field]));
+      return `it was recorded for ${field} ${was}, not ${now}`;
     }
   }
   return undefined;
+}
+
+/** Two long values shortened to where they first differ (a prompt may be pages long). */
+function whereTheyDiffer(a: string, b: string, width = 120): [string, string] {
+  if (a.length <= width && b.length <= width) return [a, b];
+  let at = 0;
+  while (at < a.length && a[at] === b[at]) at++;
+  const from = Math.max(0, at - 40);
+  const cut = (text: string) =>
+    `${from > 0 ? "…" : ""}${text.slice(from, from + width)}${text.length > from + width ? "…" : ""}`;
+  return [cut(a), cut(b)];
+}
+
+/**
+ * What differs between a case and the cassette or recording of it in `file` (its prompt, options ...;
+ * see identityMismatch), for the message saying it no longer applies.
+ */
+export function storedIdentityMismatch(file: string, identity: CassetteIdentity): string | undefined {
+  try {
+    const { metadata } = JSON.parse(readFileSync(file, "utf8")) as { metadata?: Record<string, unknown> };
+    return identityMismatch(metadata ?? {}, identity);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

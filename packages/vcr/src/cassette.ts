@@ -10,6 +10,7 @@ import {
   identityMismatch,
   readCassette,
   siblingCassettes,
+  storedIdentityMismatch,
   writeCassette,
 } from "./cassette-file.js";
 import { modePlan, resolveVcrMode, type VcrMode } from "./modes.js";
@@ -45,6 +46,8 @@ export class CassetteMissingError extends Error {
     others: string[],
     what = "cassette",
     problem?: string,
+    /** What differs between the case and each of `others` (see storedIdentityMismatch), in order. */
+    readonly differences: Array<string | undefined> = [],
   ) {
     const shown = relative(process.cwd(), file) || file;
     const name = identity.suite ? `${identity.suite} › ${identity.caseId}` : identity.caseId;
@@ -54,9 +57,10 @@ export class CassetteMissingError extends Error {
         : `No ${what} for ${name}: expected ${shown} (VCR_MODE=strict).`,
       "Record it by running this test once with VCR_MODE=record (or auto) and ANTHROPIC_API_KEY set, then commit the file.",
     ];
-    if (others.length > 0) {
+    for (const [index, other] of others.entries()) {
+      const why = differences[index] ?? "recorded for a different prompt or options";
       lines.push(
-        `Found ${others.map((other) => relative(process.cwd(), other) || other).join(", ")} for this case: recorded for a different prompt or options, so it no longer applies.`,
+        `Found ${relative(process.cwd(), other) || other} for this case: ${why}, so it no longer applies.`,
       );
     }
     super(lines.join("\n"));
@@ -65,6 +69,18 @@ export class CassetteMissingError extends Error {
     this.others = others;
     this.problem = problem;
   }
+}
+
+/** The CassetteMissingError of a case, with what differs in each other file recorded for it. */
+export function missingError(
+  file: string,
+  identity: CassetteIdentity,
+  what: string,
+  problem: string | undefined,
+): CassetteMissingError {
+  const others = siblingCassettes(file, identity);
+  const differences = others.map((other) => storedIdentityMismatch(other, identity));
+  return new CassetteMissingError(file, identity, others, what, problem, differences);
 }
 
 /** What `cassette()` did, for reports. */
@@ -93,8 +109,7 @@ export async function cassette(
   // A file of this name that another case recorded is no recording of this one.
   const problem = stored && identityMismatch(stored.metadata, options);
   const plan = modePlan(mode, stored !== undefined && !problem);
-  if (plan === "missing")
-    throw new CassetteMissingError(file, options, siblingCassettes(file, options), "cassette", problem);
+  if (plan === "missing") throw missingError(file, options, "cassette", problem);
   if (plan === "replay" && stored) {
     const result = cassetteResult(stored);
     onOutcome?.({ file, mode, action: "replayed" });

@@ -1,14 +1,8 @@
 import { existsSync } from "node:fs";
 import { relative } from "node:path";
 import type { RedactOptions } from "@evals/core";
-import { CassetteMissingError } from "./cassette.js";
-import {
-  type CassetteIdentity,
-  cassettePath,
-  identityMetadata,
-  identityMismatch,
-  siblingCassettes,
-} from "./cassette-file.js";
+import { missingError } from "./cassette.js";
+import { type CassetteIdentity, cassettePath, identityMetadata, identityMismatch } from "./cassette-file.js";
 import { type ModelServer, startModelServer } from "./model-server.js";
 import { modePlan, resolveVcrMode, type VcrMode } from "./modes.js";
 import { passthrough, type RecordingSource, recording } from "./record-source.js";
@@ -91,14 +85,7 @@ export function wireSource(options: WireSourceOptions): WireSource {
   const found: FoundRecording = mode === "off" ? { file: recordingPath(options) } : findRecording(options);
   const { file } = found;
   const plan = modePlan(mode, found.recording !== undefined);
-  if (plan === "missing")
-    throw new CassetteMissingError(
-      file,
-      options,
-      siblingCassettes(file, options),
-      "wire recording",
-      found.problem,
-    );
+  if (plan === "missing") throw missingError(file, options, "wire recording", found.problem);
   const forward = {
     ...(options.modelApi ? { modelApi: options.modelApi } : {}),
     ...(options.upstream ? { upstream: options.upstream } : {}),

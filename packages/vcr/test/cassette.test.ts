@@ -144,7 +144,20 @@ describe("cassette()", () => {
     expect(message).toContain(basename(cassettePath(identity())));
     expect(message).toContain("VCR_MODE=record");
     expect(message).toContain(basename(cassettePath(identity({ prompt: "old prompt" }))));
-    expect(message).toContain("recorded for a different prompt or options");
+    // What differs, not only that something does.
+    expect(message).toMatch(/it was recorded for prompt "old prompt", not ".+", so it no longer applies/);
+  });
+
+  it("strict: of a huge prompt changed at its end, the message shows where it differs, not the pages", async () => {
+    const long = "word ".repeat(20_000);
+    await cassette({ ...identity({ prompt: `${long}old ending` }), mode: "record" }, liveRun());
+    const error = await cassette(
+      { ...identity({ prompt: `${long}new ending` }), mode: "strict" },
+      liveRun(),
+    ).catch((caught: unknown) => caught as Error);
+    const message = (error as Error).message;
+    expect(message).toMatch(/recorded for prompt …(word )+old ending"…?, not …(word )+new ending"/);
+    expect(message.length).toBeLessThan(2_000);
   });
 
   it("follows VCR_MODE when no mode is given", async () => {

@@ -84,6 +84,7 @@ export interface LoadStoredRunOptions {
   /**
    * The agent whose output a bare .jsonl is: "opencode" reads it as `opencode run --format json`, an
    * AgentOutputReader with its own reader; without it the format is detected from the first line.
+   * A file whose first line is another agent's format is a StoredRunError naming that agent.
    */
   agent?: "claude-code" | "opencode" | AgentOutputReader;
 }
@@ -169,6 +170,7 @@ type JsonlKind = "agent" | "opencode" | "json-messages" | "captured-events" | "h
 
 function jsonlKind(file: string, options: LoadStoredRunOptions): JsonlKind {
   const first = firstJsonLine(file);
+  assertAgentFormat(file, first, options.agent);
   if (typeof options.agent === "object") return "agent";
   if (options.agent === "opencode" || (options.agent === undefined && isOpenCodeOutputLine(first)))
     return "opencode";
@@ -181,6 +183,46 @@ function jsonlKind(file: string, options: LoadStoredRunOptions): JsonlKind {
     file,
     "not stream-json, captured events or hook inputs (line 1 has none of type, event, hook_event_name)",
   );
+}
+
+/** What each agent's bare .jsonl is, by the name `evals grade --agent` takes. */
+const AGENT_OUTPUTS: Record<string, string> = {
+  "claude-code": "Claude Code's stream-json",
+  opencode: "OpenCode's `opencode run --format json` output",
+  codex: "Codex's `codex exec --json` output",
+  gemini: "Gemini CLI's `--output-format stream-json` output",
+};
+
+/**
+ * Whose output a bare .jsonl is, from the line types only that agent writes (its first line:
+ * `system` or a hook line for Claude Code, `thread.started` for Codex, `init` for Gemini CLI).
+ */
+function outputAgentOf(first: unknown): string | undefined {
+  if (isOpenCodeOutputLine(first)) return "opencode";
+  if (!first || typeof first !== "object") return undefined;
+  const line = first as Record<string, unknown>;
+  if (("run_id" in line && "event" in line) || "hook_event_name" in line) return "claude-code";
+  const type = line.type;
+  if (typeof type !== "string") return undefined;
+  if (/^(thread|turn|item)\./.test(type)) return "codex";
+  if (["init", "message", "tool_use", "tool_result"].includes(type)) return "gemini";
+  if (type === "result") return "subtype" in line ? "claude-code" : "stats" in line ? "gemini" : undefined;
+  if (["system", "assistant", "user", "stream_event"].includes(type)) return "claude-code";
+  return undefined;
+}
+
+/**
+ * Refuses a bare .jsonl in another agent's format than the one it is read as: each reader finds
+ * nothing it knows in another agent's lines, and the run would be graded as 0 tool calls.
+ */
+function assertAgentFormat(file: string, first: unknown, agent: LoadStoredRunOptions["agent"]): void {
+  const found = outputAgentOf(first);
+  if (found === undefined) return;
+  const wanted = typeof agent === "object" ? agent.agent : agent;
+  // Without --agent, Claude Code's and OpenCode's formats are detected; the others must be named.
+  if (wanted === undefined ? found === "claude-code" || found === "opencode" : found === wanted) return;
+  const readAs = wanted === undefined ? "" : `, not ${AGENT_OUTPUTS[wanted] ?? `${wanted}'s output`}`;
+  throw new StoredRunError(file, `this is ${AGENT_OUTPUTS[found]}${readAs}: grade it with --agent ${found}`);
 }
 
 /** The run id of a bare .jsonl: its folder's name for test-output/<run-id>/stream.jsonl, else its own. */
