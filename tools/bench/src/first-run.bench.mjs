@@ -175,18 +175,24 @@ function spinners(count) {
 function hostReferenceMs() {
   const gemini = join(root, "node_modules", ".bin", "gemini");
   if (!existsSync(gemini)) return undefined;
-  const times = [];
-  for (let i = 0; i < 3; i++) {
-    const before = childCpuMs();
-    execFileSync(gemini, ["--version"], {
-      stdio: "ignore",
-      env: { ...process.env, GEMINI_CLI_NO_RELAUNCH: "true" },
-    });
-    const after = childCpuMs();
-    if (before === undefined || after === undefined) return undefined;
-    times.push(after - before);
+  // Even --version writes projects.json temp files into $HOME/.gemini: a scratch HOME keeps the user's clean.
+  const home = mkdtempSync(join(tmpdir(), "evals-bench-gemini-home-"));
+  try {
+    const times = [];
+    for (let i = 0; i < 3; i++) {
+      const before = childCpuMs();
+      execFileSync(gemini, ["--version"], {
+        stdio: "ignore",
+        env: { ...process.env, HOME: home, GEMINI_CLI_NO_RELAUNCH: "true" },
+      });
+      const after = childCpuMs();
+      if (before === undefined || after === undefined) return undefined;
+      times.push(after - before);
+    }
+    return median(times);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
   }
-  return median(times);
 }
 
 const hostLine = (when, ms) =>
