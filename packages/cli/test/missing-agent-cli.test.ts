@@ -13,6 +13,21 @@ import { cliRunners } from "../src/runners.js";
 const output = mkdtempSync(join(tmpdir(), "missing-agent-cli-"));
 afterAll(() => rmSync(output, { recursive: true, force: true }));
 
+/** The outcome of case `id`, run by the engine with agent `cli` whose executable option `option` is `bin`. */
+async function runWithBin(id: string, cli: string, option: string, bin: string) {
+  const evalCase = parseCase(
+    { id, prompt: "Say hi.", agent: { cli, options: { [option]: bin } } },
+    `${id}.yaml`,
+  );
+  const result = await runCases([evalCase], {
+    suite: "missing-agent-cli",
+    runners: cliRunners(),
+    outputRoot: output,
+    model: { [id]: () => reply(text("hi")) },
+  });
+  return result.outcomes[0]!;
+}
+
 describe("a case whose agent CLI is not installed is a setup error, for every runner", () => {
   it.each([
     ["claude-code", "claudeBin", "ClaudeNotFoundError"],
@@ -20,18 +35,7 @@ describe("a case whose agent CLI is not installed is a setup error, for every ru
     ["codex", "codexBin", "CodexNotFoundError"],
     ["gemini", "geminiBin", "GeminiNotFoundError"],
   ])("%s (%s pointing nowhere): %s among the setup errors", async (cli, option, errorName) => {
-    const id = `no-${cli}`;
-    const evalCase = parseCase(
-      { id, prompt: "Say hi.", agent: { cli, options: { [option]: join(output, "nowhere", cli) } } },
-      `${id}.yaml`,
-    );
-    const result = await runCases([evalCase], {
-      suite: "missing-agent-cli",
-      runners: cliRunners(),
-      outputRoot: output,
-      model: { [id]: () => reply(text("hi")) },
-    });
-    const outcome = result.outcomes[0]!;
+    const outcome = await runWithBin(`no-${cli}`, cli, option, join(output, "nowhere", cli));
     expect(outcome.passed).toBe(false);
     expect(outcome.setupErrors?.map((error) => error.name)).toEqual([errorName]);
   });
@@ -50,18 +54,8 @@ describe("a case whose agent CLI is another version than its runner's is a setup
     writeFileSync(join(installed, "package.json"), JSON.stringify({ name: packageName, version: "9.9.9" }));
     writeFileSync(join(installed, binPath), "#!/bin/sh\nexit 1\n");
     chmodSync(join(installed, binPath), 0o755);
-    const id = `other-${cli}`;
-    const evalCase = parseCase(
-      { id, prompt: "Say hi.", agent: { cli, options: { [option]: join(installed, binPath) } } },
-      `${id}.yaml`,
-    );
-    const result = await runCases([evalCase], {
-      suite: "missing-agent-cli",
-      runners: cliRunners(),
-      outputRoot: output,
-      model: { [id]: () => reply(text("hi")) },
-    });
-    const [error] = result.outcomes[0]!.setupErrors ?? [];
+    const outcome = await runWithBin(`other-${cli}`, cli, option, join(installed, binPath));
+    const [error] = outcome.setupErrors ?? [];
     expect(error?.name).toBe(errorName);
     expect(error?.message).toContain(`9.9.9 at ${join(installed, binPath)}`);
     expect(error?.message).toContain(`npm install -D ${packageName}@${supported}`);

@@ -170,12 +170,20 @@ function whereTheyDiffer(a: string, b: string, width = 120): [string, string] {
  * see identityMismatch), for the message saying it no longer applies.
  */
 export function storedIdentityMismatch(file: string, identity: CassetteIdentity): string | undefined {
+  const metadata = storedMetadata(file);
+  return metadata && identityMismatch(metadata, identity);
+}
+
+/** The metadata stored in the cassette or recording `file` ({} when it has none); undefined when it cannot be read as JSON. */
+function storedMetadata(file: string): Record<string, unknown> | undefined {
+  let stored: unknown;
   try {
-    const { metadata } = JSON.parse(readFileSync(file, "utf8")) as { metadata?: Record<string, unknown> };
-    return identityMismatch(metadata ?? {}, identity);
+    stored = JSON.parse(readFileSync(file, "utf8"));
   } catch {
     return undefined;
   }
+  const metadata = (stored as { metadata?: unknown } | null)?.metadata;
+  return metadata && typeof metadata === "object" ? (metadata as Record<string, unknown>) : {};
 }
 
 /**
@@ -201,12 +209,7 @@ export function siblingCassettes(
 
 /** Whether the cassette or recording in `file` is not known to be another case's (by what it stores). */
 function storedIdentityIs(file: string, identity: Pick<CassetteIdentity, "suite" | "caseId">): boolean {
-  let metadata: Record<string, unknown> | undefined;
-  try {
-    metadata = (JSON.parse(readFileSync(file, "utf8")) as { metadata?: Record<string, unknown> }).metadata;
-  } catch {
-    return true;
-  }
+  const metadata = storedMetadata(file);
   if (typeof metadata?.case_id !== "string") return true;
   return metadata.case_id === identity.caseId && (metadata.suite ?? "") === identity.suite;
 }
