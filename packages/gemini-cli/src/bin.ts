@@ -1,3 +1,5 @@
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 import { findInstalledBin, installedPackageVersion } from "@evals/core/process";
 
 /** The Gemini CLI version this package was built and tested against. */
@@ -35,9 +37,9 @@ export class GeminiVersionError extends Error {
 
 /**
  * Finds `gemini`: the given path, then EVALS_GEMINI_BIN, then node_modules/.bin/gemini in `from`
- * (default process.cwd()) and each parent, then PATH. Called directly, never through npx (which
- * may reach the network). A gemini of the @google/gemini-cli package in another version than
- * SUPPORTED_GEMINI_VERSION is a GeminiVersionError.
+ * (default process.cwd()), this package's folder and each of their parents, then PATH. Called
+ * directly, never through npx (which may reach the network). A gemini of the @google/gemini-cli
+ * package in another version than SUPPORTED_GEMINI_VERSION is a GeminiVersionError.
  */
 export function findGemini(
   geminiBin?: string,
@@ -48,6 +50,7 @@ export function findGemini(
     option: { name: "geminiBin", value: geminiBin },
     envVar: "EVALS_GEMINI_BIN",
     from,
+    alsoFrom: [dirname(fileURLToPath(import.meta.url))],
     env,
   });
   if (!found.bin) throw new GeminiNotFoundError(found.searched);

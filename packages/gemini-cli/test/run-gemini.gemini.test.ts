@@ -1,5 +1,6 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { finalResult, listToolCalls } from "@evals/core";
 import {
   countFunctionResponses,
@@ -12,7 +13,13 @@ import {
   startModelServer,
 } from "@evals/vcr";
 import { describe, expect, it } from "vitest";
-import { GEMINI_HOOKS_FILE, geminiRunner, parseGeminiOutput, runFromGeminiOutput } from "../src/index.js";
+import {
+  findGemini,
+  GEMINI_HOOKS_FILE,
+  geminiRunner,
+  parseGeminiOutput,
+  runFromGeminiOutput,
+} from "../src/index.js";
 import { badRequestScript, loopScript, toolsScript, workspace } from "./helpers.js";
 
 const outputRoot = join(import.meta.dirname, "..", "test-output");
@@ -283,5 +290,18 @@ describe("geminiRunner on the real gemini CLI against a scripted loopback Gemini
     expect(geminiRunner.optionsSchema.parse({ approvalMode: "auto_edit" })).toEqual({
       approvalMode: "auto_edit",
     });
+  });
+});
+
+describe("findGemini", () => {
+  it("finds the gemini next to @evals/gemini-cli itself, from a folder with none and an empty PATH", () => {
+    const outside = mkdtempSync(join(tmpdir(), "evals-gemini-outside-"));
+    try {
+      const bin = findGemini(undefined, outside, { PATH: "" });
+      const installed = resolve(import.meta.dirname, "../../../node_modules/.bin/gemini");
+      expect(realpathSync(bin)).toBe(realpathSync(installed));
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });
