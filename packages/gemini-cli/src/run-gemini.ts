@@ -258,7 +258,9 @@ export async function runGemini(options: RunGeminiOptions): Promise<RunGeminiRes
     const outcome = await cli.exited;
     stop ??= outcome.stopped;
     stderr += outcome.stderr;
-    exitCode = outcome.exitCode;
+    // Killed by the runner, gemini still exits 0 (its SIGTERM handler does): such a run has no exit
+    // code of its own, as a stopped Codex run.
+    exitCode = outcome.stopped ? null : outcome.exitCode;
     signal = outcome.signal;
     spawnError ??= outcome.spawnError;
     if (exitCode !== 0) break;

@@ -192,11 +192,14 @@ describe("geminiRunner on the real gemini CLI against a scripted loopback Gemini
           baseUrl: server.url,
           outputRoot,
           timeoutMs: 15_000,
-          killGraceMs: 1000,
+          // Time enough for gemini's SIGTERM handler, which exits 0 once it has cleaned up.
+          killGraceMs: 5000,
         },
         {},
       );
       expect(result.timed_out).toBe(true);
+      // Killed by the runner: no exit code of its own, as a timed-out Codex run (not gemini's 0).
+      expect(result.exit_code).toBeNull();
       expect((result as { error?: string }).error).toMatch(/timed out after 15000 ms/);
       expect(finalResult(result.run)).toBeUndefined();
     } finally {
