@@ -281,7 +281,17 @@ export async function runGemini(options: RunGeminiOptions): Promise<RunGeminiRes
     durationMs: Math.round(performance.now() - entered),
     ...(options.pricing ? { pricing: options.pricing } : {}),
   });
-  const error = describeFailure({ run, stop, options, exitCode, signal, spawnError, stderr: plainStderr });
+  const unreachable = await unreachableServer(options.baseUrl, run);
+  const error = describeFailure({
+    run,
+    stop,
+    options,
+    exitCode,
+    signal,
+    spawnError,
+    stderr: plainStderr,
+    unreachable,
+  });
   const keepSandbox = keepOrRemoveSandbox(sandbox, options.keepSandbox, error !== undefined, redactor);
   const result: RunGeminiResult = redactor.value<RunGeminiResult>(
     liveRunResult({
@@ -361,6 +371,25 @@ function runEnv(
   return applyEnvOverrides(env, options.env);
 }
 
+/**
+ * Why the model server at `baseUrl` cannot be reached, when gemini's error is a failed fetch: gemini
+ * says only "fetch failed", not where to. Asks the server once; undefined when it answers.
+ */
+async function unreachableServer(baseUrl: string | undefined, run: Run): Promise<string | undefined> {
+  const final = run.events.find((event) => event.type === "final_result");
+  if (!baseUrl || final?.type !== "final_result" || !final.errors?.some((text) => /fetch failed/.test(text)))
+    return undefined;
+  try {
+    const response = await fetch(baseUrl, { signal: AbortSignal.timeout(2000) });
+    await response.body?.cancel();
+    return undefined;
+  } catch (error) {
+    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+    const why = cause?.code ?? cause?.message;
+    return typeof why === "string" ? why : (error as Error).message;
+  }
+}
+
 function describeFailure(input: {
   run: Run;
   stop: GeminiRunnerStop | undefined;
@@ -369,6 +398,7 @@ function describeFailure(input: {
   signal: string | undefined;
   spawnError: string | undefined;
   stderr: string;
+  unreachable: string | undefined;
 }): string | undefined {
   if (input.stop?.kind === "timeout") {
     return `the run timed out after ${input.options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms and was killed`;
@@ -377,6 +407,9 @@ function describeFailure(input: {
   if (input.spawnError) return `gemini could not be started: ${input.spawnError}`;
   const final = input.run.events.find((event) => event.type === "final_result");
   if (final?.type === "final_result" && final.is_error) {
+    if (input.unreachable) {
+      return `the model server at ${input.options.baseUrl} could not be reached (${input.unreachable}): start it, or check baseUrl (gemini said: ${final.errors?.join("; ")})`;
+    }
     return `gemini ended with an error (${final.terminal_reason}): ${final.errors?.join("; ")}`;
   }
   if (input.exitCode !== 0) {

@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { finalResult, listToolCalls } from "@evals/core";
@@ -207,6 +208,18 @@ describe("geminiRunner on the real gemini CLI against a scripted loopback Gemini
     }
   }, 120_000);
 
+  it("names the model server and what to do when nothing listens at baseUrl", async () => {
+    const baseUrl = await deadLoopbackUrl();
+    const result = await geminiRunner.run(
+      { prompt: "Say hi", cwd: workspace("dead-server"), baseUrl, outputRoot, timeoutMs: 120_000 },
+      {},
+    );
+    const error = (result as { error?: string }).error ?? "";
+    expect(error).toContain(`the model server at ${baseUrl} could not be reached (ECONNREFUSED)`);
+    expect(error).toMatch(/start it, or check baseUrl/);
+    expect(finalResult(result.run)).toMatchObject({ is_error: true, terminal_reason: "api_error" });
+  }, 180_000);
+
   it("runs several prompts as turns of one session (--resume latest), the model seeing the earlier ones", async () => {
     const server = await startModelServer({
       source: scriptedGemini((request) =>
@@ -308,3 +321,12 @@ describe("findGemini", () => {
     }
   });
 });
+
+/** A loopback URL nothing listens at: a port just freed. */
+async function deadLoopbackUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((done) => server.close(() => done()));
+  return `http://127.0.0.1:${port}`;
+}
