@@ -17,6 +17,7 @@ import {
   guardUntilExit,
   inheritedEnv,
   keepOrRemoveSandbox,
+  MAX_PROMPT_ARG_BYTES,
   spawnSandboxedCli,
   WATCHDOG_MARKER_ENV,
 } from "@evals/core/process";
@@ -252,9 +253,6 @@ export function parseCodexOptions(options: unknown): CodexOptions {
   const issue = parsed.error.issues[0]!;
   throw new Error(`codex options (field ${issue.path.join(".") || "(root)"}): ${issue.message}`);
 }
-
-/** The longest prompt passed as an argument (below the kernel's 128 KiB for one argument). */
-const MAX_PROMPT_ARG_BYTES = 100 * 1024;
 
 /** The sandbox flags: `exec resume` has no --sandbox, so a resumed turn sets the config key instead. */
 function sandboxArgs(sandbox: CodexOptions["sandbox"] = "workspace-write", resume = false): string[] {

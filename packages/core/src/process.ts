@@ -38,6 +38,7 @@ export {
 } from "./sandbox-env.js";
 export {
   type CliStopReason,
+  MAX_PROMPT_ARG_BYTES,
   type SandboxedCli,
   type SandboxedCliExit,
   type SandboxedCliOptions,

@@ -58,6 +58,12 @@ export interface SandboxedCliExit<Stop extends { kind: string }> {
   leftovers: ProcessInfo[];
 }
 
+/**
+ * The longest prompt a runner passes as one argument, below the kernel's 128 KiB for one (a longer
+ * one fails to spawn with E2BIG): a longer prompt goes in on stdin (`input`).
+ */
+export const MAX_PROMPT_ARG_BYTES = 100 * 1024;
+
 const DEFAULT_STDERR_LIMIT = 10 * 1024 * 1024;
 /** How long the pipes may stay open after the exit (a leftover without the marker can hold them). */
 const CLOSE_WAIT_MS = 2000;

@@ -19,6 +19,7 @@ import {
   guardUntilExit,
   inheritedEnv,
   keepOrRemoveSandbox,
+  MAX_PROMPT_ARG_BYTES,
   spawnSandboxedCli,
   WATCHDOG_MARKER_ENV,
 } from "@evals/core/process";
@@ -91,8 +92,13 @@ export interface RunGeminiResult extends AgentRunResult, LiveRunFields {}
 
 const DEFAULT_TIMEOUT_MS = 300_000;
 export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash";
-/** The longest prompt passed as an argument (below the kernel's 128 KiB for one argument). */
-const MAX_PROMPT_ARG_BYTES = 100 * 1024;
+/** The most gemini reads of stdin: its readStdin cuts a longer prompt short, and runs the rest. */
+const MAX_STDIN_PROMPT_BYTES = 8 * 1024 * 1024;
+/**
+ * The longest prompt gemini takes: it estimates a prompt over 100,000 characters at 4 characters a
+ * token, and drops one over the model's context window (1,048,576 tokens) with exit 0 and no result.
+ */
+const MAX_PROMPT_CHARS = 4 * 1_048_576;
 
 /** The file the AfterTool hook writes each payload into (one file per call, in the sandbox). */
 const HOOK_DIR = "after-tool";
@@ -166,6 +172,10 @@ export async function runGemini(options: RunGeminiOptions): Promise<RunGeminiRes
   const prompts = Array.isArray(options.prompt) ? options.prompt : [options.prompt];
   if (prompts.length === 0 || prompts.some((prompt) => prompt.trim() === "")) {
     throw new Error("runGemini: every prompt must be a non-empty string");
+  }
+  for (const [index, prompt] of prompts.entries()) {
+    const tooLarge = promptTooLarge(prompt, index);
+    if (tooLarge) throw new Error(`runGemini: ${tooLarge}`);
   }
   const cwd = resolve(options.cwd ?? process.cwd());
   const bin = findGemini(options.geminiBin);
@@ -347,6 +357,19 @@ function readHookPayloads(dir: string): GeminiAfterTool[] {
   return payloads.sort((a, b) => String(a.timestamp ?? "").localeCompare(String(b.timestamp ?? "")));
 }
 
+/** Why gemini cannot take a prompt, when it cannot: gemini would cut or drop it without failing. */
+function promptTooLarge(prompt: string, index: number): string | undefined {
+  const bytes = Buffer.byteLength(prompt);
+  const fix = "shorten it, or put the long part in a file of the workspace for the agent to read";
+  if (bytes > MAX_STDIN_PROMPT_BYTES) {
+    return `prompt ${index + 1} is ${bytes} bytes, over the ${MAX_STDIN_PROMPT_BYTES} bytes (8 MiB) gemini reads from stdin: Gemini cannot take it (gemini would cut it short without failing); ${fix}`;
+  }
+  if (prompt.length > MAX_PROMPT_CHARS) {
+    return `prompt ${index + 1} is ${prompt.length} characters, over the ${MAX_PROMPT_CHARS} characters gemini takes (the model's context window of 1048576 tokens at its estimate of 4 characters a token): Gemini cannot take it (gemini would drop it and exit 0 without a result); ${fix}`;
+  }
+  return undefined;
+}
+
 function runEnv(
   options: RunGeminiOptions,
   dirs: { home: string; temp: string; marker: string },
@@ -419,6 +442,9 @@ function describeFailure(input: {
         : `exited with code ${input.exitCode}`;
     const last = input.stderr.split("\n").filter(Boolean).pop();
     return `gemini ${how}${last ? `: ${last.slice(0, 300)}` : ""}`;
+  }
+  if (!final) {
+    return "gemini exited without a result (it exits 0 so when it drops a prompt it estimates over the model's context window)";
   }
   return undefined;
 }

@@ -220,6 +220,64 @@ describe("geminiRunner on the real gemini CLI against a scripted loopback Gemini
     expect(finalResult(result.run)).toMatchObject({ is_error: true, terminal_reason: "api_error" });
   }, 180_000);
 
+  it("refuses a prompt over the 8 MiB gemini reads from stdin (it would cut it short), before starting it", async () => {
+    const server = await startModelServer({
+      source: scriptedGemini(() => geminiReply("Read.")),
+      modelApi: "gemini",
+    });
+    try {
+      // 8 MiB + 1 byte, mostly 3-byte characters: well inside the model's context window.
+      const prompt = `Read this.\n${"✓".repeat(2_796_199)}a`;
+      expect(Buffer.byteLength(prompt)).toBe(8 * 1024 * 1024 + 1);
+      await expect(
+        geminiRunner.run({ prompt, cwd: workspace("stdin-cap"), baseUrl: server.url, outputRoot }, {}),
+      ).rejects.toThrow(
+        "prompt 1 is 8388609 bytes, over the 8388608 bytes (8 MiB) gemini reads from stdin: Gemini cannot take it",
+      );
+      expect(server.interactions).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
+
+  it("refuses a prompt over the model's context window as gemini estimates it (it would drop it and exit 0)", async () => {
+    const server = await startModelServer({
+      source: scriptedGemini(() => geminiReply("Read.")),
+      modelApi: "gemini",
+    });
+    try {
+      const prompt = `Read this.\n${"x".repeat(5_000_000)}`;
+      await expect(
+        geminiRunner.run({ prompt, cwd: workspace("context"), baseUrl: server.url, outputRoot }, {}),
+      ).rejects.toThrow(
+        "prompt 1 is 5000011 characters, over the 4194304 characters gemini takes (the model's context window of 1048576 tokens at its estimate of 4 characters a token): Gemini cannot take it",
+      );
+      expect(server.interactions).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
+
+  it("reports a gemini that exits 0 without a result as a failed run", async () => {
+    const server = await startModelServer({
+      source: scriptedGemini(() => geminiReply("Read.")),
+      modelApi: "gemini",
+    });
+    try {
+      // Just under the runner's limit, yet over gemini's own once it adds its context to the request.
+      const prompt = `Read this.\n${"x".repeat(4_194_200)}`;
+      const result = await geminiRunner.run(
+        { prompt, cwd: workspace("dropped"), baseUrl: server.url, outputRoot, timeoutMs: 120_000 },
+        {},
+      );
+      expect(server.interactions).toEqual([]);
+      expect(result.exit_code).toBe(0);
+      expect((result as { error?: string }).error).toMatch(/^gemini exited without a result/);
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
+
   it("runs several prompts as turns of one session (--resume latest), the model seeing the earlier ones", async () => {
     const server = await startModelServer({
       source: scriptedGemini((request) =>
