@@ -29,7 +29,7 @@ export interface RunRow {
 }
 
 /** How many characters of a long message (an error, a violation's) the pages read and show. */
-export const MESSAGE_CHARS = 4000;
+const MESSAGE_CHARS = 4000;
 
 /**
  * A text column's first MESSAGE_CHARS characters as `name`, and as `name_more` how many bytes that
