@@ -39,6 +39,19 @@ function parseProblem(error: Error & { code?: string }): string {
   return error.message.split(". ")[0] as string;
 }
 
+/**
+ * A numeric option's value, `min` to `max`, in decimal digits only: Number() also reads "1e3", "0x10",
+ * " 3" and "" (0). Anything else is a UsageError naming the option and the value.
+ */
+export function wholeNumberOption(option: string, text: string, min: number, max?: number): number {
+  const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= min && value <= (max ?? Number.MAX_SAFE_INTEGER)))
+    throw new UsageError(
+      `${option} must be a whole number from ${min}${max === undefined ? "" : ` to ${max}`}, got ${JSON.stringify(text)}`,
+    );
+  return value;
+}
+
 /** The positionals after the first `count`, as a usage error: "unexpected argument "x"". */
 export function noMoreArguments(command: string, positionals: string[], count: number): void {
   const extra = positionals[count];

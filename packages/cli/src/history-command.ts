@@ -11,7 +11,7 @@ import {
   readHistoryDigest,
   type StoreLocation,
 } from "@evals/store/history-reader";
-import { parseCommandArgs } from "./args.js";
+import { parseCommandArgs, wholeNumberOption } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
 import { UnreadableFileError, UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
@@ -68,9 +68,7 @@ export const history: Command = {
     if (location.kind === "off") throw new UsageError("--db off: no database to read");
     if (positionals[0] === "import") return importFiles(positionals.slice(1), location, io);
 
-    const last = values.last === undefined ? 20 : Number(values.last);
-    if (!Number.isInteger(last) || last < 1)
-      throw new UsageError(`--last must be a whole number from 1, got ${values.last}`);
+    const last = values.last === undefined ? 20 : wholeNumberOption("--last", values.last, 1);
     let since: Date | undefined;
     if (values.since !== undefined) {
       since = sinceTime(values.since);

@@ -30,7 +30,7 @@ import {
   writeReports,
 } from "@evals/logging";
 import { apiKeyEnv, type ScriptFunction, VCR_MODES, type VcrMode } from "@evals/vcr";
-import { parseCommandArgs } from "./args.js";
+import { parseCommandArgs, wholeNumberOption } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
 import { BadInputError, SetupError, UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
@@ -136,10 +136,10 @@ export async function runCommand(
   const parsed = parse(name, args);
   const { values, positionals } = parsed;
   if (positionals.length === 0) throw new UsageError("name at least one case file or folder");
-  const trials = count(values.trials, "--trials", MAX_TRIALS);
-  const concurrency = count(values.concurrency, "--concurrency");
-  const problem = trials.problem ?? concurrency.problem;
-  if (problem) throw new UsageError(problem);
+  const trials =
+    values.trials === undefined ? undefined : wholeNumberOption("--trials", values.trials, 1, MAX_TRIALS);
+  const concurrency =
+    values.concurrency === undefined ? undefined : wholeNumberOption("--concurrency", values.concurrency, 1);
   if (options.record && values.mode !== undefined) {
     throw new UsageError("evals record always records: --mode is for evals run");
   }
@@ -172,7 +172,7 @@ export async function runCommand(
     model = loaded;
   }
   const out = values.out ?? "results";
-  const cases = loadRunnableCases(positionals, { trials: trials.value, io, runners });
+  const cases = loadRunnableCases(positionals, { trials, io, runners });
   const setupProblem =
     outputDirProblem(out) ??
     unavailableAgentProblem(cases, runners) ??
@@ -191,8 +191,8 @@ export async function runCommand(
   let journal: RunJournal | undefined;
   if (!options.record && !variants && !shard) {
     const opened = resuming
-      ? resumeJournal(out, cases, trials.value, values["retry-errors"] === true)
-      : startJournal(out, cases, trials.value, startedAt);
+      ? resumeJournal(out, cases, trials, values["retry-errors"] === true)
+      : startJournal(out, cases, trials, startedAt);
     if (typeof opened === "string") {
       throw new BadInputError(opened);
     }
@@ -210,8 +210,8 @@ export async function runCommand(
     ...(journal ? { onCase: journal.add, onTrial: journal.addTrial, keptTrials: keptTrialsOf(journal) } : {}),
     cassette: { dir: values.cassettes ?? "cassettes", ...(mode ? { mode: mode as VcrMode } : {}) },
     ...(model ? { model: model.models } : {}),
-    ...(trials.value !== undefined ? { trials: trials.value } : {}),
-    ...(concurrency.value !== undefined ? { concurrency: concurrency.value } : {}),
+    ...(trials !== undefined ? { trials } : {}),
+    ...(concurrency !== undefined ? { concurrency } : {}),
     ...(values.suite ? { suite: values.suite } : {}),
     runners,
     ...(variants ? { variants } : {}),
@@ -509,13 +509,4 @@ function throwSetupProblems(problems: string[]): void {
 function shownPath(path: string): string {
   const near = relative(process.cwd(), path);
   return near && !near.startsWith("..") ? near : path;
-}
-
-function count(text: string | undefined, flag: string, max?: number): { value?: number; problem?: string } {
-  if (text === undefined) return {};
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1)
-    return { problem: `${flag} must be a positive integer, got ${text}` };
-  if (max !== undefined && value > max) return { problem: `${flag} must be at most ${max}, got ${text}` };
-  return { value };
 }

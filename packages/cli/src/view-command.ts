@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { describeLocation, locateStore, StoreOnDemand } from "@evals/store";
 import { PortUnavailableError, startViewer } from "@evals/viewer";
-import { noMoreArguments, parseCommandArgs } from "./args.js";
+import { noMoreArguments, parseCommandArgs, wholeNumberOption } from "./args.js";
 import type { Command, CommandIo } from "./command.js";
 import { BadInputError, SetupError, UsageError } from "./errors.js";
 import { EXIT, EXIT_CODES_HELP } from "./exit-codes.js";
@@ -39,9 +39,7 @@ export const view: Command = {
     const { values, positionals } = parsed;
     noMoreArguments("view", positionals, 0);
     // Digits only: Number() also reads "0x50" (port 80) and "" (0: any port).
-    const port = values.port === undefined ? 0 : /^\d{1,5}$/.test(values.port) ? Number(values.port) : -1;
-    if (port < 0 || port > 65535)
-      throw new UsageError(`--port must be a whole number from 0 to 65535, got ${values.port}`);
+    const port = values.port === undefined ? 0 : wholeNumberOption("--port", values.port, 0, 65535);
     const location = locateStore(values.db !== undefined ? { db: values.db } : {});
     if (location.kind === "off") throw new UsageError("--db off: no database to view");
     if (location.kind === "embedded" && !existsSync(location.dir)) {

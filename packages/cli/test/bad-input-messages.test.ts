@@ -151,12 +151,39 @@ describe("bad input to every evals command: exit 2, one message naming what, whe
     }
   });
 
-  it("evals view --port takes a port in digits only (0x50 served on port 80, an empty one on any)", async () => {
-    for (const port of ["0x50", "", " 8080", "1e3"]) {
-      const result = await run(["view", "--port", port, "--db", missing("db")]);
-      expect(result.code).toBe(EXIT.badInput);
-      expect(result.err).toContain(`evals view: --port must be a whole number from 0 to 65535, got ${port}`);
-    }
+  it("every numeric option takes decimal digits only (--port 0x50 served on port 80, --last 1e3 read 1000 runs)", async () => {
+    const options = [
+      [["view", "--db", missing("db")], "--port", "from 0 to 65535"],
+      [["history", "--db", missing("db")], "--last", "from 1"],
+      [["run", missing("a.yaml")], "--trials", "from 1 to 1000"],
+      [["record", missing("a.yaml")], "--trials", "from 1 to 1000"],
+      [["run", missing("a.yaml")], "--concurrency", "from 1"],
+    ] as const;
+    for (const [args, option, range] of options)
+      for (const value of [
+        "1e3",
+        "1.5",
+        "0x10",
+        " 3",
+        "3 ",
+        "+3",
+        "-1",
+        "",
+        "3abc",
+        "99999999999999999999",
+      ]) {
+        const result = await run([...args, `${option}=${value}`]);
+        expect(result.code, `${args[0]} ${option}=${value}`).toBe(EXIT.badInput);
+        expect(result.err.split("\n")[0]).toBe(
+          `evals ${args[0]}: ${option} must be a whole number ${range}, got ${JSON.stringify(value)}`,
+        );
+      }
+    // Through the binary: the red team's `evals history --last 1e3` (it read each case's last 1000 runs).
+    const history = runEvals(["history", "--last", "1e3", "--db", missing("db")]);
+    expect(history.code).toBe(EXIT.badInput);
+    expect(history.stderr.split("\n")[0]).toBe(
+      `evals history: --last must be a whole number from 1, got "1e3"`,
+    );
   });
 
   it("evals --help says the exit codes", async () => {

@@ -29,7 +29,7 @@ describe("evals run", () => {
     expect((await evalsRun([])).code).toBe(EXIT.badInput);
     const trials = await evalsRun(["cases.yaml", "--trials", "0"]);
     expect(trials).toMatchObject({ code: EXIT.badInput });
-    expect(trials.err).toContain("--trials must be a positive integer, got 0");
+    expect(trials.err).toContain(`--trials must be a whole number from 1 to 1000, got "0"`);
     expect((await evalsRun(["cases.yaml", "--mode", "sometimes"])).err).toContain("--mode must be one of");
     const missing = await evalsRun([join(scratch, "nope.yaml")]);
     expect(missing.code).toBe(EXIT.badInput);

@@ -42,7 +42,10 @@ export async function openPglite(dir: string): Promise<SqlClient> {
  */
 export async function openServer(url: string): Promise<SqlClient> {
   const { default: pg } = await import("pg");
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  const client = new pg.Client({
+    connectionString: withSslModeSpelledOut(url),
+    connectionTimeoutMillis: 10_000,
+  });
   // An error on an idle connection (the server went away) must not crash the eval run.
   client.on("error", () => {});
   await client.connect();
@@ -67,6 +70,23 @@ export async function openServer(url: string): Promise<SqlClient> {
     },
     close: () => client.end(),
   };
+}
+
+/**
+ * pg 8 takes sslmode=prefer, require and verify-ca as verify-full (its documented meaning: SSL, the
+ * certificate and host name checked), and says so in a warning on every process, since pg 9 will give
+ * them libpq's weaker meanings. Spelling the mode verify-full, as the warning advises to keep that
+ * meaning, silences it; with uselibpqcompat=true (libpq's meanings, no warning) the URL is left as is.
+ */
+function withSslModeSpelledOut(url: string): string {
+  const at = url.indexOf("?");
+  if (at === -1) return url;
+  const query = new URLSearchParams(url.slice(at + 1));
+  const mode = query.get("sslmode");
+  if (query.get("uselibpqcompat") === "true" || !["prefer", "require", "verify-ca"].includes(mode ?? ""))
+    return url;
+  query.set("sslmode", "verify-full");
+  return `${url.slice(0, at)}?${query}`;
 }
 
 /**

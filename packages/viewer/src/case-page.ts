@@ -2,6 +2,7 @@ import { wilsonInterval } from "@evals/logging";
 import type { Store } from "@evals/store";
 import { href, html, page, percent, usd, when } from "./html.js";
 import { caseRuns, trialsOfCaseRuns } from "./queries.js";
+import { violationMessage } from "./run-page.js";
 import { rateChart } from "./svg.js";
 
 /** How many of a case's last runs its page shows. */
@@ -42,12 +43,14 @@ export async function casePage(store: Store, suite: string, caseId: string): Pro
           html`<div><a href="${href("/trial", { run: t.run_id, pos: t.position, trial: t.trial })}">trial ${t.trial}</a> <span class="${t.status}">${t.status}</span>${t.outcome ? ` (${t.outcome})` : ""} ${usd(t.cost_usd)}${t.recording ? html` <small class="recording">${t.recording === "live" ? "live" : html`replayed <code>${t.recording}</code>`}</small>` : ""}${violations
             .filter((v) => v.trial === t.trial)
             .map(
-              (v) => html`<div class="failed">${v.severity} <code>${v.rule}</code>: ${v.message}</div>`,
+              (v) =>
+                html`<div class="failed">${v.severity} <code>${v.rule}</code>: ${violationMessage(v.run_id, v)}</div>`,
             )}</div>`,
       )}${violations
         .filter((v) => v.trial === null)
         .map(
-          (v) => html`<div class="failed">${v.severity} <code>${v.rule}</code>: ${v.message}</div>`,
+          (v) =>
+            html`<div class="failed">${v.severity} <code>${v.rule}</code>: ${violationMessage(v.run_id, v)}</div>`,
         )}</td></tr>`,
     );
   }

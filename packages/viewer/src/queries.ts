@@ -28,6 +28,18 @@ export interface RunRow {
   report_file: string | null;
 }
 
+/** How many characters of a long message (an error, a violation's) the pages read and show. */
+const MESSAGE_CHARS = 4000;
+
+/**
+ * A text column's first MESSAGE_CHARS characters as `name`, and as `name_more` how many bytes that
+ * leaves out: a 20 MB message is not read whole to show its start.
+ */
+function cutColumn(column: string, name: string): string {
+  const shown = `left(${column}, ${MESSAGE_CHARS})`;
+  return `${shown} AS ${name}, octet_length(${column}) - octet_length(${shown}) AS ${name}_more`;
+}
+
 const RUN_COLUMNS = `id, source, suite, finished_at, git_branch, git_commit, git_dirty, agent_cli, agent_version,
   model, recorded_model, case_count, passed, failed, errored, skipped, trial_count, duration_ms, cost_usd,
   results_dir, report_file`;
@@ -87,17 +99,24 @@ export interface CaseRow {
   duration_ms: number;
   cost_usd: number | null;
   error: string | null;
+  /** How many bytes of `error` were left out (null: no error). */
+  error_more: number | null;
 }
 
 export interface ViolationRow {
   position: number;
+  seq: number;
   trial: number | null;
   rule: string;
   type: string;
   severity: string;
   message: string;
+  /** How many bytes of `message` were left out. */
+  message_more: number;
   expected: boolean;
 }
+
+const VIOLATION_COLUMNS = `position, seq, trial, rule, type, severity, ${cutColumn("message", "message")}, expected`;
 
 /** One page of a run's cases in run order; `onlyNotPassed` keeps the failed and errored ones. */
 export async function runCases(
@@ -113,7 +132,8 @@ export async function runCases(
     [runId],
   );
   const cases = await store.sql.query<CaseRow>(
-    `SELECT position, case_id, name, suite, status, trial_count, passed_trials, duration_ms, cost_usd, error
+    `SELECT position, case_id, name, suite, status, trial_count, passed_trials, duration_ms, cost_usd,
+       ${cutColumn("error", "error")}
      FROM cases WHERE run_id = $1 ${filter} ORDER BY position LIMIT $2 OFFSET $3`,
     [runId, limit, offset],
   );
@@ -132,7 +152,7 @@ export async function caseViolations(
 ): Promise<ViolationRow[]> {
   if (positions.length === 0) return [];
   return store.sql.query<ViolationRow>(
-    `SELECT position, trial, rule, type, severity, message, expected FROM violations
+    `SELECT ${VIOLATION_COLUMNS} FROM violations
      WHERE run_id = $1 AND position = ANY($2::int[]) ORDER BY position, seq`,
     [runId, positions],
   );
@@ -174,6 +194,8 @@ export interface TrialRow {
   status: string;
   outcome: string | null;
   error: string | null;
+  /** How many bytes of `error` were left out (null: no error). */
+  error_more: number | null;
   origin: string | null;
   /** The recording the trial replayed (relative to where it ran), or "live". */
   recording: string | null;
@@ -186,7 +208,7 @@ export interface TrialRow {
   duration_ms: number | null;
 }
 
-const TRIAL_COLUMNS = `run_id, position, trial, status, outcome, error, origin, recording, run_folder, cost_usd, input_tokens,
+const TRIAL_COLUMNS = `run_id, position, trial, status, outcome, ${cutColumn("error", "error")}, origin, recording, run_folder, cost_usd, input_tokens,
   output_tokens, turns, tool_calls, duration_ms`;
 
 export async function findTrial(
@@ -196,7 +218,7 @@ export async function findTrial(
   trial: number,
 ): Promise<(TrialRow & { case_id: string; name: string; suite: string }) | undefined> {
   const [row] = await store.sql.query<TrialRow & { case_id: string; name: string; suite: string }>(
-    `SELECT t.run_id, t.position, t.trial, t.status, t.outcome, t.error, t.origin, t.recording, t.run_folder, t.cost_usd,
+    `SELECT t.run_id, t.position, t.trial, t.status, t.outcome, ${cutColumn("t.error", "error")}, t.origin, t.recording, t.run_folder, t.cost_usd,
             t.input_tokens, t.output_tokens, t.turns, t.tool_calls, t.duration_ms, c.case_id, c.name, c.suite
      FROM trials t JOIN cases c ON c.run_id = t.run_id AND c.position = t.position
      WHERE t.run_id = $1 AND t.position = $2 AND t.trial = $3`,
@@ -213,7 +235,7 @@ export async function trialViolations(
   trial: number,
 ): Promise<ViolationRow[]> {
   return store.sql.query<ViolationRow>(
-    `SELECT position, trial, rule, type, severity, message, expected FROM violations
+    `SELECT ${VIOLATION_COLUMNS} FROM violations
      WHERE run_id = $1 AND position = $2 AND (trial = $3 OR trial IS NULL) ORDER BY seq`,
     [runId, position, trial],
   );
@@ -232,9 +254,37 @@ export async function trialsOfCaseRuns(
     params,
   );
   const violations = await store.sql.query<ViolationRow & { run_id: string }>(
-    `SELECT run_id, position, trial, rule, type, severity, message, expected FROM violations
+    `SELECT run_id, ${VIOLATION_COLUMNS} FROM violations
      WHERE ${keyed} ORDER BY run_id, position, seq`,
     params,
   );
   return { trials, violations };
+}
+
+/**
+ * The whole of one stored message: a case's error, one of its trials' (`trial`), or one of its
+ * violations' (`violation`, its seq); undefined when there is none.
+ */
+export async function wholeMessage(
+  store: Store,
+  runId: string,
+  position: number,
+  of: { trial?: number; violation?: number },
+): Promise<string | undefined> {
+  const [row] =
+    of.violation !== undefined
+      ? await store.sql.query<{ text: string | null }>(
+          "SELECT message AS text FROM violations WHERE run_id = $1 AND position = $2 AND seq = $3",
+          [runId, position, of.violation],
+        )
+      : of.trial !== undefined
+        ? await store.sql.query<{ text: string | null }>(
+            "SELECT error AS text FROM trials WHERE run_id = $1 AND position = $2 AND trial = $3",
+            [runId, position, of.trial],
+          )
+        : await store.sql.query<{ text: string | null }>(
+            "SELECT error AS text FROM cases WHERE run_id = $1 AND position = $2",
+            [runId, position],
+          );
+  return row?.text ?? undefined;
 }

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import type { Store } from "@evals/store";
-import { href, html, page, pager, percent, usd, when } from "./html.js";
-import { findRun, laterRunOfReport, runCases, runPassRate } from "./queries.js";
+import { cutText, href, html, page, pager, percent, type SafeHtml, usd, when } from "./html.js";
+import { findRun, laterRunOfReport, runCases, runPassRate, type ViolationRow } from "./queries.js";
 
 export const CASES_PER_PAGE = 100;
 
@@ -45,14 +45,25 @@ export async function runPage(
   const rows = cases.map((c) => {
     const own = violations.filter((v) => v.position === c.position);
     return html`<tr><td class="num">${c.position + 1}</td><td><a href="${href("/case", { suite: c.suite, id: c.case_id })}">${c.name}</a><br><small>${c.suite ? `${c.suite} › ` : ""}${c.case_id}</small></td><td class="${c.status}">${c.status}</td><td class="num">${c.passed_trials}/${c.trial_count}</td><td class="num">${usd(c.cost_usd)}</td><td>${
-      c.error ? html`<pre>${c.error}</pre>` : ""
+      c.error
+        ? html`<pre>${cutText(c.error, c.error_more ?? 0, href("/message", { run: id, pos: c.position }))}</pre>`
+        : ""
     }${own.map(
       (v) =>
-        html`<div class="${v.expected ? "" : "failed"}">${v.severity} <code>${v.rule}</code>${v.trial === null ? "" : html` (<a href="${href("/trial", { run: id, pos: c.position, trial: v.trial })}">trial ${v.trial}</a>)`}: ${v.message}${v.expected ? " (expected)" : ""}</div>`,
+        html`<div class="${v.expected ? "" : "failed"}">${v.severity} <code>${v.rule}</code>${v.trial === null ? "" : html` (<a href="${href("/trial", { run: id, pos: c.position, trial: v.trial })}">trial ${v.trial}</a>)`}: ${violationMessage(id, v)}${v.expected ? " (expected)" : ""}</div>`,
     )}</td></tr>`;
   });
   return page(
     `Run ${run.id.slice(0, 12)}`,
     html`${facts}${filter}${pager("/run", params, pageNumber, CASES_PER_PAGE, total)}<table id="cases"><thead><tr><th>#</th><th>Case</th><th>Verdict</th><th>Trials passed</th><th>Cost</th><th>Violations</th></tr></thead><tbody>${rows}</tbody></table>${pager("/run", params, pageNumber, CASES_PER_PAGE, total)}`,
+  );
+}
+
+/** A violation's message, cut when long, linked to all of it. */
+export function violationMessage(runId: string, v: ViolationRow): SafeHtml {
+  return cutText(
+    v.message,
+    v.message_more,
+    href("/message", { run: runId, pos: v.position, violation: v.seq }),
   );
 }

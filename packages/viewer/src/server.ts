@@ -7,7 +7,7 @@ import { casePage } from "./case-page.js";
 import { comparePage } from "./compare-page.js";
 import { flakyPage } from "./flaky-page.js";
 import { html, page } from "./html.js";
-import { findRun, laterRunOfReport } from "./queries.js";
+import { findRun, laterRunOfReport, wholeMessage } from "./queries.js";
 import { runPage } from "./run-page.js";
 import { runsPage } from "./runs-page.js";
 import { trialPage } from "./trial-page.js";
@@ -116,6 +116,18 @@ async function handle(store: Store, request: IncomingMessage, response: ServerRe
         ? send(response, 200, body)
         : notFound(`Trial ${param("trial")} of case #${param("pos")} of run ${run}`);
     }
+    case "/message": {
+      // A trial's error (&trial=), a violation's message (&violation=, its seq), else the case's error.
+      const [pos, trial, violation] = [param("pos"), param("trial"), param("violation")].map(wholeNumber);
+      const malformed =
+        pos === undefined ||
+        (param("trial") !== undefined && trial === undefined) ||
+        (param("violation") !== undefined && violation === undefined);
+      const text = malformed
+        ? undefined
+        : await wholeMessage(store, param("run") ?? "", pos, { trial, violation });
+      return text !== undefined ? sendText(response, text) : notFound(`The message ${url.search}`);
+    }
     case "/flaky":
       return send(response, 200, await flakyPage(store));
     case "/compare":
@@ -179,6 +191,17 @@ function refuseHost(host: string | undefined, response: ServerResponse): void {
       html`<p>evals view answers requests for 127.0.0.1 or localhost only, not ${host ?? "no host"}.</p>`,
     ),
   );
+}
+
+/** One stored message whole, as plain text (never sniffed as a page). */
+function sendText(response: ServerResponse, body: string): void {
+  response.writeHead(200, {
+    "content-type": "text/plain; charset=utf-8",
+    "content-length": Buffer.byteLength(body),
+    "x-content-type-options": "nosniff",
+    "content-security-policy": "default-src 'none'",
+  });
+  response.end(body);
 }
 
 function send(response: ServerResponse, status: number, body: string): void {

@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
 import { type RunEvent, readRunFolder } from "@evals/core";
 import { type Step, type Store, trialSteps } from "@evals/store";
-import { href, html, page, type SafeHtml, usd } from "./html.js";
+import { cutText, href, html, page, prefix, type SafeHtml, usd } from "./html.js";
 import { findTrial, trialViolations } from "./queries.js";
+import { violationMessage } from "./run-page.js";
 
 /** Longest a shown event's JSON may be: a huge tool output stays readable and the page small. */
 const EVENT_CHARS = 4000;
@@ -23,12 +24,14 @@ export async function trialPage(
   const violations = await trialViolations(store, runId, position, trial);
   const transcript = await transcriptOf(store, row.run_folder, { run_id: runId, position, trial });
   const facts = html`<p><a href="${href("/case", { suite: row.suite, id: row.case_id })}">${row.name}</a> in <a href="${href("/run", { id: runId })}">run ${runId.slice(0, 12)}</a>: trial ${trial} <span class="${row.status}">${row.status}</span>${row.outcome ? ` (${row.outcome})` : ""}, ${row.turns ?? "?"} turn(s), ${row.tool_calls ?? "?"} tool call(s), ${usd(row.cost_usd)}${row.origin ? `, ${row.origin}` : ""}${row.recording && row.recording !== "live" ? html` from <code class="recording">${row.recording}</code>` : ""}</p>${
-    row.error ? html`<pre class="error">${row.error}</pre>` : ""
+    row.error
+      ? html`<pre class="error">${cutText(row.error, row.error_more ?? 0, href("/message", { run: runId, pos: position, trial }))}</pre>`
+      : ""
   }`;
   const list =
     violations.length === 0
       ? html`<p>No violations.</p>`
-      : html`<ul id="violations">${violations.map((v) => html`<li class="${v.expected ? "" : "failed"}">${v.severity} <code>${v.rule}</code> (${v.type}): ${v.message}${v.expected ? " (expected)" : ""}</li>`)}</ul>`;
+      : html`<ul id="violations">${violations.map((v) => html`<li class="${v.expected ? "" : "failed"}">${v.severity} <code>${v.rule}</code> (${v.type}): ${violationMessage(runId, v)}${v.expected ? " (expected)" : ""}</li>`)}</ul>`;
   return page(
     `Trial ${trial} of ${row.name}`,
     html`${facts}<h2>Violations</h2>${list}<h2>Transcript</h2>${transcript}`,
@@ -76,9 +79,8 @@ function stepsTable(steps: Step[]): SafeHtml {
   )}</tbody></table>`;
 }
 
-function clip(value: unknown): string {
+function clip(value: unknown): SafeHtml {
   const json = typeof value === "string" ? value : JSON.stringify(value, null, 1);
-  return json.length > EVENT_CHARS
-    ? `${json.slice(0, EVENT_CHARS)}… (${json.length - EVENT_CHARS} more characters)`
-    : json;
+  const shown = prefix(json, EVENT_CHARS);
+  return cutText(shown, Buffer.byteLength(json) - Buffer.byteLength(shown));
 }
