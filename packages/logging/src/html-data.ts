@@ -444,7 +444,10 @@ function withoutCosts(agent: AgentView): void {
 /** Text cut to `max` characters, saying how much was left out. */
 export function cut(text: string, max: number): string {
   if (text.length <= max) return text;
-  return `${text.slice(0, max)}… (${(text.length - max).toLocaleString("en")} more characters)`;
+  // Never between the two halves of a surrogate pair (an emoji): a lone half is not text.
+  const code = text.charCodeAt(max - 1);
+  const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
+  return `${text.slice(0, end)}… (${(text.length - end).toLocaleString("en")} more characters)`;
 }
 
 function safeJson(value: unknown): string {

@@ -214,6 +214,9 @@ describe("the report's timeline data", () => {
 
   it("cuts long texts and says by how much", () => {
     expect(cut("abcdef", 4)).toBe("abcd… (2 more characters)");
+    // "a😀b" is a, the two halves of 😀, then b: a cut in the middle of 😀 leaves all of it out.
+    expect(cut("a😀b", 2)).toBe("a… (3 more characters)");
+    expect(cut("a😀b", 3)).toBe("a😀… (1 more characters)");
     const long = "x".repeat(10_000);
     const c = caseResult({
       id: "l",
