@@ -195,6 +195,7 @@ export async function readRunFolder(dir: string, options: ReadRunFolderOptions =
  * with, to read it whole (runFromClaudeOutput) or into a sink while it is graded (claudeOutputInto).
  */
 export interface RunFolderStream extends Omit<RunFolder, "run" | "source"> {
+  /** The run is Claude Code's stream.jsonl (`file`). */
   source: "stream-json";
   /** The prompts, run id and maxOutputChars the stream is read with; a cut-off last line becomes a warning. */
   readOptions: ClaudeOutputOptions;
