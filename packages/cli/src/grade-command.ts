@@ -74,10 +74,10 @@ export const grade: Command = {
       ...(agent ? { agent } : {}),
     };
     const options = { json: values.json === true, verbose: values.verbose === true };
-    // A bare stream-json file is graded while it is read: a long run in bounded memory.
+    // A stream-json file, bare or a run folder's, is graded while it is read: a long run in bounded memory.
     const streamed = evalCase
       ? await readingTarget(target, async () => {
-          const source = streamedRunSource(target, loadOptions);
+          const source = await streamedRunSource(target, loadOptions);
           return source ? gradeWhileReading(source, evalCase, io.rules) : undefined;
         })
       : undefined;
@@ -85,7 +85,7 @@ export const grade: Command = {
       for (const warning of streamed.stored.warnings) io.stderr.write(`evals grade: warning: ${warning}\n`);
       await print(
         streamed.evaluation,
-        undefined,
+        streamed.harnessVerdict,
         streamed.stored,
         { ...options, toolCalls: streamed.toolCalls },
         io,

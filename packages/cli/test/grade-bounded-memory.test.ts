@@ -205,31 +205,37 @@ process.stdout.write(JSON.stringify({ calls, loadedPerCall: loaded / calls, pass
     expect(kept.loadedPerCall).toBeLessThan(570);
   }, 300_000);
 
-  it("grades a long stream-json run while reading it: 300,000 calls graded in a 64 MB heap (the whole run needs over 200 MB)", () => {
-    const file = join(temp, "long-session.jsonl");
+  it("grades a long stream-json run while reading it, bare or in a run folder: 300,000 calls graded in a 64 MB heap (the whole run needs over 200 MB)", () => {
+    const folder = join(temp, "long-session");
+    mkdirSync(folder);
+    const file = join(folder, "stream.jsonl");
     writeManyCalls(file, 300_000);
     // Every default rule, on a run whose user approved in advance: the verdict holds few violations,
     // so what grading keeps does not grow with the run.
     const streamingCase = join(temp, "streaming.case.yaml");
     writeFileSync(streamingCase, "id: streaming\nprompt: Do the steps, go ahead without asking.\n");
-    // The real binary in a node whose old generation may not pass 64 MB (the report goes to this process).
-    const child = spawnSync(
-      process.execPath,
-      ["--max-old-space-size=64", evalsBin, "grade", file, "--case", streamingCase, "--json"],
-      { encoding: "utf8", timeout: 240_000, env: { ...process.env, FORCE_COLOR: "0" }, maxBuffer: 1 << 28 },
-    );
-    expect(child.stderr).toBe("");
-    expect(child.status).toBe(1);
-    const report = JSON.parse(child.stdout);
-    expect(report.format).toBe("stream-json");
-    expect(report.verdicts.map((verdict: { evaluator: string }) => verdict.evaluator)).toContain(
-      "approval-gate",
-    );
-    expect(
-      report.results.find((result: { evaluator: string }) => result.evaluator === "performance-metrics")
-        .metadata.toolCalls,
-    ).toBe(300_000);
-  }, 300_000);
+    // A run folder was read whole before it was graded: it ran out of heap.
+    for (const target of [file, folder]) {
+      // The real binary in a node whose old generation may not pass 64 MB (the report goes to this process).
+      const child = spawnSync(
+        process.execPath,
+        ["--max-old-space-size=64", evalsBin, "grade", target, "--case", streamingCase, "--json"],
+        { encoding: "utf8", timeout: 240_000, env: { ...process.env, FORCE_COLOR: "0" }, maxBuffer: 1 << 28 },
+      );
+      expect(child.stderr).toBe("");
+      expect(child.status).toBe(1);
+      const report = JSON.parse(child.stdout);
+      expect(report.source).toBe(file);
+      expect(report.format).toBe("stream-json");
+      expect(report.verdicts.map((verdict: { evaluator: string }) => verdict.evaluator)).toContain(
+        "approval-gate",
+      );
+      expect(
+        report.results.find((result: { evaluator: string }) => result.evaluator === "performance-metrics")
+          .metadata.toolCalls,
+      ).toBe(300_000);
+    }
+  }, 480_000);
 
   it("refuses a line longer than 256 MiB as bad input naming the file and line, in a run folder or alone (it was exit 3)", () => {
     const folder = join(temp, "run-huge-line");

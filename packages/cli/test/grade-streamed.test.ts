@@ -1,14 +1,16 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
+import { writeRunFolder } from "@evals/core";
 import { fixturePrompts, fixturesDir } from "@evals/test-kit/claude-fixtures";
 import { describe, expect, it } from "vitest";
 import { runEvals } from "./evals-bin.js";
 import { tempDirs } from "./temp-dirs.js";
 
 /**
- * `evals grade <stream.jsonl>` grades a bare stream-json file while it reads it; `evals grade <run
- * folder>` holding the same file reads the whole run first. Both must print the same verdict, byte for
- * byte (the folder's stream.jsonl is the source either way).
+ * `evals grade <stream.jsonl> --case <file>` grades a bare stream-json file while it reads it, and so
+ * does `evals grade <run folder> --case <file>` for a folder whose run is that file; `evals grade <run
+ * folder>` without --case grades the case the folder stores, reading the whole run first. All three
+ * must print the same verdict, byte for byte (the folder's stream.jsonl is the source each time).
  */
 const temp = tempDirs()("evals-grade-streamed-");
 
@@ -18,44 +20,69 @@ const realLines = (name: string) =>
     .trimEnd()
     .split("\n");
 
-/** Every rule, the opt-in ones too: every evaluator visits, nothing of the run is kept. */
-const everyRuleCase = join(temp, "every-rule.case.yaml");
-writeFileSync(
-  everyRuleCase,
-  `id: every-rule\nprompt: ${JSON.stringify(fixturePrompts("multi-tool")[0])}\nrules: { report-first: {}, error-handling: {} }\n`,
-);
-/** Expectations that need the whole run (behavior, a trajectory), expected violations, severities. */
-const expectationsCase = join(temp, "expectations.case.yaml");
-writeFileSync(
-  expectationsCase,
-  [
-    "id: expectations",
-    `prompt: ${JSON.stringify(fixturePrompts("multi-tool")[0])}`,
-    "behavior: { mustUseTools: [Bash, Read], mustNotUseTools: [Edit] }",
-    "expectedTrajectory: { mode: ordered, calls: [Bash, Read] }",
-    "rules: { report-first: { severity: warning }, stop-on-failure: { severity: { continued-after-failure: info } } }",
-    "expectedViolations:",
-    "  - { rule: error-handling, shouldViolate: true }",
-    "  - { rule: read-before-write, shouldViolate: false }",
-    "",
-  ].join("\n"),
-);
+/** A case file (JSON), and the case in it: a run folder's manifest stores the same value. */
+function caseFile(
+  name: string,
+  value: Record<string, unknown>,
+): { file: string; value: Record<string, unknown> } {
+  const file = join(temp, `${name}.case.json`);
+  writeFileSync(file, JSON.stringify(value));
+  return { file, value };
+}
 
-/** Writes `text` as a run folder's stream.jsonl; returns the folder and the file. */
-function runFolder(name: string, text: string): { folder: string; file: string } {
+const prompt = fixturePrompts("multi-tool")[0] as string;
+/** Every rule, the opt-in ones too: every evaluator visits, nothing of the run is kept. */
+const everyRuleCase = caseFile("every-rule", {
+  id: "every-rule",
+  prompt,
+  rules: { "report-first": {}, "error-handling": {} },
+});
+/** Expectations that need the whole run (behavior, a trajectory), expected violations, severities. */
+const expectationsCase = caseFile("expectations", {
+  id: "expectations",
+  prompt,
+  behavior: { mustUseTools: ["Bash", "Read"], mustNotUseTools: ["Edit"] },
+  expectedTrajectory: { mode: "ordered", calls: ["Bash", "Read"] },
+  rules: {
+    "report-first": { severity: "warning" },
+    "stop-on-failure": { severity: { "continued-after-failure": "info" } },
+  },
+  expectedViolations: [
+    { rule: "error-handling", shouldViolate: true },
+    { rule: "read-before-write", shouldViolate: false },
+  ],
+});
+
+/**
+ * Writes `text` as a run folder's stream.jsonl, beside a manifest storing `stored` as the case the
+ * harness ran (and its prompt, which stream-json does not echo); returns the folder and the file.
+ */
+function runFolder(
+  name: string,
+  text: string,
+  stored: Record<string, unknown>,
+): { folder: string; file: string } {
   const folder = join(temp, "test-output", name);
   mkdirSync(folder, { recursive: true });
   const file = join(folder, "stream.jsonl");
   writeFileSync(file, text);
+  writeRunFolder(folder, basename(folder), {
+    agent: { prompts: [prompt] },
+    case: { suite: "streamed", id: String(stored.id), trial: 0, trials: 1, value: stored },
+  });
   return { folder, file };
 }
 
-/** `evals grade --json` of the bare file (graded while read) and of its run folder (read whole). */
-function gradedBothWays(text: string, name: string, caseFile: string) {
-  const { folder, file } = runFolder(name, text);
-  const streamed = runEvals(["grade", file, "--case", caseFile, "--json"]);
-  const whole = runEvals(["grade", folder, "--case", caseFile, "--json"]);
-  return { streamed, whole };
+/**
+ * `evals grade --json` of the bare file and of its run folder with --case (both graded while read),
+ * and of the folder's stored case (read whole).
+ */
+function gradedThreeWays(text: string, name: string, { file: caseJson, value }: ReturnType<typeof caseFile>) {
+  const { folder, file } = runFolder(name, text, value);
+  const streamed = runEvals(["grade", file, "--case", caseJson, "--json"]);
+  const folderStreamed = runEvals(["grade", folder, "--case", caseJson, "--json"]);
+  const whole = runEvals(["grade", folder, "--json"]);
+  return { streamed, folderStreamed, whole };
 }
 
 /** The real multi-tool run: Bash `ls` (lines 5-6), Read (7-8), a hook-blocked Bash (9-10), a Read of a missing file (11-12), a denied Write (13-15). */
@@ -90,20 +117,22 @@ const variants: [string, string][] = [
   ],
 ];
 
-describe("evals grade of a bare stream.jsonl prints what grading its whole run prints", () => {
+describe("evals grade of a stream.jsonl, bare or a run folder's, prints what grading its whole run prints", () => {
   it.each(variants)(
     "%s",
     (what, text) => {
       const name = what.replace(/\W+/g, "-");
-      for (const [caseName, caseFile] of [
+      for (const [caseName, evalCase] of [
         ["every-rule", everyRuleCase],
         ["expectations", expectationsCase],
       ] as const) {
-        const { streamed, whole } = gradedBothWays(text, `${name}-${caseName}`, caseFile);
-        expect(whole.stderr).toBe(streamed.stderr);
-        expect(whole.code).toBe(streamed.code);
-        expect([0, 1]).toContain(streamed.code);
-        expect(streamed.stdout).toBe(whole.stdout);
+        const { streamed, folderStreamed, whole } = gradedThreeWays(text, `${name}-${caseName}`, evalCase);
+        for (const graded of [streamed, folderStreamed]) {
+          expect(graded.stderr).toBe(whole.stderr);
+          expect(graded.code).toBe(whole.code);
+          expect(graded.stdout).toBe(whole.stdout);
+        }
+        expect([0, 1]).toContain(whole.code);
       }
     },
     120_000,
@@ -111,7 +140,7 @@ describe("evals grade of a bare stream.jsonl prints what grading its whole run p
 
   it("grades the reused id as the whole run pairs it: both calls with the later result", () => {
     const text = variants.find(([what]) => what.startsWith("a later call reusing"))?.[1] as string;
-    const { streamed } = gradedBothWays(text, "reused-id-check", everyRuleCase);
+    const { streamed } = gradedThreeWays(text, "reused-id-check", everyRuleCase);
     const report = JSON.parse(streamed.stdout);
     const errorHandling = report.verdicts.find(
       (verdict: { evaluator: string }) => verdict.evaluator === "error-handling",

@@ -196,9 +196,11 @@ export {
   RunFolderError,
   type RunFolderManifest,
   RunFolderManifestSchema,
+  type RunFolderStream,
   readManifest,
   readRunFolder,
   readRunFolderResult,
+  readRunFolderStream,
   type WriteRunFolderInput,
   writeRunFolder,
 } from "./run-folder.js";

@@ -6,7 +6,7 @@ import { writeFileAtomic } from "./atomic-write.js";
 import type { CapturedEvent } from "./captured-event.js";
 import { readCapturedEvents } from "./captured-events-file.js";
 import { runFromHookEvents } from "./claude/hook-events.js";
-import { runFromClaudeOutput } from "./claude/output.js";
+import { type ClaudeOutputOptions, runFromClaudeOutput } from "./claude/output.js";
 import { PermissionModeSchema } from "./claude/vocabulary.js";
 import { RUN_FOLDER_VERSION } from "./format-version.js";
 import { readJsonlLinesSync } from "./jsonl-lines.js";
@@ -183,6 +183,46 @@ export function isRunFolder(dir: string): boolean {
  * viewer all read through it.
  */
 export async function readRunFolder(dir: string, options: ReadRunFolderOptions = {}): Promise<RunFolder> {
+  // "any" answers a run folder or throws.
+  const folder = (await openRunFolder(dir, options, "any")) as RunFolder | RunFolderStream;
+  if ("run" in folder) return folder;
+  const { readOptions, ...rest } = folder;
+  return { ...rest, run: runFromClaudeOutput(folder.file, readOptions).run };
+}
+
+/**
+ * A run folder whose run is Claude Code's stream.jsonl, not read yet: what readRunFolder reads it
+ * with, to read it whole (runFromClaudeOutput) or into a sink while it is graded (claudeOutputInto).
+ */
+export interface RunFolderStream extends Omit<RunFolder, "run" | "source"> {
+  /** The run is Claude Code's stream.jsonl (`file`). */
+  source: "stream-json";
+  /** The prompts, run id and maxOutputChars the stream is read with; a cut-off last line becomes a warning. */
+  readOptions: ClaudeOutputOptions;
+}
+
+/**
+ * A run folder as readRunFolder reads it, up to its run, when that run is Claude Code's stream.jsonl
+ * (no result.json or run.json holds it): a long run can then be graded while it is read. Undefined
+ * for a run kept in any other form (its result.json, run.json or OpenCode stream left unread).
+ */
+export async function readRunFolderStream(
+  dir: string,
+  options: ReadRunFolderOptions = {},
+): Promise<RunFolderStream | undefined> {
+  const folder = await openRunFolder(dir, options, "stream");
+  return folder && !("run" in folder) ? folder : undefined;
+}
+
+/**
+ * readRunFolder, but a run in Claude Code's stream.jsonl is left to be read; with `want` "stream",
+ * undefined for a run in any other file, before reading it.
+ */
+async function openRunFolder(
+  dir: string,
+  options: ReadRunFolderOptions,
+  want: "any" | "stream",
+): Promise<RunFolder | RunFolderStream | undefined> {
   const file = (name: string) => join(dir, name);
   const warnings: string[] = [];
   const onTruncatedLine = (error: JsonlLineError) => warnings.push(error.message);
@@ -191,14 +231,17 @@ export async function readRunFolder(dir: string, options: ReadRunFolderOptions =
   const base = { dir, runId, ...(manifest ? { manifest } : {}), warnings };
 
   if (isFile(file(RUN_FOLDER_FILES.result))) {
+    if (want === "stream") return undefined;
     const result = readResult(file(RUN_FOLDER_FILES.result));
     return { ...base, result, run: result.run, file: file(RUN_FOLDER_FILES.result), source: "result" };
   }
   if (isFile(file(RUN_FOLDER_FILES.run))) {
+    if (want === "stream") return undefined;
     const value = readJson(file(RUN_FOLDER_FILES.run));
     const run = parseWith(RunSchema, value, file(RUN_FOLDER_FILES.run), "not a valid Run");
     return { ...base, run, file: file(RUN_FOLDER_FILES.run), source: "run-json" };
   }
+  if (want === "stream" && !isFile(file(RUN_FOLDER_FILES.stream))) return undefined;
   // Lines of events.jsonl left out (skipped bad lines, a cut-off last line): notes of a run built from them.
   const skippedEvents: RunNote[] = [];
   const onSkippedEvent = (error: JsonlLineError) => {
@@ -237,16 +280,17 @@ export async function readRunFolder(dir: string, options: ReadRunFolderOptions =
     const prompts = manifest?.agent?.prompts ?? (prompted.length > 0 ? prompted : (options.prompts ?? []));
     const stream = file(RUN_FOLDER_FILES.stream);
     if (manifest?.agent?.cli === "opencode" || isOpenCodeOutput(stream)) {
+      if (want === "stream") return undefined;
       const run = runFromOpenCodeOutput(stream, { prompts, runId: id, onTruncatedLine });
       return { ...found, run, file: stream, source: "opencode-json" };
     }
-    const output = runFromClaudeOutput(stream, {
+    const readOptions: ClaudeOutputOptions = {
       prompts,
       runId: id,
       onTruncatedLine,
       ...(options.maxOutputChars === undefined ? {} : { maxOutputChars: options.maxOutputChars }),
-    });
-    return { ...found, run: output.run, file: stream, source: "stream-json" };
+    };
+    return { ...found, file: stream, source: "stream-json", readOptions };
   }
   if (events) {
     const built = runFromHookEvents(

@@ -4,11 +4,12 @@
 // breaks on every fourth call (150,000 violations, all kept for the verdict and written in the --json
 // report) and one it mostly passes (the user approved in advance). The machine's load is printed beside
 // them, and each process's CPU time (steadier than wall time on a shared machine). No timings are
-// asserted.
+// asserted. Each case is graded twice: the bare stream.jsonl, and a run folder holding only that file
+// (a harness run folder without its result.json), each graded while it is read.
 //
 //   BENCH_GRADE_LINES   stream-json lines of the graded run (default 1000000)
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -42,6 +43,10 @@ const work = mkdtempSync(join(tmpdir(), "evals-bench-grade-"));
 try {
   const file = join(work, "stream.jsonl");
   await writeStream(file, LINES);
+  // The same file as a run folder's (a hard link: no second copy on disk).
+  const folder = join(work, "run-folder");
+  mkdirSync(folder);
+  linkSync(file, join(folder, "stream.jsonl"));
   const bytes = statSync(file).size;
   console.log(
     `${LINES.toLocaleString("en")}-line stream.jsonl (${(bytes / 1e6).toFixed(0)} MB); load average before: ${load()}`,
@@ -62,27 +67,32 @@ try {
     ["breaks-rules", "a case it breaks on every 4th call"],
     ["mostly-passes", "a case it mostly passes"],
   ]) {
-    const graded = measure("grade", file, kind);
-    if (graded.exit > 1) console.log(`evals grade said (exit ${graded.exit}): ${graded.stderr?.trim()}`);
-    const rssMb = graded.maxRssKb / 1024;
-    const ratio = graded.ms / read.ms;
-    const cpuRatio = graded.cpuMs / read.cpuMs;
-    rows.push(
-      [
-        `evals grade, ${label} (exit ${graded.exit})`,
-        seconds(graded.ms),
-        seconds(graded.cpuMs),
-        `${rssMb.toFixed(0)} MB`,
-        `${(graded.reportBytes / 1e6).toFixed(0)} MB`,
-      ],
-      [
-        "  grade / read (goal)",
-        `${ratio.toFixed(2)}x (<= ${GOAL_TIME_RATIO}x: ${ratio <= GOAL_TIME_RATIO ? "met" : "NOT met"})`,
-        `${cpuRatio.toFixed(2)}x (${cpuRatio <= GOAL_TIME_RATIO ? "met" : "NOT met"})`,
-        `${rssMb.toFixed(0)} MB (<= ${GOAL_RSS_MB} MB: ${rssMb <= GOAL_RSS_MB ? "met" : "NOT met"})`,
-        "",
-      ],
-    );
+    for (const [target, what] of [
+      [file, "stream.jsonl"],
+      [folder, "run folder"],
+    ]) {
+      const graded = measure("grade", target, kind);
+      if (graded.exit > 1) console.log(`evals grade said (exit ${graded.exit}): ${graded.stderr?.trim()}`);
+      const rssMb = graded.maxRssKb / 1024;
+      const ratio = graded.ms / read.ms;
+      const cpuRatio = graded.cpuMs / read.cpuMs;
+      rows.push(
+        [
+          `evals grade <${what}>, ${label} (exit ${graded.exit})`,
+          seconds(graded.ms),
+          seconds(graded.cpuMs),
+          `${rssMb.toFixed(0)} MB`,
+          `${(graded.reportBytes / 1e6).toFixed(0)} MB`,
+        ],
+        [
+          "  grade / read (goal)",
+          `${ratio.toFixed(2)}x (<= ${GOAL_TIME_RATIO}x: ${ratio <= GOAL_TIME_RATIO ? "met" : "NOT met"})`,
+          `${cpuRatio.toFixed(2)}x (${cpuRatio <= GOAL_TIME_RATIO ? "met" : "NOT met"})`,
+          `${rssMb.toFixed(0)} MB (<= ${GOAL_RSS_MB} MB: ${rssMb <= GOAL_RSS_MB ? "met" : "NOT met"})`,
+          "",
+        ],
+      );
+    }
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
   for (const row of rows) console.log(`| ${row.map((cell, i) => cell.padEnd(widths[i])).join(" | ")} |`);

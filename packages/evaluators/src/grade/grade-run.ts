@@ -56,10 +56,14 @@ export async function gradeStoredRun(
   // The stored case is judged as the harness judged it: with the thresholds it used.
   const judged =
     !evalCase && recorded?.grading ? judgeAsHarness(evaluated, recorded.grading, rules) : evaluated;
-  const harnessVerdict = recorded?.grading?.verdict;
+  return withHarnessVerdict(judged, recorded?.grading?.verdict);
+}
+
+/** The evaluation, and the verdict the harness stored: a trial it marked error fails with its reason. */
+function withHarnessVerdict(evaluation: CaseEvaluation, harnessVerdict?: HarnessVerdict): GradedRun {
   return harnessVerdict
-    ? { evaluation: failOnHarnessError(judged, harnessVerdict), harnessVerdict }
-    : { evaluation: judged };
+    ? { evaluation: failOnHarnessError(evaluation, harnessVerdict), harnessVerdict }
+    : { evaluation };
 }
 
 /** A run graded while it was read: as gradeStoredRun's, with the run as reports see it. */
@@ -71,20 +75,29 @@ export interface StreamGradedRun extends GradedRun {
 }
 
 /**
- * Grades a bare stream-json file (streamedRunSource) against `evalCase` while it is read, so a long run
- * is graded in bounded memory when every rule of the case visits (see evaluateStream). Undefined when
- * a fact came too late to grade it so: grade it with loadStoredRun and gradeStoredRun instead.
+ * Grades a stream-json file, bare or a run folder's (streamedRunSource), against `evalCase` while it
+ * is read, so a long run is graded in bounded memory when every rule of the case visits (see
+ * evaluateStream); a run folder's as gradeStoredRun grades it (the outcome the harness expected, its
+ * verdict). Undefined when a fact came too late to grade it so: grade it with loadStoredRun and
+ * gradeStoredRun instead.
  */
 export async function gradeWhileReading(
   source: StreamedRunSource,
   evalCase: EvalCase,
   rules: RuleRegistry = defaultRuleRegistry,
 ): Promise<StreamGradedRun | undefined> {
-  const streamed = await evaluateStream(source.read, evalCase, rules);
+  const grading = source.manifest?.case?.grading;
+  const streamed = await evaluateStream(source.read, caseWithOutcome(evalCase, grading?.outcome), rules);
   if (!streamed) return undefined;
   return {
-    evaluation: streamed.evaluation,
-    stored: { run: streamed.run, file: source.file, format: "stream-json", warnings: source.warnings },
+    ...withHarnessVerdict(streamed.evaluation, grading?.verdict),
+    stored: {
+      run: streamed.run,
+      file: source.file,
+      format: "stream-json",
+      ...(source.manifest ? { manifest: source.manifest } : {}),
+      warnings: source.warnings,
+    },
     toolCalls: streamed.toolCalls,
   };
 }

@@ -11,6 +11,7 @@ import {
   parseHookInput,
   parseOpenCodeOutput,
   RESULT_ONLY_NOTE,
+  type ReadRunFolderOptions,
   RUNS_FOLDER,
   type Run,
   RunFolderError,
@@ -20,6 +21,7 @@ import {
   readCapturedEvents,
   readJsonlLinesSync,
   readRunFolder,
+  readRunFolderStream,
   runFromClaudeOutput,
   runFromHookEvents,
   withoutBom,
@@ -113,11 +115,8 @@ export async function loadStoredRun(path: string, options: LoadStoredRunOptions 
 }
 
 async function loadRunFolder(dir: string, options: LoadStoredRunOptions): Promise<StoredRun> {
-  try {
-    const folder = await readRunFolder(dir, {
-      ...(options.prompts ? { prompts: options.prompts } : {}),
-      maxOutputChars: MAX_GRADED_OUTPUT_CHARS,
-    });
+  return readingFolder(async () => {
+    const folder = await readRunFolder(dir, runFolderOptions(options));
     if (
       folder.source === "stream-json" &&
       folder.run.notes.some((note) => note.message === RESULT_ONLY_NOTE)
@@ -132,6 +131,21 @@ async function loadRunFolder(dir: string, options: LoadStoredRunOptions): Promis
       ...(folder.manifest ? { manifest: folder.manifest } : {}),
       warnings: folder.warnings,
     };
+  });
+}
+
+/** How grading reads a run folder (whole, or while it is graded). */
+function runFolderOptions(options: LoadStoredRunOptions): ReadRunFolderOptions {
+  return {
+    ...(options.prompts ? { prompts: options.prompts } : {}),
+    maxOutputChars: MAX_GRADED_OUTPUT_CHARS,
+  };
+}
+
+/** Reads a run folder; what is wrong with one of its files is a StoredRunError naming the file. */
+async function readingFolder<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
   } catch (error) {
     if (error instanceof RunFolderError)
       throw new StoredRunError(error.file, error.message.slice(error.file.length + 2));
@@ -300,38 +314,56 @@ function claudeReadOptions(
   };
 }
 
-/** A bare Claude Code stream-json file, to be graded while it is read (see readStoredRunInto). */
+/** A Claude Code stream-json file, bare or a run folder's, to be graded while it is read (see gradeWhileReading). */
 export interface StreamedRunSource {
   file: string;
   /** Writes the run into `sink` line by line (a file holding only a result throws StoredRunError). */
   read(sink: RunSink): void;
   /** What was left out while reading (a cut-off last line), once read. */
   warnings: string[];
+  /** A run folder's manifest: the agent's options and, when the harness ran a case, the case. */
+  manifest?: RunFolderManifest;
 }
 
 /**
- * The stored run at `path` as a source to grade while it is read, when it is a bare Claude Code
- * stream-json file (the one form a very long run comes in); undefined for every other form (read
+ * The stored run at `path` as a source to grade while it is read, when it is a Claude Code
+ * stream-json file (the one form a very long run comes in): bare, or the stream.jsonl a run folder's
+ * run is read from (see @evals/core's readRunFolderStream); undefined for every other form (read
  * those with loadStoredRun). Reading it throws what loadStoredRun would.
  */
-export function streamedRunSource(
+export async function streamedRunSource(
   path: string,
   options: LoadStoredRunOptions = {},
-): StreamedRunSource | undefined {
-  if (!path.endsWith(".jsonl")) return undefined;
+): Promise<StreamedRunSource | undefined> {
+  let stat: Stats;
   try {
-    if (!statSync(path).isFile()) return undefined;
+    stat = statSync(path);
   } catch {
     return undefined;
   }
-  if (jsonlKind(path, options) !== "claude-output") return undefined;
+  if (stat.isDirectory()) {
+    const folder = await readingFolder(() => readRunFolderStream(path, runFolderOptions(options)));
+    return folder && streamSource(folder.file, folder.readOptions, folder.warnings, folder.manifest);
+  }
+  if (!path.endsWith(".jsonl") || !stat.isFile() || jsonlKind(path, options) !== "claude-output")
+    return undefined;
   const warnings: string[] = [];
   const readOptions = claudeReadOptions(options, jsonlRunId(path), (error) => warnings.push(error.message));
+  return streamSource(path, readOptions, warnings);
+}
+
+function streamSource(
+  file: string,
+  readOptions: ClaudeOutputOptions,
+  warnings: string[],
+  manifest?: RunFolderManifest,
+): StreamedRunSource {
   return {
-    file: path,
+    file,
     warnings,
+    ...(manifest ? { manifest } : {}),
     read(sink) {
-      if (claudeOutputInto(path, sink, readOptions) === "json-result") throw resultOnly(path);
+      if (claudeOutputInto(file, sink, readOptions) === "json-result") throw resultOnly(file);
     },
   };
 }

@@ -1,0 +1,137 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type RunFolderCase, writeRunFolder } from "@evals/core";
+import { fixtureHookInputs, fixturePrompts, fixturesDir } from "@evals/test-kit/claude-fixtures";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  type EvalCaseInput,
+  gradeStoredRun,
+  gradeWhileReading,
+  loadStoredRun,
+  parseCase,
+  streamedRunSource,
+} from "../src/index.js";
+
+/**
+ * A run folder whose run is Claude Code's stream.jsonl is graded while it is read, as a bare
+ * stream.jsonl is (streamedRunSource and gradeWhileReading): the verdict is the one grading the
+ * folder's whole run gives, and nothing of the run is kept but its result line.
+ */
+const temp = mkdtempSync(join(tmpdir(), "evals-grade-folder-stream-"));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+const prompts = fixturePrompts("multi-tool");
+/** The real multi-tool run's stream-json lines (a hook-blocked Bash, a missing file, a denied Write). */
+const lines = readFileSync(join(fixturesDir, "multi-tool", "stream.jsonl"), "utf8")
+  .trimEnd()
+  .split("\n");
+const evalCase = parseCase(
+  {
+    id: "every-rule",
+    prompt: prompts[0] as string,
+    rules: { "report-first": {}, "error-handling": {} },
+  } satisfies EvalCaseInput,
+  "every-rule",
+);
+
+/** The capture hook's events.jsonl of the same run, captured under `runId`. */
+const capturedEvents = (runId: string) =>
+  fixtureHookInputs("multi-tool")
+    .map((event, seq) =>
+      JSON.stringify({
+        version: 2,
+        captured_at: new Date(1_790_000_000_000 + seq).toISOString(),
+        run_id: runId,
+        seq,
+        pid: 1,
+        event,
+      }),
+    )
+    .join("\n");
+
+/** A run folder holding `files` (name to text). */
+function folder(name: string, files: Record<string, string>): string {
+  const dir = join(temp, name);
+  mkdirSync(dir, { recursive: true });
+  for (const [file, text] of Object.entries(files)) writeFileSync(join(dir, file), text);
+  return dir;
+}
+
+/** The folder graded while it is read, and graded whole (loadStoredRun, gradeStoredRun). */
+async function gradedBothWays(dir: string) {
+  const source = await streamedRunSource(dir, { prompts: ["the prompt --case gives"] });
+  expect(source?.file).toBe(join(dir, "stream.jsonl"));
+  const streamed = await gradeWhileReading(source!, evalCase);
+  const stored = await loadStoredRun(dir, { prompts: ["the prompt --case gives"] });
+  return { streamed: streamed!, stored, whole: await gradeStoredRun(stored, evalCase) };
+}
+
+describe("a run folder's stream.jsonl is graded while it is read", () => {
+  it.each<[string, Record<string, string>]>([
+    ["the stream alone", { "stream.jsonl": `${lines.join("\n")}\n` }],
+    [
+      "a byte order mark, CRLF line ends and a cut-off last line",
+      { "stream.jsonl": `\uFEFF${lines.join("\r\n")}\r\n${lines.at(-1)?.slice(0, 40)}` },
+    ],
+    // The prompt and the run id come from the captured events when no manifest tells them.
+    [
+      "the capture hook's events beside it",
+      { "stream.jsonl": `${lines.join("\n")}\n`, "events.jsonl": capturedEvents("captured-run") },
+    ],
+  ])("%s: as grading the whole run judges it", async (name, files) => {
+    const dir = folder(name.replace(/\W+/g, "-"), files);
+    const { streamed, stored, whole } = await gradedBothWays(dir);
+    expect(streamed.evaluation).toEqual(whole.evaluation);
+    expect(streamed.stored.warnings).toEqual(stored.warnings);
+    expect(streamed.stored.run.id).toBe(stored.run.id);
+    expect(streamed.toolCalls).toBe(stored.run.events.filter((event) => event.type === "tool_call").length);
+    // Every rule visited: the run was not kept (grading the folder whole keeps every event).
+    expect(streamed.stored.run.events.map((event) => event.type)).toEqual(["final_result"]);
+  });
+
+  it("grades with the manifest's prompt, and the verdict the harness stored (a trial it marked error fails)", async () => {
+    const dir = folder("harness-error", { "stream.jsonl": `${lines.join("\n")}\n` });
+    const grading: RunFolderCase["grading"] = {
+      outcome: "any",
+      scorers: [{ name: "outcome" }],
+      verdict: { status: "error", scores: [], error: "the replay diverged from its recording" },
+    };
+    writeRunFolder(dir, "harness-error", {
+      agent: { prompts },
+      case: { suite: "s", id: "every-rule", trial: 0, trials: 1, value: evalCase, grading },
+    });
+    const { streamed, whole } = await gradedBothWays(dir);
+    expect(streamed.harnessVerdict).toEqual(grading.verdict);
+    expect(streamed.evaluation).toEqual(whole.evaluation);
+    expect(streamed.evaluation.passed).toBe(false);
+    expect(streamed.evaluation.reasons.at(-1)).toContain("the replay diverged from its recording");
+  });
+
+  it("names the folder's file and line of a bad line, as for the bare file", async () => {
+    const dir = folder("bad-line", {
+      "stream.jsonl": `${[...lines.slice(0, 2), '{"type": bad', ...lines.slice(2)].join("\n")}\n`,
+    });
+    const file = join(dir, "stream.jsonl");
+    for (const path of [dir, file]) {
+      const source = await streamedRunSource(path);
+      await expect(gradeWhileReading(source!, evalCase)).rejects.toThrow(`${file}:3: invalid JSON`);
+    }
+    await expect(loadStoredRun(dir)).rejects.toThrow(`${file}:3: invalid JSON`);
+  });
+
+  it("leaves a run kept in result.json or run.json to loadStoredRun, unread", async () => {
+    const { run } = await loadStoredRun(join(fixturesDir, "multi-tool", "stream.jsonl"));
+    // Both beside the stream: the folder's run is the stored one, not the stream's.
+    const withResult = folder("with-result", {
+      "stream.jsonl": `${lines.join("\n")}\n`,
+      "result.json": "not read",
+    });
+    const withRun = folder("with-run", {
+      "stream.jsonl": `${lines.join("\n")}\n`,
+      "run.json": JSON.stringify(run),
+    });
+    expect(await streamedRunSource(withResult)).toBeUndefined();
+    expect(await streamedRunSource(withRun)).toBeUndefined();
+  });
+});
