@@ -208,6 +208,33 @@ describe("geminiRunner on the real gemini CLI against a scripted loopback Gemini
     }
   }, 120_000);
 
+  it("kills a run the caller aborts, and reports it aborted with no exit code of its own", async () => {
+    const server = await startModelServer({
+      source: scriptedGemini((_request, context) => geminiStall(context)),
+      modelApi: "gemini",
+    });
+    try {
+      const result = await geminiRunner.run(
+        {
+          prompt: "Wait",
+          cwd: workspace("aborted"),
+          baseUrl: server.url,
+          outputRoot,
+          timeoutMs: 120_000,
+          signal: AbortSignal.timeout(8000),
+          // As above: gemini's SIGTERM handler gets its time, and exits 0.
+          killGraceMs: 5000,
+        },
+        {},
+      );
+      expect(result.timed_out).toBe(false);
+      expect(result.exit_code).toBeNull();
+      expect((result as { error?: string }).error).toBe("the run was aborted and killed");
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+
   it("names the model server and what to do when nothing listens at baseUrl", async () => {
     const baseUrl = await deadLoopbackUrl();
     const result = await geminiRunner.run(
