@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { closedLoopbackPort } from "@evals/test-kit/models";
 import { afterAll, describe, expect, it } from "vitest";
 import { claudeAvailable, runAgent } from "../src/index.js";
 
@@ -9,20 +9,11 @@ const claudeBin = resolve(__dirname, "../../../node_modules/.bin/claude");
 const root = mkdtempSync(join(tmpdir(), "harness-unreachable-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-/** A loopback port nothing listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
-
 describe.skipIf(!claudeAvailable({ claudeBin }).available)(
   "a loopback model server that is not running",
   () => {
     it("is named as such, not blamed on the internet, a firewall or a proxy", async () => {
-      const port = await closedPort();
+      const port = await closedLoopbackPort();
       const result = await runAgent({
         prompt: "Say hi.",
         claudeBin,

@@ -1,8 +1,8 @@
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { finalResult, listToolCalls } from "@evals/core";
+import { closedLoopbackPort, withGeminiModel } from "@evals/test-kit/models";
 import {
   countFunctionResponses,
   geminiFunctionCall,
@@ -10,8 +10,6 @@ import {
   geminiReply,
   geminiStall,
   offersFunction,
-  scriptedGemini,
-  startModelServer,
 } from "@evals/vcr";
 import { describe, expect, it } from "vitest";
 import {
@@ -27,9 +25,8 @@ const outputRoot = join(import.meta.dirname, "..", "test-output");
 
 describe("geminiRunner on the real gemini CLI against a scripted loopback Gemini API", () => {
   it("normalizes shell commands, a read, an edit and a write into the shared vocabulary, a failing command as an error", async () => {
-    const server = await startModelServer({ source: scriptedGemini(toolsScript), modelApi: "gemini" });
     const cwd = workspace("tools");
-    try {
+    await withGeminiModel(toolsScript, async (server) => {
       const result = await geminiRunner.run(
         { prompt: "Tidy the notes", cwd, baseUrl: server.url, outputRoot, timeoutMs: 120_000 },
         {},
@@ -85,38 +82,32 @@ describe("geminiRunner on the real gemini CLI against a scripted loopback Gemini
         .map((line) => JSON.parse(line));
       const withHooks = parseGeminiOutput(readFileSync(stream, "utf8"), stream, { afterTool });
       expect(listToolCalls(withHooks)[0]?.result?.is_error).toBe(true);
-    } finally {
-      await server.close();
-    }
+    });
   }, 180_000);
 
   it("runs a prompt too long for one command-line argument (300 KB: spawn E2BIG before), the model gets it whole", async () => {
     // Past 128 KiB, one argv string is refused by the kernel (MAX_ARG_STRLEN).
     const prompt = `Summarise this log.\n${"line of a very long log ✓\n".repeat(12_000)}end of the log`;
     const seen: string[] = [];
-    const server = await startModelServer({
-      source: scriptedGemini((request) => {
+    await withGeminiModel(
+      (request) => {
         seen.push(geminiPrompt(request));
         return geminiReply("Summarised.");
-      }),
-      modelApi: "gemini",
-    });
-    try {
-      const result = await geminiRunner.run(
-        { prompt, cwd: workspace("huge-prompt"), baseUrl: server.url, outputRoot, timeoutMs: 120_000 },
-        {},
-      );
-      expect((result as { error?: string }).error).toBeUndefined();
-      expect(seen).toEqual([prompt]);
-      expect(finalResult(result.run)).toMatchObject({ is_error: false, result: "Summarised." });
-    } finally {
-      await server.close();
-    }
+      },
+      async (server) => {
+        const result = await geminiRunner.run(
+          { prompt, cwd: workspace("huge-prompt"), baseUrl: server.url, outputRoot, timeoutMs: 120_000 },
+          {},
+        );
+        expect((result as { error?: string }).error).toBeUndefined();
+        expect(seen).toEqual([prompt]);
+        expect(finalResult(result.run)).toMatchObject({ is_error: false, result: "Summarised." });
+      },
+    );
   }, 180_000);
 
   it("reports an API error as a failed outcome with its HTTP status", async () => {
-    const server = await startModelServer({ source: scriptedGemini(badRequestScript), modelApi: "gemini" });
-    try {
+    await withGeminiModel(badRequestScript, async (server) => {
       const result = await geminiRunner.run(
         {
           prompt: "Say hi",
@@ -143,14 +134,11 @@ describe("geminiRunner on the real gemini CLI against a scripted loopback Gemini
         api_error_status: 400,
       });
       expect((result as { error?: string }).error).toMatch(/api_error/);
-    } finally {
-      await server.close();
-    }
+    });
   }, 180_000);
 
   it("stops at maxTurns (model.maxSessionTurns) and reports the turn limit", async () => {
-    const server = await startModelServer({ source: scriptedGemini(loopScript), modelApi: "gemini" });
-    try {
+    await withGeminiModel(loopScript, async (server) => {
       const result = await geminiRunner.run(
         {
           prompt: "Loop",
@@ -175,68 +163,60 @@ describe("geminiRunner on the real gemini CLI against a scripted loopback Gemini
         subtype: "error_max_turns",
         terminal_reason: "max_turns",
       });
-    } finally {
-      await server.close();
-    }
+    });
   }, 180_000);
 
   it("kills a run whose model never answers at its timeout, and reports it timed out", async () => {
-    const server = await startModelServer({
-      source: scriptedGemini((_request, context) => geminiStall(context)),
-      modelApi: "gemini",
-    });
-    try {
-      const result = await geminiRunner.run(
-        {
-          prompt: "Wait",
-          cwd: workspace("timeout"),
-          baseUrl: server.url,
-          outputRoot,
-          timeoutMs: 15_000,
-          // Time enough for gemini's SIGTERM handler, which exits 0 once it has cleaned up.
-          killGraceMs: 5000,
-        },
-        {},
-      );
-      expect(result.timed_out).toBe(true);
-      // Killed by the runner: no exit code of its own, as a timed-out Codex run (not gemini's 0).
-      expect(result.exit_code).toBeNull();
-      expect((result as { error?: string }).error).toMatch(/timed out after 15000 ms/);
-      expect(finalResult(result.run)).toBeUndefined();
-    } finally {
-      await server.close();
-    }
+    await withGeminiModel(
+      (_request, context) => geminiStall(context),
+      async (server) => {
+        const result = await geminiRunner.run(
+          {
+            prompt: "Wait",
+            cwd: workspace("timeout"),
+            baseUrl: server.url,
+            outputRoot,
+            timeoutMs: 15_000,
+            // Time enough for gemini's SIGTERM handler, which exits 0 once it has cleaned up.
+            killGraceMs: 5000,
+          },
+          {},
+        );
+        expect(result.timed_out).toBe(true);
+        // Killed by the runner: no exit code of its own, as a timed-out Codex run (not gemini's 0).
+        expect(result.exit_code).toBeNull();
+        expect((result as { error?: string }).error).toMatch(/timed out after 15000 ms/);
+        expect(finalResult(result.run)).toBeUndefined();
+      },
+    );
   }, 120_000);
 
   it("kills a run the caller aborts, and reports it aborted with no exit code of its own", async () => {
-    const server = await startModelServer({
-      source: scriptedGemini((_request, context) => geminiStall(context)),
-      modelApi: "gemini",
-    });
-    try {
-      const result = await geminiRunner.run(
-        {
-          prompt: "Wait",
-          cwd: workspace("aborted"),
-          baseUrl: server.url,
-          outputRoot,
-          timeoutMs: 120_000,
-          signal: AbortSignal.timeout(8000),
-          // As above: gemini's SIGTERM handler gets its time, and exits 0.
-          killGraceMs: 5000,
-        },
-        {},
-      );
-      expect(result.timed_out).toBe(false);
-      expect(result.exit_code).toBeNull();
-      expect((result as { error?: string }).error).toBe("the run was aborted and killed");
-    } finally {
-      await server.close();
-    }
+    await withGeminiModel(
+      (_request, context) => geminiStall(context),
+      async (server) => {
+        const result = await geminiRunner.run(
+          {
+            prompt: "Wait",
+            cwd: workspace("aborted"),
+            baseUrl: server.url,
+            outputRoot,
+            timeoutMs: 120_000,
+            signal: AbortSignal.timeout(8000),
+            // As above: gemini's SIGTERM handler gets its time, and exits 0.
+            killGraceMs: 5000,
+          },
+          {},
+        );
+        expect(result.timed_out).toBe(false);
+        expect(result.exit_code).toBeNull();
+        expect((result as { error?: string }).error).toBe("the run was aborted and killed");
+      },
+    );
   }, 120_000);
 
   it("names the model server and what to do when nothing listens at baseUrl", async () => {
-    const baseUrl = await deadLoopbackUrl();
+    const baseUrl = `http://127.0.0.1:${await closedLoopbackPort()}`;
     const result = await geminiRunner.run(
       { prompt: "Say hi", cwd: workspace("dead-server"), baseUrl, outputRoot, timeoutMs: 120_000 },
       {},
@@ -248,142 +228,125 @@ describe("geminiRunner on the real gemini CLI against a scripted loopback Gemini
   }, 180_000);
 
   it("refuses a prompt over the 8 MiB gemini reads from stdin (it would cut it short), before starting it", async () => {
-    const server = await startModelServer({
-      source: scriptedGemini(() => geminiReply("Read.")),
-      modelApi: "gemini",
-    });
-    try {
-      // 8 MiB + 1 byte, mostly 3-byte characters: well inside the model's context window.
-      const prompt = `Read this.\n${"✓".repeat(2_796_199)}a`;
-      expect(Buffer.byteLength(prompt)).toBe(8 * 1024 * 1024 + 1);
-      await expect(
-        geminiRunner.run({ prompt, cwd: workspace("stdin-cap"), baseUrl: server.url, outputRoot }, {}),
-      ).rejects.toThrow(
-        "prompt 1 is 8388609 bytes, over the 8388608 bytes (8 MiB) gemini reads from stdin: Gemini cannot take it",
-      );
-      expect(server.interactions).toEqual([]);
-    } finally {
-      await server.close();
-    }
+    await withGeminiModel(
+      () => geminiReply("Read."),
+      async (server) => {
+        // 8 MiB + 1 byte, mostly 3-byte characters: well inside the model's context window.
+        const prompt = `Read this.\n${"✓".repeat(2_796_199)}a`;
+        expect(Buffer.byteLength(prompt)).toBe(8 * 1024 * 1024 + 1);
+        await expect(
+          geminiRunner.run({ prompt, cwd: workspace("stdin-cap"), baseUrl: server.url, outputRoot }, {}),
+        ).rejects.toThrow(
+          "prompt 1 is 8388609 bytes, over the 8388608 bytes (8 MiB) gemini reads from stdin: Gemini cannot take it",
+        );
+        expect(server.interactions).toEqual([]);
+      },
+    );
   }, 180_000);
 
   it("refuses a prompt over the model's context window as gemini estimates it (it would drop it and exit 0)", async () => {
-    const server = await startModelServer({
-      source: scriptedGemini(() => geminiReply("Read.")),
-      modelApi: "gemini",
-    });
-    try {
-      const prompt = `Read this.\n${"x".repeat(5_000_000)}`;
-      await expect(
-        geminiRunner.run({ prompt, cwd: workspace("context"), baseUrl: server.url, outputRoot }, {}),
-      ).rejects.toThrow(
-        "prompt 1 is 5000011 characters, over the 4194304 characters gemini takes (the model's context window of 1048576 tokens at its estimate of 4 characters a token): Gemini cannot take it",
-      );
-      expect(server.interactions).toEqual([]);
-    } finally {
-      await server.close();
-    }
+    await withGeminiModel(
+      () => geminiReply("Read."),
+      async (server) => {
+        const prompt = `Read this.\n${"x".repeat(5_000_000)}`;
+        await expect(
+          geminiRunner.run({ prompt, cwd: workspace("context"), baseUrl: server.url, outputRoot }, {}),
+        ).rejects.toThrow(
+          "prompt 1 is 5000011 characters, over the 4194304 characters gemini takes (the model's context window of 1048576 tokens at its estimate of 4 characters a token): Gemini cannot take it",
+        );
+        expect(server.interactions).toEqual([]);
+      },
+    );
   }, 180_000);
 
   it("reports a gemini that exits 0 without a result as a failed run", async () => {
-    const server = await startModelServer({
-      source: scriptedGemini(() => geminiReply("Read.")),
-      modelApi: "gemini",
-    });
-    try {
-      // Just under the runner's limit, yet over gemini's own once it adds its context to the request.
-      const prompt = `Read this.\n${"x".repeat(4_194_200)}`;
-      const result = await geminiRunner.run(
-        { prompt, cwd: workspace("dropped"), baseUrl: server.url, outputRoot, timeoutMs: 120_000 },
-        {},
-      );
-      expect(server.interactions).toEqual([]);
-      expect(result.exit_code).toBe(0);
-      expect((result as { error?: string }).error).toMatch(/^gemini exited without a result/);
-    } finally {
-      await server.close();
-    }
+    await withGeminiModel(
+      () => geminiReply("Read."),
+      async (server) => {
+        // Just under the runner's limit, yet over gemini's own once it adds its context to the request.
+        const prompt = `Read this.\n${"x".repeat(4_194_200)}`;
+        const result = await geminiRunner.run(
+          { prompt, cwd: workspace("dropped"), baseUrl: server.url, outputRoot, timeoutMs: 120_000 },
+          {},
+        );
+        expect(server.interactions).toEqual([]);
+        expect(result.exit_code).toBe(0);
+        expect((result as { error?: string }).error).toMatch(/^gemini exited without a result/);
+      },
+    );
   }, 180_000);
 
   it("runs several prompts as turns of one session (--resume latest), the model seeing the earlier ones", async () => {
-    const server = await startModelServer({
-      source: scriptedGemini((request) =>
-        geminiReply(`turn ${request.contents.filter((c) => c.role === "user").length}`),
-      ),
-      modelApi: "gemini",
-    });
-    try {
-      const result = await geminiRunner.run(
-        {
-          prompt: ["First question", "Second question"],
-          cwd: workspace("turns2"),
-          baseUrl: server.url,
-          outputRoot,
-          timeoutMs: 120_000,
-        },
-        {},
-      );
-      expect(result.exit_code, result.stderr).toBe(0);
-      const said = result.run.events.flatMap((event) =>
-        event.type === "user_message" || event.type === "assistant_text"
-          ? [`${event.type}: ${event.text}`]
-          : [],
-      );
-      expect(said).toEqual([
-        "user_message: First question",
-        "assistant_text: turn 1",
-        "user_message: Second question",
-        "assistant_text: turn 2",
-      ]);
-      expect(finalResult(result.run)).toMatchObject({ is_error: false, result: "turn 2" });
-      // Tokens of both prompts' results, added up.
-      const results = readFileSync(join(result.output_dir!, "stream.jsonl"), "utf8")
-        .trim()
-        .split("\n")
-        .map((line) => JSON.parse(line))
-        .filter((event) => event.type === "result");
-      expect(results).toHaveLength(2);
-      expect(finalResult(result.run)?.usage?.input_tokens).toBe(
-        results[0].stats.input_tokens + results[1].stats.input_tokens,
-      );
-      // The second turn's request carries the first exchange.
-      expect(JSON.stringify(server.interactions.at(-1)?.request.body)).toContain("First question");
-    } finally {
-      await server.close();
-    }
+    await withGeminiModel(
+      (request) => geminiReply(`turn ${request.contents.filter((c) => c.role === "user").length}`),
+      async (server) => {
+        const result = await geminiRunner.run(
+          {
+            prompt: ["First question", "Second question"],
+            cwd: workspace("turns2"),
+            baseUrl: server.url,
+            outputRoot,
+            timeoutMs: 120_000,
+          },
+          {},
+        );
+        expect(result.exit_code, result.stderr).toBe(0);
+        const said = result.run.events.flatMap((event) =>
+          event.type === "user_message" || event.type === "assistant_text"
+            ? [`${event.type}: ${event.text}`]
+            : [],
+        );
+        expect(said).toEqual([
+          "user_message: First question",
+          "assistant_text: turn 1",
+          "user_message: Second question",
+          "assistant_text: turn 2",
+        ]);
+        expect(finalResult(result.run)).toMatchObject({ is_error: false, result: "turn 2" });
+        // Tokens of both prompts' results, added up.
+        const results = readFileSync(join(result.output_dir!, "stream.jsonl"), "utf8")
+          .trim()
+          .split("\n")
+          .map((line) => JSON.parse(line))
+          .filter((event) => event.type === "result");
+        expect(results).toHaveLength(2);
+        expect(finalResult(result.run)?.usage?.input_tokens).toBe(
+          results[0].stats.input_tokens + results[1].stats.input_tokens,
+        );
+        // The second turn's request carries the first exchange.
+        expect(JSON.stringify(server.interactions.at(-1)?.request.body)).toContain("First question");
+      },
+    );
   }, 180_000);
 
   it("takes tools away by their shared names (disallowedTools: Bash -> tools.exclude run_shell_command)", async () => {
     const offered: boolean[] = [];
-    const server = await startModelServer({
-      source: scriptedGemini((request) => {
+    await withGeminiModel(
+      (request) => {
         offered.push(offersFunction(request, "run_shell_command"));
         return countFunctionResponses(request) === 0
           ? geminiReply(geminiFunctionCall("run_shell_command", { command: "ls" }))
           : geminiReply("no shell");
-      }),
-      modelApi: "gemini",
-    });
-    try {
-      const result = await geminiRunner.run(
-        {
-          prompt: "List",
-          cwd: workspace("exclude"),
-          baseUrl: server.url,
-          outputRoot,
-          disallowedTools: ["Bash"],
-          timeoutMs: 120_000,
-        },
-        {},
-      );
-      expect(result.exit_code, result.stderr).toBe(0);
-      expect(offered).toEqual([false, false]);
-      const [call] = listToolCalls(result.run);
-      expect(call).toMatchObject({ name: "Bash", status: "error" });
-      expect(call?.result?.error).toMatch(/tool_not_registered/);
-    } finally {
-      await server.close();
-    }
+      },
+      async (server) => {
+        const result = await geminiRunner.run(
+          {
+            prompt: "List",
+            cwd: workspace("exclude"),
+            baseUrl: server.url,
+            outputRoot,
+            disallowedTools: ["Bash"],
+            timeoutMs: 120_000,
+          },
+          {},
+        );
+        expect(result.exit_code, result.stderr).toBe(0);
+        expect(offered).toEqual([false, false]);
+        const [call] = listToolCalls(result.run);
+        expect(call).toMatchObject({ name: "Bash", status: "error" });
+        expect(call?.result?.error).toMatch(/tool_not_registered/);
+      },
+    );
   }, 180_000);
 
   it("refuses options that are not Gemini's", () => {
@@ -406,12 +369,3 @@ describe("findGemini", () => {
     }
   });
 });
-
-/** A loopback URL nothing listens at: a port just freed. */
-async function deadLoopbackUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((done) => server.close(() => done()));
-  return `http://127.0.0.1:${port}`;
-}

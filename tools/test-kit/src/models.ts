@@ -1,4 +1,5 @@
 // Scripted loopback Claude models shared by the runner and engine tests (@evals/vcr's scripted source).
+import { createServer } from "node:net";
 import {
   countToolResults,
   isSubagentRequest,
@@ -6,22 +7,47 @@ import {
   type ModelServer,
   reply,
   scripted,
+  scriptedGemini,
   startModelServer,
   text,
   toolUse,
 } from "@evals/vcr";
 
 /** Starts a scripted loopback model for the body, and closes it afterwards. */
-export async function withModel<T>(
+export function withModel<T>(
   script: Parameters<typeof scripted>[0],
   body: (server: ModelServer) => Promise<T>,
 ): Promise<T> {
-  const server = await startModelServer({ source: scripted(script) });
+  return serving(startModelServer({ source: scripted(script) }), body);
+}
+
+/** withModel for the Gemini API: a scripted loopback Gemini for the body, closed afterwards. */
+export function withGeminiModel<T>(
+  script: Parameters<typeof scriptedGemini>[0],
+  body: (server: ModelServer) => Promise<T>,
+): Promise<T> {
+  return serving(startModelServer({ source: scriptedGemini(script), modelApi: "gemini" }), body);
+}
+
+async function serving<T>(
+  started: Promise<ModelServer>,
+  body: (server: ModelServer) => Promise<T>,
+): Promise<T> {
+  const server = await started;
   try {
     return await body(server);
   } finally {
     await server.close();
   }
+}
+
+/** A loopback port nothing listens on (bound, then released): a model server that is down. */
+export async function closedLoopbackPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
 }
 
 /** Lists files with Bash, reads `<dir>/a.txt`, then reports. */
