@@ -77,7 +77,7 @@ export interface RunGeminiOptions {
   runId?: string;
   /** Where `test-output/<runId>/` goes (default EVALS_OUTPUT_DIR, else process.cwd()). */
   outputRoot?: string;
-  /** The `gemini` executable (default: EVALS_GEMINI_BIN, node_modules/.bin, PATH). */
+  /** The `gemini` executable (default: EVALS_GEMINI_BIN, node_modules/.bin from `cwd` up, PATH). */
   geminiBin?: string;
   /** Keep the private HOME/TMPDIR: "on-failure" (default), "always" or "never". */
   keepSandbox?: "on-failure" | "always" | "never";
@@ -178,7 +178,8 @@ export async function runGemini(options: RunGeminiOptions): Promise<RunGeminiRes
     if (tooLarge) throw new Error(`runGemini: ${tooLarge}`);
   }
   const cwd = resolve(options.cwd ?? process.cwd());
-  const bin = findGemini(options.geminiBin);
+  // From the agent's workspace first, as codex: a project's own gemini wins over the caller's.
+  const bin = findGemini(options.geminiBin, cwd);
   const runId = options.runId ?? `gemini-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`;
   const outputDir = join(
     resolve(options.outputRoot ?? process.env.EVALS_OUTPUT_DIR ?? process.cwd()),

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { finalResult, listToolCalls } from "@evals/core";
@@ -358,6 +358,26 @@ describe("geminiRunner on the real gemini CLI against a scripted loopback Gemini
 });
 
 describe("findGemini", () => {
+  it("runs the gemini installed in the agent's cwd, not the one the test process's cwd would find first", async () => {
+    // The run's workspace has its own node_modules/.bin/gemini (a link to the real one); the test
+    // process runs in this package, whose parents hold the monorepo's gemini.
+    const cwd = workspace("own-bin");
+    mkdirSync(join(cwd, "node_modules", ".bin"), { recursive: true });
+    const own = join(cwd, "node_modules", ".bin", "gemini");
+    symlinkSync(resolve(import.meta.dirname, "../../../node_modules/.bin/gemini"), own);
+    await withGeminiModel(
+      () => geminiReply("Hi."),
+      async (server) => {
+        const result = await geminiRunner.run(
+          { prompt: "Say hi", cwd, baseUrl: server.url, outputRoot, timeoutMs: 120_000 },
+          {},
+        );
+        expect(result.exit_code, result.stderr).toBe(0);
+        expect((result as { command?: string[] }).command?.[0]).toBe(own);
+      },
+    );
+  }, 180_000);
+
   it("finds the gemini next to @evals/gemini-cli itself, from a folder with none and an empty PATH", () => {
     const outside = mkdtempSync(join(tmpdir(), "evals-gemini-outside-"));
     try {
