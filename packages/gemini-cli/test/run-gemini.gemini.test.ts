@@ -1,4 +1,12 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { finalResult, listToolCalls } from "@evals/core";
@@ -225,6 +233,28 @@ describe("geminiRunner on the real gemini CLI against a scripted loopback Gemini
     expect(error).toContain(`the model server at ${baseUrl} could not be reached (ECONNREFUSED)`);
     expect(error).toMatch(/start it, or check baseUrl/);
     expect(finalResult(result.run)).toMatchObject({ is_error: true, terminal_reason: "api_error" });
+  }, 180_000);
+
+  it("reports gemini's own refusal of a baseUrl with a user and password, never the password", async () => {
+    // gemini's fetch refuses such a URL before any connection: the run fails with that reason (not
+    // "fetch failed", so the runner never probes the server), and the redactor hides the password.
+    const port = await closedLoopbackPort();
+    const result = await geminiRunner.run(
+      {
+        prompt: "Say hi",
+        cwd: workspace("auth-url"),
+        baseUrl: `http://user:s3cret-pass@127.0.0.1:${port}/`,
+        outputRoot,
+        timeoutMs: 120_000,
+      },
+      {},
+    );
+    const error = (result as { error?: string }).error ?? "";
+    expect(error).toMatch(/^gemini ended with an error \(api_error\): .*URL that includes credentials/);
+    expect(error).not.toContain("could not be reached");
+    expect(JSON.stringify(result)).not.toContain("s3cret-pass");
+    for (const file of readdirSync(result.output_dir))
+      expect(readFileSync(join(result.output_dir, file), "utf8")).not.toContain("s3cret-pass");
   }, 180_000);
 
   it("refuses a prompt over the 8 MiB gemini reads from stdin (it would cut it short), before starting it", async () => {
