@@ -1,8 +1,7 @@
 import { wilsonInterval } from "@evals/logging";
 import type { Store } from "@evals/store";
-import { href, html, page, percent, usd, when } from "./html.js";
+import { href, html, page, percent, usd, violationMessage, when } from "./html.js";
 import { caseRuns, trialsOfCaseRuns } from "./queries.js";
-import { violationMessage } from "./run-page.js";
 import { rateChart } from "./svg.js";
 
 /** How many of a case's last runs its page shows. */

@@ -1,3 +1,5 @@
+import type { ViolationRow } from "./queries.js";
+
 /**
  * Safe HTML for the viewer's pages: every value from the database or a run folder goes through `text`
  * (case names may hold markup and terminal escapes), and `html` marks a fragment already made safe.
@@ -52,6 +54,15 @@ export function prefix(value: string, limit: number): string {
 export function cutText(shown: string, moreBytes: number, whole?: string): SafeHtml {
   if (moreBytes <= 0) return html`${shown}`;
   return html`${shown}… (${size(moreBytes)} more${whole ? html`: <a href="${whole}">whole message</a>` : ""})`;
+}
+
+/** A violation's message, cut when long, linked to all of it. */
+export function violationMessage(runId: string, v: ViolationRow): SafeHtml {
+  return cutText(
+    v.message,
+    v.message_more,
+    href("/message", { run: runId, pos: v.position, violation: v.seq }),
+  );
 }
 
 function size(bytes: number): string {

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import type { Store } from "@evals/store";
-import { cutText, href, html, page, pager, percent, type SafeHtml, usd, when } from "./html.js";
-import { findRun, laterRunOfReport, runCases, runPassRate, type ViolationRow } from "./queries.js";
+import { cutText, href, html, page, pager, percent, usd, violationMessage, when } from "./html.js";
+import { findRun, laterRunOfReport, runCases, runPassRate } from "./queries.js";
 
 export const CASES_PER_PAGE = 100;
 
@@ -56,14 +56,5 @@ export async function runPage(
   return page(
     `Run ${run.id.slice(0, 12)}`,
     html`${facts}${filter}${pager("/run", params, pageNumber, CASES_PER_PAGE, total)}<table id="cases"><thead><tr><th>#</th><th>Case</th><th>Verdict</th><th>Trials passed</th><th>Cost</th><th>Violations</th></tr></thead><tbody>${rows}</tbody></table>${pager("/run", params, pageNumber, CASES_PER_PAGE, total)}`,
-  );
-}
-
-/** A violation's message, cut when long, linked to all of it. */
-export function violationMessage(runId: string, v: ViolationRow): SafeHtml {
-  return cutText(
-    v.message,
-    v.message_more,
-    href("/message", { run: runId, pos: v.position, violation: v.seq }),
   );
 }

@@ -1,9 +1,8 @@
 import { existsSync } from "node:fs";
 import { type RunEvent, readRunFolder } from "@evals/core";
 import { type Step, type Store, trialSteps } from "@evals/store";
-import { cutText, href, html, page, prefix, type SafeHtml, usd } from "./html.js";
+import { cutText, href, html, page, prefix, type SafeHtml, usd, violationMessage } from "./html.js";
 import { findTrial, trialViolations } from "./queries.js";
-import { violationMessage } from "./run-page.js";
 
 /** Longest a shown event's JSON may be: a huge tool output stays readable and the page small. */
 const EVENT_CHARS = 4000;
