@@ -253,8 +253,9 @@ describe("geminiRunner on the real gemini CLI against a scripted loopback Gemini
     expect(error).toMatch(/^gemini ended with an error \(api_error\): .*URL that includes credentials/);
     expect(error).not.toContain("could not be reached");
     expect(JSON.stringify(result)).not.toContain("s3cret-pass");
-    for (const file of readdirSync(result.output_dir))
-      expect(readFileSync(join(result.output_dir, file), "utf8")).not.toContain("s3cret-pass");
+    const folder = result.output_dir as string;
+    for (const file of readdirSync(folder))
+      expect(readFileSync(join(folder, file), "utf8")).not.toContain("s3cret-pass");
   }, 180_000);
 
   it("refuses a prompt over the 8 MiB gemini reads from stdin (it would cut it short), before starting it", async () => {
