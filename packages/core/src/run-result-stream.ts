@@ -62,18 +62,22 @@ class ProblemAt extends Error {
  * order, none kept here; the result's other fields are returned. So a long run's result is graded in
  * bounded memory (@streamparser/json parses the text piece by piece). Throws a RunFolderError
  * naming the file and the field (or byte) of what is not valid JSON or not a valid result, or of a
- * value (an event, a field) of more than MAX_RESULT_VALUE_BYTES.
+ * value (an event, a field) of more than `options.maxValueBytes` (default MAX_RESULT_VALUE_BYTES).
  */
-export function runResultInto(file: string, sink: RunSink): RunResultRead {
+export function runResultInto(
+  file: string,
+  sink: RunSink,
+  options: { maxValueBytes?: number } = {},
+): RunResultRead {
   try {
-    return readInto(file, sink);
+    return readInto(file, sink, options.maxValueBytes ?? MAX_RESULT_VALUE_BYTES);
   } catch (error) {
     if (error instanceof ProblemAt) throw new RunFolderError(`${file} (${error.where})`, error.message);
     throw error;
   }
 }
 
-function readInto(file: string, sink: RunSink): RunResultRead {
+function readInto(file: string, sink: RunSink, maxValueBytes: number): RunResultRead {
   const fields: Record<string, unknown> = {};
   let inOrder = true;
   let events = 0;
@@ -155,10 +159,10 @@ function readInto(file: string, sink: RunSink): RunResultRead {
       first = false;
       writeTo(parser, chunk, () => here(fed));
       fed += chunk.length;
-      if (fed - lastValueAt > MAX_RESULT_VALUE_BYTES)
+      if (fed - lastValueAt > maxValueBytes)
         throw new ProblemAt(
           here(lastValueAt),
-          `one value of more than ${MAX_RESULT_VALUE_BYTES / 1024 / 1024} MiB of JSON text, more than a stored run's value holds`,
+          `one value of more than ${mib(maxValueBytes)} of JSON text (from byte ${lastValueAt}), more than a stored run's value holds`,
         );
     }
   } finally {
@@ -187,6 +191,10 @@ function readInto(file: string, sink: RunSink): RunResultRead {
     );
   }
   return { fields: { ...fields, ...rest.data } as RunResultFields, inOrder };
+}
+
+function mib(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${bytes / 1024 / 1024} MiB` : `${bytes} bytes`;
 }
 
 /** Feeds `chunk` to the parser; what it cannot parse is a ProblemAt at the current field. */
