@@ -164,6 +164,7 @@ export interface StreamedEvaluation {
   toolCalls: number;
 }
 
+/** How evaluateStream judges what the stream alone does not tell. */
 export interface EvaluateStreamOptions {
   /**
    * The stored AgentRunResult's fields besides its run (exit code, timeout), known once `read` has
