@@ -48,13 +48,22 @@ try {
   const folder = join(work, "run-folder");
   mkdirSync(folder);
   linkSync(file, join(folder, "stream.jsonl"));
-  const harnessFolder = join(work, "harness-run-folder");
-  mkdirSync(harnessFolder);
-  linkSync(file, join(harnessFolder, "stream.jsonl"));
-  const written = measure("harness-folder", file, harnessFolder);
+  // One harness run folder a case: the stored run holds the prompt the harness ran it with.
+  const prompts = {
+    "breaks-rules": "Refactor the modules and run the tests.",
+    "mostly-passes": "Refactor the modules and run the tests, go ahead without asking.",
+  };
+  const harnessFolders = {};
+  let written;
+  for (const [kind, prompt] of Object.entries(prompts)) {
+    harnessFolders[kind] = join(work, `harness-run-folder-${kind}`);
+    mkdirSync(harnessFolders[kind]);
+    linkSync(file, join(harnessFolders[kind], "stream.jsonl"));
+    written = measure("harness-folder", file, harnessFolders[kind], prompt);
+  }
   const bytes = statSync(file).size;
   console.log(
-    `${LINES.toLocaleString("en")}-line stream.jsonl (${(bytes / 1e6).toFixed(0)} MB), its harness run folder's result.json (${(statSync(join(harnessFolder, "result.json")).size / 1e6).toFixed(0)} MB, ${written.events.toLocaleString("en")} events, written in ${(written.ms / 1000).toFixed(0)} s); load average before: ${load()}`,
+    `${LINES.toLocaleString("en")}-line stream.jsonl (${(bytes / 1e6).toFixed(0)} MB), its harness run folder's result.json (${(statSync(join(harnessFolders["breaks-rules"], "result.json")).size / 1e6).toFixed(0)} MB, ${written.events.toLocaleString("en")} events, written in ${(written.ms / 1000).toFixed(0)} s); load average before: ${load()}`,
   );
   const read = measure("validated-read", file);
   const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
@@ -75,7 +84,7 @@ try {
     for (const [target, what] of [
       [file, "stream.jsonl"],
       [folder, "run folder"],
-      [harnessFolder, "harness run folder"],
+      [harnessFolders[kind], "harness run folder"],
     ]) {
       const graded = measure("grade", target, kind);
       if (graded.exit > 1) console.log(`evals grade said (exit ${graded.exit}): ${graded.stderr?.trim()}`);

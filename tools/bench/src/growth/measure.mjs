@@ -124,11 +124,12 @@ const measurements = {
   /**
    * A harness run folder of the stream-json run `file` in `dir`, written as runAgent and the harness
    * write it (@evals/core's writeRunFolder): result.json holding the whole run, pretty-printed, the
-   * agent's options, and the case the harness ran in the manifest.
+   * agent's options, and the case the harness ran in the manifest. `prompt`: the case's, as the
+   * harness ran it (the stored run's user message: approval-gate reads it).
    */
-  async "harness-folder"(file, dir) {
+  async "harness-folder"(file, dir, prompt) {
     const { runFromClaudeOutput, writeRunFolder } = await import("@evals/core");
-    const prompts = ["Refactor the modules and run the tests."];
+    const prompts = [prompt];
     const { value, ms } = await timed(() => {
       const { run } = runFromClaudeOutput(file, { prompts, runId: "growth-t0" });
       const result = {
