@@ -74,29 +74,31 @@ export const grade: Command = {
       ...(agent ? { agent } : {}),
     };
     const options = { json: values.json === true, verbose: values.verbose === true };
-    // A stream-json file, bare or a run folder's, is graded while it is read: a long run in bounded memory.
-    const streamed = evalCase
-      ? await readingTarget(target, async () => {
-          const source = await streamedRunSource(target, loadOptions);
-          return source ? gradeWhileReading(source, evalCase, io.rules) : undefined;
-        })
-      : undefined;
-    if (streamed) {
-      for (const warning of streamed.stored.warnings) io.stderr.write(`evals grade: warning: ${warning}\n`);
-      await print(
-        streamed.evaluation,
-        streamed.harnessVerdict,
-        streamed.stored,
-        { ...options, toolCalls: streamed.toolCalls },
-        io,
-      );
-      return streamed.evaluation.passed ? EXIT.passed : EXIT.failed;
-    }
-    const stored = await readingTarget(target, () => loadStoredRun(target, loadOptions));
-    for (const warning of stored.warnings) io.stderr.write(`evals grade: warning: ${warning}\n`);
-    let graded: Awaited<ReturnType<typeof gradeStoredRun>>;
     try {
-      graded = await gradeStoredRun(stored, evalCase, io.rules);
+      // A stream-json file, bare or a run folder's, and a run folder's result.json are graded while
+      // they are read: a long run in bounded memory. Without --case, a run folder's stored case.
+      const streamed = await readingTarget(target, async () => {
+        const source = await streamedRunSource(target, loadOptions);
+        return source && (evalCase || source.manifest?.case)
+          ? gradeWhileReading(source, evalCase, io.rules)
+          : undefined;
+      });
+      if (streamed) {
+        for (const warning of streamed.stored.warnings) io.stderr.write(`evals grade: warning: ${warning}\n`);
+        await print(
+          streamed.evaluation,
+          streamed.harnessVerdict,
+          streamed.stored,
+          { ...options, toolCalls: streamed.toolCalls },
+          io,
+        );
+        return streamed.evaluation.passed ? EXIT.passed : EXIT.failed;
+      }
+      const stored = await readingTarget(target, () => loadStoredRun(target, loadOptions));
+      for (const warning of stored.warnings) io.stderr.write(`evals grade: warning: ${warning}\n`);
+      const graded = await gradeStoredRun(stored, evalCase, io.rules);
+      await print(graded.evaluation, graded.harnessVerdict, stored, options, io);
+      return graded.evaluation.passed ? EXIT.passed : EXIT.failed;
     } catch (error) {
       if (!(error instanceof NoGradableCaseError)) throw error;
       if (error.reason === "no-case") throw new UsageError(`--case <file> is required (${error.message})`);
@@ -104,8 +106,6 @@ export const grade: Command = {
         `${error.message.replace("\n", "; give --case <file>\n")}${error.harnessVerdict ? `\n${harnessVerdictLine(error.harnessVerdict)}` : ""}`,
       );
     }
-    await print(graded.evaluation, graded.harnessVerdict, stored, options, io);
-    return graded.evaluation.passed ? EXIT.passed : EXIT.failed;
   },
 };
 

@@ -11,6 +11,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runFromClaudeOutput, writeRunFolder } from "@evals/core";
 import { fixtureHookInputs, fixturesDir } from "@evals/test-kit/claude-fixtures";
 import { afterAll, describe, expect, it } from "vitest";
 import { builtIndex, evalsBin, runEvals } from "./evals-bin.js";
@@ -234,6 +235,54 @@ process.stdout.write(JSON.stringify({ calls, loadedPerCall: loaded / calls, pass
         report.results.find((result: { evaluator: string }) => result.evaluator === "performance-metrics")
           .metadata.toolCalls,
       ).toBe(300_000);
+    }
+  }, 480_000);
+
+  it("grades a harness run folder's result.json while reading it, with --case and with the case it stores: 100,000 calls graded in a 64 MB heap (it was read whole)", () => {
+    const stream = join(temp, "harness-long.jsonl");
+    writeManyCalls(stream, 100_000);
+    const prompt = "Do the steps, go ahead without asking.";
+    const streamingCase = join(temp, "harness-streaming.case.yaml");
+    writeFileSync(streamingCase, `id: streaming\nprompt: ${prompt}\n`);
+    // The folder as the harness leaves it: runAgent's result.json (the whole run, pretty-printed),
+    // then the case it ran and its verdict in the manifest.
+    const folder = join(temp, "harness-long");
+    const { run } = runFromClaudeOutput(stream, { prompts: [prompt], runId: "harness-long" });
+    writeRunFolder(folder, "harness-long", {
+      result: { run_id: "harness-long", run, exit_code: 0, timed_out: false, duration_ms: 1, origin: "live" },
+      agent: { prompts: [prompt] },
+    });
+    const grading = {
+      scorers: [{ name: "outcome" }, { name: "approval-gate" }],
+      verdict: {
+        status: "failed" as const,
+        scores: [
+          { scorer: "outcome", score: 1, passed: true },
+          { scorer: "approval-gate", score: 0, passed: false },
+        ],
+      },
+    };
+    writeRunFolder(folder, "harness-long", {
+      case: { suite: "s", id: "streaming", trial: 0, trials: 1, value: { id: "streaming", prompt }, grading },
+    });
+    for (const args of [["--case", streamingCase], []]) {
+      const child = spawnSync(
+        process.execPath,
+        ["--max-old-space-size=64", evalsBin, "grade", folder, ...args, "--json"],
+        { encoding: "utf8", timeout: 240_000, env: { ...process.env, FORCE_COLOR: "0" }, maxBuffer: 1 << 28 },
+      );
+      expect(child.stderr).toBe("");
+      const report = JSON.parse(child.stdout);
+      expect(report.source).toBe(join(folder, "result.json"));
+      expect(report.format).toBe("run-result");
+      expect(report.harnessVerdict.status).toBe("failed");
+      // Without --case, only the scorers the harness ran are judged.
+      expect(report.verdicts.map((verdict: { evaluator: string }) => verdict.evaluator)).toEqual(
+        args.length > 0
+          ? expect.arrayContaining(["approval-gate", "tool-usage"])
+          : ["outcome", "approval-gate"],
+      );
+      expect(child.status).toBe(report.passed ? 0 : 1);
     }
   }, 480_000);
 

@@ -13,6 +13,7 @@ import {
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { writeRunFolder } from "@evals/core";
 import { fixtureHookInputs, fixtureRun, fixturesDir } from "@evals/test-kit/claude-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtIndex, evalsBin, runEvals } from "./evals-bin.js";
@@ -383,6 +384,44 @@ describe("evals grade", () => {
     expect(grade("grade", notRun, "--case", passingCase).stderr).toContain(
       "not a Run, and no `run` or `result.run` field holds one",
     );
+  });
+
+  it("exits 2 naming a harness run folder's result.json and where it is cut off or invalid, with --case or its stored case (never 3)", () => {
+    const folder = join(temp, "harness-folder");
+    writeRunFolder(folder, "harness-folder", {
+      result: {
+        run_id: "harness-folder",
+        run: fixtureRun("multi-tool"),
+        exit_code: 0,
+        timed_out: false,
+        duration_ms: 1200,
+        origin: "live",
+      },
+    });
+    writeRunFolder(folder, "harness-folder", {
+      case: { suite: "s", id: "steps", trial: 0, trials: 1, value: { id: "steps", prompt: "do the steps" } },
+    });
+    const file = join(folder, "result.json");
+    const text = readFileSync(file, "utf8");
+    for (const [broken, where] of [
+      // Cut off in the middle of the fourth event (index 3).
+      [
+        text.slice(0, text.search(/"index": 3\b/) + 5),
+        "(field run.events.3): not valid JSON: the file ends in the middle",
+      ],
+      [text.replace(/"index": 2\b/, '"index": 2 x'), "(field run.events.2): not valid JSON: Unexpected"],
+      [
+        text.replace(/"type": "tool_call"/, '"type": "tool_cal"'),
+        "(field run.events.2.type): not a valid AgentRunResult: Invalid discriminator value",
+      ],
+    ] as const) {
+      writeFileSync(file, broken);
+      for (const args of [["--case", passingCase], []]) {
+        const refused = grade("grade", folder, ...args);
+        expect(refused.stderr).toContain(`cannot read the run: ${file} ${where}`);
+        expect(refused.code).toBe(2);
+      }
+    }
   });
 
   it("explains its usage", () => {

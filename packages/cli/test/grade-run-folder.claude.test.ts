@@ -4,7 +4,15 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { claudeCodeRunner, skipIfNoClaude } from "@evals/claude-code";
 import { readRunFolder } from "@evals/core";
-import { type EvalCase, parseCaseText, scorersForCase } from "@evals/evaluators";
+import {
+  type EvalCase,
+  gradeStoredRun,
+  gradeWhileReading,
+  loadStoredRun,
+  parseCaseText,
+  scorersForCase,
+  streamedRunSource,
+} from "@evals/evaluators";
 import { evaluateCase } from "@evals/harness";
 import { trialScore } from "@evals/logging";
 import { countToolResults, reply, scripted, text, toolUse } from "@evals/vcr";
@@ -128,6 +136,17 @@ describe("evals grade on a harness run folder", () => {
       expect(report.score).toBe(trialScore(trial));
       expect(report.score).toBe(outcome.result.stats?.mean_score);
       expect(report.harnessVerdict?.status).toBe("failed");
+    }
+
+    // The folder's result.json is graded while it is read, one event at a time: with the case given
+    // and with the stored one, as grading the whole stored result judges it.
+    const stored = await loadStoredRun(trial.output_dir as string);
+    for (const given of [evalCase, undefined]) {
+      const source = await streamedRunSource(trial.output_dir as string);
+      expect(source?.format).toBe("run-result");
+      const streamed = await gradeWhileReading(source!, given);
+      expect(streamed?.evaluation).toEqual((await gradeStoredRun(stored, given)).evaluation);
+      expect(streamed?.harnessVerdict?.status).toBe("failed");
     }
   });
 });

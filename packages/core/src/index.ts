@@ -197,6 +197,7 @@ export {
   type RunFolderManifest,
   RunFolderManifestSchema,
   type RunFolderStream,
+  type RunFolderStreamBase,
   readManifest,
   readRunFolder,
   readRunFolderResult,
@@ -218,6 +219,12 @@ export {
 } from "./run-id.js";
 // How a run ended (timeout, API error, max turns, ...): a fact about a run every judge reads.
 export { RUN_OUTCOMES, type RunOutcome, type RunOutcomeKind, runOutcome } from "./run-outcome.js";
+export {
+  MAX_RESULT_VALUE_BYTES,
+  type RunResultFields,
+  type RunResultRead,
+  runResultInto,
+} from "./run-result-stream.js";
 export { type RunSummary, runSummary, type TokenTotals } from "./run-summary.js";
 export {
   eventsOfType,

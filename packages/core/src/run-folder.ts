@@ -186,25 +186,38 @@ export async function readRunFolder(dir: string, options: ReadRunFolderOptions =
   // "any" answers a run folder or throws.
   const folder = (await openRunFolder(dir, options, "any")) as RunFolder | RunFolderStream;
   if ("run" in folder) return folder;
+  if (folder.source !== "stream-json") throw new Error(`${folder.file}: read as a stream`);
   const { readOptions, ...rest } = folder;
   return { ...rest, run: runFromClaudeOutput(folder.file, readOptions).run };
 }
 
 /**
- * A run folder whose run is Claude Code's stream.jsonl, not read yet: what readRunFolder reads it
- * with, to read it whole (runFromClaudeOutput) or into a sink while it is graded (claudeOutputInto).
+ * A run folder whose run is not read yet, to be read into a sink while it is graded: Claude Code's
+ * stream.jsonl (what readRunFolder reads it with: runFromClaudeOutput whole, claudeOutputInto into a
+ * sink), or the stored result.json (runResultInto, one event at a time).
  */
-export interface RunFolderStream extends Omit<RunFolder, "run" | "source"> {
-  /** The run is Claude Code's stream.jsonl (`file`). */
-  source: "stream-json";
-  /** The prompts, run id and maxOutputChars the stream is read with; a cut-off last line becomes a warning. */
-  readOptions: ClaudeOutputOptions;
-}
+export type RunFolderStream = RunFolderStreamBase &
+  (
+    | {
+        /** The run is Claude Code's stream.jsonl (`file`). */
+        source: "stream-json";
+        /** The prompts, run id and maxOutputChars the stream is read with; a cut-off last line becomes a warning. */
+        readOptions: ClaudeOutputOptions;
+      }
+    | {
+        /** The run is the stored AgentRunResult's, result.json (`file`): read it with runResultInto. */
+        source: "result";
+      }
+  );
+
+/** What a RunFolderStream tells before its run is read. */
+export type RunFolderStreamBase = Omit<RunFolder, "run" | "source" | "result">;
 
 /**
- * A run folder as readRunFolder reads it, up to its run, when that run is Claude Code's stream.jsonl
- * (no result.json or run.json holds it): a long run can then be graded while it is read. Undefined
- * for a run kept in any other form (its result.json, run.json or OpenCode stream left unread).
+ * A run folder as readRunFolder reads it, up to its run, when that run can be read into a sink
+ * while it is graded: the stored result.json, or Claude Code's stream.jsonl when no result.json or
+ * run.json holds the run. A long run can then be graded in bounded memory. Undefined for a run
+ * kept in any other form (its run.json or OpenCode stream left unread).
  */
 export async function readRunFolderStream(
   dir: string,
@@ -216,7 +229,7 @@ export async function readRunFolderStream(
 
 /**
  * readRunFolder, but a run in Claude Code's stream.jsonl is left to be read; with `want` "stream",
- * undefined for a run in any other file, before reading it.
+ * a run in result.json too, and undefined for a run in any other file, before reading it.
  */
 async function openRunFolder(
   dir: string,
@@ -231,7 +244,7 @@ async function openRunFolder(
   const base = { dir, runId, ...(manifest ? { manifest } : {}), warnings };
 
   if (isFile(file(RUN_FOLDER_FILES.result))) {
-    if (want === "stream") return undefined;
+    if (want === "stream") return { ...base, file: file(RUN_FOLDER_FILES.result), source: "result" };
     const result = readResult(file(RUN_FOLDER_FILES.result));
     return { ...base, result, run: result.run, file: file(RUN_FOLDER_FILES.result), source: "result" };
   }

@@ -8,6 +8,7 @@ export { caseJsonSchema, caseSchemaFor, EvalCaseSchema } from "./cases/case-sche
 // Declarative cases, evaluate(), scorers for describeEval.
 export {
   type CaseEvaluation,
+  type EvaluateStreamOptions,
   type EvaluatorVerdict,
   type ExpectedViolationOutcome,
   evaluate,

@@ -120,18 +120,87 @@ describe("a run folder's stream.jsonl is graded while it is read", () => {
     await expect(loadStoredRun(dir)).rejects.toThrow(`${file}:3: invalid JSON`);
   });
 
-  it("leaves a run kept in result.json or run.json to loadStoredRun, unread", async () => {
+  it("leaves a run kept in run.json to loadStoredRun, unread", async () => {
     const { run } = await loadStoredRun(join(fixturesDir, "multi-tool", "stream.jsonl"));
-    // Both beside the stream: the folder's run is the stored one, not the stream's.
-    const withResult = folder("with-result", {
-      "stream.jsonl": `${lines.join("\n")}\n`,
-      "result.json": "not read",
-    });
+    // Beside the stream: the folder's run is the stored one, not the stream's.
     const withRun = folder("with-run", {
       "stream.jsonl": `${lines.join("\n")}\n`,
       "run.json": JSON.stringify(run),
     });
-    expect(await streamedRunSource(withResult)).toBeUndefined();
     expect(await streamedRunSource(withRun)).toBeUndefined();
+  });
+});
+
+/**
+ * A run folder the harness wrote (runAgent's result.json, then the case and its verdict in the
+ * manifest) is graded while its result.json is read, one event at a time: as grading the whole
+ * stored result judges it, with the case given and with the case the folder stores.
+ */
+describe("a run folder's result.json is graded while it is read", () => {
+  /** The real multi-tool run as runAgent stores it, with the exit code and error of a failed CLI. */
+  async function harnessFolder(name: string, exitCode: number) {
+    const { run } = await loadStoredRun(join(fixturesDir, "multi-tool", "stream.jsonl"), { prompts });
+    const dir = folder(name, { "stream.jsonl": `${lines.join("\n")}\n` });
+    writeRunFolder(dir, name, {
+      result: {
+        run_id: name,
+        output_dir: dir,
+        run,
+        exit_code: exitCode,
+        timed_out: false,
+        duration_ms: 1200,
+        origin: "live",
+        ...(exitCode === 0 ? {} : { error: `claude exited with code ${exitCode}` }),
+      },
+      agent: { prompts },
+    });
+    // As the harness records it: a threshold below some scores, so the harness's judging matters.
+    const grading: RunFolderCase["grading"] = {
+      scorers: [{ name: "outcome" }, { name: "behavior" }, { name: "tool-usage", threshold: 0.5 }],
+      verdict: {
+        status: "failed",
+        scores: [
+          { scorer: "outcome", score: 1, passed: true },
+          { scorer: "tool-usage", score: 0.6, passed: true, threshold: 0.5 },
+        ],
+      },
+    };
+    writeRunFolder(dir, name, {
+      case: { suite: "s", id: "every-rule", trial: 0, trials: 1, value: evalCase, grading },
+    });
+    return dir;
+  }
+
+  it.each([0, 1])(
+    "exit code %i: with --case and with its stored case, as grading the whole result judges it",
+    async (exitCode) => {
+      const dir = await harnessFolder(`harness-exit-${exitCode}`, exitCode);
+      const stored = await loadStoredRun(dir);
+      expect(stored.format).toBe("run-result");
+      for (const given of [evalCase, undefined]) {
+        const source = await streamedRunSource(dir);
+        expect(source).toMatchObject({ file: join(dir, "result.json"), format: "run-result" });
+        const streamed = await gradeWhileReading(source!, given);
+        const whole = await gradeStoredRun(stored, given);
+        expect(streamed?.evaluation).toEqual(whole.evaluation);
+        expect(streamed?.harnessVerdict).toEqual(whole.harnessVerdict);
+        expect(streamed?.stored.format).toBe("run-result");
+        expect(streamed?.stored.result?.exit_code).toBe(exitCode);
+        // Every rule visited: the run's events were not kept.
+        expect(streamed?.stored.run.events.map((event) => event.type)).toEqual(["final_result"]);
+      }
+      // The outcome is judged on the stored exit code, as whole: a failed CLI fails it.
+      const judged = await gradeWhileReading((await streamedRunSource(dir))!, evalCase);
+      expect(judged?.evaluation.verdicts[0]?.passed).toBe(exitCode === 0);
+    },
+  );
+
+  it("leaves a result.json whose run's facts come after its events to the whole read", async () => {
+    const dir = await harnessFolder("late-facts", 0);
+    const file = join(dir, "result.json");
+    const value = JSON.parse(readFileSync(file, "utf8"));
+    const { cwd, ...rest } = value.run;
+    writeFileSync(file, JSON.stringify({ ...value, run: { ...rest, cwd } }));
+    expect(await gradeWhileReading((await streamedRunSource(dir))!, evalCase)).toBeUndefined();
   });
 });

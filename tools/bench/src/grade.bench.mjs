@@ -4,8 +4,9 @@
 // breaks on every fourth call (150,000 violations, all kept for the verdict and written in the --json
 // report) and one it mostly passes (the user approved in advance). The machine's load is printed beside
 // them, and each process's CPU time (steadier than wall time on a shared machine). No timings are
-// asserted. Each case is graded twice: the bare stream.jsonl, and a run folder holding only that file
-// (a harness run folder without its result.json), each graded while it is read.
+// asserted. Each case is graded three times, each while it is read: the bare stream.jsonl, a run
+// folder holding only that file, and a harness run folder (result.json holding the whole run,
+// pretty-printed, as runAgent writes it, beside the stream and the manifest), the common one.
 //
 //   BENCH_GRADE_LINES   stream-json lines of the graded run (default 1000000)
 import { spawnSync } from "node:child_process";
@@ -47,9 +48,22 @@ try {
   const folder = join(work, "run-folder");
   mkdirSync(folder);
   linkSync(file, join(folder, "stream.jsonl"));
+  // One harness run folder a case: the stored run holds the prompt the harness ran it with.
+  const prompts = {
+    "breaks-rules": "Refactor the modules and run the tests.",
+    "mostly-passes": "Refactor the modules and run the tests, go ahead without asking.",
+  };
+  const harnessFolders = {};
+  let written;
+  for (const [kind, prompt] of Object.entries(prompts)) {
+    harnessFolders[kind] = join(work, `harness-run-folder-${kind}`);
+    mkdirSync(harnessFolders[kind]);
+    linkSync(file, join(harnessFolders[kind], "stream.jsonl"));
+    written = measure("harness-folder", file, harnessFolders[kind], prompt);
+  }
   const bytes = statSync(file).size;
   console.log(
-    `${LINES.toLocaleString("en")}-line stream.jsonl (${(bytes / 1e6).toFixed(0)} MB); load average before: ${load()}`,
+    `${LINES.toLocaleString("en")}-line stream.jsonl (${(bytes / 1e6).toFixed(0)} MB), its harness run folder's result.json (${(statSync(join(harnessFolders["breaks-rules"], "result.json")).size / 1e6).toFixed(0)} MB, ${written.events.toLocaleString("en")} events, written in ${(written.ms / 1000).toFixed(0)} s); load average before: ${load()}`,
   );
   const read = measure("validated-read", file);
   const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
@@ -70,6 +84,7 @@ try {
     for (const [target, what] of [
       [file, "stream.jsonl"],
       [folder, "run folder"],
+      [harnessFolders[kind], "harness run folder"],
     ]) {
       const graded = measure("grade", target, kind);
       if (graded.exit > 1) console.log(`evals grade said (exit ${graded.exit}): ${graded.stderr?.trim()}`);

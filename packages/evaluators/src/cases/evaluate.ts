@@ -1,4 +1,4 @@
-import type { AgentRunResult, EvaluatorResult, Run, RunSink, Violation } from "@evals/core";
+import type { AgentRunResult, EvaluatorResult, Run, RunResultFields, RunSink, Violation } from "@evals/core";
 import { newRuleContext, type RuleOutcome, resultOf } from "../define-rule.js";
 import type { RuleOptionsBase } from "../evaluator.js";
 import { judgeOutcome, outcomeResult } from "../outcome.js";
@@ -164,9 +164,20 @@ export interface StreamedEvaluation {
   toolCalls: number;
 }
 
+/** How evaluateStream judges what the stream alone does not tell. */
+export interface EvaluateStreamOptions {
+  /**
+   * The stored AgentRunResult's fields besides its run (exit code, timeout), known once `read` has
+   * returned (runResultInto's): the outcome is judged on them with the run, as `evaluate` judges a
+   * whole AgentRunResult.
+   */
+  resultFields?: () => RunResultFields | undefined;
+}
+
 /**
  * Judges a run while `read` writes it into a sink event by event (e.g. @evals/core's
- * claudeOutputInto), as `evaluate` judges it whole. The rules that visit (every built-in one) grade
+ * claudeOutputInto, or runResultInto), as `evaluate` judges it whole (an AgentRunResult's outcome
+ * on its exit code and timeout too, given by `options.resultFields`). The rules that visit (every built-in one) grade
  * it as it comes and keep only what they need, so a long run is judged in bounded memory; behavior
  * expectations, an expected trajectory and rules with only `evaluate` get the whole run, kept for
  * them. Undefined when a fact about a call came after the call was graded (a denial only the result
@@ -176,6 +187,7 @@ export async function evaluateStream(
   read: (sink: RunSink) => void,
   input: EvalCase | EvalCaseInput,
   rules: RuleRegistry = defaultRuleRegistry,
+  options: EvaluateStreamOptions = {},
 ): Promise<StreamedEvaluation | undefined> {
   const evalCase = parseCase(input, `case ${JSON.stringify((input as { id?: unknown })?.id ?? "?")}`, rules);
   const ids = evaluatorsForCase(evalCase, rules);
@@ -201,9 +213,11 @@ export async function evaluateStream(
     { keepRun: needsWholeRun },
   );
   read(stream);
+  const stored = options.resultFields?.();
   const outcomes = stream.end() as RuleOutcome[];
   if (!stream.exact) return undefined;
   const run = stream.run();
+  const judged: Run | AgentRunResult = stored ? { ...stored, run } : run;
   const visited = new Map(
     [...visiting.keys()].map((id, position) => [id, outcomes[position] as RuleOutcome]),
   );
@@ -213,7 +227,7 @@ export async function evaluateStream(
       const context = contexts.get(id);
       if (outcome && context) return resultOf(id, context, outcome);
       if (id === "behavior" && !needsWholeRun) return behaviorOfAnyRun(run, stream.calls);
-      return runCaseEvaluator(id, run, evalCase, rules);
+      return runCaseEvaluator(id, judged, evalCase, rules);
     }),
   );
   return { evaluation: evaluationOf(evalCase, ids, results), run, toolCalls: stream.calls };

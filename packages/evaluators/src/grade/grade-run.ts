@@ -1,5 +1,10 @@
 import { dirname, join } from "node:path";
-import { RUN_FOLDER_FILES, type RunFolderCase } from "@evals/core";
+import {
+  RUN_FOLDER_FILES,
+  type RunFolderCase,
+  type RunFolderManifest,
+  type RunResultFields,
+} from "@evals/core";
 import { type CaseEvaluation, evaluate, evaluateStream } from "../cases/evaluate.js";
 import { parseCase } from "../cases/load.js";
 import type { EvalCase } from "../cases/schema.js";
@@ -45,7 +50,7 @@ export async function gradeStoredRun(
   rules: RuleRegistry = defaultRuleRegistry,
 ): Promise<GradedRun> {
   const recorded = stored.manifest?.case;
-  const chosen = evalCase ?? storedCase(stored, rules);
+  const chosen = evalCase ?? storedCase(stored.manifest, stored.file, rules);
   // The run must end as the harness expected it to (the suite's outcome option) unless the case says.
   // The whole stored result when there is one: its exit code and timeout are part of the outcome.
   const evaluated = await evaluate(
@@ -75,26 +80,44 @@ export interface StreamGradedRun extends GradedRun {
 }
 
 /**
- * Grades a stream-json file, bare or a run folder's (streamedRunSource), against `evalCase` while it
- * is read, so a long run is graded in bounded memory when every rule of the case visits (see
- * evaluateStream); a run folder's as gradeStoredRun grades it (the outcome the harness expected, its
- * verdict). Undefined when a fact came too late to grade it so: grade it with loadStoredRun and
- * gradeStoredRun instead.
+ * Grades a stored run while it is read (streamedRunSource: a stream-json file, bare or a run
+ * folder's, or a run folder's result.json) against `evalCase`, or, without one, against the case
+ * the harness stored in its run folder judged as the harness judged it, as gradeStoredRun grades it
+ * (the outcome the harness expected, its verdict): a long run is graded in bounded memory when every
+ * rule of the case visits (see evaluateStream). Throws NoGradableCaseError as gradeStoredRun does.
+ * Undefined when a fact came too late to grade it so: grade it with loadStoredRun and gradeStoredRun
+ * instead.
  */
 export async function gradeWhileReading(
   source: StreamedRunSource,
-  evalCase: EvalCase,
+  evalCase?: EvalCase,
   rules: RuleRegistry = defaultRuleRegistry,
 ): Promise<StreamGradedRun | undefined> {
-  const grading = source.manifest?.case?.grading;
-  const streamed = await evaluateStream(source.read, caseWithOutcome(evalCase, grading?.outcome), rules);
-  if (!streamed) return undefined;
+  const recorded = source.manifest?.case;
+  const grading = recorded?.grading;
+  const chosen = evalCase ?? storedCase(source.manifest, source.file, rules);
+  let inOrder = true;
+  let result: RunResultFields | undefined;
+  const streamed = await evaluateStream(
+    (sink) => {
+      const read = source.read(sink);
+      inOrder = read?.inOrder ?? true;
+      result = read?.fields;
+    },
+    caseWithOutcome(chosen, grading?.outcome),
+    rules,
+    { resultFields: () => result },
+  );
+  if (!streamed || !inOrder) return undefined;
+  const judged =
+    !evalCase && grading ? judgeAsHarness(streamed.evaluation, grading, rules) : streamed.evaluation;
   return {
-    ...withHarnessVerdict(streamed.evaluation, grading?.verdict),
+    ...withHarnessVerdict(judged, grading?.verdict),
     stored: {
       run: streamed.run,
       file: source.file,
-      format: "stream-json",
+      format: source.format,
+      ...(result ? { result: { ...(result as RunResultFields), run: streamed.run } } : {}),
       ...(source.manifest ? { manifest: source.manifest } : {}),
       warnings: source.warnings,
     },
@@ -102,16 +125,16 @@ export async function gradeWhileReading(
   };
 }
 
-/** The case the harness stored in the run folder's manifest. */
-function storedCase(stored: StoredRun, rules: RuleRegistry): EvalCase {
-  const recorded = stored.manifest?.case;
+/** The case the harness stored in the run folder's manifest (beside `file`, the run's). */
+function storedCase(manifest: RunFolderManifest | undefined, file: string, rules: RuleRegistry): EvalCase {
+  const recorded = manifest?.case;
   if (!recorded)
     throw new NoGradableCaseError(
       "no-case",
-      `${stored.file} holds no case: only a run folder written by the harness does`,
+      `${file} holds no case: only a run folder written by the harness does`,
     );
   // The case is in the run folder's manifest, beside the file the run was read from.
-  const manifestFile = join(dirname(stored.file), RUN_FOLDER_FILES.manifest);
+  const manifestFile = join(dirname(file), RUN_FOLDER_FILES.manifest);
   try {
     return parseCase(recorded.value, `the case stored in ${manifestFile}`, rules);
   } catch (error) {

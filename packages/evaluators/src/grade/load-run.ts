@@ -16,6 +16,7 @@ import {
   type Run,
   RunFolderError,
   type RunFolderManifest,
+  type RunResultRead,
   RunSchema,
   type RunSink,
   readCapturedEvents,
@@ -24,6 +25,7 @@ import {
   readRunFolderStream,
   runFromClaudeOutput,
   runFromHookEvents,
+  runResultInto,
   withoutBom,
 } from "@evals/core";
 
@@ -147,10 +149,23 @@ async function readingFolder<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (error) {
-    if (error instanceof RunFolderError)
-      throw new StoredRunError(error.file, error.message.slice(error.file.length + 2));
-    throw error;
+    throw storedRunError(error);
   }
+}
+
+/** `read()`, a RunFolderError it throws made a StoredRunError naming the file. */
+function storedRunErrors<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw storedRunError(error);
+  }
+}
+
+function storedRunError(error: unknown): unknown {
+  return error instanceof RunFolderError
+    ? new StoredRunError(error.file, error.message.slice(error.file.length + 2))
+    : error;
 }
 
 /** The message for `claude --output-format json` output, which holds no tool calls to grade. */
@@ -314,11 +329,20 @@ function claudeReadOptions(
   };
 }
 
-/** A Claude Code stream-json file, bare or a run folder's, to be graded while it is read (see gradeWhileReading). */
+/**
+ * A stored run to be graded while it is read (see gradeWhileReading): a Claude Code stream-json
+ * file, bare or a run folder's, or a run folder's stored result.json.
+ */
 export interface StreamedRunSource {
   file: string;
-  /** Writes the run into `sink` line by line (a file holding only a result throws StoredRunError). */
-  read(sink: RunSink): void;
+  /** How the run is stored: Claude Code's stream-json, or the AgentRunResult the harness kept. */
+  format: "stream-json" | "run-result";
+  /**
+   * Writes the run into `sink` event by event (a file holding only a result throws StoredRunError,
+   * as does a result.json that cannot be read); for a result.json, what else it holds (exit code,
+   * timeout: the outcome is judged on them) and whether it came in the order a Run is written.
+   */
+  read(sink: RunSink): RunResultRead | undefined;
   /** What was left out while reading (a cut-off last line), once read. */
   warnings: string[];
   /** A run folder's manifest: the agent's options and, when the harness ran a case, the case. */
@@ -327,9 +351,9 @@ export interface StreamedRunSource {
 
 /**
  * The stored run at `path` as a source to grade while it is read, when it is a Claude Code
- * stream-json file (the one form a very long run comes in): bare, or the stream.jsonl a run folder's
- * run is read from (see @evals/core's readRunFolderStream); undefined for every other form (read
- * those with loadStoredRun). Reading it throws what loadStoredRun would.
+ * stream-json file (the one form a very long run comes in) or a run folder whose run is in its
+ * result.json or stream.jsonl (see @evals/core's readRunFolderStream); undefined for every other
+ * form (read those with loadStoredRun). Reading it throws what loadStoredRun would.
  */
 export async function streamedRunSource(
   path: string,
@@ -343,6 +367,7 @@ export async function streamedRunSource(
   }
   if (stat.isDirectory()) {
     const folder = await readingFolder(() => readRunFolderStream(path, runFolderOptions(options)));
+    if (folder?.source === "result") return resultSource(folder.file, folder.warnings, folder.manifest);
     return folder && streamSource(folder.file, folder.readOptions, folder.warnings, folder.manifest);
   }
   if (!path.endsWith(".jsonl") || !stat.isFile() || jsonlKind(path, options) !== "claude-output")
@@ -360,11 +385,24 @@ function streamSource(
 ): StreamedRunSource {
   return {
     file,
+    format: "stream-json",
     warnings,
     ...(manifest ? { manifest } : {}),
     read(sink) {
       if (claudeOutputInto(file, sink, readOptions) === "json-result") throw resultOnly(file);
+      return undefined;
     },
+  };
+}
+
+/** A run folder's result.json, read one event at a time (@evals/core's runResultInto). */
+function resultSource(file: string, warnings: string[], manifest?: RunFolderManifest): StreamedRunSource {
+  return {
+    file,
+    format: "run-result",
+    warnings,
+    ...(manifest ? { manifest } : {}),
+    read: (sink) => storedRunErrors(() => runResultInto(file, sink)),
   };
 }
 

@@ -121,6 +121,40 @@ const measurements = {
     return { ms, exit: value, reportBytes, ...(value > 1 ? { stderr: problems.slice(0, 2000) } : {}) };
   },
 
+  /**
+   * A harness run folder of the stream-json run `file` in `dir`, written as runAgent and the harness
+   * write it (@evals/core's writeRunFolder): result.json holding the whole run, pretty-printed, the
+   * agent's options, and the case the harness ran in the manifest. `prompt`: the case's, as the
+   * harness ran it (the stored run's user message: approval-gate reads it).
+   */
+  async "harness-folder"(file, dir, prompt) {
+    const { runFromClaudeOutput, writeRunFolder } = await import("@evals/core");
+    const prompts = [prompt];
+    const { value, ms } = await timed(() => {
+      const { run } = runFromClaudeOutput(file, { prompts, runId: "growth-t0" });
+      const result = {
+        run_id: "growth-t0",
+        run,
+        exit_code: 0,
+        timed_out: false,
+        duration_ms: 1,
+        origin: "live",
+      };
+      writeRunFolder(dir, "growth-t0", { result, agent: { prompts } });
+      writeRunFolder(dir, "growth-t0", {
+        case: {
+          suite: "growth",
+          id: "growth",
+          trial: 0,
+          trials: 1,
+          value: { id: "growth", prompt: prompts[0] },
+        },
+      });
+      return run.events.length;
+    });
+    return { ms, events: value };
+  },
+
   /** The JSON results, JUnit and HTML report of `cases` cases of `calls` tool calls, every run kept. */
   async reports(cases, calls) {
     const { RunBuilder } = await import("@evals/core");

@@ -1,0 +1,126 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  type AgentRunResult,
+  parseHookInput,
+  RUN_FOLDER_FILES,
+  RunBuilder,
+  RunFolderError,
+  readRunFolder,
+  readRunFolderStream,
+  runFromHookEvents,
+  runResultInto,
+  writeRunFolder,
+} from "../src/index.js";
+import { fixtureHookInputs } from "./fixtures.js";
+
+/**
+ * A run folder's result.json read into a sink one event at a time (runResultInto): the run it fills
+ * is the one readRunFolder reads whole, and what cannot be read is a RunFolderError naming the file
+ * and the field (or byte), never a crash.
+ */
+const temp = mkdtempSync(join(tmpdir(), "run-result-stream-"));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+const run = runFromHookEvents(fixtureHookInputs("multi-tool").map(parseHookInput), { runId: "r1" });
+const result: AgentRunResult & { error: string } = {
+  run_id: "r1",
+  run: { ...run, notes: [{ kind: "other", message: "a note after the events" }] },
+  exit_code: 1,
+  timed_out: false,
+  duration_ms: 12,
+  origin: "live",
+  error: "claude exited with code 1",
+};
+
+let folders = 0;
+/** A run folder as runAgent writes it (writeRunFolder), its result.json then given `text` when told. */
+function folder(text?: (written: string) => string): { dir: string; file: string } {
+  const dir = join(temp, `run-${folders++}`);
+  writeRunFolder(dir, "r1", { result });
+  const file = join(dir, RUN_FOLDER_FILES.result);
+  if (text) writeFileSync(file, text(readFileSync(file, "utf8")));
+  return { dir, file };
+}
+
+/** runResultInto's run, built by a RunBuilder as a whole read builds it. */
+function streamed(file: string, options?: { maxValueBytes?: number }) {
+  const builder = new RunBuilder(run.sources);
+  const read = runResultInto(file, builder, options);
+  return { run: builder.build(), ...read };
+}
+
+describe("runResultInto", () => {
+  it("fills the sink with the run readRunFolder reads whole, and returns the result's other fields", async () => {
+    const { dir, file } = folder();
+    const stream = await readRunFolderStream(dir);
+    expect(stream).toMatchObject({ source: "result", file, runId: "r1" });
+    const whole = await readRunFolder(dir);
+    const { run: read, fields, inOrder } = streamed(file);
+    expect(read).toEqual(whole.run);
+    expect(inOrder).toBe(true);
+    const { run: _run, ...rest } = whole.result as AgentRunResult & Record<string, unknown>;
+    expect(fields).toEqual(rest);
+    expect(fields.error).toBe("claude exited with code 1");
+  });
+
+  it("says when the run's facts came after its events (the sink saw them late)", () => {
+    const { file } = folder((text) => {
+      const value = JSON.parse(text);
+      const { cwd, ...others } = value.run;
+      return JSON.stringify({ ...value, run: { ...others, cwd } });
+    });
+    expect(streamed(file).inOrder).toBe(false);
+  });
+
+  it.each<[string, (text: string) => string, string]>([
+    [
+      "cut off in the middle of an event",
+      (text) => text.slice(0, text.search(/"index": 5\b/)),
+      "(field run.events.5): not valid JSON: the file ends in the middle of the result",
+    ],
+    ["empty", () => "", "(byte 0): not valid JSON: the file ends in the middle of the result"],
+    [
+      "an invalid character in an event",
+      (text) => text.replace(/"index": 3\b/, '"index": 3 x'),
+      "(field run.events.3): not valid JSON: Unexpected",
+    ],
+    [
+      "an event the Run schema rejects",
+      (text) => text.replace(/"index": 4\b/, '"index": "four"'),
+      "(field run.events.4.index): not a valid AgentRunResult",
+    ],
+    [
+      "no run",
+      (text) => JSON.stringify({ ...JSON.parse(text), run: undefined }),
+      "(field run): not a valid AgentRunResult: a required field is missing",
+    ],
+    [
+      "no exit code",
+      (text) => JSON.stringify({ ...JSON.parse(text), exit_code: undefined }),
+      "(field exit_code): not a valid AgentRunResult",
+    ],
+  ])("%s: a RunFolderError naming the file and where", (_name, edit, message) => {
+    const { file } = folder(edit);
+    let thrown: unknown;
+    try {
+      streamed(file);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(RunFolderError);
+    expect((thrown as Error).message).toContain(`${file} ${message}`);
+  });
+
+  it("refuses one value longer than it may be, before holding it whole", () => {
+    const big = "x".repeat(3 * 1024 * 1024);
+    const { file } = folder((text) => text.replace(/"index": 2\b/, `"index": 2, "huge": "${big}"`));
+    expect(() => streamed(file, { maxValueBytes: 1024 * 1024 })).toThrow(
+      new RegExp(`^${file} \\(field run\\.events\\.2\\): one value of more than 1 MiB of JSON text`),
+    );
+    // Under the limit the value is read (and dropped by the event's schema).
+    expect(streamed(file, { maxValueBytes: 4 * 1024 * 1024 }).run.events).toHaveLength(run.events.length);
+  });
+});
