@@ -409,7 +409,7 @@ describe("evals grade", () => {
         text.slice(0, text.search(/"index": 3\b/) + 5),
         "(field run.events.3): not valid JSON: the file ends in the middle",
       ],
-      [text.replace(/"index": 2\b/, '"index": 2 x'), "(field run.events.2): not valid JSON: Unexpected"],
+      [text.replace(/"index": 2\b/, '"index": 2 x'), "(field run.events.2): not valid JSON: "],
       [
         text.replace(/"type": "tool_call"/, '"type": "tool_cal"'),
         "(field run.events.2.type): not a valid AgentRunResult: Invalid discriminator value",

@@ -85,7 +85,7 @@ describe("runResultInto", () => {
     [
       "an invalid character in an event",
       (text) => text.replace(/"index": 3\b/, '"index": 3 x'),
-      "(field run.events.3): not valid JSON: Unexpected",
+      "(field run.events.3): not valid JSON: ",
     ],
     [
       "an event the Run schema rejects",
@@ -122,5 +122,55 @@ describe("runResultInto", () => {
     );
     // Under the limit the value is read (and dropped by the event's schema).
     expect(streamed(file, { maxValueBytes: 4 * 1024 * 1024 }).run.events).toHaveLength(run.events.length);
+  });
+
+  // writeRunFolder's layout (2-space indentation) is read line by line; any other with the tokenizer.
+  describe("the layout writeRunFolder writes, and any other", () => {
+    const other: [string, (text: string) => string][] = [
+      ["on one line", (text) => JSON.stringify(JSON.parse(text))],
+      ["indented by 4", (text) => JSON.stringify(JSON.parse(text), null, 4)],
+      ["indented by tabs", (text) => JSON.stringify(JSON.parse(text), null, "\t")],
+      ["with a byte order mark", (text) => `\ufeff${text}`],
+      ["with CRLF line ends", (text) => text.replaceAll("\n", "\r\n")],
+    ];
+    it.each(other)("%s: the same run and fields as writeRunFolder's layout", (_name, edit) => {
+      const laidOut = streamed(folder().file);
+      const { run: read, fields, inOrder } = streamed(folder(edit).file);
+      expect(read).toEqual(laidOut.run);
+      expect(fields).toEqual(laidOut.fields);
+      expect(inOrder).toBe(true);
+    });
+
+    it("a run without events, written as [] on the events' line", () => {
+      const { file } = folder((text) => {
+        const value = JSON.parse(text);
+        return `${JSON.stringify({ ...value, run: { ...value.run, events: [] } }, null, 2)}\n`;
+      });
+      expect(streamed(file).run.events).toEqual([]);
+    });
+
+    it("a line that breaks the layout once the events have begun: the event and the line named", () => {
+      const { file } = folder((text) => text.replace(/\n {8}"index": 3\b/, '\n   "index": 3'));
+      expect(() => streamed(file)).toThrow(
+        /\(field run\.events\.3\): not valid JSON as a run folder's result\.json is written \(2-space indentation\): line \d+ breaks its layout/,
+      );
+    });
+
+    it("an event that is no JSON: the lines it spans named", () => {
+      const { file } = folder((text) => text.replace(/"index": 3\b/, '"index": 3 x'));
+      expect(() => streamed(file)).toThrow(
+        /\(field run\.events\.3\): not valid JSON: .* \(in the event on lines \d+-\d+\)$/,
+      );
+    });
+
+    it("cut off after an event: the next event named", () => {
+      // Up to the line that would open event 4.
+      const { file } = folder((text) =>
+        text.slice(0, text.lastIndexOf("\n      {\n", text.search(/"index": 4\b/)) + 1),
+      );
+      expect(() => streamed(file)).toThrow(
+        /\(field run\.events\.4\): not valid JSON: the file ends in the middle of the result/,
+      );
+    });
   });
 });
