@@ -58,17 +58,24 @@ export async function gradeStoredRun(
     caseWithOutcome(chosen, recorded?.grading?.outcome),
     rules,
   );
-  // The stored case is judged as the harness judged it: with the thresholds it used.
-  const judged =
-    !evalCase && recorded?.grading ? judgeAsHarness(evaluated, recorded.grading, rules) : evaluated;
-  return withHarnessVerdict(judged, recorded?.grading?.verdict);
+  return asTheHarnessJudged(evaluated, evalCase, recorded?.grading, rules);
 }
 
-/** The evaluation, and the verdict the harness stored: a trial it marked error fails with its reason. */
-function withHarnessVerdict(evaluation: CaseEvaluation, harnessVerdict?: HarnessVerdict): GradedRun {
+/**
+ * The evaluation as the harness judged it: the stored case (no `evalCase` given) with the thresholds
+ * it used, and the verdict it stored (a trial it marked error fails with its reason).
+ */
+function asTheHarnessJudged(
+  evaluation: CaseEvaluation,
+  evalCase: EvalCase | undefined,
+  grading: RunFolderCase["grading"],
+  rules: RuleRegistry,
+): GradedRun {
+  const judged = !evalCase && grading ? judgeAsHarness(evaluation, grading, rules) : evaluation;
+  const harnessVerdict = grading?.verdict;
   return harnessVerdict
-    ? { evaluation: failOnHarnessError(evaluation, harnessVerdict), harnessVerdict }
-    : { evaluation };
+    ? { evaluation: failOnHarnessError(judged, harnessVerdict), harnessVerdict }
+    : { evaluation: judged };
 }
 
 /** A run graded while it was read: as gradeStoredRun's, with the run as reports see it. */
@@ -109,10 +116,8 @@ export async function gradeWhileReading(
     { resultFields: () => result },
   );
   if (!streamed || !inOrder) return undefined;
-  const judged =
-    !evalCase && grading ? judgeAsHarness(streamed.evaluation, grading, rules) : streamed.evaluation;
   return {
-    ...withHarnessVerdict(judged, grading?.verdict),
+    ...asTheHarnessJudged(streamed.evaluation, evalCase, grading, rules),
     stored: {
       run: streamed.run,
       file: source.file,
