@@ -284,6 +284,24 @@ process.stdout.write(JSON.stringify({ calls, loadedPerCall: loaded / calls, pass
       );
       expect(child.status).toBe(report.passed ? 0 : 1);
     }
+    // The folder's result.json given alone (it was read whole: the heap ran out): graded while read,
+    // against the case given (a file alone holds no case).
+    const file = join(folder, "result.json");
+    const alone = spawnSync(
+      process.execPath,
+      ["--max-old-space-size=64", evalsBin, "grade", file, "--case", streamingCase, "--json"],
+      { encoding: "utf8", timeout: 240_000, env: { ...process.env, FORCE_COLOR: "0" }, maxBuffer: 1 << 28 },
+    );
+    expect(alone.stderr).toBe("");
+    const report = JSON.parse(alone.stdout);
+    expect(report.source).toBe(file);
+    expect(report.format).toBe("run-result");
+    expect(report.harnessVerdict).toBeUndefined();
+    expect(
+      report.results.find((result: { evaluator: string }) => result.evaluator === "performance-metrics")
+        .metadata.toolCalls,
+    ).toBe(100_000);
+    expect(alone.status).toBe(report.passed ? 0 : 1);
   }, 480_000);
 
   it("refuses a line longer than 256 MiB as bad input naming the file and line, in a run folder or alone (it was exit 3)", () => {

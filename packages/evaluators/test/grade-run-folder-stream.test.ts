@@ -195,6 +195,41 @@ describe("a run folder's result.json is graded while it is read", () => {
     },
   );
 
+  it("grades a result.json given alone while reading it, as loading it whole grades it; a stored result of another key order is left to the whole read", async () => {
+    const dir = await harnessFolder("alone", 1);
+    const file = join(dir, "result.json");
+    const source = await streamedRunSource(file);
+    // Alone, the file holds no case and no verdict: the manifest beside it is the folder's.
+    expect(source).toMatchObject({ file, format: "run-result" });
+    expect(source?.manifest).toBeUndefined();
+    const streamed = await gradeWhileReading(source!, evalCase);
+    const whole = await gradeStoredRun(await loadStoredRun(file), evalCase);
+    expect(streamed?.evaluation).toEqual(whole.evaluation);
+    // The stored exit code is graded, alone as in its folder (it was lost when read whole).
+    expect(whole.evaluation.reasons[0]).toContain("claude exited with code 1");
+    expect(streamed?.harnessVerdict).toBeUndefined();
+    expect(streamed?.stored.result?.exit_code).toBe(1);
+    // Written in one line by another tool, run_id first: still a stored result.
+    const compact = join(temp, "compact.json");
+    const value = JSON.parse(readFileSync(file, "utf8"));
+    writeFileSync(compact, JSON.stringify(value));
+    expect((await gradeWhileReading((await streamedRunSource(compact))!, evalCase))?.evaluation).toEqual(
+      whole.evaluation,
+    );
+    // A stored result whose run comes first is read whole, its exit code graded all the same.
+    const { run, ...rest } = value;
+    const runFirst = join(temp, "run-first.json");
+    writeFileSync(runFirst, JSON.stringify({ run, ...rest }));
+    expect(await streamedRunSource(runFirst)).toBeUndefined();
+    const loaded = await loadStoredRun(runFirst);
+    expect(loaded.format).toBe("run-result");
+    expect((await gradeStoredRun(loaded, evalCase)).evaluation).toEqual(whole.evaluation);
+    // A cassette's run without a result's fields is graded as the run alone.
+    const cassette = join(temp, "cassette.json");
+    writeFileSync(cassette, JSON.stringify({ run, run_id: value.run_id }));
+    expect((await loadStoredRun(cassette)).format).toBe("cassette");
+  });
+
   it("leaves a result.json whose run's facts come after its events to the whole read", async () => {
     const dir = await harnessFolder("late-facts", 0);
     const file = join(dir, "result.json");

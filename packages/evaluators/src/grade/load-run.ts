@@ -1,7 +1,17 @@
-import { existsSync, readdirSync, readFileSync, type Stats, statSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import {
   type AgentRunResult,
+  AgentRunResultSchema,
   type ClaudeOutputFormat,
   type ClaudeOutputOptions,
   claudeOutputInto,
@@ -97,7 +107,8 @@ export interface LoadStoredRunOptions {
  * Reads a stored run, whatever stored it:
  * - a run folder (test-output/<run-id>): through @evals/core's readRunFolder (its result.json, the
  *   run the harness graded, when present; else run.json, stream.jsonl, events.jsonl);
- * - a .json file: a Run, a cassette / AgentRunResult whose `run` (or `result.run`) is one, or
+ * - a .json file: a Run, a stored AgentRunResult (a result.json: its exit code is graded too), a
+ *   cassette whose `run` (or `result.run`) is one, or
  *   `claude --output-format json --verbose` output (a JSON array of stream messages);
  * - a .jsonl file: stream-json, captured events, or hook inputs (one per line, or `{input}` lines),
  *   or OpenCode's `opencode run --format json` (detected, or named by `options.agent`).
@@ -351,9 +362,10 @@ export interface StreamedRunSource {
 
 /**
  * The stored run at `path` as a source to grade while it is read, when it is a Claude Code
- * stream-json file (the one form a very long run comes in) or a run folder whose run is in its
- * result.json or stream.jsonl (see @evals/core's readRunFolderStream); undefined for every other
- * form (read those with loadStoredRun). Reading it throws what loadStoredRun would.
+ * stream-json file (the one form a very long run comes in), a run folder whose run is in its
+ * result.json or stream.jsonl (see @evals/core's readRunFolderStream), or such a result.json given
+ * alone (see isStoredResult); undefined for every other form (read those with loadStoredRun).
+ * Reading it throws what loadStoredRun would.
  */
 export async function streamedRunSource(
   path: string,
@@ -370,6 +382,7 @@ export async function streamedRunSource(
     if (folder?.source === "result") return resultSource(folder.file, folder.warnings, folder.manifest);
     return folder && streamSource(folder.file, folder.readOptions, folder.warnings, folder.manifest);
   }
+  if (stat.isFile() && isStoredResult(path, stat)) return resultSource(path, []);
   if (!path.endsWith(".jsonl") || !stat.isFile() || jsonlKind(path, options) !== "claude-output")
     return undefined;
   const warnings: string[] = [];
@@ -404,6 +417,24 @@ function resultSource(file: string, warnings: string[], manifest?: RunFolderMani
     ...(manifest ? { manifest } : {}),
     read: (sink) => storedRunErrors(() => runResultInto(file, sink)),
   };
+}
+
+/**
+ * Whether a file given alone is a stored AgentRunResult (a run folder's result.json, moved or named
+ * on its own): its first field is `run_id`, as runAgent and writeRunFolder write one. A .json too big
+ * to read whole can only be read so, whatever its first field: reading it says what it lacks.
+ */
+function isStoredResult(file: string, stat: Stats): boolean {
+  if (!file.endsWith(".json")) return false;
+  if (stat.size > MAX_STORED_RUN_BYTES) return true;
+  const head = Buffer.alloc(256);
+  const fd = openSync(file, "r");
+  try {
+    const read = readSync(fd, head, 0, head.length, 0);
+    return /^(\uFEFF)?\s*\{\s*"run_id"\s*:/.test(head.toString("utf8", 0, read));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -462,6 +493,17 @@ async function loadJsonRun(file: string, options: LoadStoredRunOptions): Promise
   const direct = RunSchema.safeParse(value);
   if (direct.success) return { run: direct.data, file, format: "run-json", warnings };
   const record = (value && typeof value === "object" ? value : {}) as Record<string, unknown>;
+  // A stored AgentRunResult (a run folder's result.json, given alone): its exit code and timeout are
+  // part of the outcome, as when its folder is graded.
+  const result = AgentRunResultSchema.safeParse(value);
+  if (result.success)
+    return {
+      run: result.data.run,
+      file,
+      format: "run-result",
+      result: { ...record, ...result.data },
+      warnings,
+    };
   const nested = record.run ?? (record.result as Record<string, unknown> | undefined)?.run;
   if (nested !== undefined) {
     const parsed = RunSchema.safeParse(nested);
