@@ -29,13 +29,15 @@ export interface FindClaudeOptions {
   claudeBin?: string;
   /** Where the node_modules/.bin walk starts (default: process.cwd()). */
   from?: string;
+  /** More folders to walk up from after `from`, before PATH. */
+  alsoFrom?: readonly string[];
   /** The environment to read EVALS_CLAUDE_BIN and PATH from (default: process.env). */
   env?: NodeJS.ProcessEnv;
 }
 
 /**
  * Finds the `claude` executable: the `claudeBin` option, then `EVALS_CLAUDE_BIN`, then
- * `node_modules/.bin/claude` in the start directory and each parent, then PATH.
+ * `node_modules/.bin/claude` in the start directory (then `alsoFrom`'s) and each parent, then PATH.
  * Throws a ClaudeNotFoundError that says where it looked and how to install it.
  */
 export function findClaude(options: FindClaudeOptions = {}): string {
@@ -43,6 +45,7 @@ export function findClaude(options: FindClaudeOptions = {}): string {
     option: { name: "claudeBin", value: options.claudeBin },
     envVar: "EVALS_CLAUDE_BIN",
     ...(options.from ? { from: options.from } : {}),
+    ...(options.alsoFrom ? { alsoFrom: options.alsoFrom } : {}),
     ...(options.env ? { env: options.env } : {}),
   });
   if (found.bin) return found.bin;

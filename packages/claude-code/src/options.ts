@@ -53,7 +53,7 @@ export const ClaudeCodeOptionsSchema = z.strictObject({
   includeHookEvents: z.boolean().optional(),
   /** More `claude` arguments, placed before the prompt. */
   extraArgs: z.array(z.string()).optional(),
-  /** The `claude` executable (default: EVALS_CLAUDE_BIN, node_modules/.bin, PATH). */
+  /** The `claude` executable (default: EVALS_CLAUDE_BIN, node_modules/.bin from the run's `cwd` up, then from process.cwd() up, PATH). */
   claudeBin: z.string().min(1).optional(),
 });
 export type ClaudeCodeOptions = z.infer<typeof ClaudeCodeOptionsSchema>;

@@ -98,12 +98,17 @@ export async function runAgent(options: RunAgentOptions): Promise<RunAgentResult
   const prompts = Array.isArray(options.prompt) ? options.prompt : [options.prompt];
   const runId = options.runId ?? newRunId("run");
   assertRunId(runId, "runAgent runId");
-  const bin = findClaude({ ...(options.claudeBin ? { claudeBin: options.claudeBin } : {}) });
+  const cwd = resolve(options.cwd ?? process.cwd());
+  // From the agent's workspace first, as the other runners: a project's own claude wins over the caller's.
+  const bin = findClaude({
+    ...(options.claudeBin ? { claudeBin: options.claudeBin } : {}),
+    from: cwd,
+    alsoFrom: [process.cwd()],
+  });
   const outputRootDir = resolve(options.outputRoot ?? outputRoot());
   const outputDir = runFolderPath(runId, outputRootDir);
   mkdirSync(outputDir, { recursive: true });
   const capture = captureModeOf(options.capture, bin);
-  const cwd = resolve(options.cwd ?? process.cwd());
   // Leftovers of earlier runs whose process was killed go first (once per process).
   await cleanupLeftoverRunsOnce();
 

@@ -5,6 +5,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -353,6 +354,21 @@ describe("runAgent with the real claude CLI and a scripted loopback model", () =
       .map((event) => ("text" in event ? event.text : ""));
     expect(story).toEqual(["turn-one", "answer 1", "turn-two", "answer 2", "turn-three", "answer 3"]);
     expect(result.run.events.filter((event) => event.type === "final_result")).toHaveLength(3);
+  });
+
+  it("runs the claude installed in the agent's cwd, not the one the test process's cwd would find first", async (ctx) => {
+    skipIfNoClaude(ctx, { claudeBin });
+    // The run's workspace has its own node_modules/.bin/claude (a link to the real one); the test
+    // process runs in this package, whose parents hold the monorepo's claude.
+    const cwd = join(root, "own-bin");
+    mkdirSync(join(cwd, "node_modules", ".bin"), { recursive: true });
+    const own = join(cwd, "node_modules", ".bin", "claude");
+    symlinkSync(claudeBin, own);
+    const result = await withModel(listThenRead(project), (server) =>
+      runAgent({ prompt: "list and read", baseUrl: server.url, cwd, outputRoot, capture: false }),
+    );
+    expect(result.error, result.stderr).toBeUndefined();
+    expect(result.command[0]).toBe(own);
   });
 
   it("fails to start with an install hint when the claude executable is missing", async () => {

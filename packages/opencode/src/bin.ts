@@ -21,15 +21,21 @@ export class OpenCodeNotFoundError extends Error {
 
 /**
  * Finds `opencode`: the `opencodeBin` option, then EVALS_OPENCODE_BIN, then node_modules/.bin/opencode
- * in `from` (default process.cwd()) and each parent, then PATH.
+ * in `from` (default process.cwd()), then in `alsoFrom`, and each of their parents, then PATH.
  */
 export function findOpenCode(
-  options: { opencodeBin?: string; from?: string; env?: NodeJS.ProcessEnv } = {},
+  options: {
+    opencodeBin?: string;
+    from?: string;
+    alsoFrom?: readonly string[];
+    env?: NodeJS.ProcessEnv;
+  } = {},
 ): string {
   const found = findInstalledBin("opencode", {
     option: { name: "opencodeBin", value: options.opencodeBin },
     envVar: "EVALS_OPENCODE_BIN",
     ...(options.from ? { from: options.from } : {}),
+    ...(options.alsoFrom ? { alsoFrom: options.alsoFrom } : {}),
     ...(options.env ? { env: options.env } : {}),
   });
   if (found.bin) return found.bin;

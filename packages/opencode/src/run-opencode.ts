@@ -106,7 +106,7 @@ export interface RunOpenCodeOptions {
   runId?: string;
   /** Where `test-output/<runId>/` goes (default EVALS_OUTPUT_DIR, else process.cwd()). */
   outputRoot?: string;
-  /** The `opencode` executable (default: EVALS_OPENCODE_BIN, node_modules/.bin, PATH). */
+  /** The `opencode` executable (default: EVALS_OPENCODE_BIN, node_modules/.bin from `cwd` up, then from process.cwd() up, PATH). */
   opencodeBin?: string;
   /** Keep the private HOME/XDG dirs: "on-failure" (default), "always" or "never". */
   keepSandbox?: "on-failure" | "always" | "never";
@@ -160,7 +160,12 @@ export async function runOpenCode(options: RunOpenCodeOptions): Promise<RunOpenC
     throw new Error("runOpenCode: every prompt must be a non-empty string");
   }
   const cwd = resolve(options.cwd ?? process.cwd());
-  const bin = findOpenCode({ ...(options.opencodeBin ? { opencodeBin: options.opencodeBin } : {}) });
+  // From the agent's workspace first, as the other runners: a project's own opencode wins over the caller's.
+  const bin = findOpenCode({
+    ...(options.opencodeBin ? { opencodeBin: options.opencodeBin } : {}),
+    from: cwd,
+    alsoFrom: [process.cwd()],
+  });
   checkAgent(options, cwd);
   const runId = options.runId ?? newRunId("opencode");
   // Refuses a runId that is not one safe path segment, before anything is written.

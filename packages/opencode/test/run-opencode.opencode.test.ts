@@ -6,6 +6,7 @@ import {
   readFileSync,
   readlinkSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -330,6 +331,23 @@ describe("runOpenCode on the real CLI", () => {
       });
       expect(result.exit_code).toBe(0);
       expect(result.error).toMatch(/did not know the agent "plan"/);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "runs the opencode installed in the agent's cwd, not the one the test process's cwd would find first",
+    async () => {
+      // The run's workspace has its own node_modules/.bin/opencode (a link to the real one); the
+      // test process runs in this package, whose parents hold the monorepo's opencode.
+      const cwd = workspace();
+      mkdirSync(join(cwd, "node_modules", ".bin"), { recursive: true });
+      const own = join(cwd, "node_modules", ".bin", "opencode");
+      symlinkSync(join(import.meta.dirname, "../../../node_modules/.bin/opencode"), own);
+      const server = await serve(() => reply(text("hello")));
+      const result = await runOpenCode({ prompt: "hi", cwd, baseUrl: server.url, timeoutMs: 150_000 });
+      expect(result.exit_code, result.stderr).toBe(0);
+      expect(result.command[0]).toBe(own);
     },
     TIMEOUT,
   );
