@@ -443,11 +443,20 @@ function withoutCosts(agent: AgentView): void {
 
 /** Text cut to `max` characters, saying how much was left out. */
 export function cut(text: string, max: number): string {
+  const shown = textPrefix(text, max);
+  if (shown.length === text.length) return text;
+  return `${shown}… (${(text.length - shown.length).toLocaleString("en")} more characters)`;
+}
+
+/**
+ * `text`'s first `max` UTF-16 code units, one fewer when the last would be the first half of a
+ * surrogate pair (an emoji): never a lone half, which is not text. Cut before escaping, so never
+ * inside an entity.
+ */
+export function textPrefix(text: string, max: number): string {
   if (text.length <= max) return text;
-  // Never between the two halves of a surrogate pair (an emoji): a lone half is not text.
   const code = text.charCodeAt(max - 1);
-  const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
-  return `${text.slice(0, end)}… (${(text.length - end).toLocaleString("en")} more characters)`;
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
 }
 
 function safeJson(value: unknown): string {

@@ -1,6 +1,7 @@
 import type { CaseResult } from "./case-result.js";
 import { describeScore } from "./case-summary.js";
 import { formatCost, formatDuration, formatPercent, plural } from "./format.js";
+import { textPrefix } from "./html-data.js";
 import { escapeHtml } from "./html-escape.js";
 import type { ResultsFile } from "./results-file.js";
 
@@ -91,5 +92,5 @@ function failuresHtml(c: CaseResult): string {
 }
 
 function cut(text: string): string {
-  return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text;
+  return text.length > MAX_MESSAGE ? `${textPrefix(text, MAX_MESSAGE)}…` : text;
 }

@@ -39,7 +39,7 @@ export { formatCost, formatDuration, formatPercent, plural, truncate } from "./f
 // Versions of the file formats defined here.
 export { RESULTS_VERSION } from "./format-version.js";
 export { type GitInfo, gitInfo } from "./git-info.js";
-export { cut, reportIndex } from "./html-data.js";
+export { cut, reportIndex, textPrefix } from "./html-data.js";
 export { type HtmlReportOptions, renderHtmlReport } from "./html-report.js";
 export {
   fieldPath,

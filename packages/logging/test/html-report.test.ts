@@ -12,6 +12,7 @@ import {
   cut,
   readResults,
   renderHtmlReport,
+  textPrefix,
   writeReports,
 } from "../src/index.js";
 import { demoCases, forbiddenToolCase, HOSTILE } from "./demo-results.js";
@@ -142,6 +143,18 @@ describe("renderHtmlReport", () => {
     expect(section).toContain(escapeHtml(`renders hostile text safely ${HOSTILE}`));
   });
 
+  it("cuts a long failure message in its static summary never between the halves of an emoji", () => {
+    const failing = forbiddenToolCase();
+    // The 600th UTF-16 unit is the first half of 😀: the cut leaves all of it out.
+    const message = `${"x".repeat(599)}😀 and more`;
+    for (const trial of failing.trials) for (const v of trial.violations) v.message = message;
+    for (const v of failing.violations) v.message = message;
+    const page = renderHtmlReport(buildResults([failing], { env: {} }));
+    const section = /<section id="static-report"[\s\S]*?<\/section>/.exec(page)?.[0] ?? "";
+    expect(section).toContain(`${"x".repeat(599)}…`);
+    expect(section).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+  });
+
   it("escapes the title", () => {
     const page = renderHtmlReport(buildResults(cases, { env: {} }), { title: "<b>x</b> & y" });
     expect(page).toContain("<title>&lt;b&gt;x&lt;/b&gt; &amp; y</title>");
@@ -217,6 +230,9 @@ describe("the report's timeline data", () => {
     // "a😀b" is a, the two halves of 😀, then b: a cut in the middle of 😀 leaves all of it out.
     expect(cut("a😀b", 2)).toBe("a… (3 more characters)");
     expect(cut("a😀b", 3)).toBe("a😀… (1 more characters)");
+    expect(textPrefix("a😀b", 2)).toBe("a");
+    expect(textPrefix("a😀b", 3)).toBe("a😀");
+    expect(textPrefix("ab", 5)).toBe("ab");
     const long = "x".repeat(10_000);
     const c = caseResult({
       id: "l",

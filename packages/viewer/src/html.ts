@@ -38,16 +38,6 @@ export function text(value: string): string {
 }
 
 /**
- * `value`'s first `limit` UTF-16 code units, one fewer when the last would be the first half of a
- * surrogate pair (a character outside the BMP). Cut before escaping, so never inside an entity.
- */
-export function prefix(value: string, limit: number): string {
-  if (value.length <= limit) return value;
-  const code = value.charCodeAt(limit - 1);
-  return value.slice(0, code >= 0xd800 && code <= 0xdbff ? limit - 1 : limit);
-}
-
-/**
  * The shown start of a message cut `moreBytes` short (0: not cut), saying how much is left out and
  * linking to all of it when `whole` names where.
  */

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
 import { type RunEvent, readRunFolder } from "@evals/core";
+import { textPrefix } from "@evals/logging";
 import { type Step, type Store, trialSteps } from "@evals/store";
-import { cutText, href, html, page, prefix, type SafeHtml, usd, violationMessage } from "./html.js";
+import { cutText, href, html, page, type SafeHtml, usd, violationMessage } from "./html.js";
 import { findTrial, trialViolations } from "./queries.js";
 
 /** Longest a shown event's JSON may be: a huge tool output stays readable and the page small. */
@@ -80,6 +81,6 @@ function stepsTable(steps: Step[]): SafeHtml {
 
 function clip(value: unknown): SafeHtml {
   const json = typeof value === "string" ? value : JSON.stringify(value, null, 1);
-  const shown = prefix(json, EVENT_CHARS);
+  const shown = textPrefix(json, EVENT_CHARS);
   return cutText(shown, Buffer.byteLength(json) - Buffer.byteLength(shown));
 }
