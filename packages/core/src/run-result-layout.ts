@@ -10,6 +10,10 @@ import { mib, ProblemAt, type RunResultPieces } from "./run-result-pieces.js";
 const CHUNK_BYTES = 1024 * 1024;
 const NEWLINE = 0x0a;
 const SPACE = 0x20;
+const COMMA = 0x2c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
 /** The line that opens run.events, and what the lines before it close with to be a JSON value. */
 const EVENTS_OPEN = '    "events": [';
 const HEAD_CLOSE = "]}}";
@@ -133,13 +137,17 @@ class LaidOutReader {
     while (indent < 8 && at + indent < end && held[at + indent] === SPACE) indent++;
     const inEvent = this.eventAt >= 0;
     if (indent >= 8 && inEvent) return;
-    const rest = held.toString("latin1", at + indent, Math.min(end, at + indent + 3));
-    if (indent === 6 && !inEvent && rest === "{" && end - at === 7) {
+    // What follows the indentation, compared byte by byte (a string a line would be garbage).
+    const length = end - at - indent;
+    const first = held[at + indent];
+    const closes = (bracket: number) =>
+      first === bracket && (length === 1 || (length === 2 && held[at + indent + 1] === COMMA));
+    if (indent === 6 && !inEvent && first === OPEN_BRACE && length === 1) {
       this.eventAt = at;
       this.eventLine0 = this.line;
       return;
     }
-    if (indent === 6 && inEvent && (rest === "}" || rest === "},")) {
+    if (indent === 6 && inEvent && closes(CLOSE_BRACE)) {
       const text = held.toString("utf8", this.eventAt, at + 7);
       this.eventAt = -1;
       let event: unknown;
@@ -154,7 +162,7 @@ class LaidOutReader {
       this.pieces.event(event);
       return;
     }
-    if (indent === 4 && !inEvent && (rest === "]" || rest === "],")) {
+    if (indent === 4 && !inEvent && closes(CLOSE_BRACKET)) {
       this.pieces.runField("events", []);
       this.state = "tail";
       // The tail starts after the `]`: its comma, if any, then the run's later fields.
