@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type RunFolderCase, writeRunFolder } from "@evals/core";
+import { RunBuilder, type RunFolderCase, writeRunFolder } from "@evals/core";
 import { fixtureHookInputs, fixturePrompts, fixturesDir } from "@evals/test-kit/claude-fixtures";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -228,6 +228,18 @@ describe("a run folder's result.json is graded while it is read", () => {
     const cassette = join(temp, "cassette.json");
     writeFileSync(cassette, JSON.stringify({ run, run_id: value.run_id }));
     expect((await loadStoredRun(cassette)).format).toBe("cassette");
+    // Its run_id first, it is sniffed as a stored result, but it is none (no exit code): graded as
+    // the whole read grades it, a cassette (the stream read refused it, exit_code missing).
+    const idFirst = join(temp, "cassette-run-id-first.json");
+    writeFileSync(idFirst, JSON.stringify({ run_id: value.run_id, run }, null, 2));
+    const sniffed = await streamedRunSource(idFirst);
+    expect(sniffed?.format).toBe("run-result");
+    expect(await gradeWhileReading(sniffed!, evalCase)).toBeUndefined();
+    // Read by itself, it throws what the stream read found (a StoredRunError naming file and field).
+    expect(() => sniffed!.read(new RunBuilder([]))).toThrow(
+      /cassette-run-id-first\.json \(field exit_code\)/,
+    );
+    expect((await loadStoredRun(idFirst)).format).toBe("cassette");
   });
 
   it("leaves a result.json whose run's facts come after its events to the whole read", async () => {

@@ -382,7 +382,8 @@ export async function streamedRunSource(
     if (folder?.source === "result") return resultSource(folder.file, folder.warnings, folder.manifest);
     return folder && streamSource(folder.file, folder.readOptions, folder.warnings, folder.manifest);
   }
-  if (stat.isFile() && isStoredResult(path, stat)) return resultSource(path, []);
+  if (stat.isFile() && isStoredResult(path, stat))
+    return resultSource(path, [], undefined, stat.size <= MAX_STORED_RUN_BYTES);
   if (!path.endsWith(".jsonl") || !stat.isFile() || jsonlKind(path, options) !== "claude-output")
     return undefined;
   const warnings: string[] = [];
@@ -408,16 +409,39 @@ function streamSource(
   };
 }
 
-/** A run folder's result.json, read one event at a time (@evals/core's runResultInto). */
-function resultSource(file: string, warnings: string[], manifest?: RunFolderManifest): StreamedRunSource {
+/**
+ * A run folder's result.json, read one event at a time (@evals/core's runResultInto). One given
+ * alone that a whole read can hold (`wholeReadable`) and that is no valid result (a cassette whose
+ * first field is `run_id`) throws ReadWholeInstead: loadStoredRun reads what else it may be.
+ */
+function resultSource(
+  file: string,
+  warnings: string[],
+  manifest?: RunFolderManifest,
+  wholeReadable = false,
+): StreamedRunSource {
   return {
     file,
     format: "run-result",
     warnings,
     ...(manifest ? { manifest } : {}),
-    read: (sink) => storedRunErrors(() => runResultInto(file, sink)),
+    read: (sink) => {
+      try {
+        return storedRunErrors(() => runResultInto(file, sink));
+      } catch (error) {
+        if (wholeReadable && error instanceof StoredRunError)
+          throw new ReadWholeInstead(error.file, error.message.slice(error.file.length + 2));
+        throw error;
+      }
+    },
   };
 }
+
+/**
+ * What a .json given alone that is no valid stored result throws while read: a StoredRunError, on
+ * which gradeWhileReading gives undefined (read it whole: it may be a cassette).
+ */
+export class ReadWholeInstead extends StoredRunError {}
 
 /**
  * Whether a file given alone is a stored AgentRunResult (a run folder's result.json, moved or named
