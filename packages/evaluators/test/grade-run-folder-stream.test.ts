@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RunBuilder, type RunFolderCase, writeRunFolder } from "@evals/core";
@@ -240,6 +240,19 @@ describe("a run folder's result.json is graded while it is read", () => {
       /cassette-run-id-first\.json \(field exit_code\)/,
     );
     expect((await loadStoredRun(idFirst)).format).toBe("cassette");
+  });
+
+  it("refuses a .json array over 256 MiB given alone for its size at once, as before (no result is an array)", async () => {
+    // Sparse: 257 MiB on disk in name only. `claude --output-format json --verbose` writes an array.
+    const file = join(temp, "huge-verbose.json");
+    writeFileSync(file, "[");
+    truncateSync(file, 257 * 1024 * 1024);
+    expect(await streamedRunSource(file)).toBeUndefined();
+    await expect(loadStoredRun(file)).rejects.toThrow(/257 MiB is more than a stored run holds/);
+    // An object that big may be a result in another key order: read while graded.
+    writeFileSync(file, "{");
+    truncateSync(file, 257 * 1024 * 1024);
+    expect((await streamedRunSource(file))?.format).toBe("run-result");
   });
 
   it("leaves a result.json whose run's facts come after its events to the whole read", async () => {

@@ -445,20 +445,23 @@ export class ReadWholeInstead extends StoredRunError {}
 
 /**
  * Whether a file given alone is a stored AgentRunResult (a run folder's result.json, moved or named
- * on its own): its first field is `run_id`, as runAgent and writeRunFolder write one. A .json too big
- * to read whole can only be read so, whatever its first field: reading it says what it lacks.
+ * on its own): its first field is `run_id`, as runAgent and writeRunFolder write one. A .json object
+ * too big to read whole can only be read so, whatever its first field: reading it says what it
+ * lacks. One that is no object (`claude --output-format json --verbose`'s array) is no result: the
+ * whole read refuses its size at once.
  */
 function isStoredResult(file: string, stat: Stats): boolean {
   if (!file.endsWith(".json")) return false;
-  if (stat.size > MAX_STORED_RUN_BYTES) return true;
   const head = Buffer.alloc(256);
   const fd = openSync(file, "r");
+  let text: string;
   try {
-    const read = readSync(fd, head, 0, head.length, 0);
-    return /^(\uFEFF)?\s*\{\s*"run_id"\s*:/.test(head.toString("utf8", 0, read));
+    text = head.toString("utf8", 0, readSync(fd, head, 0, head.length, 0));
   } finally {
     closeSync(fd);
   }
+  if (stat.size > MAX_STORED_RUN_BYTES) return /^(\uFEFF)?\s*\{/.test(text);
+  return /^(\uFEFF)?\s*\{\s*"run_id"\s*:/.test(text);
 }
 
 /**
