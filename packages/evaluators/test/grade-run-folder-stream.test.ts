@@ -240,6 +240,14 @@ describe("a run folder's result.json is graded while it is read", () => {
       /cassette-run-id-first\.json \(field exit_code\)/,
     );
     expect((await loadStoredRun(idFirst)).format).toBe("cassette");
+    // A result.json whose exit code is broken is refused, alone as in its folder, not taken for a
+    // cassette (its exit code dropped).
+    const broken = join(temp, "broken-exit-code.json");
+    writeFileSync(broken, JSON.stringify({ ...value, exit_code: "one" }, null, 2));
+    await expect(loadStoredRun(broken)).rejects.toThrow(
+      /broken-exit-code\.json: not a valid AgentRunResult \(field exit_code\)/,
+    );
+    await expect(gradeWhileReading((await streamedRunSource(broken))!, evalCase)).resolves.toBeUndefined();
   });
 
   it("refuses a .json array over 256 MiB given alone for its size at once, as before (no result is an array)", async () => {

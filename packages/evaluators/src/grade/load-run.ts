@@ -531,6 +531,15 @@ async function loadJsonRun(file: string, options: LoadStoredRunOptions): Promise
       result: { ...record, ...result.data },
       warnings,
     };
+  // One with a result's exit code that is no valid result (a broken result.json) is refused, as in
+  // its folder: read as a cassette, its exit code would be dropped unsaid.
+  if ("exit_code" in record) {
+    const issue = result.error.issues[0];
+    throw new StoredRunError(
+      file,
+      `not a valid AgentRunResult (field ${issue?.path.join(".") || "(root)"}): ${issue?.message}`,
+    );
+  }
   const nested = record.run ?? (record.result as Record<string, unknown> | undefined)?.run;
   if (nested !== undefined) {
     const parsed = RunSchema.safeParse(nested);
