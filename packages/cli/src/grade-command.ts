@@ -23,7 +23,7 @@ import { gradeAgent } from "./runners.js";
 import { writeJsonText } from "./terminal-safe.js";
 
 /** `evals grade --help`. */
-export const GRADE_USAGE = `Usage: evals grade <run folder | cassette.json | run.json | stream.jsonl | events.jsonl> [--case <case file>] [options]
+export const GRADE_USAGE = `Usage: evals grade <run folder | result.json | cassette.json | run.json | stream.jsonl | events.jsonl> [--case <case file>] [options]
 
 Grades a stored run against a case without running the agent again (a Claude Code, OpenCode, Codex or Gemini CLI run). A run folder the harness wrote
 (test-output/<run id>/) holds the case it ran: without --case, that case is graded again, and a
@@ -147,7 +147,7 @@ async function readingTarget<T>(target: string, read: () => Promise<T>): Promise
     if (error instanceof StoredRunError || (error as Error).name === "JsonlLineError" || system)
       throw new UnreadableFileError(
         target,
-        `cannot read the run: ${(error as Error).message} (evals grade takes a run folder, test-output/<run id>, or its run.json, stream.jsonl or events.jsonl)`,
+        `cannot read the run: ${(error as Error).message} (evals grade takes a run folder, test-output/<run id>, or its result.json, run.json, stream.jsonl or events.jsonl)`,
       );
     throw error;
   }

@@ -177,7 +177,7 @@ describe("evals grade", () => {
           ];
           const child = spawnSync(program, args, { encoding: "utf8" });
           expect(child.stderr).toBe(
-            `evals grade: cannot read the run: EACCES: permission denied, open '${file}' (evals grade takes a run folder, test-output/<run id>, or its run.json, stream.jsonl or events.jsonl)\n`,
+            `evals grade: cannot read the run: EACCES: permission denied, open '${file}' (evals grade takes a run folder, test-output/<run id>, or its result.json, run.json, stream.jsonl or events.jsonl)\n`,
           );
           expect(child.status).toBe(2);
         }

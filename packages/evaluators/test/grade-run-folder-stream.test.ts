@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type RunFolderCase, writeRunFolder } from "@evals/core";
+import { RunBuilder, type RunFolderCase, writeRunFolder } from "@evals/core";
 import { fixtureHookInputs, fixturePrompts, fixturesDir } from "@evals/test-kit/claude-fixtures";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -228,6 +228,39 @@ describe("a run folder's result.json is graded while it is read", () => {
     const cassette = join(temp, "cassette.json");
     writeFileSync(cassette, JSON.stringify({ run, run_id: value.run_id }));
     expect((await loadStoredRun(cassette)).format).toBe("cassette");
+    // Its run_id first, it is sniffed as a stored result, but it is none (no exit code): graded as
+    // the whole read grades it, a cassette (the stream read refused it, exit_code missing).
+    const idFirst = join(temp, "cassette-run-id-first.json");
+    writeFileSync(idFirst, JSON.stringify({ run_id: value.run_id, run }, null, 2));
+    const sniffed = await streamedRunSource(idFirst);
+    expect(sniffed?.format).toBe("run-result");
+    expect(await gradeWhileReading(sniffed!, evalCase)).toBeUndefined();
+    // Read by itself, it throws what the stream read found (a StoredRunError naming file and field).
+    expect(() => sniffed!.read(new RunBuilder([]))).toThrow(
+      /cassette-run-id-first\.json \(field exit_code\)/,
+    );
+    expect((await loadStoredRun(idFirst)).format).toBe("cassette");
+    // A result.json whose exit code is broken is refused, alone as in its folder, not taken for a
+    // cassette (its exit code dropped).
+    const broken = join(temp, "broken-exit-code.json");
+    writeFileSync(broken, JSON.stringify({ ...value, exit_code: "one" }, null, 2));
+    await expect(loadStoredRun(broken)).rejects.toThrow(
+      /broken-exit-code\.json: not a valid AgentRunResult \(field exit_code\)/,
+    );
+    await expect(gradeWhileReading((await streamedRunSource(broken))!, evalCase)).resolves.toBeUndefined();
+  });
+
+  it("refuses a .json array over 256 MiB given alone for its size at once, as before (no result is an array)", async () => {
+    // Sparse: 257 MiB on disk in name only. `claude --output-format json --verbose` writes an array.
+    const file = join(temp, "huge-verbose.json");
+    writeFileSync(file, "[");
+    truncateSync(file, 257 * 1024 * 1024);
+    expect(await streamedRunSource(file)).toBeUndefined();
+    await expect(loadStoredRun(file)).rejects.toThrow(/257 MiB is more than a stored run holds/);
+    // An object that big may be a result in another key order: read while graded.
+    writeFileSync(file, "{");
+    truncateSync(file, 257 * 1024 * 1024);
+    expect((await streamedRunSource(file))?.format).toBe("run-result");
   });
 
   it("leaves a result.json whose run's facts come after its events to the whole read", async () => {

@@ -11,7 +11,7 @@ import type { EvalCase } from "../cases/schema.js";
 import { defaultRuleRegistry, type RuleRegistry } from "../rules/registry.js";
 import { caseWithOutcome } from "../scorers.js";
 import { failOnHarnessError, judgeAsHarness } from "./harness-grading.js";
-import type { StoredRun, StreamedRunSource } from "./load-run.js";
+import { ReadWholeInstead, type StoredRun, type StreamedRunSource } from "./load-run.js";
 
 /** The verdict the harness stored in a run folder's manifest. */
 export type HarnessVerdict = NonNullable<RunFolderCase["grading"]>["verdict"];
@@ -92,8 +92,9 @@ export interface StreamGradedRun extends GradedRun {
  * the harness stored in its run folder judged as the harness judged it, as gradeStoredRun grades it
  * (the outcome the harness expected, its verdict): a long run is graded in bounded memory when every
  * rule of the case visits (see evaluateStream). Throws NoGradableCaseError as gradeStoredRun does.
- * Undefined when a fact came too late to grade it so: grade it with loadStoredRun and gradeStoredRun
- * instead.
+ * Undefined when a fact came too late to grade it so, or when a .json given alone, whose first
+ * field is `run_id`, is no valid stored result (a cassette may be): grade it with loadStoredRun and
+ * gradeStoredRun instead.
  */
 export async function gradeWhileReading(
   source: StreamedRunSource,
@@ -105,16 +106,22 @@ export async function gradeWhileReading(
   const chosen = evalCase ?? storedCase(source.manifest, source.file, rules);
   let inOrder = true;
   let result: RunResultFields | undefined;
-  const streamed = await evaluateStream(
-    (sink) => {
-      const read = source.read(sink);
-      inOrder = read?.inOrder ?? true;
-      result = read?.fields;
-    },
-    caseWithOutcome(chosen, grading?.outcome),
-    rules,
-    { resultFields: () => result },
-  );
+  let streamed: Awaited<ReturnType<typeof evaluateStream>>;
+  try {
+    streamed = await evaluateStream(
+      (sink) => {
+        const read = source.read(sink);
+        inOrder = read?.inOrder ?? true;
+        result = read?.fields;
+      },
+      caseWithOutcome(chosen, grading?.outcome),
+      rules,
+      { resultFields: () => result },
+    );
+  } catch (error) {
+    if (error instanceof ReadWholeInstead) return undefined;
+    throw error;
+  }
   if (!streamed || !inOrder) return undefined;
   return {
     ...asTheHarnessJudged(streamed.evaluation, evalCase, grading, rules),

@@ -382,7 +382,8 @@ export async function streamedRunSource(
     if (folder?.source === "result") return resultSource(folder.file, folder.warnings, folder.manifest);
     return folder && streamSource(folder.file, folder.readOptions, folder.warnings, folder.manifest);
   }
-  if (stat.isFile() && isStoredResult(path, stat)) return resultSource(path, []);
+  if (stat.isFile() && isStoredResult(path, stat))
+    return resultSource(path, [], undefined, stat.size <= MAX_STORED_RUN_BYTES);
   if (!path.endsWith(".jsonl") || !stat.isFile() || jsonlKind(path, options) !== "claude-output")
     return undefined;
   const warnings: string[] = [];
@@ -408,33 +409,59 @@ function streamSource(
   };
 }
 
-/** A run folder's result.json, read one event at a time (@evals/core's runResultInto). */
-function resultSource(file: string, warnings: string[], manifest?: RunFolderManifest): StreamedRunSource {
+/**
+ * A run folder's result.json, read one event at a time (@evals/core's runResultInto). One given
+ * alone that a whole read can hold (`wholeReadable`) and that is no valid result (a cassette whose
+ * first field is `run_id`) throws ReadWholeInstead: loadStoredRun reads what else it may be.
+ */
+function resultSource(
+  file: string,
+  warnings: string[],
+  manifest?: RunFolderManifest,
+  wholeReadable = false,
+): StreamedRunSource {
   return {
     file,
     format: "run-result",
     warnings,
     ...(manifest ? { manifest } : {}),
-    read: (sink) => storedRunErrors(() => runResultInto(file, sink)),
+    read: (sink) => {
+      try {
+        return storedRunErrors(() => runResultInto(file, sink));
+      } catch (error) {
+        if (wholeReadable && error instanceof StoredRunError)
+          throw new ReadWholeInstead(error.file, error.message.slice(error.file.length + 2));
+        throw error;
+      }
+    },
   };
 }
 
 /**
+ * What a .json given alone that is no valid stored result throws while read: a StoredRunError, on
+ * which gradeWhileReading gives undefined (read it whole: it may be a cassette).
+ */
+export class ReadWholeInstead extends StoredRunError {}
+
+/**
  * Whether a file given alone is a stored AgentRunResult (a run folder's result.json, moved or named
- * on its own): its first field is `run_id`, as runAgent and writeRunFolder write one. A .json too big
- * to read whole can only be read so, whatever its first field: reading it says what it lacks.
+ * on its own): its first field is `run_id`, as runAgent and writeRunFolder write one. A .json object
+ * too big to read whole can only be read so, whatever its first field: reading it says what it
+ * lacks. One that is no object (`claude --output-format json --verbose`'s array) is no result: the
+ * whole read refuses its size at once.
  */
 function isStoredResult(file: string, stat: Stats): boolean {
   if (!file.endsWith(".json")) return false;
-  if (stat.size > MAX_STORED_RUN_BYTES) return true;
   const head = Buffer.alloc(256);
   const fd = openSync(file, "r");
+  let text: string;
   try {
-    const read = readSync(fd, head, 0, head.length, 0);
-    return /^(\uFEFF)?\s*\{\s*"run_id"\s*:/.test(head.toString("utf8", 0, read));
+    text = head.toString("utf8", 0, readSync(fd, head, 0, head.length, 0));
   } finally {
     closeSync(fd);
   }
+  if (stat.size > MAX_STORED_RUN_BYTES) return /^(\uFEFF)?\s*\{/.test(text);
+  return /^(\uFEFF)?\s*\{\s*"run_id"\s*:/.test(text);
 }
 
 /**
@@ -504,6 +531,15 @@ async function loadJsonRun(file: string, options: LoadStoredRunOptions): Promise
       result: { ...record, ...result.data },
       warnings,
     };
+  // One with a result's exit code that is no valid result (a broken result.json) is refused, as in
+  // its folder: read as a cassette, its exit code would be dropped unsaid.
+  if ("exit_code" in record) {
+    const issue = result.error.issues[0];
+    throw new StoredRunError(
+      file,
+      `not a valid AgentRunResult (field ${issue?.path.join(".") || "(root)"}): ${issue?.message}`,
+    );
+  }
   const nested = record.run ?? (record.result as Record<string, unknown> | undefined)?.run;
   if (nested !== undefined) {
     const parsed = RunSchema.safeParse(nested);
