@@ -4,10 +4,9 @@
 // never holds a newline, so each line starts at a place the indentation tells: in run.events, an
 // event opens and closes on lines of 6 spaces and `{`, `}` or `},`, its insides are indented more,
 // and the array closes on a line of 4 spaces and `]`.
-import { closeSync, openSync, readSync } from "node:fs";
-import { mib, ProblemAt, type RunResultPieces } from "./run-result-pieces.js";
+import { closeSync, openSync } from "node:fs";
+import { cutOff, fileChunks, ProblemAt, type RunResultPieces, valueTooLong } from "./run-result-pieces.js";
 
-const CHUNK_BYTES = 1024 * 1024;
 const NEWLINE = 0x0a;
 const SPACE = 0x20;
 const COMMA = 0x2c;
@@ -51,20 +50,13 @@ class LaidOutReader {
   ) {}
 
   read(fd: number): boolean {
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
     let first = true;
-    for (;;) {
-      const read = readSync(fd, buffer, 0, CHUNK_BYTES, null);
-      if (read === 0) break;
-      let chunk = buffer.subarray(0, read);
+    for (const { chunk, at } of fileChunks(fd)) {
       if (first) {
-        // A byte order mark is no JSON; the layout's first line is the result's `{` alone.
-        if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) {
-          chunk = chunk.subarray(3);
-          this.heldAt = 3;
-        }
-        // `{`, then a field of the result indented by 2: not another indentation read line by line.
+        // The layout's first line is the result's `{` alone, then a field of the result indented
+        // by 2: not another indentation read line by line.
         if (chunk.toString("latin1", 0, 5) !== '{\n  "') return false;
+        this.heldAt = at;
         first = false;
       }
       this.held = this.held.length > 0 ? Buffer.concat([this.held, chunk]) : Buffer.from(chunk);
@@ -72,11 +64,8 @@ class LaidOutReader {
       this.drop();
     }
     if (first || this.state === "head") return false;
-    if (this.state === "events")
-      throw new ProblemAt(
-        this.pieces.where(`byte ${this.heldAt + this.held.length}`),
-        `not valid JSON: the file ends in the middle of the result (cut off after ${this.heldAt + this.held.length} bytes)`,
-      );
+    const end = this.heldAt + this.held.length;
+    if (this.state === "events") throw cutOff(this.pieces.where(`byte ${end}`), end);
     this.tail();
     return true;
   }
@@ -103,9 +92,10 @@ class LaidOutReader {
     if (held.length - open > this.maxValueBytes) {
       // The head, one event or one line is more than a value may be.
       if (this.state === "head") return false;
-      throw new ProblemAt(
+      throw valueTooLong(
         this.pieces.where(`byte ${this.heldAt + open}`),
-        `one value of more than ${mib(this.maxValueBytes)} of JSON text (from byte ${this.heldAt + open}), more than a stored run's value holds`,
+        this.maxValueBytes,
+        this.heldAt + open,
       );
     }
     return true;
@@ -190,16 +180,13 @@ class LaidOutReader {
   private tail(): void {
     // Held from the events' `]` on; closed by the `{"run":{"events":[]` it was cut from.
     const text = this.held.toString("utf8", this.lineAt);
-    if (text.length > this.maxValueBytes)
-      throw new ProblemAt(
-        `byte ${this.heldAt + this.lineAt}`,
-        `one value of more than ${mib(this.maxValueBytes)} of JSON text (from byte ${this.heldAt + this.lineAt}), more than a stored run's value holds`,
-      );
+    const at = this.heldAt + this.lineAt;
+    if (text.length > this.maxValueBytes) throw valueTooLong(`byte ${at}`, this.maxValueBytes, at);
     let value: Record<string, unknown>;
     try {
       value = JSON.parse(`{"run":{"events":[]${text}`);
     } catch (error) {
-      throw new ProblemAt(`byte ${this.heldAt + this.lineAt}`, `not valid JSON: ${(error as Error).message}`);
+      throw new ProblemAt(`byte ${at}`, `not valid JSON: ${(error as Error).message}`);
     }
     const run = value.run as Record<string, unknown>;
     for (const [key, field] of Object.entries(run)) if (key !== "events") this.pieces.runField(key, field);

@@ -1,6 +1,7 @@
 // What reading a stored AgentRunResult (result.json) piece by piece hands on: its run's fields to a
 // RunSink, its events one at a time, each checked by the Run schema. Both readers of result.json
 // (run-result-layout.ts, run-result-stream.ts) cut the text into pieces and give them to this.
+import { readSync } from "node:fs";
 import type { z } from "zod";
 import { type AgentRunResult, AgentRunResultSchema } from "./agent-run.js";
 import {
@@ -142,6 +143,39 @@ function checked<T>(schema: z.ZodType<T>, value: unknown, field: string): T {
   throw new ProblemAt(`field ${path}`, `not a valid AgentRunResult: ${issue?.message ?? "invalid"}`);
 }
 
-export function mib(bytes: number): string {
+function mib(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${bytes / 1024 / 1024} MiB` : `${bytes} bytes`;
+}
+
+/** One value (from the file's byte `at`) longer than `maxValueBytes` of JSON text. */
+export function valueTooLong(where: string, maxValueBytes: number, at: number): ProblemAt {
+  return new ProblemAt(
+    where,
+    `one value of more than ${mib(maxValueBytes)} of JSON text (from byte ${at}), more than a stored run's value holds`,
+  );
+}
+
+/** A file that ends (after `bytes`) before the result does. */
+export function cutOff(where: string, bytes: number): ProblemAt {
+  return new ProblemAt(
+    where,
+    `not valid JSON: the file ends in the middle of the result (cut off after ${bytes} bytes)`,
+  );
+}
+
+const CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * The bytes of `fd` to its end, a chunk at a time with the file's byte it starts at; a leading byte
+ * order mark (no JSON) is left out. The chunk's buffer is reused: copy what is kept.
+ */
+export function* fileChunks(fd: number): Generator<{ chunk: Buffer; at: number }> {
+  const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  for (let at = 0; ; ) {
+    const read = readSync(fd, buffer, 0, CHUNK_BYTES, null);
+    if (read === 0) return;
+    const bom = at === 0 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf ? 3 : 0;
+    yield { chunk: buffer.subarray(bom, read), at: at + bom };
+    at += read;
+  }
 }

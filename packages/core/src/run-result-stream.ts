@@ -1,16 +1,21 @@
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
 import { JSONParser } from "@streamparser/json";
 import type { RunSink } from "./run-builder.js";
 import { RunFolderError } from "./run-folder.js";
 import { readLaidOutResult } from "./run-result-layout.js";
-import { mib, ProblemAt, RunResultPieces, type RunResultRead } from "./run-result-pieces.js";
+import {
+  cutOff,
+  fileChunks,
+  ProblemAt,
+  RunResultPieces,
+  type RunResultRead,
+  valueTooLong,
+} from "./run-result-pieces.js";
 
 export type { RunResultFields, RunResultRead } from "./run-result-pieces.js";
 
 /** The most JSON text one value of a result.json may take (an event, a field): a bigger one is refused. */
 export const MAX_RESULT_VALUE_BYTES = 64 * 1024 * 1024;
-
-const CHUNK_BYTES = 1024 * 1024;
 
 /**
  * Reads a stored AgentRunResult (a run folder's result.json) into `sink`, one event at a time, each
@@ -65,32 +70,17 @@ function readInto(file: string, sink: RunSink, maxValueBytes: number): RunResult
 
   const fd = openSync(file, "r");
   try {
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-    let first = true;
-    for (;;) {
-      const read = readSync(fd, buffer, 0, CHUNK_BYTES, null);
-      if (read === 0) break;
-      let chunk = buffer.subarray(0, read);
-      // A byte order mark is no JSON (JSON.parse of the whole file is given the text without it).
-      if (first && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
-      first = false;
+    for (const { chunk, at } of fileChunks(fd)) {
+      fed = at;
       writeTo(parser, chunk, () => here(fed));
       fed += chunk.length;
       if (fed - lastValueAt > maxValueBytes)
-        throw new ProblemAt(
-          here(lastValueAt),
-          `one value of more than ${mib(maxValueBytes)} of JSON text (from byte ${lastValueAt}), more than a stored run's value holds`,
-        );
+        throw valueTooLong(here(lastValueAt), maxValueBytes, lastValueAt);
     }
   } finally {
     closeSync(fd);
   }
-  if (!parser.isEnded) {
-    throw new ProblemAt(
-      here(fed),
-      `not valid JSON: the file ends in the middle of the result (cut off after ${fed} bytes)`,
-    );
-  }
+  if (!parser.isEnded) throw cutOff(here(fed), fed);
   return pieces.finish();
 }
 
