@@ -216,6 +216,10 @@ describe("a run folder's result.json is graded while it is read", () => {
     expect((await gradeWhileReading((await streamedRunSource(compact))!, evalCase))?.evaluation).toEqual(
       whole.evaluation,
     );
+    // Named in upper case (copied off a case-insensitive disk): still read while graded.
+    const upper = join(temp, "RESULT.JSON");
+    writeFileSync(upper, JSON.stringify(value));
+    expect((await streamedRunSource(upper))?.format).toBe("run-result");
     // A stored result whose run comes first is read whole, its exit code graded all the same.
     const { run, ...rest } = value;
     const runFirst = join(temp, "run-first.json");
@@ -250,7 +254,7 @@ describe("a run folder's result.json is graded while it is read", () => {
     await expect(gradeWhileReading((await streamedRunSource(broken))!, evalCase)).resolves.toBeUndefined();
   });
 
-  it("refuses a .json array over 256 MiB given alone for its size at once, as before (no result is an array)", async () => {
+  it("refuses a .json array, Run or recording over 256 MiB given alone for its size at once (none is a result)", async () => {
     // Sparse: 257 MiB on disk in name only. `claude --output-format json --verbose` writes an array.
     const file = join(temp, "huge-verbose.json");
     writeFileSync(file, "[");
@@ -261,6 +265,17 @@ describe("a run folder's result.json is graded while it is read", () => {
     writeFileSync(file, "{");
     truncateSync(file, 257 * 1024 * 1024);
     expect((await streamedRunSource(file))?.format).toBe("run-result");
+    // One whose first field is `version` is a Run or a recording, no result: refused for its size
+    // (it was read as a result and refused as "one value of more than 64 MiB", at byte 0).
+    for (const head of [
+      '{"version":1,"format":"evals-vcr-recording",',
+      '{\n  "version": 1,\n  "run_id": "r",',
+    ]) {
+      writeFileSync(file, head);
+      truncateSync(file, 257 * 1024 * 1024);
+      expect(await streamedRunSource(file)).toBeUndefined();
+      await expect(loadStoredRun(file)).rejects.toThrow(/257 MiB is more than a stored run holds/);
+    }
   });
 
   it("leaves a result.json whose run's facts come after its events to the whole read", async () => {

@@ -446,12 +446,13 @@ export class ReadWholeInstead extends StoredRunError {}
 /**
  * Whether a file given alone is a stored AgentRunResult (a run folder's result.json, moved or named
  * on its own): its first field is `run_id`, as runAgent and writeRunFolder write one. A .json object
- * too big to read whole can only be read so, whatever its first field: reading it says what it
- * lacks. One that is no object (`claude --output-format json --verbose`'s array) is no result: the
- * whole read refuses its size at once.
+ * too big to read whole can only be read so (reading it says what it lacks), unless its first field
+ * is `version`: a Run, or a cassette or wire recording, is no result, and the whole read refuses its
+ * size at once, as it does one that is no object (`claude --output-format json --verbose`'s array).
+ * The extension is matched in any case (`RESULT.JSON`).
  */
 function isStoredResult(file: string, stat: Stats): boolean {
-  if (!file.endsWith(".json")) return false;
+  if (!file.toLowerCase().endsWith(".json")) return false;
   const head = Buffer.alloc(256);
   const fd = openSync(file, "r");
   let text: string;
@@ -460,7 +461,8 @@ function isStoredResult(file: string, stat: Stats): boolean {
   } finally {
     closeSync(fd);
   }
-  if (stat.size > MAX_STORED_RUN_BYTES) return /^(\uFEFF)?\s*\{/.test(text);
+  if (stat.size > MAX_STORED_RUN_BYTES)
+    return /^(\uFEFF)?\s*\{/.test(text) && !/^(\uFEFF)?\s*\{\s*"version"\s*:/.test(text);
   return /^(\uFEFF)?\s*\{\s*"run_id"\s*:/.test(text);
 }
 
