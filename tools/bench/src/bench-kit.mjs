@@ -23,6 +23,32 @@ export function childCpuMs() {
   }
 }
 
+/**
+ * A count a bench reads from the environment variable `name`: `fallback` when unset, else a whole
+ * number of at least `min`. Anything else stops the bench (exit 2) naming the variable, as a typo
+ * (BENCH_GRADE_ROUNDS=three) would otherwise run it with NaN rounds and print nothing of use.
+ */
+export function envCount(name, fallback, min = 1) {
+  return envCounts(name, [fallback], min)[0];
+}
+
+/** A comma-separated list of counts from `name`, each checked as envCount checks one. */
+export function envCounts(name, fallback, min = 1) {
+  const text = process.env[name]?.trim();
+  if (text === undefined || text === "") return fallback;
+  const parts = text.split(",").map((part) => part.trim());
+  const values = parts.map(Number);
+  const bad = values.findIndex(
+    (value, index) => parts[index] === "" || !Number.isInteger(value) || value < min,
+  );
+  if (bad === -1) return values;
+  const which = parts.length > 1 ? ` (item ${bad + 1}, "${parts[bad]}")` : "";
+  console.error(
+    `${name}=${process.env[name]}${which}: expected a whole number of at least ${min} (unset: ${fallback.join(",")})`,
+  );
+  process.exit(2);
+}
+
 /** The prompt of the scripted run the benchmarks time. */
 export const LIST_THEN_READ = "List the files, then read a.txt.";
 

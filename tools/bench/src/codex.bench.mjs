@@ -21,9 +21,9 @@ import {
   scriptedResponses,
   startModelServer,
 } from "@evals/vcr";
-import { childCpuMs, median, ms, WORKSPACE } from "./bench-kit.mjs";
+import { childCpuMs, envCount, median, ms, WORKSPACE } from "./bench-kit.mjs";
 
-const rounds = Number(process.env.BENCH_CODEX_RUNS ?? 7);
+const rounds = envCount("BENCH_CODEX_RUNS", 7);
 const work = mkdtempSync(join(tmpdir(), "evals-bench-codex-"));
 const outputRoot = join(work, "out");
 const bin = findCodex({ from: WORKSPACE });

@@ -19,9 +19,10 @@ import {
   toolUsage,
   trajectoryMatch,
 } from "@evals/evaluators";
+import { envCount, envCounts } from "./bench-kit.mjs";
 
-const SIZES = (process.env.BENCH_EVALUATOR_SIZES ?? "1000,10000,100000").split(",").map(Number);
-const REPEATS = Number(process.env.BENCH_EVALUATOR_REPEATS ?? 3);
+const SIZES = envCounts("BENCH_EVALUATOR_SIZES", [1_000, 10_000, 100_000]);
+const REPEATS = envCount("BENCH_EVALUATOR_REPEATS", 3);
 
 /** A long, varied session: reads, edits, Bash (read-only, building, failing, destructive, antipatterns), subagents. */
 function generateRun(calls) {

@@ -22,13 +22,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { childCpuMs, median } from "./bench-kit.mjs";
+import { childCpuMs, envCount, median } from "./bench-kit.mjs";
 import { sampleTreeCpu } from "./process-tree-cpu.mjs";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const base = process.env.BENCH_FIRST_RUN_BASE;
-const rounds = Number(process.env.BENCH_FIRST_RUN_ROUNDS ?? 1);
-const busySpinners = Number(process.env.BENCH_FIRST_RUN_BUSY ?? 0);
+const rounds = envCount("BENCH_FIRST_RUN_ROUNDS", 1);
+const busySpinners = envCount("BENCH_FIRST_RUN_BUSY", 0, 0);
 const TARGET_MS = 60_000;
 /** The load from which a run is the busy figure, not judged by the goal. */
 const BUSY_LOAD = 8;

@@ -21,12 +21,12 @@ import {
   scriptedGemini,
   startModelServer,
 } from "@evals/vcr";
-import { childCpuMs, median, ms, LIST_THEN_READ as PROMPT, WORKSPACE } from "./bench-kit.mjs";
+import { childCpuMs, envCount, median, ms, LIST_THEN_READ as PROMPT, WORKSPACE } from "./bench-kit.mjs";
 
 const GEMINI_BIN = join(WORKSPACE, "node_modules/.bin/gemini");
 
 const MODEL = "gemini-2.5-flash";
-const rounds = Number(process.env.BENCH_GEMINI_RUNS ?? 5);
+const rounds = envCount("BENCH_GEMINI_RUNS", 5);
 const work = mkdtempSync(join(tmpdir(), "evals-bench-gemini-"));
 const project = join(work, "project");
 mkdirSync(project);

@@ -18,11 +18,11 @@ import { linkSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { median } from "./bench-kit.mjs";
+import { envCount, median } from "./bench-kit.mjs";
 import { writeStream } from "./growth/stream-run.mjs";
 
-const LINES = Number(process.env.BENCH_GRADE_LINES ?? 1_000_000);
-const ROUNDS = Math.max(1, Number(process.env.BENCH_GRADE_ROUNDS ?? 3));
+const LINES = envCount("BENCH_GRADE_LINES", 1_000_000);
+const ROUNDS = envCount("BENCH_GRADE_ROUNDS", 3, 1);
 const GOAL_RSS_MB = 300;
 const GOAL_TIME_RATIO = 1.5;
 

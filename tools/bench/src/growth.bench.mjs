@@ -16,12 +16,13 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { envCount } from "./bench-kit.mjs";
 import { writeStream } from "./growth/stream-run.mjs";
 
 const list = (name, fallback) => (process.env[name] ?? fallback).split(",").filter(Boolean).map(Number);
 const CASES = list("BENCH_GROWTH_CASES", "1,10,100");
 const TRIALS = list("BENCH_GROWTH_TRIALS", "10");
-const CONCURRENCY = Number(process.env.BENCH_GROWTH_CONCURRENCY ?? 2);
+const CONCURRENCY = envCount("BENCH_GROWTH_CONCURRENCY", 2);
 const LINES = list("BENCH_GROWTH_LINES", "1000,100000,1000000");
 const REPORT_CASES = list("BENCH_GROWTH_REPORT_CASES", "1,10,100,1000");
 const PARTS = (process.env.BENCH_GROWTH_PARTS ?? "replay,grade,reports").split(",");

@@ -17,13 +17,14 @@ import {
   bareClaude,
   childCpuMs,
   CLAUDE_BIN as claudeBin,
+  envCount,
   listThenRead,
   median,
   ms,
   LIST_THEN_READ as PROMPT,
 } from "./bench-kit.mjs";
 
-const rounds = Number(process.env.BENCH_HARNESS_RUNS ?? 5);
+const rounds = envCount("BENCH_HARNESS_RUNS", 5);
 const work = mkdtempSync(join(tmpdir(), "evals-bench-harness-"));
 const project = join(work, "project");
 mkdirSync(project);

@@ -37,10 +37,10 @@ import {
   TRANSCRIPT_HOOK_EVENTS,
 } from "@evals/hooks";
 import { startModelServer } from "@evals/vcr";
-import { bareClaude, childCpuMs, LIST_THEN_READ, listThenRead, median } from "./bench-kit.mjs";
+import { bareClaude, childCpuMs, envCount, LIST_THEN_READ, listThenRead, median } from "./bench-kit.mjs";
 
-const calls = Math.max(100, Number(process.env.BENCH_HOOK_CALLS ?? 200));
-const rounds = Math.max(3, Number(process.env.BENCH_HOOK_RUNS ?? 9));
+const calls = envCount("BENCH_HOOK_CALLS", 200, 100);
+const rounds = envCount("BENCH_HOOK_RUNS", 9, 3);
 const warmup = 10;
 const work = mkdtempSync(join(tmpdir(), "evals-bench-hooks-"));
 const bin = hookBinPath();

@@ -4,8 +4,9 @@ import { createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CapturedEventSchema, readJsonl } from "@evals/core";
+import { envCount } from "./bench-kit.mjs";
 
-const lines = Number(process.env.BENCH_JSONL_LINES ?? 1_000_000);
+const lines = envCount("BENCH_JSONL_LINES", 1_000_000);
 const dir = mkdtempSync(join(tmpdir(), "evals-bench-jsonl-"));
 const file = join(dir, "events.jsonl");
 

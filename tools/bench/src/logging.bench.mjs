@@ -4,10 +4,11 @@
 // the ratios say what the work costs whatever the machine.
 import { MAIN_AGENT, RunBuilder } from "@evals/core";
 import { buildResults, buildSessionTree, caseResult, renderHtmlReport, SessionTracker } from "@evals/logging";
+import { envCount } from "./bench-kit.mjs";
 
-const CASES = Number(process.env.BENCH_LOGGING_CASES ?? 1000);
-const CALLS = Number(process.env.BENCH_LOGGING_CALLS ?? 50);
-const EVENTS = Number(process.env.BENCH_LOGGING_EVENTS ?? 100_000);
+const CASES = envCount("BENCH_LOGGING_CASES", 1000);
+const CALLS = envCount("BENCH_LOGGING_CALLS", 50);
+const EVENTS = envCount("BENCH_LOGGING_EVENTS", 100_000);
 const TOOLS = ["Read", "Grep", "Bash", "Edit", "Glob"];
 
 function time(fn) {

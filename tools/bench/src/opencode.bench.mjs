@@ -24,9 +24,9 @@ import {
   text,
   toolUse,
 } from "@evals/vcr";
-import { childCpuMs, median, ms, LIST_THEN_READ as PROMPT } from "./bench-kit.mjs";
+import { childCpuMs, envCount, median, ms, LIST_THEN_READ as PROMPT } from "./bench-kit.mjs";
 
-const rounds = Number(process.env.BENCH_OPENCODE_RUNS ?? 5);
+const rounds = envCount("BENCH_OPENCODE_RUNS", 5);
 const OPENCODE_BIN = findOpenCode();
 // rg for OpenCode's file search, on PATH as the runner puts it (without it OpenCode tries to fetch one):
 // the runner's own, from a first run (which also makes the provider's models file), not counted.

@@ -9,11 +9,11 @@ import { join } from "node:path";
 import { MAIN_AGENT, RunBuilder } from "@evals/core";
 import { buildResults, caseResult, writeJsonResults } from "@evals/logging";
 import { caseHistory, formatHistory, recordRun, refreshHistoryDigest, Store } from "@evals/store";
-import { WORKSPACE } from "./bench-kit.mjs";
+import { envCount, WORKSPACE } from "./bench-kit.mjs";
 
-const CASES = Number(process.env.BENCH_STORE_CASES ?? 1000);
-const CALLS = Number(process.env.BENCH_STORE_CALLS ?? 10);
-const RUNS = Number(process.env.BENCH_STORE_RUNS ?? 100);
+const CASES = envCount("BENCH_STORE_CASES", 1000);
+const CALLS = envCount("BENCH_STORE_CALLS", 10);
+const RUNS = envCount("BENCH_STORE_RUNS", 100);
 const TOOLS = ["Read", "Grep", "Bash", "Edit", "Glob"];
 
 /** Wall time, and this process's CPU time (steadier on a busy machine), in ms. */

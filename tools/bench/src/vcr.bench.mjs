@@ -21,12 +21,12 @@ import {
   text,
   toolUse,
 } from "@evals/vcr";
-import { CLAUDE_BIN, median, ms, WORKSPACE } from "./bench-kit.mjs";
+import { CLAUDE_BIN, envCount, median, ms, WORKSPACE } from "./bench-kit.mjs";
 
 const require = createRequire(import.meta.url);
 const root = WORKSPACE;
 const claudeBin = CLAUDE_BIN;
-const runs = Number(process.env.BENCH_VCR_RUNS ?? 5);
+const runs = envCount("BENCH_VCR_RUNS", 5);
 const work = mkdtempSync(join(tmpdir(), "evals-bench-vcr-"));
 
 // ---------------------------------------------------------------- 1. wire-level replay, real CLI

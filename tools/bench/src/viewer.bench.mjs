@@ -7,9 +7,10 @@ import { join } from "node:path";
 import { buildResults, caseResult } from "@evals/logging";
 import { Store } from "@evals/store";
 import { startViewer } from "@evals/viewer";
+import { envCount } from "./bench-kit.mjs";
 
-const CASES = Number(process.env.BENCH_VIEWER_CASES ?? 1000);
-const RUNS = Number(process.env.BENCH_VIEWER_RUNS ?? 100);
+const CASES = envCount("BENCH_VIEWER_CASES", 1000);
+const RUNS = envCount("BENCH_VIEWER_RUNS", 100);
 
 /** A run of CASES cases (one in ten failing, moving with `run`), finishing `run` hours in. */
 function makeResults(run) {

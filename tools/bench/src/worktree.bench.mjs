@@ -12,8 +12,8 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createWorktree, runTrials } from "@evals/worktree";
 
-const FILES = Number(process.env.BENCH_WORKTREE_FILES ?? 5_000);
-const RUNS = Number(process.env.BENCH_WORKTREE_RUNS ?? 9);
+const FILES = envCount("BENCH_WORKTREE_FILES", 5_000);
+const RUNS = envCount("BENCH_WORKTREE_RUNS", 9);
 const TRIALS = 8;
 const STEPS = 10;
 const STEP_MS = 50;
@@ -21,6 +21,7 @@ const STEP_MS = 50;
 const REPLAYED_AGENT = `
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { envCount } from "./bench-kit.mjs";
 const { EVALS_OUTPUT_DIR, TEST_RUN_ID } = process.env;
 const events = join(EVALS_OUTPUT_DIR, "test-output", TEST_RUN_ID, "events.jsonl");
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
