@@ -6,6 +6,7 @@
 // and the array closes on a line of 4 spaces and `]`.
 import { closeSync, openSync } from "node:fs";
 import { cutOff, fileChunks, ProblemAt, type RunResultPieces, valueTooLong } from "./run-result-pieces.js";
+import { ResultTokens } from "./run-result-tokens.js";
 
 const NEWLINE = 0x0a;
 const SPACE = 0x20;
@@ -16,6 +17,8 @@ const CLOSE_BRACKET = 0x5d;
 /** The line that opens run.events, and what the lines before it close with to be a JSON value. */
 const EVENTS_OPEN = '    "events": [';
 const HEAD_CLOSE = "]}}";
+/** What the text after the events' `]` was cut from: the tokenizer reads the tail as its rest. */
+const TAIL_OPEN = Buffer.from('{"run":{"events":[]');
 
 /**
  * Reads `file` into `pieces` when it is laid out as writeRunFolder writes a result; undefined, with
@@ -33,7 +36,7 @@ export function readLaidOutResult(file: string, pieces: RunResultPieces, maxValu
 
 class LaidOutReader {
   private state: "head" | "events" | "tail" = "head";
-  /** The lines so far of what is read now (the head, the event, the tail), from the file's byte `heldAt`. */
+  /** The lines so far of what is read now (the head, the event), from the file's byte `heldAt`. */
   private held: Buffer = Buffer.alloc(0);
   private heldAt = 0;
   /** Where in `held` the next line starts. */
@@ -43,6 +46,8 @@ class LaidOutReader {
   /** The line being read, and the line the event being read starts on. */
   private line = 0;
   private eventLine0 = 0;
+  /** The run's fields after its events and the result's after the run, read by the tokenizer. */
+  private tail: ResultTokens | undefined;
 
   constructor(
     private readonly pieces: RunResultPieces,
@@ -52,6 +57,10 @@ class LaidOutReader {
   read(fd: number): boolean {
     let first = true;
     for (const { chunk, at } of fileChunks(fd)) {
+      if (this.tail) {
+        this.tail.write(chunk, at);
+        continue;
+      }
       if (first) {
         // The layout's first line is the result's `{` alone, then a field of the result indented
         // by 2: not another indentation read line by line.
@@ -61,19 +70,20 @@ class LaidOutReader {
       }
       this.held = this.held.length > 0 ? Buffer.concat([this.held, chunk]) : Buffer.from(chunk);
       if (!this.lines()) return false;
-      this.drop();
+      if (this.state === "tail") this.startTail();
+      else this.drop();
     }
     if (first || this.state === "head") return false;
     const end = this.heldAt + this.held.length;
     if (this.state === "events") throw cutOff(this.pieces.where(`byte ${end}`), end);
-    this.tail();
+    this.tail?.end();
     return true;
   }
 
   /** Reads the whole lines held; false when the head shows the file is not in the layout. */
   private lines(): boolean {
     const held = this.held;
-    // The tail is read whole at the end (tail()).
+    // The tail goes to the tokenizer (startTail()).
     while (this.state !== "tail") {
       const end = held.indexOf(NEWLINE, this.lineAt);
       if (end < 0) break;
@@ -88,6 +98,7 @@ class LaidOutReader {
         this.eventLine(at, end);
       }
     }
+    if (this.state === "tail") return true;
     const open = this.state === "head" ? 0 : this.eventAt >= 0 ? this.eventAt : this.lineAt;
     if (held.length - open > this.maxValueBytes) {
       // The head, one event or one line is more than a value may be.
@@ -153,7 +164,6 @@ class LaidOutReader {
       return;
     }
     if (indent === 4 && !inEvent && closes(CLOSE_BRACKET)) {
-      this.pieces.runField("events", []);
       this.state = "tail";
       // The tail starts after the `]`: its comma, if any, then the run's later fields.
       this.lineAt = at + 5;
@@ -167,7 +177,7 @@ class LaidOutReader {
 
   /** Lets go of what has been read, keeping the event or line not yet whole. */
   private drop(): void {
-    if (this.state === "head" || this.state === "tail") return;
+    if (this.state === "head") return;
     const keep = this.eventAt >= 0 ? this.eventAt : this.lineAt;
     if (keep === 0) return;
     this.held = this.held.subarray(keep);
@@ -176,20 +186,17 @@ class LaidOutReader {
     if (this.eventAt >= 0) this.eventAt -= keep;
   }
 
-  /** The run's fields after its events (notes) and the result's fields after the run. */
-  private tail(): void {
-    // Held from the events' `]` on; closed by the `{"run":{"events":[]` it was cut from.
-    const text = this.held.toString("utf8", this.lineAt);
+  /**
+   * From the events' `]` on, the file goes to the tokenizer, which caps each value as it does in
+   * any layout (the run's notes, the result's stderr, ...), holding no more than one of them; it
+   * reads the text as the rest of the `{"run":{"events":[]` it was cut from (so hands on the events'
+   * end, `events: []`, as it does in a whole file).
+   */
+  private startTail(): void {
     const at = this.heldAt + this.lineAt;
-    if (text.length > this.maxValueBytes) throw valueTooLong(`byte ${at}`, this.maxValueBytes, at);
-    let value: Record<string, unknown>;
-    try {
-      value = JSON.parse(`{"run":{"events":[]${text}`);
-    } catch (error) {
-      throw new ProblemAt(`byte ${at}`, `not valid JSON: ${(error as Error).message}`);
-    }
-    const run = value.run as Record<string, unknown>;
-    for (const [key, field] of Object.entries(run)) if (key !== "events") this.pieces.runField(key, field);
-    for (const [key, field] of Object.entries(value)) this.pieces.resultField(key, field);
+    this.tail = new ResultTokens(this.pieces, this.maxValueBytes, at);
+    this.tail.write(TAIL_OPEN, at - TAIL_OPEN.length);
+    this.tail.write(this.held.subarray(this.lineAt), at);
+    this.held = Buffer.alloc(0);
   }
 }

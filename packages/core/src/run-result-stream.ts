@@ -1,16 +1,9 @@
 import { closeSync, openSync } from "node:fs";
-import { JSONParser } from "@streamparser/json";
 import type { RunSink } from "./run-builder.js";
 import { RunFolderError } from "./run-folder.js";
 import { readLaidOutResult } from "./run-result-layout.js";
-import {
-  cutOff,
-  fileChunks,
-  ProblemAt,
-  RunResultPieces,
-  type RunResultRead,
-  valueTooLong,
-} from "./run-result-pieces.js";
+import { fileChunks, ProblemAt, RunResultPieces, type RunResultRead } from "./run-result-pieces.js";
+import { ResultTokens } from "./run-result-tokens.js";
 
 export type { RunResultFields, RunResultRead } from "./run-result-pieces.js";
 
@@ -44,52 +37,13 @@ function readInto(file: string, sink: RunSink, maxValueBytes: number): RunResult
   const laidOut = new RunResultPieces(sink);
   if (readLaidOutResult(file, laidOut, maxValueBytes)) return laidOut.finish();
   const pieces = new RunResultPieces(sink);
-  const here = (byte: number) => pieces.where(`byte ${byte}`);
-  // Bytes fed to the parser, and where the last value it gave ended: one value's text is what lies between.
-  let fed = 0;
-  let lastValueAt = 0;
-  const parser = new JSONParser({
-    // Each event of run.events; each field of the run (meta, agents, notes) as it ends, before its
-    // events; each field of the result. Events are dropped from their array as they come (the parser
-    // keeps an emitted value's parent whole while an ancestor is still to be emitted).
-    paths: ["$.run.events.*", "$.run.*", "$.*"],
-    keepStack: false,
-  });
-  parser.onValue = ({ value, key, parent, stack }) => {
-    lastValueAt = fed;
-    if (stack.length === 3) {
-      // An element of run.events (the only path three deep).
-      if (Array.isArray(parent)) parent.length = 0;
-      pieces.event(value);
-    } else if (stack.length === 2) {
-      if (stack[1]?.key === "run") pieces.runField(String(key), value);
-    } else if (stack.length === 1) {
-      pieces.resultField(String(key), value);
-    }
-  };
-
+  const tokens = new ResultTokens(pieces, maxValueBytes);
   const fd = openSync(file, "r");
   try {
-    for (const { chunk, at } of fileChunks(fd)) {
-      fed = at;
-      writeTo(parser, chunk, () => here(fed));
-      fed += chunk.length;
-      if (fed - lastValueAt > maxValueBytes)
-        throw valueTooLong(here(lastValueAt), maxValueBytes, lastValueAt);
-    }
+    for (const { chunk, at } of fileChunks(fd)) tokens.write(chunk, at);
   } finally {
     closeSync(fd);
   }
-  if (!parser.isEnded) throw cutOff(here(fed), fed);
+  tokens.end();
   return pieces.finish();
-}
-
-/** Feeds `chunk` to the parser; what it cannot parse is a ProblemAt at the current field. */
-function writeTo(parser: JSONParser, chunk: Uint8Array, field: () => string): void {
-  try {
-    parser.write(chunk);
-  } catch (error) {
-    if (error instanceof ProblemAt) throw error;
-    throw new ProblemAt(field(), `not valid JSON: ${(error as Error).message}`);
-  }
 }

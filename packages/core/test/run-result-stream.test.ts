@@ -124,6 +124,46 @@ describe("runResultInto", () => {
     expect(streamed(file, { maxValueBytes: 4 * 1024 * 1024 }).run.events).toHaveLength(run.events.length);
   });
 
+  it("caps each value after the events, not all of them together, in writeRunFolder's layout as in any other", () => {
+    const note = "n".repeat(700 * 1024);
+    const stderr = "e".repeat(700 * 1024);
+    const written = (edit?: (text: string) => string) =>
+      folder((text) => {
+        const value = JSON.parse(text);
+        const laidOut = JSON.stringify(
+          { ...value, run: { ...value.run, notes: [{ kind: "other", message: note }] }, stderr },
+          null,
+          2,
+        );
+        return edit ? edit(laidOut) : laidOut;
+      }).file;
+    // 1.4 MiB after the events, each value under 1 MiB: read (the line reader refused the whole tail).
+    for (const file of [written(), written((text) => JSON.stringify(JSON.parse(text)))]) {
+      const read = streamed(file, { maxValueBytes: 1024 * 1024 });
+      expect(read.run.notes).toEqual([{ kind: "other", message: note }]);
+      expect(read.fields.stderr).toBe(stderr);
+      expect(read.run.events).toHaveLength(run.events.length);
+    }
+    // One value after the events over the cap: refused, from a byte after the events' end.
+    const file = written();
+    const text = readFileSync(file, "utf8");
+    const eventsEnd = text.indexOf("\n    ]") + 1;
+    let thrown: Error | undefined;
+    try {
+      streamed(file, { maxValueBytes: 512 * 1024 });
+    } catch (error) {
+      thrown = error as Error;
+    }
+    expect(thrown).toBeInstanceOf(RunFolderError);
+    const at = Number(
+      /\(byte (\d+)\): one value of more than 524288 bytes of JSON text/.exec(thrown!.message)?.[1],
+    );
+    expect(at).toBeGreaterThanOrEqual(eventsEnd);
+    // Text after the events that is no JSON: refused, naming the byte.
+    const broken = written((laidOut) => laidOut.replace('"timed_out": false', '"timed_out": nope'));
+    expect(() => streamed(broken)).toThrow(new RegExp(`^${broken} \\(byte \\d+\\): not valid JSON: `));
+  });
+
   // writeRunFolder's layout (2-space indentation) is read line by line; any other with the tokenizer.
   describe("the layout writeRunFolder writes, and any other", () => {
     const other: [string, (text: string) => string][] = [
