@@ -39,6 +39,12 @@ class LaidOutReader {
   /** The lines so far of what is read now (the head, the event), from the file's byte `heldAt`. */
   private held: Buffer = Buffer.alloc(0);
   private heldAt = 0;
+  /**
+   * The buffer `held` lies in, from `heldOffset`: reused for every chunk (a new buffer a chunk was
+   * 300 MB of garbage outside the heap for a 300 MB file, freed only when the GC came round).
+   */
+  private store: Buffer = Buffer.alloc(0);
+  private heldOffset = 0;
   /** Where in `held` the next line starts. */
   private lineAt = 0;
   /** Where in `held` the event being read starts (-1: between events). */
@@ -68,7 +74,7 @@ class LaidOutReader {
         this.heldAt = at;
         first = false;
       }
-      this.held = this.held.length > 0 ? Buffer.concat([this.held, chunk]) : Buffer.from(chunk);
+      this.hold(chunk);
       if (!this.lines()) return false;
       if (this.state === "tail") this.startTail();
       else this.drop();
@@ -175,12 +181,32 @@ class LaidOutReader {
     );
   }
 
+  /** Appends `chunk` (a buffer the caller reuses) to what is held. */
+  private hold(chunk: Buffer): void {
+    const length = this.held.length;
+    const needed = length + chunk.length;
+    if (this.heldOffset + needed > this.store.length) {
+      // No room after what is held: move it to the start, into a bigger buffer when it must grow.
+      if (needed > this.store.length) {
+        const bigger = Buffer.allocUnsafe(Math.max(needed, 2 * this.store.length, 2 * chunk.length));
+        this.held.copy(bigger, 0);
+        this.store = bigger;
+      } else {
+        this.store.copyWithin(0, this.heldOffset, this.heldOffset + length);
+      }
+      this.heldOffset = 0;
+    }
+    chunk.copy(this.store, this.heldOffset + length);
+    this.held = this.store.subarray(this.heldOffset, this.heldOffset + needed);
+  }
+
   /** Lets go of what has been read, keeping the event or line not yet whole. */
   private drop(): void {
     if (this.state === "head") return;
     const keep = this.eventAt >= 0 ? this.eventAt : this.lineAt;
     if (keep === 0) return;
     this.held = this.held.subarray(keep);
+    this.heldOffset += keep;
     this.heldAt += keep;
     this.lineAt -= keep;
     if (this.eventAt >= 0) this.eventAt -= keep;
@@ -198,5 +224,6 @@ class LaidOutReader {
     this.tail.write(TAIL_OPEN, at - TAIL_OPEN.length);
     this.tail.write(this.held.subarray(this.lineAt), at);
     this.held = Buffer.alloc(0);
+    this.store = this.held;
   }
 }
