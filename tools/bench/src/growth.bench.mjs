@@ -16,15 +16,14 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { envCount } from "./bench-kit.mjs";
+import { envCount, envCounts } from "./bench-kit.mjs";
 import { writeStream } from "./growth/stream-run.mjs";
 
-const list = (name, fallback) => (process.env[name] ?? fallback).split(",").filter(Boolean).map(Number);
-const CASES = list("BENCH_GROWTH_CASES", "1,10,100");
-const TRIALS = list("BENCH_GROWTH_TRIALS", "10");
+const CASES = envCounts("BENCH_GROWTH_CASES", [1, 10, 100]);
+const TRIALS = envCounts("BENCH_GROWTH_TRIALS", [10]);
 const CONCURRENCY = envCount("BENCH_GROWTH_CONCURRENCY", 2);
-const LINES = list("BENCH_GROWTH_LINES", "1000,100000,1000000");
-const REPORT_CASES = list("BENCH_GROWTH_REPORT_CASES", "1,10,100,1000");
+const LINES = envCounts("BENCH_GROWTH_LINES", [1_000, 100_000, 1_000_000]);
+const REPORT_CASES = envCounts("BENCH_GROWTH_REPORT_CASES", [1, 10, 100, 1_000]);
 const PARTS = (process.env.BENCH_GROWTH_PARTS ?? "replay,grade,reports").split(",");
 
 const mb = (kb) => `${(kb / 1024).toFixed(0)} MB`;

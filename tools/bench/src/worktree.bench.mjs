@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createWorktree, runTrials } from "@evals/worktree";
+import { envCount } from "./bench-kit.mjs";
 
 const FILES = envCount("BENCH_WORKTREE_FILES", 5_000);
 const RUNS = envCount("BENCH_WORKTREE_RUNS", 9);
@@ -21,7 +22,6 @@ const STEP_MS = 50;
 const REPLAYED_AGENT = `
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { envCount } from "./bench-kit.mjs";
 const { EVALS_OUTPUT_DIR, TEST_RUN_ID } = process.env;
 const events = join(EVALS_OUTPUT_DIR, "test-output", TEST_RUN_ID, "events.jsonl");
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

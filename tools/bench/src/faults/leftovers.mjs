@@ -39,11 +39,11 @@ import {
   toolUse,
 } from "@evals/vcr";
 import { withTrialWorktree } from "@evals/worktree";
-import { CLAUDE_BIN } from "../bench-kit.mjs";
+import { CLAUDE_BIN, envCount } from "../bench-kit.mjs";
 
 const benchDir = fileURLToPath(new URL("../../", import.meta.url));
 const claudeBin = CLAUDE_BIN;
-const kills = Number(process.env.BENCH_FAULT_KILLS ?? 3);
+const kills = envCount("BENCH_FAULT_KILLS", 3);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Starts `code` (an ES module) in a child node process; resolves once it prints `ready`. */
