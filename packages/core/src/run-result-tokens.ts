@@ -53,7 +53,15 @@ export class ResultTokens {
       this.parser.write(chunk);
     } catch (error) {
       if (error instanceof ProblemAt) throw error;
-      throw new ProblemAt(this.here(this.fed), `not valid JSON: ${(error as Error).message}`);
+      // The tokenizer counts from the first text it was fed (not the file's byte in
+      // writeRunFolder's layout, whose tail it reads, nor after a byte order mark): say the file's.
+      const { message } = error as Error;
+      const position = /at chunk position "(\d+)" \(absolute position "\d+"\)/.exec(message);
+      const byte = position ? at + Number(position[1]) : this.fed;
+      throw new ProblemAt(
+        this.here(byte),
+        `not valid JSON: ${position ? message.replace(position[0], `at byte ${byte}`) : message}`,
+      );
     }
     this.fed += chunk.length;
     if (this.fed - this.lastValueAt > this.maxValueBytes)

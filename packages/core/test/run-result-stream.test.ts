@@ -209,6 +209,22 @@ describe("runResultInto", () => {
       expect(inOrder).toBe(true);
     });
 
+    it.each<[string, (text: string) => string]>([["laid out", (text) => text], ...other])(
+      "%s, text after the result's end: refused at the file's byte of it",
+      (_name, edit) => {
+        const { file } = folder((text) => {
+          const value = JSON.parse(text);
+          // Multi-byte characters before it: the byte is not the character's index.
+          const laidOut = JSON.stringify({ ...value, stderr: "é€😀" }, null, 2);
+          return `${edit(laidOut)}\n x`;
+        });
+        const at = readFileSync(file).lastIndexOf("x");
+        expect(() => streamed(file)).toThrow(
+          `${file} (byte ${at}): not valid JSON: Unexpected "x" at byte ${at} `,
+        );
+      },
+    );
+
     it("a run without events, written as [] on the events' line", () => {
       const { file } = folder((text) => {
         const value = JSON.parse(text);
