@@ -221,7 +221,7 @@ class LaidOutReader {
   private startTail(): void {
     const at = this.heldAt + this.lineAt;
     this.tail = new ResultTokens(this.pieces, this.maxValueBytes, at);
-    this.tail.write(TAIL_OPEN, at - TAIL_OPEN.length);
+    this.tail.open(TAIL_OPEN);
     this.tail.write(this.held.subarray(this.lineAt), at);
     this.held = Buffer.alloc(0);
     this.store = this.held;

@@ -44,6 +44,14 @@ export class ResultTokens {
   }
 
   /**
+   * Feeds `text` the file's bytes are the rest of (writeRunFolder's layout reads its tail so): none
+   * of the file's, its values end at the first chunk's byte.
+   */
+  open(text: Uint8Array): void {
+    this.parser.write(text);
+  }
+
+  /**
    * Feeds `chunk`, the file's bytes from `at` on. What is no JSON is a ProblemAt at the event being
    * read (else the byte); so is a value whose text has grown longer than maxValueBytes.
    */

@@ -147,7 +147,7 @@ describe("runResultInto", () => {
     // One value after the events over the cap: refused, from a byte after the events' end.
     const file = written();
     const text = readFileSync(file, "utf8");
-    const eventsEnd = text.indexOf("\n    ]") + 1;
+    const eventsEnd = text.indexOf("\n    ]", text.indexOf('"events": [')) + 1;
     let thrown: Error | undefined;
     try {
       streamed(file, { maxValueBytes: 512 * 1024 });
@@ -159,6 +159,25 @@ describe("runResultInto", () => {
       /\(byte (\d+)\): one value of more than 524288 bytes of JSON text/.exec(thrown!.message)?.[1],
     );
     expect(at).toBeGreaterThanOrEqual(eventsEnd);
+    // The first value after the events over the cap, past the chunk the events end in: the same.
+    const long = folder((laidOut) =>
+      laidOut.replace(
+        '"message": "a note after the events"',
+        `"message": "${"n".repeat(2.5 * 1024 * 1024)}"`,
+      ),
+    ).file;
+    const longText = readFileSync(long, "utf8");
+    const longEventsEnd = longText.indexOf("\n    ]", longText.indexOf('"events": [')) + 1;
+    let longThrown: Error | undefined;
+    try {
+      streamed(long, { maxValueBytes: 1024 * 1024 });
+    } catch (error) {
+      longThrown = error as Error;
+    }
+    const from = Number(
+      /one value of more than 1 MiB of JSON text \(from byte (\d+)\)/.exec(`${longThrown}`)?.[1],
+    );
+    expect(from).toBeGreaterThanOrEqual(longEventsEnd);
     // Text after the events that is no JSON: refused, naming the byte.
     const broken = written((laidOut) => laidOut.replace('"timed_out": false', '"timed_out": nope'));
     expect(() => streamed(broken)).toThrow(new RegExp(`^${broken} \\(byte \\d+\\): not valid JSON: `));
