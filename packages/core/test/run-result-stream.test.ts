@@ -52,6 +52,24 @@ function streamed(file: string, options?: { maxValueBytes?: number }) {
   return { run: builder.build(), ...read };
 }
 
+/** What streamed() threw for `file`: a RunFolderError (the test fails on anything else). */
+function refusal(file: string, options?: { maxValueBytes?: number }): RunFolderError {
+  let thrown: unknown;
+  try {
+    streamed(file, options);
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown).toBeInstanceOf(RunFolderError);
+  return thrown as RunFolderError;
+}
+
+/** The file's byte just after run.events' closing `]` line in writeRunFolder's layout. */
+function eventsEnd(file: string): number {
+  const text = readFileSync(file, "utf8");
+  return text.indexOf("\n    ]", text.indexOf('"events": [')) + 1;
+}
+
 describe("runResultInto", () => {
   it("fills the sink with the run readRunFolder reads whole, and returns the result's other fields", async () => {
     const { dir, file } = folder();
@@ -104,14 +122,7 @@ describe("runResultInto", () => {
     ],
   ])("%s: a RunFolderError naming the file and where", (_name, edit, message) => {
     const { file } = folder(edit);
-    let thrown: unknown;
-    try {
-      streamed(file);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(RunFolderError);
-    expect((thrown as Error).message).toContain(`${file} ${message}`);
+    expect(refusal(file).message).toContain(`${file} ${message}`);
   });
 
   it("refuses one value longer than it may be, before holding it whole", () => {
@@ -146,19 +157,12 @@ describe("runResultInto", () => {
     }
     // One value after the events over the cap: refused, from a byte after the events' end.
     const file = written();
-    const text = readFileSync(file, "utf8");
-    const eventsEnd = text.indexOf("\n    ]", text.indexOf('"events": [')) + 1;
-    let thrown: Error | undefined;
-    try {
-      streamed(file, { maxValueBytes: 512 * 1024 });
-    } catch (error) {
-      thrown = error as Error;
-    }
-    expect(thrown).toBeInstanceOf(RunFolderError);
     const at = Number(
-      /\(byte (\d+)\): one value of more than 524288 bytes of JSON text/.exec(thrown!.message)?.[1],
+      /\(byte (\d+)\): one value of more than 524288 bytes of JSON text/.exec(
+        refusal(file, { maxValueBytes: 512 * 1024 }).message,
+      )?.[1],
     );
-    expect(at).toBeGreaterThanOrEqual(eventsEnd);
+    expect(at).toBeGreaterThanOrEqual(eventsEnd(file));
     // The first value after the events over the cap, past the chunk the events end in: the same.
     const long = folder((laidOut) =>
       laidOut.replace(
@@ -166,18 +170,12 @@ describe("runResultInto", () => {
         `"message": "${"n".repeat(2.5 * 1024 * 1024)}"`,
       ),
     ).file;
-    const longText = readFileSync(long, "utf8");
-    const longEventsEnd = longText.indexOf("\n    ]", longText.indexOf('"events": [')) + 1;
-    let longThrown: Error | undefined;
-    try {
-      streamed(long, { maxValueBytes: 1024 * 1024 });
-    } catch (error) {
-      longThrown = error as Error;
-    }
     const from = Number(
-      /one value of more than 1 MiB of JSON text \(from byte (\d+)\)/.exec(`${longThrown}`)?.[1],
+      /one value of more than 1 MiB of JSON text \(from byte (\d+)\)/.exec(
+        refusal(long, { maxValueBytes: 1024 * 1024 }).message,
+      )?.[1],
     );
-    expect(from).toBeGreaterThanOrEqual(longEventsEnd);
+    expect(from).toBeGreaterThanOrEqual(eventsEnd(long));
     // Text after the events that is no JSON: refused, naming the byte.
     const broken = written((laidOut) => laidOut.replace('"timed_out": false', '"timed_out": nope'));
     expect(() => streamed(broken)).toThrow(new RegExp(`^${broken} \\(byte \\d+\\): not valid JSON: `));
@@ -199,7 +197,7 @@ describe("runResultInto", () => {
     let mostOutsideHeap = 0;
     const builder = new RunBuilder(run.sources);
     const sink = Object.assign(Object.create(builder), {
-      push(event: Parameters<RunBuilder["push"]>[0]) {
+      push() {
         if (++pushed % 500 === 0)
           mostOutsideHeap = Math.max(mostOutsideHeap, process.memoryUsage().arrayBuffers);
       },
