@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,14 +23,14 @@ const examples = fileURLToPath(new URL("../../../examples/", import.meta.url));
 const temp = mkdtempSync(join(tmpdir(), "evals-codex-gemini-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
-function replay(example: string, cases: string) {
+function replay(example: string, cases: string, cassettes = join(examples, example, "cassettes")) {
   const out = join(temp, example);
   const result = runEvals(
     [
       "run",
       join(examples, example, "cases", cases),
       "--cassettes",
-      join(examples, example, "cassettes"),
+      cassettes,
       "--suite",
       example,
       "--mode",
@@ -48,6 +48,41 @@ function replay(example: string, cases: string) {
   return { ...result, recordedModel: latest.meta.recorded_model };
 }
 
+const SKILLS = ["skill-creator", "antigravity-support"];
+
+/** A stored Gemini recording (its shared values too) with the CLI's two built-in skills listed the other way round. */
+function withSkillsReversed(value: unknown, swaps: { listing: number; hint: number; enum: number }): unknown {
+  if (typeof value === "string") {
+    const entries = SKILLS.map((name) => {
+      const match = new RegExp(`  <skill>\\n    <name>${name}</name>[\\s\\S]*?</skill>`).exec(value);
+      return match?.[0];
+    });
+    let out = value;
+    if (entries[0] && entries[1] && out.includes(`${entries[0]}\n${entries[1]}`)) {
+      out = out.replace(`${entries[0]}\n${entries[1]}`, `${entries[1]}\n${entries[0]}`);
+      swaps.listing++;
+    }
+    const hint = (names: string[]) => `(Available: ${names.map((name) => `'${name}'`).join(", ")})`;
+    if (out.includes(hint(SKILLS))) {
+      out = out.replace(hint(SKILLS), hint([...SKILLS].reverse()));
+      swaps.hint++;
+    }
+    return out;
+  }
+  if (Array.isArray(value)) {
+    if (JSON.stringify(value) === JSON.stringify(SKILLS)) {
+      swaps.enum++;
+      return [...SKILLS].reverse();
+    }
+    return value.map((item) => withSkillsReversed(item, swaps));
+  }
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, withSkillsReversed(item, swaps)]),
+    );
+  return value;
+}
+
 describe("evals run with agent.cli codex and gemini", () => {
   it("runs a Codex case file through codexRunner, replayed offline", { timeout: 180_000 }, () => {
     const result = replay("codex-agent", "codex.yaml");
@@ -62,6 +97,27 @@ describe("evals run with agent.cli codex and gemini", () => {
     expect(result.stderr).not.toMatch(/diverged|unknown agent/i);
     expect(result.stdout).toContain("3 case(s), 3 trial(s): 3 passed, 0 failed");
     expect(result.recordedModel).toMatch(/^gemini-/);
+    expect(result.code).toBe(EXIT.passed);
+  });
+
+  it("replays Gemini CLI recordings that list the CLI's skills in the other order", {
+    timeout: 180_000,
+  }, () => {
+    // Gemini CLI 0.61.0 lists its built-in skills in the order a concurrent file walk finds them, so
+    // a run can send them the other way round from the recording's (seen in CI): in the system
+    // prompt's <available_skills>, and in activate_skill's "(Available: …)" hint and name enum.
+    const cassettes = join(temp, "gemini-skills-reversed");
+    cpSync(join(examples, "gemini-agent", "cassettes"), cassettes, { recursive: true });
+    const folder = join(cassettes, "gemini-agent");
+    for (const file of readdirSync(folder)) {
+      const swaps = { listing: 0, hint: 0, enum: 0 };
+      const recording = JSON.parse(readFileSync(join(folder, file), "utf8"));
+      writeFileSync(join(folder, file), JSON.stringify(withSkillsReversed(recording, swaps), null, 2));
+      expect(swaps, file).toEqual({ listing: 1, hint: 1, enum: 1 });
+    }
+    const result = replay("gemini-agent", "gemini.yaml", cassettes);
+    expect(result.stderr).not.toMatch(/diverged/i);
+    expect(result.stdout).toContain("3 case(s), 3 trial(s): 3 passed, 0 failed");
     expect(result.code).toBe(EXIT.passed);
   });
 

@@ -1,5 +1,11 @@
 import { claudeProjectKey } from "@evals/core";
-import { GEMINI_CWD_LINE, GEMINI_HOME, GEMINI_LINE_RULES, isGeminiBody } from "./gemini-normalize.js";
+import {
+  GEMINI_CWD_LINE,
+  GEMINI_HOME,
+  GEMINI_LINE_RULES,
+  isGeminiBody,
+  withSkillsInNameOrder,
+} from "./gemini-normalize.js";
 import { RESPONSES_LINE_RULES, withoutRunIds } from "./responses-normalize.js";
 import { canonicalJson } from "./stable-json.js";
 import type { WireRequest } from "./wire.js";
@@ -223,9 +229,12 @@ function dropPath(value: unknown, segments: string[]): void {
 export function normalizeBody(body: unknown, options: NormalizeOptions = {}): unknown {
   if (body === null || typeof body !== "object" || Array.isArray(body)) return body;
   const environment = requestEnvironment(body);
-  const normalized = withoutRunIds(
-    rewriteStrings(body, rewritesFor(environment, options, isGeminiBody(body))),
-  ) as Record<string, unknown>;
+  const gemini = isGeminiBody(body);
+  let normalized = withoutRunIds(rewriteStrings(body, rewritesFor(environment, options, gemini))) as Record<
+    string,
+    unknown
+  >;
+  if (gemini) normalized = withSkillsInNameOrder(normalized);
 
   const metadata = normalized.metadata as Record<string, unknown> | undefined;
   if (metadata && typeof metadata === "object") {

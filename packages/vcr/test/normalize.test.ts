@@ -184,6 +184,67 @@ describe("normalized requests", () => {
   });
 });
 
+/** A request shaped like Gemini CLI 0.61.0's, listing `skills` in the order given. */
+function geminiRequest(skills: string[]): WireRequest {
+  const entries = skills.map((name) =>
+    [
+      "  <skill>",
+      `    <name>${name}</name>`,
+      `    <description>Use for ${name}.</description>`,
+      `    <location>/opt/x/node_modules/@google/gemini-cli/bundle/builtin/${name}/SKILL.md</location>`,
+      "  </skill>",
+    ].join("\n"),
+  );
+  const hint = skills.length > 0 ? ` (Available: ${skills.map((name) => `'${name}'`).join(", ")})` : "";
+  const listing = `# Skills\n\n<available_skills>\n${entries.join("\n")}\n</available_skills>\n\n# Hooks`;
+  const activateSkill = {
+    name: "activate_skill",
+    description: `Activates a specialized agent skill by name${hint}. Returns the skill's instructions.`,
+    parametersJsonSchema: { type: "object", properties: { name: { type: "string", enum: skills } } },
+  };
+  const body = {
+    contents: [{ role: "user", parts: [{ text: "Archive the notes." }] }],
+    systemInstruction: { parts: [{ text: listing }] },
+    tools: [{ functionDeclarations: [activateSkill] }],
+  };
+  const path = "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse";
+  return { method: "POST", path, headers: {}, body: body as unknown as WireRequest["body"] };
+}
+
+describe("normalized Gemini requests", () => {
+  it("match whichever order the CLI listed its skills in, and differ when the skills differ", () => {
+    const recorded = geminiRequest(["skill-creator", "antigravity-support"]);
+    expect(requestKey(geminiRequest(["antigravity-support", "skill-creator"]))).toBe(requestKey(recorded));
+    expect(requestKey(geminiRequest(["skill-creator"]))).not.toBe(requestKey(recorded));
+    expect(requestKey(geminiRequest(["skill-creator", "antigravity-support", "notes"]))).not.toBe(
+      requestKey(recorded),
+    );
+    const normalized = JSON.stringify(normalizeBody(recorded.body));
+    expect(normalized).toContain("(Available: 'antigravity-support', 'skill-creator')");
+    expect(normalized).toContain('"enum":["antigravity-support","skill-creator"]');
+    expect(normalized.indexOf("<name>antigravity-support</name>")).toBeLessThan(
+      normalized.indexOf("<name>skill-creator</name>"),
+    );
+  });
+
+  it("leave a listing alone that is not only skill entries, and the order of other enums", () => {
+    const request = geminiRequest(["b-skill", "a-skill"]);
+    const body = request.body as unknown as { systemInstruction: { parts: Array<{ text: string }> } };
+    const part = body.systemInstruction.parts[0]!;
+    part.text = part.text.replace("  </skill>\n  <skill>", "  </skill>\nnote: b before a\n  <skill>");
+    const normalized = JSON.stringify(normalizeBody(request.body));
+    expect(normalized.indexOf("<name>b-skill</name>")).toBeLessThan(
+      normalized.indexOf("<name>a-skill</name>"),
+    );
+    const todo = {
+      name: "write_todos",
+      parametersJsonSchema: { properties: { name: { enum: ["b", "a"] } } },
+    };
+    const withTodo = { ...body, tools: [{ functionDeclarations: [todo] }] };
+    expect(JSON.stringify(normalizeBody(withTodo))).toContain('"enum":["b","a"]');
+  });
+});
+
 describe("diffValues / formatDifference", () => {
   it("names each differing leaf by its path", () => {
     const recorded = { messages: [{ content: [{ text: "list files" }] }], model: "a" };
