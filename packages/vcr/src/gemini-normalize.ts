@@ -72,7 +72,8 @@ function skillsInNameOrder(text: string): string {
     });
   if (out.includes(" (Available: '"))
     out = out.replace(AVAILABLE_HINT, (_all, open: string, names: string, close: string) => {
-      return `${open}${names.split(", ").sort(compareNames).join(", ")}${close}`;
+      const quoted = names.match(/'[^'\n]*'/g) ?? [];
+      return `${open}${quoted.sort(compareNames).join(", ")}${close}`;
     });
   return out;
 }

@@ -219,6 +219,9 @@ describe("normalized Gemini requests", () => {
     expect(requestKey(geminiRequest(["skill-creator", "antigravity-support", "notes"]))).not.toBe(
       requestKey(recorded),
     );
+    expect(requestKey(geminiRequest(["notes, drafts", "archive"]))).toBe(
+      requestKey(geminiRequest(["archive", "notes, drafts"])),
+    );
     const normalized = JSON.stringify(normalizeBody(recorded.body));
     expect(normalized).toContain("(Available: 'antigravity-support', 'skill-creator')");
     expect(normalized).toContain('"enum":["antigravity-support","skill-creator"]');
