@@ -1,10 +1,13 @@
 // result.json as the project writes it (writeRunFolder: JSON.stringify(result, null, 2)) read by its
-// lines: each event's lines go to JSON.parse, about four times faster than a JSON tokenizer written in
-// JavaScript (run-result-stream.ts), which reads every other layout. In that layout a JSON string
+// lines: each event's text goes to JSON.parse, about four times faster than a JSON tokenizer written
+// in JavaScript (run-result-stream.ts), which reads every other layout. In that layout a JSON string
 // never holds a newline, so each line starts at a place the indentation tells: in run.events, an
 // event opens and closes on lines of 6 spaces and `{`, `}` or `},`, its insides are indented more,
-// and the array closes on a line of 4 spaces and `]`.
-import { closeSync, openSync } from "node:fs";
+// and the array closes on a line of 4 spaces and `]`. So an event ends at the first newline followed
+// by 6 spaces and `}` after its start: found in one search, not line by line (an event is about ten
+// lines), and JSON.parse checks the text between. (Reading the events a chunk holds with one
+// JSON.parse, as an array's elements, took as long and left more for the garbage collector.)
+import { closeSync, openSync, readSync } from "node:fs";
 import { cutOff, fileChunks, ProblemAt, type RunResultPieces, valueTooLong } from "./run-result-pieces.js";
 import { ResultTokens } from "./run-result-tokens.js";
 
@@ -12,8 +15,11 @@ const NEWLINE = 0x0a;
 const SPACE = 0x20;
 const COMMA = 0x2c;
 const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
 const CLOSE_BRACKET = 0x5d;
+/** Where an event's closing line starts: a newline, then 6 spaces and `}` (its insides are indented by 8). */
+const EVENT_CLOSE = Buffer.from("\n      }");
+/** The line that opens an event, its newline included. */
+const EVENT_OPEN = Buffer.from("      {\n");
 /** The line that opens run.events, and what the lines before it close with to be a JSON value. */
 const EVENTS_OPEN = '    "events": [';
 const HEAD_CLOSE = "]}}";
@@ -28,7 +34,7 @@ const TAIL_OPEN = Buffer.from('{"run":{"events":[]');
 export function readLaidOutResult(file: string, pieces: RunResultPieces, maxValueBytes: number): boolean {
   const fd = openSync(file, "r");
   try {
-    return new LaidOutReader(pieces, maxValueBytes).read(fd);
+    return new LaidOutReader(pieces, maxValueBytes, fd).read();
   } finally {
     closeSync(fd);
   }
@@ -49,20 +55,20 @@ class LaidOutReader {
   private lineAt = 0;
   /** Where in `held` the event being read starts (-1: between events). */
   private eventAt = -1;
-  /** The line being read, and the line the event being read starts on. */
-  private line = 0;
-  private eventLine0 = 0;
+  /** Where in `held` to look on for the event's end (what is before it holds none). */
+  private searchAt = 0;
   /** The run's fields after its events and the result's after the run, read by the tokenizer. */
   private tail: ResultTokens | undefined;
 
   constructor(
     private readonly pieces: RunResultPieces,
     private readonly maxValueBytes: number,
+    private readonly fd: number,
   ) {}
 
-  read(fd: number): boolean {
+  read(): boolean {
     let first = true;
-    for (const { chunk, at } of fileChunks(fd)) {
+    for (const { chunk, at } of fileChunks(this.fd)) {
       if (this.tail) {
         this.tail.write(chunk, at);
         continue;
@@ -91,17 +97,27 @@ class LaidOutReader {
     const held = this.held;
     // The tail goes to the tokenizer (startTail()).
     while (this.state !== "tail") {
+      if (this.eventAt >= 0) {
+        if (!this.eventEnd()) break;
+        continue;
+      }
+      if (this.state === "events" && startsWith(held, this.lineAt, EVENT_OPEN)) {
+        // The line that opens the next event, checked here without looking for its end.
+        this.eventAt = this.lineAt;
+        this.searchAt = this.lineAt;
+        this.lineAt += EVENT_OPEN.length;
+        continue;
+      }
       const end = held.indexOf(NEWLINE, this.lineAt);
       if (end < 0) break;
       const at = this.lineAt;
       this.lineAt = end + 1;
-      this.line++;
       if (this.state === "head") {
         if (end - at === EVENTS_OPEN.length && held.toString("latin1", at, end) === EVENTS_OPEN) {
           if (!this.head(held.toString("utf8", 0, end))) return false;
         }
-      } else if (this.state === "events") {
-        this.eventLine(at, end);
+      } else {
+        this.betweenEvents(at, end);
       }
     }
     if (this.state === "tail") return true;
@@ -137,48 +153,92 @@ class LaidOutReader {
     return true;
   }
 
-  /** One line of run.events: an event opens, goes on, or closes, or the array closes. */
-  private eventLine(at: number, end: number): void {
+  /** A line of run.events between two events: the next one opens, or the array closes. */
+  private betweenEvents(at: number, end: number): void {
     const held = this.held;
     let indent = 0;
-    while (indent < 8 && at + indent < end && held[at + indent] === SPACE) indent++;
-    const inEvent = this.eventAt >= 0;
-    if (indent >= 8 && inEvent) return;
-    // What follows the indentation, compared byte by byte (a string a line would be garbage).
-    const length = end - at - indent;
+    while (indent < 6 && at + indent < end && held[at + indent] === SPACE) indent++;
     const first = held[at + indent];
-    const closes = (bracket: number) =>
-      first === bracket && (length === 1 || (length === 2 && held[at + indent + 1] === COMMA));
-    if (indent === 6 && !inEvent && first === OPEN_BRACE && length === 1) {
+    const length = end - at - indent;
+    if (indent === 6 && first === OPEN_BRACE && length === 1) {
       this.eventAt = at;
-      this.eventLine0 = this.line;
+      this.searchAt = at;
       return;
     }
-    if (indent === 6 && inEvent && closes(CLOSE_BRACE)) {
-      const text = held.toString("utf8", this.eventAt, at + 7);
-      this.eventAt = -1;
-      let event: unknown;
-      try {
-        event = JSON.parse(text);
-      } catch (error) {
-        throw new ProblemAt(
-          this.pieces.where(`line ${this.line}`),
-          `not valid JSON: ${(error as Error).message} (in the event on lines ${this.eventLine0}-${this.line})`,
-        );
-      }
-      this.pieces.event(event);
-      return;
-    }
-    if (indent === 4 && !inEvent && closes(CLOSE_BRACKET)) {
+    if (indent === 4 && closes(held, at + indent, length, CLOSE_BRACKET)) {
       this.state = "tail";
       // The tail starts after the `]`: its comma, if any, then the run's later fields.
       this.lineAt = at + 5;
       return;
     }
-    throw new ProblemAt(
-      this.pieces.where(`line ${this.line}`),
-      `not valid JSON as a run folder's result.json is written (2-space indentation): line ${this.line} breaks its layout`,
+    throw this.layoutBroken(at);
+  }
+
+  /**
+   * The end of the event being read, when what is held has it: the event goes to JSON.parse and on
+   * to the pieces. False when it ends further on.
+   */
+  private eventEnd(): boolean {
+    const held = this.held;
+    const close = held.indexOf(EVENT_CLOSE, this.searchAt);
+    if (close < 0) {
+      // The next chunk may end what the last bytes begin.
+      this.searchAt = Math.max(this.eventAt, held.length - EVENT_CLOSE.length + 1);
+      return false;
+    }
+    // The line is `}` or `},` after the 6 spaces: what is after the `}` tells which (or waits for
+    // the next chunk).
+    const at = close + 1;
+    const comma = held[close + EVENT_CLOSE.length] === COMMA ? 1 : 0;
+    const end = close + EVENT_CLOSE.length + comma;
+    if (end >= held.length) {
+      this.searchAt = close;
+      return false;
+    }
+    if (held[end] !== NEWLINE) throw this.layoutBroken(at);
+    const text = held.toString("utf8", this.eventAt, at + 7);
+    const eventAt = this.eventAt;
+    this.eventAt = -1;
+    this.lineAt = end + 1;
+    let event: unknown;
+    try {
+      event = JSON.parse(text);
+    } catch (error) {
+      const lines = `${this.lineOf(eventAt)}-${this.lineOf(at)}`;
+      throw new ProblemAt(
+        this.pieces.where(`line ${this.lineOf(at)}`),
+        `not valid JSON: ${(error as Error).message} (in the event on lines ${lines})`,
+      );
+    }
+    this.pieces.event(event);
+    return true;
+  }
+
+  /** The line at `at` in `held` is not where the layout has it. */
+  private layoutBroken(at: number): ProblemAt {
+    const line = this.lineOf(at);
+    return new ProblemAt(
+      this.pieces.where(`line ${line}`),
+      `not valid JSON as a run folder's result.json is written (2-space indentation): line ${line} breaks its layout`,
     );
+  }
+
+  /**
+   * The line of the file (from 1) that `at` in `held` is on: the newlines before it counted from the
+   * file's start, only when a problem is named (counting them as the file is read cost every event).
+   */
+  private lineOf(at: number): number {
+    const byte = this.heldAt + at;
+    const buffer = Buffer.allocUnsafe(1024 * 1024);
+    let newlines = 0;
+    for (let position = 0; position < byte; ) {
+      const read = readSync(this.fd, buffer, 0, Math.min(buffer.length, byte - position), position);
+      if (read === 0) break;
+      for (let i = buffer.indexOf(NEWLINE, 0); i >= 0 && i < read; i = buffer.indexOf(NEWLINE, i + 1))
+        newlines++;
+      position += read;
+    }
+    return newlines + 1;
   }
 
   /** Appends `chunk` (a buffer the caller reuses) to what is held. */
@@ -209,7 +269,10 @@ class LaidOutReader {
     this.heldOffset += keep;
     this.heldAt += keep;
     this.lineAt -= keep;
-    if (this.eventAt >= 0) this.eventAt -= keep;
+    if (this.eventAt >= 0) {
+      this.eventAt -= keep;
+      this.searchAt -= keep;
+    }
   }
 
   /**
@@ -226,4 +289,16 @@ class LaidOutReader {
     this.held = Buffer.alloc(0);
     this.store = this.held;
   }
+}
+
+/** Whether the line's text from `at` (`length` bytes) is `bracket` alone or with a comma after it. */
+function closes(held: Buffer, at: number, length: number, bracket: number): boolean {
+  return held[at] === bracket && (length === 1 || (length === 2 && held[at + 1] === COMMA));
+}
+
+/** Whether `held` has the bytes of `prefix` from `at`. */
+function startsWith(held: Buffer, at: number, prefix: Buffer): boolean {
+  if (at + prefix.length > held.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (held[at + i] !== prefix[i]) return false;
+  return true;
 }

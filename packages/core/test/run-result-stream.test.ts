@@ -64,6 +64,11 @@ function refusal(file: string, options?: { maxValueBytes?: number }): RunFolderE
   return thrown as RunFolderError;
 }
 
+/** The line (from 1) that `at` in `text` is on. */
+function linesUpTo(text: string, at: number): number {
+  return text.slice(0, at).split("\n").length;
+}
+
 /** The file's byte just after run.events' closing `]` line in writeRunFolder's layout. */
 function eventsEnd(file: string): number {
   const text = readFileSync(file, "utf8");
@@ -250,19 +255,64 @@ describe("runResultInto", () => {
       expect(streamed(file).run.events).toEqual([]);
     });
 
-    it("a line that breaks the layout once the events have begun: the event and the line named", () => {
+    it("an event's insides indented otherwise: read as the JSON they are", () => {
+      const laidOut = streamed(folder().file);
       const { file } = folder((text) => text.replace(/\n {8}"index": 3\b/, '\n   "index": 3'));
+      expect(streamed(file).run).toEqual(laidOut.run);
+    });
+
+    it("a line between events that breaks the layout: the event and the line named", () => {
+      let line = 0;
+      const { file } = folder((text) => {
+        // A line that is no JSON before the one that opens event 3.
+        const open = text.lastIndexOf("\n      {\n", text.search(/"index": 3\b/)) + 1;
+        line = linesUpTo(text, open);
+        return `${text.slice(0, open)}      x\n${text.slice(open)}`;
+      });
       expect(() => streamed(file)).toThrow(
-        /\(field run\.events\.3\): not valid JSON as a run folder's result\.json is written \(2-space indentation\): line \d+ breaks its layout/,
+        `(field run.events.3): not valid JSON as a run folder's result.json is written (2-space indentation): line ${line} breaks its layout`,
       );
     });
 
     it("an event that is no JSON: the lines it spans named", () => {
-      const { file } = folder((text) => text.replace(/"index": 3\b/, '"index": 3 x'));
+      let lines = "";
+      const { file } = folder((text) => {
+        const index = text.search(/"index": 3\b/);
+        const open = text.lastIndexOf("\n      {\n", index) + 1;
+        const close = text.indexOf("\n      }", index) + 1;
+        lines = `${linesUpTo(text, open)}-${linesUpTo(text, close)}`;
+        return text.replace(/"index": 3\b/, '"index": 3 x');
+      });
       expect(() => streamed(file)).toThrow(
-        /\(field run\.events\.3\): not valid JSON: .* \(in the event on lines \d+-\d+\)$/,
+        new RegExp(`\\(field run\\.events\\.3\\): not valid JSON: .* \\(in the event on lines ${lines}\\)$`),
       );
     });
+
+    // An event is found by the newline, 6 spaces and `}` its closing line starts with: the file is
+    // read 1 MiB at a time, so that text can be cut anywhere by a chunk's end.
+    it.each([1, 2, 4, 7, 8, 9])(
+      "an event whose closing line starts %i bytes before a chunk's end: the same run",
+      (before) => {
+        const CHUNK = 1024 * 1024;
+        const padded = (pad: number) => {
+          // Event 1: the first chunk also holds a whole event before it.
+          const events = result.run.events.map((event, i) =>
+            i === 1 ? { ...event, padding: "p".repeat(pad) } : event,
+          );
+          return JSON.stringify({ ...result, run: { ...result.run, events } }, null, 2);
+        };
+        // Where event 1's closing newline is with no padding tells how much moves it to CHUNK - before.
+        const unpadded = padded(0);
+        const close = unpadded.indexOf("\n      }", unpadded.indexOf('"padding"'));
+        const text = padded(CHUNK - before - close);
+        expect(text.indexOf("\n      }", text.indexOf('"padding"'))).toBe(CHUNK - before);
+        const laidOut = folder(() => text);
+        const oneLine = folder(() => JSON.stringify(JSON.parse(text)));
+        const read = streamed(laidOut.file);
+        expect(read.run.events).toHaveLength(result.run.events.length);
+        expect(read.run).toEqual(streamed(oneLine.file).run);
+      },
+    );
 
     it("cut off after an event: the next event named", () => {
       // Up to the line that would open event 4.
