@@ -89,10 +89,15 @@ function sortActivateSkillEnum(declaration: Record<string, unknown>): void {
   }
 }
 
+/** The parts of a Gemini request the CLI lists its skills in: the system prompt and the tools. */
+const SKILL_LISTING_FIELDS = ["systemInstruction", "tools"] as const;
+
 /**
  * A normalized Gemini request with its skills in name order: the `<available_skills>` entries of
- * every text, the `(Available: …)` hint and the name enum of the `activate_skill` declaration.
- * `body` is the normalizer's own copy; it is changed in place and returned.
+ * the system prompt, and the `(Available: …)` hint and the name enum of the `activate_skill`
+ * declaration. The conversation (`contents`) is left as it is: a listing there is what the agent
+ * read or wrote, so its order is part of the run. `body` is the normalizer's own copy; it is changed
+ * in place and returned.
  */
 export function withSkillsInNameOrder(body: Record<string, unknown>): Record<string, unknown> {
   const visit = (value: unknown): unknown => {
@@ -106,5 +111,6 @@ export function withSkillsInNameOrder(body: Record<string, unknown>): Record<str
     }
     return value;
   };
-  return visit(body) as Record<string, unknown>;
+  for (const field of SKILL_LISTING_FIELDS) if (field in body) body[field] = visit(body[field]);
+  return body;
 }

@@ -246,6 +246,28 @@ describe("normalized Gemini requests", () => {
     const withTodo = { ...body, tools: [{ functionDeclarations: [todo] }] };
     expect(JSON.stringify(normalizeBody(withTodo))).toContain('"enum":["b","a"]');
   });
+
+  it("leave a skill listing in the conversation in its order: the agent read or wrote it", () => {
+    const listing = (names: string[]) => {
+      const request = geminiRequest(names);
+      const body = request.body as unknown as {
+        contents: Array<{ role: string; parts: Array<{ text: string }> }>;
+        systemInstruction: { parts: Array<{ text: string }> };
+      };
+      // The file the agent read holds the listing the CLI sends (skills in the order given).
+      body.contents.push({ role: "user", parts: [{ text: body.systemInstruction.parts[0]!.text }] });
+      return request;
+    };
+    expect(requestKey(listing(["b-skill", "a-skill"]))).not.toBe(requestKey(listing(["a-skill", "b-skill"])));
+    const normalized = normalizeBody(listing(["b-skill", "a-skill"]).body) as {
+      contents: Array<{ parts: Array<{ text: string }> }>;
+      systemInstruction: { parts: Array<{ text: string }> };
+    };
+    const read = normalized.contents[1]!.parts[0]!.text;
+    expect(read.indexOf("<name>b-skill</name>")).toBeLessThan(read.indexOf("<name>a-skill</name>"));
+    const system = normalized.systemInstruction.parts[0]!.text;
+    expect(system.indexOf("<name>a-skill</name>")).toBeLessThan(system.indexOf("<name>b-skill</name>"));
+  });
 });
 
 describe("diffValues / formatDifference", () => {
