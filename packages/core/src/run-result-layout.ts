@@ -12,14 +12,13 @@ import { cutOff, fileChunks, ProblemAt, type RunResultPieces, valueTooLong } fro
 import { ResultTokens } from "./run-result-tokens.js";
 
 const NEWLINE = 0x0a;
-const SPACE = 0x20;
 const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACKET = 0x5d;
 /** Where an event's closing line starts: a newline, then 6 spaces and `}` (its insides are indented by 8). */
 const EVENT_CLOSE = Buffer.from("\n      }");
 /** The line that opens an event, its newline included. */
 const EVENT_OPEN = Buffer.from("      {\n");
+/** What the line that closes run.events starts with: 4 spaces and `]`. */
+const ARRAY_CLOSE = Buffer.from("    ]");
 /** The line that opens run.events, and what the lines before it close with to be a JSON value. */
 const EVENTS_OPEN = '    "events": [';
 const HEAD_CLOSE = "]}}";
@@ -153,19 +152,16 @@ class LaidOutReader {
     return true;
   }
 
-  /** A line of run.events between two events: the next one opens, or the array closes. */
+  /**
+   * A line of run.events between two events that does not open one (lines() opens them): the array
+   * closes on it (`    ]` or `    ],`), or it breaks the layout.
+   */
   private betweenEvents(at: number, end: number): void {
     const held = this.held;
-    let indent = 0;
-    while (indent < 6 && at + indent < end && held[at + indent] === SPACE) indent++;
-    const first = held[at + indent];
-    const length = end - at - indent;
-    if (indent === 6 && first === OPEN_BRACE && length === 1) {
-      this.eventAt = at;
-      this.searchAt = at;
-      return;
-    }
-    if (indent === 4 && closes(held, at + indent, length, CLOSE_BRACKET)) {
+    const length = end - at;
+    const arrayCloses =
+      startsWith(held, at, ARRAY_CLOSE) && (length === 5 || (length === 6 && held[at + 5] === COMMA));
+    if (arrayCloses) {
       this.state = "tail";
       // The tail starts after the `]`: its comma, if any, then the run's later fields.
       this.lineAt = at + 5;
@@ -204,10 +200,12 @@ class LaidOutReader {
     try {
       event = JSON.parse(text);
     } catch (error) {
-      const lines = `${this.lineOf(eventAt)}-${this.lineOf(at)}`;
+      // The file is read again up to the event for its first line; the event's own are held.
+      const first = this.lineOf(eventAt);
+      const last = first + newlinesIn(held, eventAt, at);
       throw new ProblemAt(
-        this.pieces.where(`line ${this.lineOf(at)}`),
-        `not valid JSON: ${(error as Error).message} (in the event on lines ${lines})`,
+        this.pieces.where(`line ${last}`),
+        `not valid JSON: ${(error as Error).message} (in the event on lines ${first}-${last})`,
       );
     }
     this.pieces.event(event);
@@ -234,8 +232,7 @@ class LaidOutReader {
     for (let position = 0; position < byte; ) {
       const read = readSync(this.fd, buffer, 0, Math.min(buffer.length, byte - position), position);
       if (read === 0) break;
-      for (let i = buffer.indexOf(NEWLINE, 0); i >= 0 && i < read; i = buffer.indexOf(NEWLINE, i + 1))
-        newlines++;
+      newlines += newlinesIn(buffer, 0, read);
       position += read;
     }
     return newlines + 1;
@@ -291,9 +288,11 @@ class LaidOutReader {
   }
 }
 
-/** Whether the line's text from `at` (`length` bytes) is `bracket` alone or with a comma after it. */
-function closes(held: Buffer, at: number, length: number, bracket: number): boolean {
-  return held[at] === bracket && (length === 1 || (length === 2 && held[at + 1] === COMMA));
+/** How many newlines `buffer` holds from `from` up to (not including) `to`. */
+function newlinesIn(buffer: Buffer, from: number, to: number): number {
+  let count = 0;
+  for (let i = buffer.indexOf(NEWLINE, from); i >= 0 && i < to; i = buffer.indexOf(NEWLINE, i + 1)) count++;
+  return count;
 }
 
 /** Whether `held` has the bytes of `prefix` from `at`. */
