@@ -6,6 +6,7 @@ import { z } from "zod";
 import { type AgentRunResult, AgentRunResultSchema } from "./agent-run.js";
 import {
   type AgentInfoSchema,
+  type RunEvent,
   type RunEventInput,
   RunEventSchema,
   type RunNoteSchema,
@@ -52,12 +53,18 @@ export class ProblemAt extends Error {
   }
 }
 
+let compiledRunEvent: z.ZodType<RunEvent> | undefined;
+
 /**
  * The Run schema's check of one event, compiled: a valid event (all but a broken file's) takes zod's
  * generated fast path, about three times quicker than the schema's own walk, which a 1M-event run
- * feels; an invalid one falls back to that walk, so the problem named is the same.
+ * feels; an invalid one falls back to that walk, so the problem named is the same. Compiled on first
+ * use, not when core is imported: generating it takes milliseconds every process would pay.
  */
-const RunEventCheck = z.compile(RunEventSchema);
+function runEventCheck(): z.ZodType<RunEvent> {
+  compiledRunEvent ??= z.compile(RunEventSchema);
+  return compiledRunEvent;
+}
 
 /** Takes a result.json's values as a reader finds them, hands the run's to the sink, and checks them. */
 export class RunResultPieces {
@@ -80,7 +87,7 @@ export class RunResultPieces {
 
   /** The next element of run.events. */
   event(value: unknown): void {
-    const event = checked(RunEventCheck, value, `run.events.${this.events}`);
+    const event = checked(runEventCheck(), value, `run.events.${this.events}`);
     if (event.index !== this.events) this.inOrder = false;
     this.events++;
     this.sink.push(event as RunEventInput);
