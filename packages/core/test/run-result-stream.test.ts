@@ -69,6 +69,11 @@ function linesUpTo(text: string, at: number): number {
   return text.slice(0, at).split("\n").length;
 }
 
+/** The index of the first event of `type` in a result.json's text. */
+function indexOfFirst(text: string, type: string): number {
+  return (JSON.parse(text) as AgentRunResult).run.events.findIndex((event) => event.type === type);
+}
+
 /** The file's byte just after run.events' closing `]` line in writeRunFolder's layout. */
 function eventsEnd(file: string): number {
   const text = readFileSync(file, "utf8");
@@ -96,6 +101,33 @@ describe("runResultInto", () => {
       return JSON.stringify({ ...value, run: { ...others, cwd } });
     });
     expect(streamed(file).inOrder).toBe(false);
+  });
+
+  it("keeps of each event what the Run schema keeps, as readRunFolder does: a key it does not know is dropped", async () => {
+    const { dir, file } = folder((text) =>
+      text.replace(/"index": 2\n/, '"index": 2,\n        "unknown": [1, 2]\n'),
+    );
+    const { run: read } = streamed(file);
+    expect(read).toEqual((await readRunFolder(dir)).run);
+    expect(read.events[2]).not.toHaveProperty("unknown");
+  });
+
+  it.each<[string, (text: string) => string, (text: string) => string]>([
+    ["an index below 0", (text) => text.replace(/"index": 4\b/, '"index": -4'), () => "run.events.4.index"],
+    [
+      "a tool call's input that is not an object",
+      (text) => text.replace('"input": {', '"input": "rm -rf /",\n        "was": {'),
+      (text) => `run.events.${indexOfFirst(text, "tool_call")}.input`,
+    ],
+    [
+      "an event of a type the Run has not",
+      (text) => text.replace(/"type": "tool_result"/, '"type": "tool_output"'),
+      (text) => `run.events.${indexOfFirst(text, "tool_result")}.type`,
+    ],
+  ])("%s: named by the field the Run schema names", (_name, edit, field) => {
+    const original = readFileSync(folder().file, "utf8");
+    const { file } = folder(edit);
+    expect(refusal(file).message).toContain(`${file} (field ${field(original)}): not a valid AgentRunResult`);
   });
 
   it.each<[string, (text: string) => string, string]>([
