@@ -2,12 +2,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import {
   type AgentRunResult,
   parseHookInput,
   RUN_FOLDER_FILES,
   RunBuilder,
   RunFolderError,
+  RunSchema,
   readRunFolder,
   readRunFolderStream,
   runFromHookEvents,
@@ -101,6 +103,10 @@ describe("runResultInto", () => {
       return JSON.stringify({ ...value, run: { ...others, cwd } });
     });
     expect(streamed(file).inOrder).toBe(false);
+  });
+
+  it("checks events with code zod can generate for the Run schema (else z.compile would quietly hand back the slow walk)", () => {
+    expect(() => z.compile(RunSchema.shape.events.element, { strict: true })).not.toThrow();
   });
 
   it("keeps of each event what the Run schema keeps, as readRunFolder does: a key it does not know is dropped", async () => {
