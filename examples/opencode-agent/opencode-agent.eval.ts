@@ -10,9 +10,8 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 // The model's side is replayed from cassettes/; with VCR_MODE=record it is recorded from the
 // scripted model (agents.ts) instead. OPENCODE_CASSETTE_REPLAY masks what differs between OpenCode
 // runs (sandbox dirs, date, working directory) when a replay matches requests to the recording.
-// Two trials run at once (concurrency): each is its own opencode process in its own copy of the
-// fixture, and one opencode keeps about 1.3 of this machine's 2 cores busy, so the file takes 8 s
-// instead of 11.
+// Two trials run at once (concurrency): each is its own opencode process, sandbox and copy of the
+// fixture, and one opencode run leaves part of a 2-core machine idle, so the file ends sooner.
 describeCases("opencode-agent", {
   agent: openCodeRunner,
   cases: here("./cases/reviewer.yaml"),
